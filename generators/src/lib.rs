@@ -1,0 +1,1 @@
+//! exanet-gen (being written)

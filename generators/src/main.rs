@@ -1,0 +1,2 @@
+//! `exanet`: the command line (being written).
+fn main() {}

@@ -1,0 +1,178 @@
+//! Verilog emission: rust-hdl block → checked, clean, one-module-per-file Verilog.
+//!
+//! rust-hdl names its top `top` and every submodule by its hierarchical path
+//! with `$` separators (`top$fifo$mem`). Vivado users and the Verilator harness
+//! should never see `$`, so the top is named by the caller (project prefix
+//! `exanet_`), and every `$` becomes `_`. The renaming is checked to be
+//! injective: the number of distinct identifiers must not change, otherwise
+//! emission fails instead of silently merging two signals.
+
+use anyhow::{bail, Context, Result};
+use rust_hdl::prelude::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Verilator configuration shipped beside every emitted design.
+///
+/// rust-hdl emits each module's logic as one `always @(*)`, so any
+/// parent → child → parent combinational path (a child's output feeding
+/// logic that drives another input of the same child) looks to Verilator
+/// like a combinational loop through the whole block and is reported as
+/// UNOPTFLAT. The paths are not real loops: they go through distinct bits,
+/// which the co-simulation against the golden model checks cycle by cycle.
+/// UNOPTFLAT is a performance note, not a correctness warning, and it is the
+/// only rule waived; every other `-Wall` warning must stay at zero.
+pub const LINT_WAIVERS: &str = "`verilator_config\n\
+// rust-hdl emits one always @(*) per module; parent->child->parent paths through\n\
+// distinct bits look like loops to Verilator. Safe: a performance note only, and\n\
+// every emitted block is co-simulated cycle by cycle against its golden model.\n\
+lint_off -rule UNOPTFLAT\n";
+
+/// File name of [`LINT_WAIVERS`] inside an emitted RTL folder.
+pub const LINT_WAIVERS_FILE: &str = "exanet_waivers.vlt";
+
+/// One emitted design: its top module name and every module's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// Name of the top module (also the harness's Verilator `--top-module`).
+    pub top: String,
+    /// `(module name, module text)`, top last, in a deterministic order.
+    pub modules: Vec<(String, String)>,
+}
+
+impl Emitted {
+    /// All modules concatenated into one Verilog source.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for (_, m) in &self.modules {
+            s.push_str(m);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Write one `<module>.v` per module into `dir` (created if missing).
+    /// Returns the written paths, in module order.
+    pub fn write_dir(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating RTL folder {}", dir.display()))?;
+        let mut out = Vec::new();
+        for (name, text) in &self.modules {
+            let p = dir.join(format!("{name}.v"));
+            std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+            out.push(p);
+        }
+        Ok(out)
+    }
+}
+
+/// Emit `uut` as Verilog with top module `top`.
+///
+/// Connects and checks the block first (rust-hdl's `check_all`: unconnected
+/// signals, writes to inputs, combinational loops), so a structural mistake
+/// is an error naming the signal, not broken Verilog.
+pub fn emit<U: Block>(uut: &mut U, top: &str) -> Result<Emitted> {
+    if !top.starts_with("exanet_") || top.contains('$') || top.contains("__") {
+        bail!("top module name `{top}` must start with `exanet_` and contain no `$` or `__`");
+    }
+    uut.connect_all();
+    check_all(uut).map_err(|e| anyhow::anyhow!("rust-hdl check of `{top}` failed: {e:?}"))?;
+    let mut defs = ModuleDefines::default();
+    uut.accept(top, &mut defs);
+    let raw = defs.defines();
+    let clean = dollar_free(&raw).with_context(|| format!("renaming `$` names in `{top}`"))?;
+    let modules = split_modules(&clean)?;
+    if !modules.iter().any(|(n, _)| n == top) {
+        bail!("emitted Verilog for `{top}` has no module named `{top}`");
+    }
+    // Top last: readers find the leaves first, as in a hand-written file list.
+    let (mut tops, mut rest): (Vec<_>, Vec<_>) = modules.into_iter().partition(|(n, _)| n == top);
+    rest.append(&mut tops);
+    Ok(Emitted {
+        top: top.to_string(),
+        modules: rest,
+    })
+}
+
+fn identifiers(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
+        .collect()
+}
+
+/// Replace `$` by `_`, failing if that merges two identifiers or creates `__`
+/// (Verilator escapes `__` in generated C++ names).
+pub fn dollar_free(text: &str) -> Result<String> {
+    let before = identifiers(text);
+    let renamed = text.replace('$', "_");
+    let after = identifiers(&renamed);
+    if before.len() != after.len() {
+        let mut seen = std::collections::BTreeMap::new();
+        for id in &before {
+            let r = id.replace('$', "_");
+            if let Some(prev) = seen.insert(r.clone(), *id) {
+                bail!("identifiers `{prev}` and `{id}` both become `{r}`");
+            }
+        }
+        bail!("renaming `$` to `_` changed the identifier count");
+    }
+    if let Some(id) = after.iter().find(|id| id.contains("__")) {
+        bail!("identifier `{id}` contains `__`; rename the field it comes from");
+    }
+    Ok(renamed)
+}
+
+/// Split a Verilog text into `(module name, text)` pieces.
+fn split_modules(text: &str) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut cur: Option<(String, String)> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if cur.is_none() {
+            if let Some(rest) = t.strip_prefix("module ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                cur = Some((name, String::new()));
+            } else if t.is_empty() {
+                continue;
+            } else {
+                bail!("unexpected Verilog outside a module: `{t}`");
+            }
+        }
+        if let Some((_, body)) = cur.as_mut() {
+            body.push_str(line.trim_end());
+            body.push('\n');
+        }
+        if t.starts_with("endmodule") {
+            out.push(cur.take().expect("inside a module"));
+        }
+    }
+    if let Some((name, _)) = cur {
+        bail!("module `{name}` has no endmodule");
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollar_renaming_refuses_collisions() {
+        assert_eq!(dollar_free("a$b c").unwrap(), "a_b c");
+        assert!(dollar_free("a$b a_b").is_err());
+        assert!(dollar_free("a$$b").is_err());
+    }
+
+    #[test]
+    fn split_finds_each_module() {
+        let v = "module a(x);\ninput wire x;\nendmodule // a\n\nmodule b(y);\nendmodule // b\n";
+        let m = split_modules(v).unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].0, "a");
+        assert!(m[1].1.starts_with("module b"));
+        assert!(split_modules("module a(x);\n").is_err());
+    }
+}

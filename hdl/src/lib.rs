@@ -1,0 +1,10 @@
+//! exanet-hdl: the exanet hardware, written in rust-hdl.
+//!
+//! One block per file, grouped by subsystem (see `shared/design/ARCHITECTURE.md`).
+//! Every block's golden model lives in `exanet-sim` under the same name and
+//! its co-simulation bench in `exanet-tb`. [`emit`] turns a block into clean
+//! Verilog: one module per file, a project-prefixed top, no `$` names.
+
+pub mod common;
+pub mod emit;
+pub mod packet;

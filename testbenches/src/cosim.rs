@@ -1,0 +1,283 @@
+//! Lockstep co-simulation of a block's Verilated RTL against its golden model.
+//!
+//! One cycle, as run by [`run`]:
+//! 1. clock low; [`Bench::drive`] writes this cycle's random inputs to the RTL
+//!    ports and hands the same inputs to the golden model;
+//! 2. `eval`; [`Bench::check`] compares every output port with the golden
+//!    model's outputs for this cycle (combinational outputs included);
+//! 3. clock high, `eval` (the RTL registers update); [`Bench::advance`] steps
+//!    the golden model's state.
+//!
+//! The first difference stops the run. The run is then replayed from the same
+//! seed with a VCD trace up to a few cycles past the mismatch, so the report
+//! always comes with a waveform.
+
+use crate::verilator::{BuildOptions, Sim};
+use anyhow::{Context, Result};
+use exanet_hdl::emit::Emitted;
+use exanet_sim::rng::Rng;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The first difference between RTL and golden model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Cycle number, counted from 0 at the first driven cycle.
+    pub cycle: u64,
+    /// RTL port (or scoreboard check) that differed.
+    pub port: String,
+    /// Golden model's value, as text (hex for vectors).
+    pub expected: String,
+    /// RTL's value, as text.
+    pub actual: String,
+}
+
+impl Mismatch {
+    /// A mismatch on a port, values printed in hex.
+    pub fn hex(
+        cycle: u64,
+        port: &str,
+        expected: impl fmt::LowerHex,
+        actual: impl fmt::LowerHex,
+    ) -> Self {
+        Mismatch {
+            cycle,
+            port: port.to_string(),
+            expected: format!("0x{expected:x}"),
+            actual: format!("0x{actual:x}"),
+        }
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cycle {} port {}: expected {} actual {}",
+            self.cycle, self.port, self.expected, self.actual
+        )
+    }
+}
+
+/// Compare one output; `Some(Mismatch)` if they differ.
+#[inline]
+pub fn cmp<T: PartialEq + fmt::LowerHex + Copy>(
+    cycle: u64,
+    port: &str,
+    expected: T,
+    actual: T,
+) -> Option<Mismatch> {
+    if expected == actual {
+        None
+    } else {
+        Some(Mismatch::hex(cycle, port, expected, actual))
+    }
+}
+
+/// One block's RTL and golden model, driven together.
+pub trait Bench {
+    /// Block name (`fifo`, `crc32`, …): the hdl/sim/tb file name.
+    fn block(&self) -> &str;
+    /// This parameter point as `key=value,…` text (parsable by the block's `point`).
+    fn point(&self) -> String;
+    /// The emitted RTL of this point (used unless the caller supplies `--rtl DIR`).
+    fn emit(&self) -> Result<Emitted>;
+    /// Look up every port once; an error names the missing or mis-sized port.
+    /// Called after each (re)load of the model.
+    fn bind(&mut self, sim: &Sim) -> Result<()>;
+    /// Return the golden model and the bench's own state to power-on.
+    fn reset(&mut self);
+    /// Clock is low: draw this cycle's inputs from `rng`, write them to the RTL
+    /// ports and give them to the golden model.
+    fn drive(&mut self, rng: &mut Rng, cycle: u64);
+    /// After `eval` with clock low: compare every RTL output with the golden model.
+    fn check(&mut self, cycle: u64) -> Option<Mismatch>;
+    /// After the rising edge: advance the golden model by one cycle.
+    fn advance(&mut self);
+}
+
+/// How to run one bench.
+#[derive(Clone, Debug)]
+pub struct CosimOptions {
+    /// Cycles to simulate.
+    pub cycles: u64,
+    /// Seed of the stimulus.
+    pub seed: u64,
+    /// Write a VCD of the whole run here (slow; for short runs).
+    pub trace: Option<PathBuf>,
+    /// Verilog folder supplied from outside instead of the emitted RTL; it must
+    /// hold a module with the emitted top's name and ports.
+    pub rtl_dir: Option<PathBuf>,
+    /// Where waveforms of failing runs go (a VCD per failure).
+    pub fail_dir: PathBuf,
+    /// Harness build options (cache folder, flags).
+    pub build: BuildOptions,
+}
+
+impl Default for CosimOptions {
+    fn default() -> Self {
+        CosimOptions {
+            cycles: 100_000,
+            seed: 1,
+            trace: None,
+            rtl_dir: None,
+            fail_dir: PathBuf::from("out/cosim"),
+            build: BuildOptions::default(),
+        }
+    }
+}
+
+/// What one run found.
+#[derive(Clone, Debug)]
+pub struct CosimReport {
+    /// Block name.
+    pub block: String,
+    /// Parameter point.
+    pub point: String,
+    /// Cycles simulated (up to and including the mismatching one).
+    pub cycles: u64,
+    /// 0 or 1: the run stops at the first mismatch.
+    pub mismatches: u64,
+    /// The first mismatch, if any.
+    pub first: Option<Mismatch>,
+    /// Seed of the stimulus.
+    pub seed: u64,
+    /// Waveform written (the `--trace` file, or the replay of a failure).
+    pub waveform: Option<PathBuf>,
+    /// Simulation speed of the untraced run, cycles per second.
+    pub cycles_per_sec: f64,
+}
+
+impl CosimReport {
+    /// The one-line summary printed by `exanet cosim`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} [{}] cycles={} mismatches={} seed={} ({:.2} M cycles/s)",
+            self.block,
+            self.point,
+            self.cycles,
+            self.mismatches,
+            self.seed,
+            self.cycles_per_sec / 1e6
+        )
+    }
+}
+
+/// Build (or fetch from cache) and load the model for `bench`.
+pub fn load(bench: &dyn Bench, opts: &CosimOptions, trace: bool) -> Result<Sim> {
+    let emitted = bench.emit()?;
+    let mut build = opts.build.clone();
+    build.trace = trace;
+    match &opts.rtl_dir {
+        None => Sim::from_emitted(&emitted, &build),
+        Some(dir) => Sim::from_dir(dir, &emitted.top, &build)
+            .with_context(|| format!("loading external RTL from {}", dir.display())),
+    }
+}
+
+/// Run `cycles` cycles (or until the first mismatch); returns the cycles run.
+fn run_loop(
+    bench: &mut dyn Bench,
+    sim: &mut Sim,
+    seed: u64,
+    cycles: u64,
+    tracing: bool,
+) -> Result<(u64, Option<Mismatch>)> {
+    bench.bind(sim)?;
+    bench.reset();
+    let clock = sim.port("clock")?;
+    let mut rng = Rng::new(seed);
+    clock.set(0);
+    sim.eval();
+    for cycle in 0..cycles {
+        clock.set(0);
+        bench.drive(&mut rng, cycle);
+        sim.eval();
+        if tracing {
+            sim.trace_dump(2 * cycle);
+        }
+        if let Some(m) = bench.check(cycle) {
+            return Ok((cycle + 1, Some(m)));
+        }
+        clock.set(1);
+        sim.eval();
+        if tracing {
+            sim.trace_dump(2 * cycle + 1);
+        }
+        bench.advance();
+    }
+    Ok((cycles, None))
+}
+
+/// Run `bench` per `opts`: RTL vs golden model in lockstep, first mismatch
+/// reported with a waveform.
+pub fn run(bench: &mut dyn Bench, opts: &CosimOptions) -> Result<CosimReport> {
+    let trace = opts.trace.is_some();
+    let mut sim = load(bench, opts, trace)?;
+    if let Some(p) = &opts.trace {
+        sim.trace_open(p)?;
+    }
+    let t0 = Instant::now();
+    let (cycles, first) = run_loop(bench, &mut sim, opts.seed, opts.cycles, trace)?;
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    if trace {
+        sim.trace_close();
+    }
+    drop(sim);
+    let mut waveform = opts.trace.clone();
+    if let Some(m) = &first {
+        if waveform.is_none() {
+            waveform = Some(replay_with_trace(bench, opts, m.cycle)?);
+        }
+    }
+    Ok(CosimReport {
+        block: bench.block().to_string(),
+        point: bench.point(),
+        cycles,
+        mismatches: first.is_some() as u64,
+        first,
+        seed: opts.seed,
+        waveform,
+        cycles_per_sec: cycles as f64 / secs,
+    })
+}
+
+/// Re-run from the same seed with tracing, a few cycles past `cycle`.
+fn replay_with_trace(bench: &mut dyn Bench, opts: &CosimOptions, cycle: u64) -> Result<PathBuf> {
+    std::fs::create_dir_all(&opts.fail_dir)
+        .with_context(|| format!("creating {}", opts.fail_dir.display()))?;
+    let name = format!(
+        "{}-{}-seed{}.vcd",
+        bench.block(),
+        sanitize(&bench.point()),
+        opts.seed
+    );
+    let path = opts.fail_dir.join(name);
+    let mut sim = load(bench, opts, true)?;
+    sim.trace_open(&path)?;
+    // Stop at the mismatch: the loop returns there, so the last traced
+    // cycle is the failing one.
+    run_loop(bench, &mut sim, opts.seed, cycle + 1, true)?;
+    sim.trace_close();
+    Ok(path)
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Does a path look like a usable Verilator install? Benches and tests call
+/// this to skip with a visible reason.
+pub fn verilator_missing_reason() -> Option<String> {
+    crate::verilator::verilator_version()
+        .err()
+        .map(|e| format!("ignored: verilator not installed ({e})"))
+}
+
+/// Convenience for tests: the folder holding a test's build cache.
+pub fn default_cache() -> &'static Path {
+    Path::new(".exanet-cache")
+}

@@ -1,0 +1,503 @@
+//! Verilate, compile and cache one design as a shared library.
+
+use super::port::{PortDir, PortInfo};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bumped whenever the generated shim or the build recipe changes, so cached
+/// libraries built by an older harness are not reused.
+const RECIPE_VERSION: u32 = 1;
+
+/// How to build a model.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Cache folder; one sub-folder per design hash.
+    pub cache_dir: PathBuf,
+    /// Compile VCD tracing in (needed for `Sim::trace_open`).
+    pub trace: bool,
+    /// Extra Verilator flags.
+    pub verilator_flags: Vec<String>,
+    /// Parallel C++ compiles.
+    pub jobs: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        let cache_dir = std::env::var_os("EXANET_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(default_cache_dir);
+        BuildOptions {
+            cache_dir,
+            trace: false,
+            verilator_flags: Vec::new(),
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        }
+    }
+}
+
+/// `target/exanet-cache` of the workspace when run from inside it, else
+/// `.exanet-cache` in the current folder.
+fn default_cache_dir() -> PathBuf {
+    let mut dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    loop {
+        if dir.join("Cargo.lock").exists()
+            || dir.join("target").is_dir() && dir.join("Cargo.toml").exists()
+        {
+            return dir.join("target").join("exanet-cache");
+        }
+        if !dir.pop() {
+            return PathBuf::from(".exanet-cache");
+        }
+    }
+}
+
+/// `verilator --version`, or an error saying it is not installed.
+pub fn verilator_version() -> Result<String> {
+    let out = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .context("`verilator` not found on PATH (install the Debian package `verilator`)")?;
+    if !out.status.success() {
+        bail!("`verilator --version` failed");
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn verilator_root() -> Result<PathBuf> {
+    let out = Command::new("verilator")
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .context("running `verilator --getenv VERILATOR_ROOT`")?;
+    let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !root.join("include").join("verilated.h").exists() {
+        bail!(
+            "Verilator root {} has no include/verilated.h",
+            root.display()
+        );
+    }
+    Ok(root)
+}
+
+pub(crate) struct Built {
+    pub lib_path: PathBuf,
+    pub ports: Vec<PortInfo>,
+}
+
+/// Build (or reuse) the shared library of `sources` with top `top`.
+pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions) -> Result<Built> {
+    let version = verilator_version()?;
+    if !top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || top.is_empty() {
+        bail!("top module name `{top}` is not a plain Verilog identifier");
+    }
+    let mut h = Sha256::new();
+    h.update(format!(
+        "recipe {RECIPE_VERSION}\n{version}\ntop {top}\ntrace {}\n",
+        opts.trace
+    ));
+    for f in &opts.verilator_flags {
+        h.update(format!("flag {f}\n"));
+    }
+    for (name, text) in sources {
+        h.update(format!("file {name} {}\n", text.len()));
+        h.update(text.as_bytes());
+    }
+    let key: String = h
+        .finalize()
+        .iter()
+        .take(10)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = opts.cache_dir.join(format!("{top}-{key}"));
+    let lib_path = dir.join(format!("lib{top}.so"));
+    let ports_path = dir.join("ports.txt");
+    if lib_path.exists() && ports_path.exists() {
+        let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
+        return Ok(Built { lib_path, ports });
+    }
+    // Build in a private folder and rename it into place: concurrent test
+    // processes may build the same design; the first rename wins.
+    std::fs::create_dir_all(&opts.cache_dir)
+        .with_context(|| format!("creating cache folder {}", opts.cache_dir.display()))?;
+    let tmp = opts.cache_dir.join(format!(
+        ".{top}-{key}.{}.{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0)
+    ));
+    let result = build_into(&tmp, sources, top, opts);
+    if let Err(e) = result {
+        // Keep the folder for inspection; it is hidden and named by pid.
+        return Err(e.context(format!(
+            "building model `{top}` (build folder {})",
+            tmp.display()
+        )));
+    }
+    match std::fs::rename(&tmp, &dir) {
+        Ok(()) => {}
+        Err(_) if lib_path.exists() => {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("moving {} to {}", tmp.display(), dir.display()))
+        }
+    }
+    let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
+    Ok(Built { lib_path, ports })
+}
+
+fn run(cmd: &mut Command, what: &str, log: &Path) -> Result<()> {
+    let out = cmd.output().with_context(|| format!("starting {what}"))?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    std::fs::write(log, &text).ok();
+    if !out.status.success() {
+        let tail: Vec<&str> = text.lines().rev().take(25).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!("{what} failed ({}):\n{}", out.status, tail.join("\n"));
+    }
+    Ok(())
+}
+
+fn build_into(
+    tmp: &Path,
+    sources: &[(String, String)],
+    top: &str,
+    opts: &BuildOptions,
+) -> Result<()> {
+    let src = tmp.join("src");
+    let obj = tmp.join("obj");
+    std::fs::create_dir_all(&src)?;
+    std::fs::create_dir_all(&obj)?;
+    let mut files = Vec::new();
+    for (name, text) in sources {
+        if name.contains('/') || name.contains("..") {
+            bail!("source name `{name}` must be a plain file name");
+        }
+        let p = src.join(name);
+        std::fs::write(&p, text)?;
+        files.push(p);
+    }
+    let mut cmd = Command::new("verilator");
+    cmd.arg("--cc")
+        .args(["--top-module", top])
+        .arg("--Mdir")
+        .arg(&obj)
+        // Lint is `exanet lint`'s job; a model of externally supplied or
+        // synthesized Verilog must build even when it is not lint-clean.
+        .arg("-Wno-fatal")
+        .args(["-O3", "--x-assign", "fast", "--x-initial", "fast"]);
+    if opts.trace {
+        cmd.arg("--trace");
+    }
+    cmd.args(&opts.verilator_flags);
+    cmd.args(&files);
+    run(&mut cmd, "verilator", &tmp.join("verilator.log"))?;
+
+    let header = std::fs::read_to_string(obj.join(format!("V{top}.h")))
+        .with_context(|| format!("reading Verilator header V{top}.h"))?;
+    let ports = parse_ports(&header)?;
+    if ports.is_empty() {
+        bail!("model `{top}` has no ports");
+    }
+    std::fs::write(tmp.join("ports.txt"), write_ports(&ports))?;
+    std::fs::write(obj.join("exanet_shim.cpp"), shim(top, &ports, opts.trace))?;
+
+    let classes = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk")))
+        .with_context(|| format!("reading V{top}_classes.mk"))?;
+    let root = verilator_root()?;
+    let mut cpp: Vec<PathBuf> = Vec::new();
+    for var in [
+        "VM_CLASSES_FAST",
+        "VM_CLASSES_SLOW",
+        "VM_SUPPORT_FAST",
+        "VM_SUPPORT_SLOW",
+    ] {
+        for n in mk_list(&classes, var) {
+            cpp.push(obj.join(format!("{n}.cpp")));
+        }
+    }
+    for var in ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"] {
+        for n in mk_list(&classes, var) {
+            cpp.push(root.join("include").join(format!("{n}.cpp")));
+        }
+    }
+    cpp.push(obj.join("exanet_shim.cpp"));
+    let inc = [
+        format!("-I{}", obj.display()),
+        format!("-I{}", root.join("include").display()),
+        format!("-I{}", root.join("include").join("vltstd").display()),
+    ];
+    let mut defs = vec!["-DVM_COVERAGE=0".to_string(), "-DVM_SC=0".to_string()];
+    defs.push(format!("-DVM_TRACE={}", opts.trace as u8));
+    defs.push(format!("-DVM_TRACE_VCD={}", opts.trace as u8));
+    defs.push("-DVM_TRACE_FST=0".to_string());
+    let cflags = [
+        "-std=gnu++17",
+        "-O2",
+        "-fPIC",
+        "-fno-semantic-interposition",
+        "-w",
+    ];
+    let objs: Vec<PathBuf> = cpp
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            obj.join(format!(
+                "{}_{i}.o",
+                c.file_stem().unwrap().to_string_lossy()
+            ))
+        })
+        .collect();
+    let jobs = opts.jobs.max(1);
+    let work: Vec<(PathBuf, PathBuf)> = cpp.into_iter().zip(objs.iter().cloned()).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let errors = std::sync::Mutex::new(Vec::<anyhow::Error>::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((c, o)) = work.get(i) else { break };
+                let mut cmd = Command::new("g++");
+                cmd.args(cflags)
+                    .args(&inc)
+                    .args(&defs)
+                    .arg("-c")
+                    .arg(c)
+                    .arg("-o")
+                    .arg(o);
+                let log = o.with_extension("log");
+                if let Err(e) = run(&mut cmd, &format!("g++ {}", c.display()), &log) {
+                    errors.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
+        return Err(e);
+    }
+    let lib = tmp.join(format!("lib{top}.so"));
+    let mut link = Command::new("g++");
+    link.arg("-shared")
+        .arg("-o")
+        .arg(&lib)
+        .args(&objs)
+        .arg("-pthread");
+    run(&mut link, "linking the model", &tmp.join("link.log"))?;
+    Ok(())
+}
+
+/// The names listed in a `VAR += \` block of a Verilator `_classes.mk`.
+fn mk_list(mk: &str, var: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in mk.lines() {
+        let t = line.trim();
+        if !inside {
+            if t.starts_with(var) && t[var.len()..].trim_start().starts_with("+=") {
+                inside = t.ends_with('\\');
+                let rest = t[var.len()..].trim_start()[2..]
+                    .trim_end_matches('\\')
+                    .trim();
+                out.extend(rest.split_whitespace().map(String::from));
+            }
+        } else {
+            inside = t.ends_with('\\');
+            out.extend(
+                t.trim_end_matches('\\')
+                    .split_whitespace()
+                    .map(String::from),
+            );
+        }
+    }
+    out
+}
+
+/// Parse `VL_IN8(&name,msb,lsb);`-style port declarations of `V<top>.h`.
+pub(crate) fn parse_ports(header: &str) -> Result<Vec<PortInfo>> {
+    let mut ports = Vec::new();
+    for line in header.lines() {
+        let t = line.trim();
+        let Some(rest) = t.strip_prefix("VL_") else {
+            continue;
+        };
+        let (dir, rest) = if let Some(r) = rest.strip_prefix("INOUT") {
+            (PortDir::InOut, r)
+        } else if let Some(r) = rest.strip_prefix("IN") {
+            (PortDir::In, r)
+        } else if let Some(r) = rest.strip_prefix("OUT") {
+            (PortDir::Out, r)
+        } else {
+            continue;
+        };
+        let Some(open) = rest.find("(&") else {
+            continue;
+        };
+        let Some(close) = rest.find(')') else {
+            continue;
+        };
+        let args: Vec<&str> = rest[open + 2..close].split(',').map(str::trim).collect();
+        if args.len() < 3 {
+            bail!("unrecognised port declaration `{t}`");
+        }
+        let msb: u32 = args[1]
+            .parse()
+            .with_context(|| format!("port msb in `{t}`"))?;
+        let lsb: u32 = args[2]
+            .parse()
+            .with_context(|| format!("port lsb in `{t}`"))?;
+        if lsb != 0 {
+            bail!(
+                "port `{}` has lsb {lsb}; only [N:0] ports are supported",
+                args[0]
+            );
+        }
+        ports.push(PortInfo {
+            name: args[0].to_string(),
+            width: msb + 1,
+            dir,
+        });
+    }
+    Ok(ports)
+}
+
+fn write_ports(ports: &[PortInfo]) -> String {
+    ports
+        .iter()
+        .map(|p| {
+            let d = match p.dir {
+                PortDir::In => "in",
+                PortDir::Out => "out",
+                PortDir::InOut => "inout",
+            };
+            format!("{} {} {}\n", d, p.width, p.name)
+        })
+        .collect()
+}
+
+fn read_ports(text: &str) -> Result<Vec<PortInfo>> {
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.len() != 3 {
+                bail!("corrupt ports.txt line `{l}`");
+            }
+            let dir = match f[0] {
+                "in" => PortDir::In,
+                "out" => PortDir::Out,
+                _ => PortDir::InOut,
+            };
+            Ok(PortInfo {
+                name: f[2].to_string(),
+                width: f[1].parse()?,
+                dir,
+            })
+        })
+        .collect()
+}
+
+fn shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "#include \"V{top}.h\"\n#include \"verilated.h\"\n"
+    ));
+    if trace {
+        s.push_str("#include \"verilated_vcd_c.h\"\n");
+    }
+    s.push_str(&format!(
+        "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; }};\n\
+         extern \"C\" {{\n\
+         void* exanet_new() {{\n\
+           ExanetCtx* c = new ExanetCtx;\n\
+           c->ctx = new VerilatedContext;\n\
+           c->ctx->traceEverOn({t});\n\
+           c->m = new V{top}(c->ctx, \"TOP\");\n\
+           c->tfp = nullptr;\n\
+           return c;\n\
+         }}\n",
+        t = if trace { "true" } else { "false" }
+    ));
+    s.push_str("void exanet_trace_close(void* p);\n");
+    s.push_str(
+        "void exanet_delete(void* p) {\n\
+           ExanetCtx* c = (ExanetCtx*)p;\n\
+           exanet_trace_close(p);\n\
+           c->m->final();\n\
+           delete c->m;\n\
+           delete c->ctx;\n\
+           delete c;\n\
+         }\n\
+         void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n\
+         void exanet_ports(void* p, void** out) {\n\
+           ExanetCtx* c = (ExanetCtx*)p;\n",
+    );
+    for (i, port) in ports.iter().enumerate() {
+        s.push_str(&format!("  out[{i}] = (void*)&c->m->{};\n", port.name));
+    }
+    s.push_str("}\n");
+    if trace {
+        s.push_str(
+            "int exanet_trace_open(void* p, const char* path) {\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               if (c->tfp) return 0;\n\
+               VerilatedVcdC* t = new VerilatedVcdC;\n\
+               c->m->trace(t, 99);\n\
+               t->open(path);\n\
+               if (!t->isOpen()) { delete t; return 1; }\n\
+               c->tfp = t;\n\
+               return 0;\n\
+             }\n\
+             void exanet_trace_dump(void* p, unsigned long long time) {\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               if (c->tfp) ((VerilatedVcdC*)c->tfp)->dump((vluint64_t)time);\n\
+             }\n\
+             void exanet_trace_close(void* p) {\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               if (c->tfp) { ((VerilatedVcdC*)c->tfp)->close(); delete (VerilatedVcdC*)c->tfp; c->tfp = nullptr; }\n\
+             }\n",
+        );
+    } else {
+        s.push_str(
+            "int exanet_trace_open(void*, const char*) { return 1; }\n\
+             void exanet_trace_dump(void*, unsigned long long) {}\n\
+             void exanet_trace_close(void*) {}\n",
+        );
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_verilator_port_macros() {
+        let h = "    VL_IN8(&clock,0,0);\n    VL_INW(&w,99,0,4);\n    VL_OUT64(&q,40,0);\n    VL_OUT(&y,31,0);\n";
+        let p = parse_ports(h).unwrap();
+        assert_eq!(p.len(), 4);
+        assert_eq!(
+            (p[1].name.as_str(), p[1].width, p[1].dir),
+            ("w", 100, PortDir::In)
+        );
+        assert_eq!(
+            (p[2].name.as_str(), p[2].width, p[2].dir),
+            ("q", 41, PortDir::Out)
+        );
+        assert_eq!(read_ports(&write_ports(&p)).unwrap(), p);
+    }
+
+    #[test]
+    fn reads_classes_mk_lists() {
+        let mk =
+            "VM_CLASSES_FAST += \\\n\tVa \\\n\tVb \\\n\nVM_GLOBAL_FAST += \\\n\tverilated \\\n";
+        assert_eq!(mk_list(mk, "VM_CLASSES_FAST"), vec!["Va", "Vb"]);
+        assert_eq!(mk_list(mk, "VM_GLOBAL_FAST"), vec!["verilated"]);
+        assert!(mk_list(mk, "VM_SUPPORT_SLOW").is_empty());
+    }
+}
