@@ -5,7 +5,15 @@
 //! outputs for the current cycle as a function of state and inputs, and a
 //! separate `tick` that advances state on the clock edge, so a bench can
 //! compare them with the RTL before the edge.
+//!
+//! The network simulator ([`network`]) is built from the same router model
+//! ([`router`]), so what an architect sweeps is what the RTL does.
 
 pub mod common;
+pub mod deadlock;
+pub mod network;
 pub mod packet;
 pub mod rng;
+pub mod router;
+pub mod topology;
+pub mod traffic;

@@ -87,6 +87,14 @@ pub(crate) struct Built {
     pub ports: Vec<PortInfo>,
 }
 
+impl Built {
+    fn dir(&self) -> &Path {
+        self.lib_path
+            .parent()
+            .expect("library lives in its build folder")
+    }
+}
+
 /// Build (or reuse) the shared library of `sources` with top `top`.
 pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions) -> Result<Built> {
     let version = verilator_version()?;
@@ -149,6 +157,135 @@ pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions
     }
     let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
     Ok(Built { lib_path, ports })
+}
+
+/// Speed of a pure C++ Verilator loop on the same model: no Rust, no golden
+/// model, no FFI. Every input but `clock` gets fresh random bits each cycle
+/// (`reset` is held low after the first cycle), `m->eval()` is called twice a
+/// cycle, and outputs are folded into a sink so nothing is optimised away.
+/// Returns cycles per second.
+pub fn cpp_loop_speed(
+    sources: &[(String, String)],
+    top: &str,
+    opts: &BuildOptions,
+    cycles: u64,
+    seed: u64,
+) -> Result<f64> {
+    let mut opts = opts.clone();
+    opts.trace = false;
+    let built = build(sources, top, &opts)?;
+    let dir = built.dir();
+    let exe = dir.join("cpp_loop");
+    if !exe.exists() {
+        let main = dir.join("obj").join("exanet_cpp_loop.cpp");
+        std::fs::write(&main, cpp_loop(top, &built.ports))?;
+        let root = verilator_root()?;
+        let mut objs: Vec<PathBuf> = std::fs::read_dir(dir.join("obj"))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "o"))
+            .filter(|p| {
+                !p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("exanet_shim")
+            })
+            .collect();
+        objs.sort();
+        let tmp_exe = dir.join(format!("cpp_loop.{}", std::process::id()));
+        let mut cmd = Command::new("g++");
+        cmd.args([
+            "-std=gnu++17",
+            "-O2",
+            "-w",
+            "-DVM_TRACE=0",
+            "-DVM_COVERAGE=0",
+            "-DVM_SC=0",
+        ])
+        .arg(format!("-I{}", dir.join("obj").display()))
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(format!(
+            "-I{}",
+            root.join("include").join("vltstd").display()
+        ))
+        .arg(&main)
+        .args(&objs)
+        .arg("-pthread")
+        .arg("-o")
+        .arg(&tmp_exe);
+        run(
+            &mut cmd,
+            "building the C++ reference loop",
+            &dir.join("cpp_loop.log"),
+        )?;
+        std::fs::rename(&tmp_exe, &exe)?;
+    }
+    let out = Command::new(&exe)
+        .arg(cycles.to_string())
+        .arg(seed.to_string())
+        .output()
+        .with_context(|| format!("running {}", exe.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| l.strip_prefix("cycles_per_sec="))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .ok_or_else(|| anyhow::anyhow!("C++ reference loop printed no speed: {text}"))
+}
+
+fn cpp_loop(top: &str, ports: &[PortInfo]) -> String {
+    let mut drive = String::new();
+    let mut sink = String::new();
+    for p in ports {
+        let n = &p.name;
+        match (p.dir, p.width) {
+            (PortDir::In, _) if n == "clock" => {}
+            (PortDir::In, _) if n == "reset" => drive.push_str("    m->reset = 0;\n"),
+            (PortDir::In, w) if w <= 64 => {
+                let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+                drive.push_str(&format!("    m->{n} = rnd() & 0x{mask:x}ULL;\n"));
+            }
+            (PortDir::In, w) => {
+                let words = w.div_ceil(32);
+                let top_mask = if w % 32 == 0 {
+                    u32::MAX
+                } else {
+                    (1u32 << (w % 32)) - 1
+                };
+                drive.push_str(&format!(
+                    "    for (int i = 0; i < {words}; i++) m->{n}[i] = (uint32_t)rnd();\n    m->{n}[{last}] &= 0x{top_mask:x}u;\n",
+                    last = words - 1
+                ));
+            }
+            (PortDir::Out, w) if w <= 64 => {
+                sink.push_str(&format!("    sink ^= (uint64_t)m->{n};\n"))
+            }
+            (PortDir::Out, _) => sink.push_str(&format!("    sink ^= (uint64_t)m->{n}[0];\n")),
+            _ => {}
+        }
+    }
+    let has_reset = ports
+        .iter()
+        .any(|p| p.name == "reset" && p.dir == PortDir::In);
+    let reset_on = if has_reset { "  m->reset = 1;\n" } else { "" };
+    format!(
+        "#include \"V{top}.h\"\n#include \"verilated.h\"\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstdint>\n\
+static uint64_t s[4];\n\
+static inline uint64_t rotl(uint64_t x, int k) {{ return (x << k) | (x >> (64 - k)); }}\n\
+static inline uint64_t rnd() {{ uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17; s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45); return r; }}\n\
+int main(int argc, char** argv) {{\n\
+  uint64_t cycles = argc > 1 ? strtoull(argv[1], 0, 10) : 1000000;\n\
+  uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 10) : 1;\n\
+  for (int i = 0; i < 4; i++) {{ seed += 0x9E3779B97F4A7C15ULL; uint64_t z = seed; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL; z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL; s[i] = z ^ (z >> 31); }}\n\
+  VerilatedContext* ctx = new VerilatedContext;\n\
+  V{top}* m = new V{top}(ctx, \"TOP\");\n\
+{reset_on}  m->clock = 0; m->eval(); m->clock = 1; m->eval();\n\
+  uint64_t sink = 0;\n\
+  auto t0 = std::chrono::steady_clock::now();\n\
+  for (uint64_t c = 0; c < cycles; c++) {{\n\
+    m->clock = 0;\n{drive}    m->eval();\n{sink}    m->clock = 1;\n    m->eval();\n  }}\n\
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();\n\
+  printf(\"cycles_per_sec=%.1f\\nsink=%llu\\n\", cycles / secs, (unsigned long long)sink);\n\
+  m->final(); delete m; delete ctx;\n  return 0;\n}}\n"
+    )
 }
 
 fn run(cmd: &mut Command, what: &str, log: &Path) -> Result<()> {

@@ -19,7 +19,7 @@
 mod build;
 mod port;
 
-pub use build::{verilator_version, BuildOptions};
+pub use build::{cpp_loop_speed, verilator_version, BuildOptions};
 pub use port::{Port, PortDir, PortInfo};
 
 use anyhow::{bail, Context, Result};

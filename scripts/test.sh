@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every test of the workspace, with the tools they need installed first.
+# Co-simulation tests need Verilator; they would skip with a visible reason
+# without it, so this script installs it and they always run here and in CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-tools.sh
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -q -- -D warnings
+cargo test --workspace

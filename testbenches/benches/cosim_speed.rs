@@ -1,0 +1,79 @@
+//! Co-simulation speed: the Rust-driven lockstep run (RTL + golden model
+//! checked every cycle) against a pure C++ Verilator loop on the same
+//! Verilated model, measured side by side in one run.
+//!
+//! `cargo bench -p exanet-tb --bench cosim_speed [-- BLOCK... ] [--cycles N]`
+//! Default: the fifo and crc32 blocks, every matrix point, 2,000,000 cycles,
+//! best of 3 alternating runs of each driver.
+
+use exanet_tb::blocks;
+use exanet_tb::cosim::{self, CosimOptions};
+use exanet_tb::verilator::cpp_loop_speed;
+
+fn main() -> anyhow::Result<()> {
+    if let Some(r) = cosim::verilator_missing_reason() {
+        println!("{r}");
+        return Ok(());
+    }
+    let mut names = Vec::new();
+    let mut cycles = 2_000_000u64;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--cycles" => cycles = args.next().and_then(|v| v.parse().ok()).unwrap_or(cycles),
+            "--bench" => {}
+            _ if a.starts_with('-') => {}
+            _ => names.push(a),
+        }
+    }
+    if names.is_empty() {
+        names = vec!["fifo".into(), "crc32".into()];
+    }
+    let opts = CosimOptions {
+        cycles,
+        ..CosimOptions::default()
+    };
+    println!("| block | point | Rust-driven + golden check (M cycles/s) | pure C++ loop (M cycles/s) | ratio |");
+    println!("|---|---|---|---|---|");
+    for name in names {
+        let info = blocks::find(&name)?;
+        for mut bench in (info.matrix)() {
+            let e = bench.emit()?;
+            let sources: Vec<(String, String)> = e
+                .modules
+                .iter()
+                .map(|(n, t)| (format!("{n}.v"), t.clone()))
+                .collect();
+            let (mut best_rust, mut best_cpp) = (0f64, 0f64);
+            for round in 0..3 {
+                let r = cosim::run(
+                    bench.as_mut(),
+                    &CosimOptions {
+                        seed: 1 + round,
+                        ..opts.clone()
+                    },
+                )?;
+                if r.mismatches != 0 {
+                    anyhow::bail!("{}", r.summary());
+                }
+                best_rust = best_rust.max(r.cycles_per_sec);
+                best_cpp = best_cpp.max(cpp_loop_speed(
+                    &sources,
+                    &e.top,
+                    &opts.build,
+                    cycles,
+                    1 + round,
+                )?);
+            }
+            println!(
+                "| {} | {} | {:.2} | {:.2} | {:.2} |",
+                bench.block(),
+                bench.point(),
+                best_rust / 1e6,
+                best_cpp / 1e6,
+                best_rust / best_cpp
+            );
+        }
+    }
+    Ok(())
+}
