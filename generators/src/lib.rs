@@ -1,1 +1,18 @@
-//! exanet-gen (being written)
+//! exanet-gen: the config, its elaboration, Verilog/XDC/TCL emission, the
+//! Verilator and Yosys drivers, and the library behind the `exanet` CLI.
+//!
+//! Flow: [`config::load`] (TOML file over the built-in default, `-P`
+//! overrides) → [`config::Loaded::elaborate`] / [`params::elaborate`] (every
+//! rule, every derived value) → [`generate::generate`] (RTL, XDC, TCL,
+//! manifest) → [`lint`], [`synth`] on the generated folder; [`cosim`] runs a
+//! block's RTL against its golden model. Library functions return `Result`;
+//! only the binary prints and exits.
+
+pub mod config;
+pub mod cosim;
+pub mod error;
+pub mod generate;
+pub mod lint;
+pub mod params;
+pub mod synth;
+pub mod tools;

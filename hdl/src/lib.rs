@@ -8,3 +8,4 @@
 pub mod common;
 pub mod emit;
 pub mod packet;
+pub mod router;

@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod router;
 pub mod secded;
 
 /// A block that `exanet cosim BLOCK` can run.
@@ -29,6 +30,7 @@ pub fn all() -> Vec<BlockInfo> {
         credit_counter::info(),
         crc32::info(),
         secded::info(),
+        router::info(),
     ]
 }
 

@@ -1,0 +1,549 @@
+//! Emission: the block instances a config needs, their Verilog, the XDC and
+//! Vivado TCL (askama templates in `constraints/` and `scripts/vivado/`), and
+//! `manifest.json`, written into one output folder:
+//!
+//! ```text
+//! OUT/rtl/<module>.v            one module per file
+//! OUT/rtl/exanet_waivers.vlt    the Verilator lint waivers
+//! OUT/constraints/exanet.xdc
+//! OUT/vivado/build.tcl
+//! OUT/manifest.json             config, derived params, tops, files + SHA-256, tool versions
+//! ```
+//!
+//! Output is deterministic (same config and tools → same bytes; no
+//! timestamps). Files whose content is unchanged are not rewritten, and
+//! Verilog files left in `OUT/rtl` by an earlier config are removed.
+
+use crate::config::Config;
+use crate::error::usage;
+use crate::params::Params;
+use crate::tools::ToolVersions;
+use anyhow::{bail, Context, Result};
+use askama::Template;
+use exanet_hdl::emit::{Emitted, LINT_WAIVERS, LINT_WAIVERS_FILE};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Name of the manifest inside the output folder.
+pub const MANIFEST: &str = "manifest.json";
+/// The XDC inside the output folder.
+pub const XDC_PATH: &str = "constraints/exanet.xdc";
+/// The Vivado script inside the output folder.
+pub const TCL_PATH: &str = "vivado/build.tcl";
+/// Share of the clock period given to the logic outside each port (XDC).
+pub const IO_BUDGET_PERCENT: u32 = 30;
+
+/// One emitted block instance.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Block name (`fifo`, …): the hdl/sim/tb file name and `exanet cosim` name.
+    pub block: String,
+    /// The block's parameters as `key=value,…` (an `exanet cosim --point`).
+    pub point: String,
+    /// Adjustments made to fit what the block supports.
+    pub notes: Vec<String>,
+    /// Its Verilog.
+    pub emitted: Emitted,
+}
+
+/// `key=value,…` from a parameter struct's fields, in field order.
+pub fn point_of<P: Serialize>(p: &P) -> Result<String> {
+    // toml's table keeps insertion (= field) order in this crate (`preserve_order`).
+    let toml::Value::Table(t) = toml::Value::try_from(p)? else {
+        bail!("block parameters must serialize to a table");
+    };
+    Ok(t.iter()
+        .map(|(k, v)| match v {
+            toml::Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+fn instance<P: Serialize>(
+    block: &str,
+    params: &P,
+    notes: Vec<String>,
+    emit: impl FnOnce(&P) -> Result<Emitted>,
+) -> Result<Instance> {
+    let point = point_of(params)?;
+    let emitted = emit(params).with_context(|| format!("emitting {block} [{point}]"))?;
+    Ok(Instance {
+        block: block.to_string(),
+        point,
+        notes,
+        emitted,
+    })
+}
+
+/// The smallest supported value >= `want`, or the largest supported one;
+/// with a note when it is not `want`.
+fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
+    let above = supported.iter().copied().filter(|&s| s >= want).min();
+    match above {
+        Some(s) if s == want => (s, None),
+        Some(s) => (
+            s,
+            Some(format!(
+                "{key}: {want} is not supported; using {s}, the next supported value ({} spare)",
+                s - want
+            )),
+        ),
+        None => {
+            let s = supported.iter().copied().max().unwrap_or(want);
+            (
+                s,
+                Some(format!(
+                    "{key}: {want} is not supported; using {s}, the largest supported value \
+                     ({} bits short: the instance cannot hold a full flit word)",
+                    want - s
+                )),
+            )
+        }
+    }
+}
+
+/// Every block instance the config needs, at the config's sizes.
+///
+/// Today these are the primitive blocks (fifo, arbiter, credit_counter,
+/// crc32, secded) at the router's sizes; the router, NI and link tops join
+/// here as they are written (one `instance(...)` each).
+pub fn instances(p: &Params) -> Result<Vec<Instance>> {
+    use exanet_hdl::common::fifo as hfifo;
+    use exanet_sim::common::arbiter::ArbiterParams;
+    use exanet_sim::common::crc32::Crc32Params;
+    use exanet_sim::common::credit_counter::CreditCounterParams;
+    use exanet_sim::common::fifo::FifoParams;
+    use exanet_sim::common::secded::SecdedParams;
+
+    let mut out = Vec::new();
+
+    // Input-unit VC buffer: one flit word (data + head/tail/VC sideband) per entry.
+    let mut notes = Vec::new();
+    let (width, n) = fit(
+        "fifo.width (flit word)",
+        p.router.flit_word_bits,
+        hfifo::SUPPORTED_WIDTHS,
+    );
+    notes.extend(n);
+    let (depth, n) = fit(
+        "fifo.depth (router.buffer_flits)",
+        p.router.buffer_flits,
+        hfifo::SUPPORTED_DEPTHS,
+    );
+    notes.extend(n);
+    // Full once less than a maximum packet of room is left (virtual cut-through).
+    let almost_full = depth.saturating_sub(p.packet.max_packet_flits) + 1;
+    let fifo = FifoParams {
+        width,
+        depth,
+        almost_full: almost_full.min(depth),
+    };
+    out.push(instance("fifo", &fifo, notes, hfifo::emit_fifo)?);
+
+    // Switch allocation: one round-robin arbiter over the router's ports.
+    let supported: Vec<u32> = exanet_hdl::common::arbiter::SUPPORTED_N.collect();
+    let (n, note) = fit("arbiter.n (router ports)", p.router.ports, &supported);
+    out.push(instance(
+        "arbiter",
+        &ArbiterParams { n },
+        note.into_iter().collect(),
+        exanet_hdl::common::arbiter::emit_arbiter,
+    )?);
+
+    // Output-unit credits of one downstream VC: a whole packet must fit (VCT).
+    let credits = CreditCounterParams {
+        max: p.router.buffer_flits,
+        need: p.packet.max_packet_flits,
+    };
+    out.push(instance(
+        "credit_counter",
+        &credits,
+        Vec::new(),
+        exanet_hdl::common::credit_counter::emit_credit_counter,
+    )?);
+
+    // Payload CRC-32 over one flit of data per cycle.
+    let crc = Crc32Params {
+        width: p.packet.flit_bits as usize,
+    };
+    out.push(instance(
+        "crc32",
+        &crc,
+        Vec::new(),
+        exanet_hdl::common::crc32::emit_crc32,
+    )?);
+
+    // Header protection: SECDED over the header's 112 non-ECC bits.
+    let secded = SecdedParams {
+        data_bits: p.packet.header_protected_bits as usize,
+    };
+    out.push(instance(
+        "secded",
+        &secded,
+        Vec::new(),
+        exanet_hdl::common::secded::emit_secded,
+    )?);
+
+    Ok(out)
+}
+
+/// One generated top, as listed in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopEntry {
+    /// Block name.
+    pub block: String,
+    /// Top module name.
+    pub top: String,
+    /// The block's parameters (`exanet cosim BLOCK --point POINT`).
+    pub point: String,
+    /// Files of this top, relative to the output folder, leaves first.
+    pub files: Vec<String>,
+    /// Adjustments made to fit the block's supported values.
+    pub notes: Vec<String>,
+}
+
+/// One generated file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// Path relative to the output folder (`/`-separated).
+    pub path: String,
+    /// SHA-256 of the bytes, lower-case hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// `manifest.json`: what was generated, from what, with which tools.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Generator version.
+    pub exanet: String,
+    /// The effective config.
+    pub config: Config,
+    /// The derived parameters.
+    pub params: Params,
+    /// Generated tops.
+    pub tops: Vec<TopEntry>,
+    /// Every generated file except the manifest itself.
+    pub files: Vec<FileEntry>,
+    /// Tool versions at generation time.
+    pub tools: ToolVersions,
+}
+
+/// What [`generate`] did.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The manifest written.
+    pub manifest: Manifest,
+    /// Files whose content changed (or were new), relative to the output folder.
+    pub written: Vec<String>,
+    /// Stale files removed from `OUT/rtl`.
+    pub removed: Vec<String>,
+    /// Notes from elaboration and instance fitting.
+    pub notes: Vec<String>,
+}
+
+/// SHA-256 of `bytes` as lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Template)]
+#[template(path = "exanet.xdc")]
+struct XdcTemplate<'a> {
+    name: &'a str,
+    part: &'a str,
+    version: &'a str,
+    pl_mhz: String,
+    period_ns: String,
+    io_budget_percent: u32,
+    io_delay_ns: String,
+    network_ports: u32,
+    gbps: String,
+    cycles_per_flit: u32,
+    latency_cycles: u32,
+}
+
+#[derive(Template)]
+#[template(path = "build.tcl")]
+struct TclTemplate<'a> {
+    name: &'a str,
+    part: &'a str,
+    version: &'a str,
+    tops: &'a [TopEntry],
+}
+
+/// A number for a generated file: shortest exact decimal, no exponent.
+fn num(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// Askama drops a template's final newline; generated text files end with one.
+fn with_newline(mut s: String) -> String {
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// The XDC text for `p`.
+pub fn render_xdc(p: &Params) -> Result<String> {
+    Ok(with_newline(
+        XdcTemplate {
+            name: &p.name,
+            part: &p.fpga.part,
+            version: env!("CARGO_PKG_VERSION"),
+            pl_mhz: num(p.clock.pl_mhz),
+            period_ns: format!("{:.3}", p.clock.period_ns),
+            io_budget_percent: IO_BUDGET_PERCENT,
+            io_delay_ns: format!(
+                "{:.3}",
+                p.clock.period_ns * f64::from(IO_BUDGET_PERCENT) / 100.0
+            ),
+            network_ports: p.topology.network_ports,
+            gbps: num(p.link.gbps),
+            cycles_per_flit: p.link.cycles_per_flit_ceil,
+            latency_cycles: p.link.latency_cycles,
+        }
+        .render()?,
+    ))
+}
+
+/// The Vivado TCL text for `p` and `tops`.
+pub fn render_tcl(p: &Params, tops: &[TopEntry]) -> Result<String> {
+    Ok(with_newline(
+        TclTemplate {
+            name: &p.name,
+            part: &p.fpga.part,
+            version: env!("CARGO_PKG_VERSION"),
+            tops,
+        }
+        .render()?,
+    ))
+}
+
+/// Write `bytes` to `out/rel` unless it already holds exactly them.
+/// Returns whether the file was written.
+fn write_if_changed(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool> {
+    let path = out.join(rel);
+    if std::fs::read(&path).ok().as_deref() == Some(bytes) {
+        return Ok(false);
+    }
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok(true)
+}
+
+/// Generate everything for `config`/`params` into `out`.
+pub fn generate(config: &Config, params: &Params, out: &Path) -> Result<Generated> {
+    let insts = instances(params)?;
+    let mut notes = params.notes.clone();
+
+    // Every module once; the same name with different text is a generator bug.
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
+    let mut tops = Vec::new();
+    for inst in &insts {
+        let mut files = Vec::new();
+        for (name, text) in &inst.emitted.modules {
+            if let Some(prev) = modules.insert(name.clone(), text.clone()) {
+                if &prev != text {
+                    bail!(
+                        "two instances emit different modules named `{name}` (in {} [{}])",
+                        inst.block,
+                        inst.point
+                    );
+                }
+            }
+            files.push(format!("rtl/{name}.v"));
+        }
+        notes.extend(
+            inst.notes
+                .iter()
+                .map(|n| format!("{}: {n}", inst.emitted.top)),
+        );
+        tops.push(TopEntry {
+            block: inst.block.clone(),
+            top: inst.emitted.top.clone(),
+            point: inst.point.clone(),
+            files,
+            notes: inst.notes.clone(),
+        });
+    }
+    let mut texts: Vec<(String, String)> = modules
+        .into_iter()
+        .map(|(name, text)| (format!("rtl/{name}.v"), text))
+        .collect();
+    texts.push((format!("rtl/{LINT_WAIVERS_FILE}"), LINT_WAIVERS.to_string()));
+    texts.push((XDC_PATH.to_string(), render_xdc(params)?));
+    texts.push((TCL_PATH.to_string(), render_tcl(params, &tops)?));
+    texts.sort();
+
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("creating output folder {}", out.display()))?;
+    let mut written = Vec::new();
+    let mut files = Vec::new();
+    for (rel, text) in &texts {
+        if write_if_changed(out, rel, text.as_bytes())? {
+            written.push(rel.clone());
+        }
+        files.push(FileEntry {
+            path: rel.clone(),
+            sha256: sha256_hex(text.as_bytes()),
+            bytes: text.len() as u64,
+        });
+    }
+    let removed = remove_stale(out, &texts.iter().map(|(r, _)| r.clone()).collect())?;
+
+    let manifest = Manifest {
+        exanet: env!("CARGO_PKG_VERSION").to_string(),
+        config: config.clone(),
+        params: params.clone(),
+        tops,
+        files,
+        tools: ToolVersions::probe(),
+    };
+    let mut json = serde_json::to_string_pretty(&manifest)?;
+    json.push('\n');
+    if write_if_changed(out, MANIFEST, json.as_bytes())? {
+        written.push(MANIFEST.to_string());
+    }
+    Ok(Generated {
+        manifest,
+        written,
+        removed,
+        notes,
+    })
+}
+
+/// Remove Verilog/waiver files in `out/rtl` that this run did not generate.
+fn remove_stale(out: &Path, keep: &BTreeSet<String>) -> Result<Vec<String>> {
+    let dir = out.join("rtl");
+    let mut removed = Vec::new();
+    let rd = std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut stale = Vec::new();
+    for entry in rd {
+        let p = entry?.path();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !p.is_file() || !matches!(ext, "v" | "sv" | "vlt") {
+            continue;
+        }
+        let rel = format!(
+            "rtl/{}",
+            p.file_name().unwrap_or_default().to_string_lossy()
+        );
+        if !keep.contains(&rel) {
+            stale.push((p, rel));
+        }
+    }
+    stale.sort();
+    for (p, rel) in stale {
+        std::fs::remove_file(&p).with_context(|| format!("removing stale {}", p.display()))?;
+        removed.push(rel);
+    }
+    Ok(removed)
+}
+
+/// Read `out/manifest.json`; a missing one is a usage error that says how to
+/// make it.
+pub fn read_manifest(out: &Path) -> Result<Manifest> {
+    let path = out.join(MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(usage(format!(
+                "{} not found: run `exanet generate --out {}` first",
+                path.display(),
+                out.display()
+            )))
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        usage(format!(
+            "{}: not a manifest written by this exanet ({e}); run `exanet generate --out {}` again",
+            path.display(),
+            out.display()
+        ))
+    })
+}
+
+/// With `--config`/`-P` given to a command that reads an existing output
+/// folder: refuse if the folder was generated from a different config.
+pub fn check_same_config(manifest: &Manifest, wanted: &Config, out: &Path) -> Result<()> {
+    let have = manifest.config.flatten()?;
+    let want = wanted.flatten()?;
+    if let Some((k, w)) = want.iter().find(|(k, w)| have.get(*k) != Some(*w)) {
+        let h = have.get(k).map(String::as_str).unwrap_or("(unset)");
+        return Err(usage(format!(
+            "{} was generated with {k} = {h}, not {w}: run `exanet generate` with the same \
+             --config/-P and --out {} first",
+            out.display(),
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Path of a manifest-relative file.
+pub fn path_in(out: &Path, rel: &str) -> PathBuf {
+    rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_prefers_exact_then_next_then_largest() {
+        assert_eq!(fit("k", 128, &[64, 128, 133]), (128, None));
+        let (v, n) = fit("k", 132, &[64, 128, 133]);
+        assert_eq!(v, 133);
+        assert!(n.unwrap().contains("1 spare"));
+        let (v, n) = fit("k", 260, &[64, 128, 133]);
+        assert_eq!(v, 133);
+        assert!(n.unwrap().contains("127 bits short"));
+    }
+
+    #[test]
+    fn point_text_follows_field_order() {
+        #[derive(Serialize)]
+        struct P {
+            width: u32,
+            depth: u32,
+            name: String,
+        }
+        let s = point_of(&P {
+            width: 8,
+            depth: 4,
+            name: "a".into(),
+        })
+        .unwrap();
+        assert_eq!(s, "width=8,depth=4,name=a");
+    }
+
+    #[test]
+    fn numbers_render_stably() {
+        assert_eq!(num(10.0), "10.0");
+        assert_eq!(num(156.25), "156.25");
+    }
+
+    #[test]
+    fn hex_digest_is_sha256() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

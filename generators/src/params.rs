@@ -1,0 +1,710 @@
+//! Elaboration: the one step that turns a user [`Config`] into checked,
+//! derived [`Params`]. Every rule on user input lives here; nothing
+//! downstream re-checks or panics on a config value.
+//!
+//! A violation is a [`RuleError`] naming the key, its value and the rule;
+//! [`crate::config::Loaded::elaborate`] prefixes it with the file position or
+//! `-P` flag that set the key.
+
+use crate::config::Config;
+use anyhow::Result;
+use exanet_sim::router::RouterParams as RouterModelParams;
+use exanet_sim::topology::Topology;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Bits per coordinate in the packet header (x, y, z are 4 bits each).
+pub const COORD_BITS: u32 = 4;
+/// Largest size of one dimension, from [`COORD_BITS`].
+pub const MAX_DIM: u32 = 1 << COORD_BITS;
+/// Flit widths the datapath supports.
+pub const FLIT_BITS: [u32; 3] = [64, 128, 256];
+/// Bits of a packet header (and of a footer).
+pub const HEADER_BITS: u32 = 128;
+/// Bits of the header covered by SECDED (128-bit header minus its 16-bit ECC).
+pub const HEADER_PROTECTED_BITS: u32 = 112;
+/// Flit sideband beside the data: head and tail flags (the VC index follows).
+pub const HEAD_TAIL_BITS: u32 = 2;
+
+/// A config value that breaks a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleError {
+    /// Key path, e.g. `router.vcs_per_class` or `topology.dims[2]`.
+    pub key: String,
+    /// The offending value, as TOML text.
+    pub value: String,
+    /// The rule, in words.
+    pub rule: String,
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} = {}: {}", self.key, self.value, self.rule)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+fn rule(
+    key: impl Into<String>,
+    value: impl fmt::Display,
+    rule: impl Into<String>,
+) -> anyhow::Error {
+    anyhow::Error::new(RuleError {
+        key: key.into(),
+        value: value.to_string(),
+        rule: rule.into(),
+    })
+}
+
+/// The checked configuration with every derived value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    /// Config name.
+    pub name: String,
+    /// Network shape.
+    pub topology: TopologyParams,
+    /// Packet and flit sizes.
+    pub packet: PacketParams,
+    /// Router sizes.
+    pub router: RouterParams,
+    /// Clock.
+    pub clock: ClockParams,
+    /// Link timing in clock cycles.
+    pub link: LinkParams,
+    /// Target device.
+    pub fpga: FpgaParams,
+    /// Remarks that are not errors (e.g. a buffer too small for full link rate).
+    pub notes: Vec<String>,
+}
+
+/// Derived topology values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TopologyParams {
+    /// Routers per dimension, `[x, y, z]`.
+    pub dims: [u32; 3],
+    /// Torus (true) or mesh per dimension.
+    pub wrap: [bool; 3],
+    /// Routing order as given (`"zyx"`).
+    pub dim_order: String,
+    /// Routing order as axis indices (x = 0, y = 1, z = 2), first routed first.
+    pub route_axes: [usize; 3],
+    /// Routers in the network.
+    pub nodes: u32,
+    /// Any dimension is a torus.
+    pub any_torus: bool,
+    /// Bits per coordinate in headers.
+    pub coord_bits: u32,
+    /// NI ports per router.
+    pub local_ports: u32,
+    /// Network ports per router: two per dimension larger than 1.
+    pub network_ports: u32,
+}
+
+/// Derived packet values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PacketParams {
+    /// Data bits per flit.
+    pub flit_bits: u32,
+    /// Largest payload, bytes.
+    pub max_payload_bytes: u32,
+    /// Flits of the 128-bit header, and of the footer (2 with 64-bit flits, else 1).
+    pub header_flits: u32,
+    /// Payload flits of the largest packet.
+    pub max_payload_flits: u32,
+    /// Header + payload + footer flits of the largest packet.
+    pub max_packet_flits: u32,
+    /// Header bits protected by SECDED.
+    pub header_protected_bits: u32,
+}
+
+/// Derived router values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RouterParams {
+    /// Ports: `x+ x- y+ y- z+ z-` of the dimensions larger than 1, then the local ports.
+    pub ports: u32,
+    /// Port names in port order (`x+`, `x-`, …, `l0`, …), as in `exanet_sim::topology`.
+    pub port_names: Vec<String>,
+    /// Priority classes.
+    pub classes: u32,
+    /// VCs per class.
+    pub vcs_per_class: u32,
+    /// VCs per port (classes × VCs per class).
+    pub vcs: u32,
+    /// Bits of a VC index.
+    pub vc_bits: u32,
+    /// Sideband bits beside the flit data: head, tail, VC index.
+    pub sideband_bits: u32,
+    /// Flit data + sideband: the width of a buffered flit.
+    pub flit_word_bits: u32,
+    /// Buffer per VC, flits.
+    pub buffer_flits: u32,
+    /// Bits of a credit count 0..=buffer_flits.
+    pub credit_bits: u32,
+}
+
+/// Derived clock values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockParams {
+    /// Frequency, MHz.
+    pub pl_mhz: f64,
+    /// Period, ns.
+    pub period_ns: f64,
+}
+
+/// Derived link values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkParams {
+    /// Data rate, Gb/s.
+    pub gbps: f64,
+    /// One-way latency, ns.
+    pub latency_ns: f64,
+    /// One-way latency in clock cycles, rounded up.
+    pub latency_cycles: u32,
+    /// Clock cycles to serialize one flit's data bits at the link rate.
+    pub cycles_per_flit: f64,
+    /// [`Self::cycles_per_flit`] rounded up: the link accepts one flit every this many cycles.
+    pub cycles_per_flit_ceil: u32,
+    /// Credit round trip (flit out + credit back), cycles.
+    pub credit_round_trip_cycles: u32,
+    /// Flits one VC must buffer to keep the link busy over a credit round trip.
+    pub full_rate_buffer_flits: u32,
+}
+
+/// Target device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FpgaParams {
+    /// Vivado part.
+    pub part: String,
+}
+
+/// Bits needed to number `n` things (at least 1).
+pub fn index_bits(n: u32) -> u32 {
+    (32 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// `x` rounded up, tolerant of floating-point noise (2.0000000001 → 2).
+fn ceil_u32(x: f64) -> u32 {
+    (x - 1e-9).ceil().max(0.0) as u32
+}
+
+/// Check every rule on `c` and derive [`Params`]; the first violation is a
+/// [`RuleError`].
+pub fn elaborate(c: &Config) -> Result<Params> {
+    let t = &c.topology;
+    if c.name.is_empty()
+        || !c
+            .name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || "_-.".contains(ch))
+    {
+        return Err(rule(
+            "name",
+            format!("{:?}", c.name),
+            "must be non-empty and use only letters, digits, `_`, `-`, `.`",
+        ));
+    }
+    let dims: [u32; 3] = t.dims.as_slice().try_into().map_err(|_| {
+        rule(
+            "topology.dims",
+            format!("{:?}", t.dims),
+            "must list exactly 3 sizes [x, y, z]",
+        )
+    })?;
+    let wrap: [bool; 3] = t.wrap.as_slice().try_into().map_err(|_| {
+        rule(
+            "topology.wrap",
+            format!("{:?}", t.wrap),
+            "must list exactly 3 flags [x, y, z]",
+        )
+    })?;
+    for (i, &d) in dims.iter().enumerate() {
+        if !(1..=MAX_DIM).contains(&d) {
+            return Err(rule(
+                format!("topology.dims[{i}]"),
+                d,
+                format!("each dimension must be 1..={MAX_DIM} ({COORD_BITS}-bit coordinates)"),
+            ));
+        }
+        if wrap[i] && d == 1 {
+            return Err(rule(
+                format!("topology.wrap[{i}]"),
+                true,
+                format!(
+                    "dimension {} has size 1 and so no links to wrap; set wrap[{i}] = false",
+                    AXES[i]
+                ),
+            ));
+        }
+    }
+    let route_axes = parse_dim_order(&t.dim_order)?;
+    if !(1..=4).contains(&t.local_ports) {
+        return Err(rule("topology.local_ports", t.local_ports, "must be 1..=4"));
+    }
+
+    let p = &c.packet;
+    if !FLIT_BITS.contains(&p.flit_bits) {
+        return Err(rule(
+            "packet.flit_bits",
+            p.flit_bits,
+            "must be one of 64, 128, 256",
+        ));
+    }
+    if !(1..=256).contains(&p.max_payload_bytes) || p.max_payload_bytes & 7 != 0 {
+        return Err(rule(
+            "packet.max_payload_bytes",
+            p.max_payload_bytes,
+            "must be 1..=256 and a multiple of 8",
+        ));
+    }
+    let header_flits = HEADER_BITS.div_ceil(p.flit_bits);
+    let max_payload_flits = (p.max_payload_bytes * 8).div_ceil(p.flit_bits);
+    let max_packet_flits = 2 * header_flits + max_payload_flits;
+
+    let r = &c.router;
+    if !(1..=2).contains(&r.classes) {
+        return Err(rule("router.classes", r.classes, "must be 1 or 2"));
+    }
+    if !(1..=8).contains(&r.vcs_per_class) {
+        return Err(rule(
+            "router.vcs_per_class",
+            r.vcs_per_class,
+            "must be 1..=8",
+        ));
+    }
+    if r.buffer_flits < max_packet_flits || r.buffer_flits > 1024 {
+        return Err(rule(
+            "router.buffer_flits",
+            r.buffer_flits,
+            format!(
+                "must hold one maximum packet under virtual cut-through: >= {max_packet_flits} \
+                 ({header_flits}-flit header + {max_payload_flits} payload flits of {} bits \
+                 + {header_flits}-flit footer), and <= 1024",
+                p.flit_bits
+            ),
+        ));
+    }
+
+    let pl_mhz = c.clock.pl_mhz;
+    if !(pl_mhz > 0.0 && pl_mhz <= 1000.0) {
+        return Err(rule("clock.pl_mhz", pl_mhz, "must be in (0, 1000]"));
+    }
+    let l = &c.link;
+    if !(l.gbps > 0.0 && l.gbps.is_finite()) {
+        return Err(rule("link.gbps", l.gbps, "must be a positive number"));
+    }
+    if !(l.latency_ns >= 0.0 && l.latency_ns.is_finite()) {
+        return Err(rule("link.latency_ns", l.latency_ns, "must be >= 0"));
+    }
+    check_part(&c.fpga.part)?;
+
+    let any_torus = wrap.iter().any(|&w| w);
+    // Port numbering is the golden model's (exanet_sim::topology): one truth
+    // for the router RTL, its model and the network simulator.
+    let topo = sim_topology(dims, wrap, t.local_ports)?;
+    let port_names: Vec<String> = (0..topo.num_ports()).map(|i| topo.port_name(i)).collect();
+    let vcs = r.classes * r.vcs_per_class;
+    let vc_bits = index_bits(vcs);
+    let sideband_bits = HEAD_TAIL_BITS + vc_bits;
+    let period_ns = 1000.0 / pl_mhz;
+    let latency_cycles = ceil_u32(l.latency_ns / period_ns);
+    let cycles_per_flit = f64::from(p.flit_bits) / l.gbps / period_ns;
+    let cycles_per_flit_ceil = ceil_u32(cycles_per_flit).max(1);
+    let credit_round_trip_cycles = 2 * latency_cycles + 2 * cycles_per_flit_ceil;
+    let full_rate_buffer_flits = credit_round_trip_cycles.div_ceil(cycles_per_flit_ceil);
+    let mut notes = Vec::new();
+    if r.buffer_flits < full_rate_buffer_flits {
+        notes.push(format!(
+            "router.buffer_flits = {} is below the {full_rate_buffer_flits} flits one VC needs \
+             to keep a link busy over its {credit_round_trip_cycles}-cycle credit round trip; \
+             a single VC will not reach the full link rate",
+            r.buffer_flits
+        ));
+    }
+
+    let params = Params {
+        name: c.name.clone(),
+        topology: TopologyParams {
+            dims,
+            wrap,
+            dim_order: t.dim_order.clone(),
+            route_axes,
+            nodes: dims.iter().product(),
+            any_torus,
+            coord_bits: COORD_BITS,
+            local_ports: t.local_ports,
+            network_ports: topo.num_dir_ports() as u32,
+        },
+        packet: PacketParams {
+            flit_bits: p.flit_bits,
+            max_payload_bytes: p.max_payload_bytes,
+            header_flits,
+            max_payload_flits,
+            max_packet_flits,
+            header_protected_bits: HEADER_PROTECTED_BITS,
+        },
+        router: RouterParams {
+            ports: port_names.len() as u32,
+            port_names,
+            classes: r.classes,
+            vcs_per_class: r.vcs_per_class,
+            vcs,
+            vc_bits,
+            sideband_bits,
+            flit_word_bits: p.flit_bits + sideband_bits,
+            buffer_flits: r.buffer_flits,
+            credit_bits: index_bits(r.buffer_flits + 1),
+        },
+        clock: ClockParams { pl_mhz, period_ns },
+        link: LinkParams {
+            gbps: l.gbps,
+            latency_ns: l.latency_ns,
+            latency_cycles,
+            cycles_per_flit,
+            cycles_per_flit_ceil,
+            credit_round_trip_cycles,
+            full_rate_buffer_flits,
+        },
+        fpga: FpgaParams {
+            part: c.fpga.part.clone(),
+        },
+        notes,
+    };
+    check_deadlock_freedom(&params)?;
+    Ok(params)
+}
+
+const AXES: [char; 3] = ['x', 'y', 'z'];
+
+fn parse_dim_order(s: &str) -> Result<[usize; 3]> {
+    let bad = || {
+        rule(
+            "topology.dim_order",
+            format!("{s:?}"),
+            "must be a permutation of x, y, z such as \"zyx\" (first letter routed first)",
+        )
+    };
+    let mut axes = [0usize; 3];
+    let mut seen = [false; 3];
+    if s.chars().count() != 3 {
+        return Err(bad());
+    }
+    for (i, ch) in s.chars().enumerate() {
+        let a = AXES.iter().position(|&x| x == ch).ok_or_else(bad)?;
+        if seen[a] {
+            return Err(bad());
+        }
+        seen[a] = true;
+        axes[i] = a;
+    }
+    Ok(axes)
+}
+
+/// The resource tables and XDC assume a ZU9EG: `xczu9eg-<package>-<speed>-<temp>`.
+fn check_part(part: &str) -> Result<()> {
+    let fields: Vec<&str> = part.split('-').collect();
+    let ok = fields.len() == 4
+        && fields[0] == "xczu9eg"
+        && fields[1..]
+            .iter()
+            .all(|f| !f.is_empty() && f.chars().all(|c| c.is_ascii_alphanumeric()));
+    if ok {
+        Ok(())
+    } else {
+        Err(rule(
+            "fpga.part",
+            format!("{part:?}"),
+            "must be a ZU9EG part `xczu9eg-<package>-<speed>-<temp>`, e.g. \"xczu9eg-ffvb1156-2-e\"",
+        ))
+    }
+}
+
+fn sim_topology(dims: [u32; 3], wrap: [bool; 3], local_ports: u32) -> Result<Topology> {
+    Topology::new(dims.map(|d| d as usize), wrap, local_ports as usize)
+        .map_err(|e| rule("topology", format!("{dims:?}"), format!("{e:#}")))
+}
+
+impl Params {
+    /// The golden router model's parameters for this config (also what the
+    /// deadlock check and the network simulator use).
+    pub fn router_model(&self) -> Result<RouterModelParams> {
+        let t = &self.topology;
+        let rp = RouterModelParams {
+            topology: sim_topology(t.dims, t.wrap, t.local_ports)?,
+            dim_order: t.route_axes,
+            classes: self.router.classes as usize,
+            vcs_per_class: self.router.vcs_per_class as usize,
+            buffer_flits: self.router.buffer_flits as usize,
+            flit_bits: self.packet.flit_bits as usize,
+            max_packet_flits: self.packet.max_packet_flits as usize,
+        };
+        rp.validate()
+            .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
+        Ok(rp)
+    }
+}
+
+/// Deadlock freedom of the routing on this topology.
+///
+/// First the dateline rule, for its plain message: a torus ring under
+/// dimension-order routing has a cyclic channel dependency unless packets
+/// switch VC at the wrap link, which needs at least 2 VCs per class. Then the
+/// full channel-dependency-graph check of the golden router's own route
+/// compute (`exanet_sim::deadlock`), which covers every other way a config
+/// could deadlock.
+fn check_deadlock_freedom(p: &Params) -> Result<()> {
+    if p.topology.any_torus && p.router.vcs_per_class < 2 {
+        let torus: Vec<String> = (0..3)
+            .filter(|&i| p.topology.wrap[i])
+            .map(|i| AXES[i].to_string())
+            .collect();
+        return Err(rule(
+            "router.vcs_per_class",
+            p.router.vcs_per_class,
+            format!(
+                "must be >= 2 because dimension(s) {} are a torus (wrap = true): \
+                 dateline deadlock avoidance needs 2 VCs per class",
+                torus.join(", ")
+            ),
+        ));
+    }
+    let rp = p.router_model()?;
+    if let Some(cycle) = exanet_sim::deadlock::find_cycle(&rp) {
+        const SHOWN: usize = 6;
+        let mut path: Vec<String> = cycle.iter().take(SHOWN).map(|c| c.to_string()).collect();
+        if cycle.len() > SHOWN {
+            path.push(format!("... ({} more)", cycle.len() - SHOWN));
+        }
+        return Err(rule(
+            "router.vcs_per_class",
+            p.router.vcs_per_class,
+            format!(
+                "routing can deadlock with this topology, dim_order and VC count: cyclic \
+                 channel dependency through {} channels: {}",
+                cycle.len(),
+                path.join(" -> ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(f: impl FnOnce(&mut Config)) -> Result<Params> {
+        let mut c = Config::default();
+        f(&mut c);
+        elaborate(&c)
+    }
+
+    fn rule_of(r: Result<Params>) -> RuleError {
+        r.unwrap_err().downcast::<RuleError>().unwrap()
+    }
+
+    #[test]
+    fn default_derives_exanest_values() {
+        let p = elaborate(&Config::default()).unwrap();
+        assert_eq!(p.topology.nodes, 128);
+        assert_eq!(p.topology.route_axes, [2, 1, 0]);
+        assert_eq!(p.router.ports, 7);
+        assert_eq!(p.router.port_names[0], "x+");
+        assert_eq!(p.router.port_names[5], "z-");
+        assert_eq!(p.router.port_names[6], "l0");
+        assert_eq!(p.packet.header_flits, 1);
+        assert_eq!(p.packet.max_payload_flits, 16);
+        assert_eq!(p.packet.max_packet_flits, 18);
+        assert_eq!(p.router.vcs, 4);
+        assert_eq!(p.router.vc_bits, 2);
+        assert_eq!(p.router.flit_word_bits, 132);
+        assert_eq!(p.router.credit_bits, 6);
+        assert!((p.clock.period_ns - 6.4).abs() < 1e-12);
+        assert_eq!(p.link.latency_cycles, 16); // 100 ns / 6.4 ns = 15.6
+        assert_eq!(p.link.cycles_per_flit_ceil, 2); // 128 b / 10 Gb/s = 12.8 ns
+        assert_eq!(p.link.credit_round_trip_cycles, 36);
+        assert_eq!(p.link.full_rate_buffer_flits, 18);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+    }
+
+    #[test]
+    fn each_rule_names_key_value_and_rule() {
+        type Case = (Box<dyn FnOnce(&mut Config)>, &'static str, &'static str);
+        let cases: Vec<Case> = vec![
+            (
+                Box::new(|c| c.topology.dims = vec![17, 4, 4]),
+                "topology.dims[0]",
+                "1..=16",
+            ),
+            (
+                Box::new(|c| c.topology.dims = vec![0, 4, 4]),
+                "topology.dims[0]",
+                "1..=16",
+            ),
+            (
+                Box::new(|c| c.topology.dims = vec![4, 4]),
+                "topology.dims",
+                "exactly 3",
+            ),
+            (
+                Box::new(|c| c.topology.dims = vec![4, 4, 1]),
+                "topology.wrap[2]",
+                "size 1",
+            ),
+            (
+                Box::new(|c| c.topology.dim_order = "zzx".into()),
+                "topology.dim_order",
+                "permutation",
+            ),
+            (
+                Box::new(|c| c.topology.dim_order = "xy".into()),
+                "topology.dim_order",
+                "permutation",
+            ),
+            (
+                Box::new(|c| c.topology.local_ports = 5),
+                "topology.local_ports",
+                "1..=4",
+            ),
+            (
+                Box::new(|c| c.packet.flit_bits = 100),
+                "packet.flit_bits",
+                "64, 128, 256",
+            ),
+            (
+                Box::new(|c| c.packet.max_payload_bytes = 260),
+                "packet.max_payload_bytes",
+                "1..=256",
+            ),
+            (
+                Box::new(|c| c.packet.max_payload_bytes = 12),
+                "packet.max_payload_bytes",
+                "multiple of 8",
+            ),
+            (
+                Box::new(|c| c.router.classes = 3),
+                "router.classes",
+                "1 or 2",
+            ),
+            (
+                Box::new(|c| c.router.vcs_per_class = 9),
+                "router.vcs_per_class",
+                "1..=8",
+            ),
+            (
+                Box::new(|c| c.router.vcs_per_class = 1),
+                "router.vcs_per_class",
+                "torus",
+            ),
+            (
+                Box::new(|c| c.router.buffer_flits = 17),
+                "router.buffer_flits",
+                ">= 18",
+            ),
+            (
+                Box::new(|c| c.clock.pl_mhz = 0.0),
+                "clock.pl_mhz",
+                "(0, 1000]",
+            ),
+            (
+                Box::new(|c| c.clock.pl_mhz = 1000.5),
+                "clock.pl_mhz",
+                "(0, 1000]",
+            ),
+            (
+                Box::new(|c| c.clock.pl_mhz = f64::NAN),
+                "clock.pl_mhz",
+                "(0, 1000]",
+            ),
+            (Box::new(|c| c.link.gbps = 0.0), "link.gbps", "positive"),
+            (
+                Box::new(|c| c.link.latency_ns = -1.0),
+                "link.latency_ns",
+                ">= 0",
+            ),
+            (
+                Box::new(|c| c.fpga.part = "xczu7ev-ffvc1156-2-e".into()),
+                "fpga.part",
+                "ZU9EG",
+            ),
+            (
+                Box::new(|c| c.fpga.part = "xczu9eg".into()),
+                "fpga.part",
+                "ZU9EG",
+            ),
+            (Box::new(|c| c.name = "a b".into()), "name", "letters"),
+        ];
+        for (f, key, words) in cases {
+            let r = rule_of(with(f));
+            assert_eq!(r.key, key, "{r}");
+            assert!(r.rule.contains(words), "{r}");
+            assert!(!r.value.is_empty());
+        }
+    }
+
+    #[test]
+    fn mesh_and_small_configs_elaborate() {
+        let p = with(|c| {
+            c.topology.dims = vec![4, 4, 1];
+            c.topology.wrap = vec![false, false, false];
+            c.router.vcs_per_class = 1;
+        })
+        .unwrap();
+        assert_eq!(p.router.ports, 5);
+        assert_eq!(p.topology.network_ports, 4);
+        assert_eq!(p.router.vc_bits, 1);
+        let p = with(|c| {
+            c.packet.flit_bits = 64;
+            c.packet.max_payload_bytes = 8;
+            c.router.buffer_flits = 5;
+        })
+        .unwrap();
+        // The 128-bit header and footer take two 64-bit flits each.
+        assert_eq!(p.packet.header_flits, 2);
+        assert_eq!(p.packet.max_packet_flits, 5);
+        assert_eq!(
+            p.packet.max_packet_flits as usize,
+            p.router_model().unwrap().packet_flits(8),
+            "same packet length as the golden router"
+        );
+        assert!(
+            p.notes[0].contains("router.buffer_flits = 5"),
+            "{:?}",
+            p.notes
+        );
+        let r = rule_of(with(|c| {
+            c.packet.flit_bits = 64;
+            c.packet.max_payload_bytes = 8;
+            c.router.buffer_flits = 4;
+        }));
+        assert!(r.rule.contains(">= 5 (2-flit header"), "{r}");
+    }
+
+    #[test]
+    fn deadlock_check_uses_the_golden_routers_channel_graph() {
+        let p = elaborate(&Config::default()).unwrap();
+        let mut rp = p.router_model().unwrap();
+        assert_eq!(rp.packet_flits(256), 18);
+        assert!(exanet_sim::deadlock::find_cycle(&rp).is_none());
+        // What the dateline rule stops early, the full check would also find.
+        rp.vcs_per_class = 1;
+        assert!(exanet_sim::deadlock::find_cycle(&rp).is_some());
+        // A mesh needs one VC per class.
+        let p = with(|c| {
+            c.topology.wrap = vec![false, false, false];
+            c.router.vcs_per_class = 1;
+        })
+        .unwrap();
+        assert!(exanet_sim::deadlock::find_cycle(&p.router_model().unwrap()).is_none());
+    }
+
+    #[test]
+    fn index_bits_is_ceil_log2_at_least_one() {
+        assert_eq!(index_bits(1), 1);
+        assert_eq!(index_bits(2), 1);
+        assert_eq!(index_bits(3), 2);
+        assert_eq!(index_bits(4), 2);
+        assert_eq!(index_bits(5), 3);
+        assert_eq!(index_bits(33), 6);
+    }
+}

@@ -1,0 +1,677 @@
+//! The `exanet` binary end to end: config errors, overrides, generation,
+//! manifest, golden templates, lint, synth and co-simulation.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// Verilator model cache shared with the other tests of the workspace.
+fn model_cache() -> PathBuf {
+    Path::new(EXE)
+        .parent()
+        .and_then(Path::parent)
+        .expect("binary lives in target/<profile>/")
+        .join("exanet-cache")
+}
+
+fn exanet(args: &[&str], cwd: &Path) -> Run {
+    let o = Command::new(EXE)
+        .args(args)
+        .current_dir(cwd)
+        .env("EXANET_CACHE", model_cache())
+        .output()
+        .expect("running exanet");
+    Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A config error: exit 2, exactly one stderr line starting `error:`.
+fn assert_one_line_usage_error(r: &Run) -> String {
+    assert_eq!(r.code, 2, "exit code; output:\n{}", r.all());
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "stderr must be one line:\n{}", r.stderr);
+    assert!(lines[0].starts_with("error: "), "{}", lines[0]);
+    lines[0].to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn tool_missing(tool: &str, arg: &str) -> bool {
+    let missing = Command::new(tool).arg(arg).output().is_err();
+    if missing {
+        println!("ignored: {tool} not installed");
+    }
+    missing
+}
+
+/// Every file under `dir` (relative path → bytes), skipping `skip` folders.
+fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    fn rec(base: &Path, dir: &Path, skip: &[&str], out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if skip.iter().any(|s| rel == *s) {
+                continue;
+            }
+            if p.is_dir() {
+                rec(base, &p, skip, out);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    rec(dir, dir, skip, &mut out);
+    out
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn typo_key_names_file_line_column_and_valid_keys() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "x.toml",
+        "name = \"t\"\n\n[router]\nvcs_per_clas = 3\n",
+    );
+    let r = exanet(&["generate", "--config", "x.toml", "--out", "o"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert_eq!(
+        line,
+        "error: x.toml:4:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits"
+    );
+    assert!(
+        !d.path().join("o").exists(),
+        "nothing is generated on error"
+    );
+}
+
+#[test]
+fn wrong_type_names_key_at_the_value() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "x.toml", "[packet]\nflit_bits = \"wide\"\n");
+    let r = exanet(&["config", "--config", "x.toml"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("x.toml:2:13: key `packet.flit_bits`: expected an integer, found a string"),
+        "{line}"
+    );
+}
+
+#[test]
+fn syntax_error_is_one_line_with_position() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "x.toml", "[router\nclasses = 1\n");
+    let r = exanet(&["config", "--config", "x.toml"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("x.toml:1:8: TOML syntax error"), "{line}");
+}
+
+#[test]
+fn illegal_values_name_key_value_rule_and_position() {
+    let d = tempfile::tempdir().unwrap();
+    // A torus with one VC per class deadlocks: rejected at the line that set it.
+    write(d.path(), "t.toml", "[router]\nvcs_per_class = 1\n");
+    let r = exanet(&["generate", "--config", "t.toml", "--out", "o"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.starts_with("error: t.toml:2:17: router.vcs_per_class = 1: must be >= 2"),
+        "{line}"
+    );
+    assert!(line.contains("torus"), "{line}");
+
+    write(d.path(), "f.toml", "[packet]\nflit_bits = 100\n");
+    let r = exanet(&["generate", "--config", "f.toml", "--out", "o"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert_eq!(
+        line,
+        "error: f.toml:2:13: packet.flit_bits = 100: must be one of 64, 128, 256"
+    );
+
+    // The same rules through -P name the flag.
+    let r = exanet(&["config", "-P", "packet.flit_bits=100"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert_eq!(
+        line,
+        "error: -P packet.flit_bits=100: packet.flit_bits = 100: must be one of 64, 128, 256"
+    );
+    let r = exanet(&["config", "-P", "router.buffer_flits=8"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("router.buffer_flits = 8: must hold one maximum packet"),
+        "{line}"
+    );
+    assert!(!d.path().join("o").exists());
+}
+
+#[test]
+fn overrides_apply_and_bad_keys_are_rejected() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(
+        &[
+            "config",
+            "-P",
+            "router.vcs_per_class=4",
+            "-P",
+            "topology.dims=[4,4,1]",
+            "-P",
+            "topology.wrap=[true,true,false]",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("vcs_per_class = 4"), "{}", r.stdout);
+    assert!(r.stdout.contains("dims = [4, 4, 1]"), "{}", r.stdout);
+
+    // Derived values follow the overrides: 4x4x1 has 4 network ports + 1 local.
+    let r = exanet(
+        &[
+            "config",
+            "--derived",
+            "-P",
+            "topology.dims=[4,4,1]",
+            "-P",
+            "topology.wrap=[true,true,false]",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["router"]["ports"], 5);
+    assert_eq!(v["topology"]["nodes"], 16);
+
+    // -P wins over the file.
+    write(d.path(), "x.toml", "[router]\nbuffer_flits = 40\n");
+    let r = exanet(
+        &[
+            "config",
+            "--config",
+            "x.toml",
+            "-P",
+            "router.buffer_flits=48",
+        ],
+        d.path(),
+    );
+    assert!(r.stdout.contains("buffer_flits = 48"), "{}", r.all());
+
+    let r = exanet(&["config", "-P", "router.vcs=4"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert_eq!(
+        line,
+        "error: -P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits"
+    );
+    let r = exanet(
+        &["generate", "-P", "routr.classes=1", "--out", "o"],
+        d.path(),
+    );
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("unknown key `routr` in the top level; expected one of name, topology"),
+        "{line}"
+    );
+}
+
+#[test]
+fn shipped_configs_all_elaborate() {
+    let dir = repo().join("configs");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("toml") {
+            continue;
+        }
+        let r = exanet(
+            &["config", "--derived", "--config", p.to_str().unwrap()],
+            &dir,
+        );
+        assert_eq!(r.code, 0, "{}: {}", p.display(), r.all());
+        n += 1;
+    }
+    assert!(
+        n >= 3,
+        "expected the default and at least two small configs, found {n}"
+    );
+}
+
+#[test]
+fn generate_is_deterministic_and_manifest_hashes_every_file() {
+    let d = tempfile::tempdir().unwrap();
+    let r1 = exanet(&["generate", "--out", "a"], d.path());
+    assert_eq!(r1.code, 0, "{}", r1.all());
+    let r2 = exanet(&["generate", "--out", "b"], d.path());
+    assert_eq!(r2.code, 0, "{}", r2.all());
+    let a = tree(&d.path().join("a"), &[]);
+    let b = tree(&d.path().join("b"), &[]);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(v == &b[k], "{k} differs between two runs");
+    }
+    // Regenerating in place changes nothing.
+    let r3 = exanet(&["generate", "--out", "a"], d.path());
+    assert!(r3.stdout.contains("(0 changed)"), "{}", r3.stdout);
+
+    let m: serde_json::Value = serde_json::from_slice(&a["manifest.json"]).unwrap();
+    let files = m["files"].as_array().unwrap();
+    let listed: BTreeMap<String, (String, u64)> = files
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                (
+                    f["sha256"].as_str().unwrap().to_string(),
+                    f["bytes"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    let mut on_disk = a.clone();
+    on_disk.remove("manifest.json");
+    assert_eq!(
+        listed.keys().collect::<Vec<_>>(),
+        on_disk.keys().collect::<Vec<_>>(),
+        "manifest lists exactly the generated files"
+    );
+    for (path, bytes) in &on_disk {
+        assert_eq!(listed[path].0, sha256_hex(bytes), "sha256 of {path}");
+        assert_eq!(listed[path].1, bytes.len() as u64, "size of {path}");
+    }
+    for want in [
+        "rtl/exanet_waivers.vlt",
+        "constraints/exanet.xdc",
+        "vivado/build.tcl",
+    ] {
+        assert!(listed.contains_key(want), "{want} missing");
+    }
+    // Config, derived params, tops (each with its files) and tool versions.
+    assert_eq!(m["config"]["name"], "exanest-8x4x4");
+    assert_eq!(m["params"]["packet"]["max_packet_flits"], 18);
+    let tops = m["tops"].as_array().unwrap();
+    assert!(tops.iter().any(|t| t["block"] == "fifo"));
+    for t in tops {
+        let top = t["top"].as_str().unwrap();
+        let files: Vec<&str> = t["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        assert_eq!(files.last().copied(), Some(format!("rtl/{top}.v").as_str()));
+        for f in files {
+            assert!(listed.contains_key(f), "{f} of {top} not listed");
+        }
+    }
+    for tool in ["exanet", "verilator", "yosys"] {
+        assert!(m["tools"][tool].is_string(), "tools.{tool}");
+    }
+    // No timestamps anywhere.
+    let text = String::from_utf8_lossy(&a["manifest.json"]).into_owned();
+    assert!(!text.contains("time"), "manifest must not carry timestamps");
+}
+
+#[test]
+fn regenerate_removes_stale_rtl() {
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let old = d.path().join("o/rtl/exanet_credit_counter_m32_n18.v");
+    assert!(old.exists());
+    let r = exanet(
+        &["generate", "--out", "o", "-P", "router.buffer_flits=64"],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(!old.exists(), "stale top left behind");
+    assert!(d
+        .path()
+        .join("o/rtl/exanet_credit_counter_m64_n18.v")
+        .exists());
+    assert!(
+        r.stdout
+            .contains("removed stale rtl/exanet_credit_counter_m32_n18.v"),
+        "{}",
+        r.stdout
+    );
+    // lint/synth refuse a folder generated from another config.
+    let r = exanet(
+        &["lint", "--out", "o", "-P", "router.buffer_flits=32"],
+        d.path(),
+    );
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("router.buffer_flits = 64, not 32"), "{line}");
+}
+
+/// Compare with `tests/golden/NAME`; `EXANET_BLESS=1` rewrites the golden file.
+fn golden(name: &str, actual: &[u8]) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("EXANET_BLESS").is_some() {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read(&p)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with EXANET_BLESS=1 to create)", p.display()));
+    assert!(
+        want == actual,
+        "{name} differs from {} (EXANET_BLESS=1 to accept):\n{}",
+        p.display(),
+        String::from_utf8_lossy(actual)
+    );
+}
+
+#[test]
+fn xdc_and_tcl_match_golden_files() {
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    golden(
+        "exanest-8x4x4.xdc",
+        &std::fs::read(d.path().join("o/constraints/exanet.xdc")).unwrap(),
+    );
+    golden(
+        "exanest-8x4x4.tcl",
+        &std::fs::read(d.path().join("o/vivado/build.tcl")).unwrap(),
+    );
+    let small = repo().join("configs/small-4x2x2.toml");
+    let r = exanet(
+        &[
+            "generate",
+            "--config",
+            small.to_str().unwrap(),
+            "-P",
+            "clock.pl_mhz=250",
+            "--out",
+            "s",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    golden(
+        "small-4x2x2-250mhz.xdc",
+        &std::fs::read(d.path().join("s/constraints/exanet.xdc")).unwrap(),
+    );
+}
+
+#[test]
+fn lint_without_manifest_says_to_generate() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(&["lint", "--out", "nothing"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("run `exanet generate --out nothing` first"),
+        "{line}"
+    );
+}
+
+#[test]
+fn generate_then_lint_default_is_clean() {
+    if tool_missing("verilator", "--version") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let r = exanet(&["lint", "--out", "o"], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains("with warnings") && r.stdout.contains(", 0 with warnings"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("ok    exanet_fifo_"), "{}", r.stdout);
+
+    // A warning makes lint fail: an unused, width-mismatched signal in the fifo top.
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
+    let top = m["tops"][0]["top"].as_str().unwrap().to_string();
+    let f = d.path().join(format!("o/rtl/{top}.v"));
+    let text = std::fs::read_to_string(&f).unwrap();
+    let broken = text.replacen(");", ");\n    wire [3:0] exanet_unused_probe = 8'hff;", 1);
+    std::fs::write(&f, broken).unwrap();
+    let r = exanet(&["lint", "--out", "o"], d.path());
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.contains(&format!("FAIL  {top}")), "{}", r.stdout);
+    assert!(r.stdout.contains("%Warning"), "{}", r.stdout);
+}
+
+#[test]
+fn synth_fifo_reports_resources() {
+    if tool_missing("yosys", "-V") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let r = exanet(
+        &[
+            "synth",
+            "--out",
+            "o",
+            "--block",
+            "fifo",
+            "--json",
+            "fifo.json",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    for col in ["LUT", "FF", "LUTRAM", "BRAM36", "DSP", "exanet_fifo_"] {
+        assert!(r.stdout.contains(col), "{col} missing:\n{}", r.stdout);
+    }
+    assert!(r.stdout.contains("by Yosys"), "{}", r.stdout);
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("fifo.json")).unwrap()).unwrap();
+    let fifo = &v[0];
+    assert_eq!(fifo["block"], "fifo");
+    // A 32-deep FIFO of 132-bit words lives in LUTRAM, with pointers in FFs.
+    assert!(fifo["lutram_cells"].as_u64().unwrap() > 0, "{fifo}");
+    assert!(fifo["ff"].as_u64().unwrap() >= 10, "{fifo}");
+    assert!(fifo["lut"].as_u64().unwrap() > 0, "{fifo}");
+    assert_eq!(fifo["bram36"], 0.0);
+    assert_eq!(v.as_array().unwrap().len(), 1, "--block filters");
+    // Second run: from the cache, same numbers.
+    let r2 = exanet(&["synth", "--out", "o", "--block", "fifo"], d.path());
+    assert!(r2.stdout.contains("1 of 1 from"), "{}", r2.stdout);
+    let row = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("exanet_fifo_"))
+            .map(str::to_string)
+    };
+    assert_eq!(row(&r.stdout), row(&r2.stdout));
+    let r3 = exanet(&["synth", "--out", "o", "--block", "nosuch"], d.path());
+    let line = assert_one_line_usage_error(&r3);
+    assert!(line.contains("generated blocks: fifo"), "{line}");
+}
+
+#[test]
+fn blocks_are_listed() {
+    let d = tempfile::tempdir().unwrap();
+    for args in [&["blocks"][..], &["cosim", "--list"][..]] {
+        let r = exanet(args, d.path());
+        assert_eq!(r.code, 0, "{}", r.all());
+        for b in ["fifo", "arbiter", "credit_counter", "crc32", "secded"] {
+            assert!(
+                r.stdout.lines().any(|l| l.starts_with(b)),
+                "{b}:\n{}",
+                r.stdout
+            );
+        }
+    }
+    let r = exanet(&["cosim", "nosuch"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("known blocks: fifo"), "{line}");
+    let r = exanet(&["cosim", "fifo", "--point", "width=8,bogus=1"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("bogus"), "{line}");
+}
+
+#[test]
+fn help_explains_every_subcommand() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(&["--help"], d.path());
+    assert_eq!(r.code, 0);
+    for w in [
+        "generate",
+        "lint",
+        "synth",
+        "cosim",
+        "blocks",
+        "config",
+        "-P",
+        "Exit codes",
+    ] {
+        assert!(
+            r.stdout.contains(w),
+            "{w} missing from --help:\n{}",
+            r.stdout
+        );
+    }
+    for sub in ["generate", "lint", "synth", "cosim", "config"] {
+        let r = exanet(&[sub, "--help"], d.path());
+        assert_eq!(r.code, 0);
+        assert!(
+            r.stdout.contains("Example"),
+            "`exanet {sub} --help` has no example"
+        );
+    }
+    let r = exanet(&["generate", "--bogus"], d.path());
+    assert_eq!(r.code, 2, "clap usage errors exit 2");
+}
+
+/// THE FAILURE TEST: an RTL bug (the FIFO's memory drops some writes) must be
+/// caught by `exanet cosim`, with the cycle and a waveform that exists.
+#[test]
+fn cosim_catches_a_fifo_that_drops_a_word() {
+    if tool_missing("verilator", "--version") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
+    let fifo = m["tops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["block"] == "fifo")
+        .expect("a fifo top");
+    let point = fifo["point"].as_str().unwrap().to_string();
+
+    // Copy the fifo's files, then break its memory: a write to slot 3 whose
+    // data has bit 0 set is silently dropped.
+    let copy = d.path().join("broken");
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut edited = false;
+    for f in fifo["files"].as_array().unwrap() {
+        let rel = f.as_str().unwrap();
+        let text = std::fs::read_to_string(d.path().join("o").join(rel)).unwrap();
+        let name = Path::new(rel).file_name().unwrap();
+        let new = if text.contains("if (write_enable)") {
+            edited = true;
+            text.replace(
+                "if (write_enable)",
+                "if (write_enable && !(write_address == 'd3 && write_data[0]))",
+            )
+        } else {
+            text
+        };
+        std::fs::write(copy.join(name), new).unwrap();
+    }
+    assert!(edited, "the fifo RTL has no `if (write_enable)` to break");
+
+    // The intact RTL passes the same run first (so the failure below is the bug).
+    let waves = d.path().join("waves");
+    let ok = exanet(
+        &[
+            "cosim",
+            "fifo",
+            "--point",
+            &point,
+            "--rtl",
+            "o/rtl",
+            "--cycles",
+            "100000",
+            "--fail-dir",
+            waves.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(ok.code, 0, "{}", ok.all());
+    assert!(ok.stdout.contains("mismatches=0"), "{}", ok.stdout);
+
+    let r = exanet(
+        &[
+            "cosim",
+            "fifo",
+            "--point",
+            &point,
+            "--rtl",
+            "broken",
+            "--cycles",
+            "100000",
+            "--fail-dir",
+            waves.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 1, "a mismatch exits 1:\n{}", r.all());
+    assert!(r.stdout.contains("MISMATCH fifo"), "{}", r.stdout);
+    let field = |name: &str| -> String {
+        r.stdout
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(&format!("{name}:"))
+                    .map(|v| v.trim().to_string())
+            })
+            .unwrap_or_else(|| panic!("no `{name}:` line in:\n{}", r.stdout))
+    };
+    let cycle: u64 = field("cycle").parse().expect("cycle is a number");
+    assert!(cycle < 100_000);
+    assert_eq!(field("port"), "dout", "a dropped word shows first at dout");
+    assert_eq!(field("seed"), "1");
+    let wave = PathBuf::from(field("waveform"));
+    let wave = if wave.is_absolute() {
+        wave
+    } else {
+        d.path().join(wave)
+    };
+    let meta = std::fs::metadata(&wave).unwrap_or_else(|e| panic!("{}: {e}", wave.display()));
+    assert!(meta.len() > 0, "empty waveform");
+    let vcd = std::fs::read_to_string(&wave).unwrap();
+    assert!(vcd.contains("$enddefinitions"), "not a VCD");
+    assert!(r.stdout.contains("1 failed"), "{}", r.stdout);
+}

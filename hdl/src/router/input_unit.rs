@@ -1,0 +1,287 @@
+//! `input_unit`: one input port of the router: its VCs (`input_vc`), the
+//! input arbitration among them, the credit returned upstream and the
+//! port's drop and error counters.
+//!
+//! Purpose: steps 2 and the input half of step 4 of the golden model's cycle
+//! (`exanet_sim::router`, module doc): among the VCs that request, those of
+//! class 1 if any, else class 0, round-robin per class; the chosen request
+//! goes to the output arbiters (a forward) or is granted at once (a drop).
+//!
+//! Ports:
+//! - `clock`; `reset` (synchronous);
+//! - `in_valid`, `in_data` (W b), `in_head`, `in_tail`, `in_vc` (4 b): the
+//!   flit arriving from upstream; discarded and counted in `flit_errors` when
+//!   `in_vc >= N` or that VC's buffer holds `buffer_flits` flits;
+//! - `node_x`, `node_y`, `node_z`; `has_credit`, `can_start` (to the VCs);
+//! - `grants` (16 b): bit p set when some output arbiter granted input port p;
+//! - `req_mat`, `req_mat1` (256 b): the forward request of this port, as bit
+//!   `16*out_port + this_port` (all requests / class-1 requests), so the
+//!   router ORs every port's vector and each output slices its 16 bits;
+//! - `flit` (W b), `head`, `tail`, `out_vc` (4 b): the chosen VC's front flit
+//!   and its output VC (to the crossbar);
+//! - `credit_out_valid`, `credit_out_vc` (4 b): registered, one credit upstream
+//!   for each flit that left a buffer at the previous edge;
+//! - `dropped_packets`, `flit_errors` (32 b): wrapping counters.
+//!
+//! Latency: requests combinational from registered state; the credit for a
+//! flit leaving at the edge ending cycle t is on `credit_out_*` during t+1.
+//!
+//! Parameters: `W`, `A`, `C` as in `input_vc`; at run time the port number,
+//! the number of VCs `N` and VCs per class (which VCs are class 1).
+
+use super::allocator::ClassArbiter;
+use super::input_vc::InputVc;
+use exanet_sim::router::RouterParams;
+use rust_hdl::prelude::*;
+
+/// One input port: VCs, input arbitration, credit return, counters.
+#[derive(LogicBlock)]
+pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub reset: Signal<In, bool>,
+    /// A flit arrives.
+    pub in_valid: Signal<In, bool>,
+    /// Its data.
+    pub in_data: Signal<In, Bits<W>>,
+    /// It is a head.
+    pub in_head: Signal<In, bool>,
+    /// It is a tail.
+    pub in_tail: Signal<In, bool>,
+    /// Its VC.
+    pub in_vc: Signal<In, Bits<4>>,
+    /// This router's x coordinate.
+    pub node_x: Signal<In, Bits<4>>,
+    /// This router's y coordinate.
+    pub node_y: Signal<In, Bits<4>>,
+    /// This router's z coordinate.
+    pub node_z: Signal<In, Bits<4>>,
+    /// Output VCs with a credit (bit `16*port + vc`).
+    pub has_credit: Signal<In, Bits<256>>,
+    /// Output VCs a head may take.
+    pub can_start: Signal<In, Bits<256>>,
+    /// Input ports granted by some output.
+    pub grants: Signal<In, Bits<16>>,
+    /// Forward request, bit `16*out_port + in_port`.
+    pub req_mat: Signal<Out, Bits<256>>,
+    /// The same when the request is class 1.
+    pub req_mat1: Signal<Out, Bits<256>>,
+    /// The chosen VC's front flit data.
+    pub flit: Signal<Out, Bits<W>>,
+    /// It is a head.
+    pub head: Signal<Out, bool>,
+    /// It is a tail.
+    pub tail: Signal<Out, bool>,
+    /// Its output VC.
+    pub out_vc: Signal<Out, Bits<4>>,
+    /// A credit goes upstream this cycle.
+    pub credit_out_valid: Signal<Out, bool>,
+    /// Its VC.
+    pub credit_out_vc: Signal<Out, Bits<4>>,
+    /// Bad packets dropped.
+    pub dropped_packets: Signal<Out, Bits<32>>,
+    /// Flits discarded on arrival.
+    pub flit_errors: Signal<Out, Bits<32>>,
+    vcs: Vec<InputVc<W, A, C>>,
+    arb: ClassArbiter,
+    credit_valid: DFF<bool>,
+    credit_vc: DFF<Bits<4>>,
+    dropped: DFF<Bits<32>>,
+    errors: DFF<Bits<32>>,
+    /// Prefix chain of the VCs' requests; element N is the request vector.
+    requests: Vec<Signal<Local, Bits<16>>>,
+    chosen_fwd: Signal<Local, bool>,
+    chosen_new_drop: Signal<Local, bool>,
+    chosen_ovc: Signal<Local, Bits<8>>,
+    fwd: Signal<Local, bool>,
+    drop: Signal<Local, bool>,
+    granted: Signal<Local, bool>,
+    do_pop: Signal<Local, bool>,
+    target_full: Signal<Local, bool>,
+    flit_error: Signal<Local, bool>,
+    vc_num: Vec<Constant<Bits<4>>>,
+    vc_bit: Vec<Constant<Bits<16>>>,
+    class1_vcs: Constant<Bits<16>>,
+    port_num: Constant<Bits<4>>,
+    port_num8: Constant<Bits<8>>,
+    vc_max: Constant<Bits<4>>,
+    port_field: Constant<Bits<8>>,
+    one256: Constant<Bits<256>>,
+    zero256: Constant<Bits<256>>,
+    zero16: Constant<Bits<16>>,
+    zero_w: Constant<Bits<W>>,
+    zero8: Constant<Bits<8>>,
+    zero4: Constant<Bits<4>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+    _vcs: usize,
+}
+
+impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
+    /// Input port `port` of a router with parameters `p` (valid).
+    pub fn new(p: &RouterParams, port: usize) -> Self {
+        let n = p.num_vcs();
+        let class1 = (p.vcs_per_class..n).fold(0u64, |m, v| m | 1 << v);
+        InputUnit {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_data: Default::default(),
+            in_head: Default::default(),
+            in_tail: Default::default(),
+            in_vc: Default::default(),
+            node_x: Default::default(),
+            node_y: Default::default(),
+            node_z: Default::default(),
+            has_credit: Default::default(),
+            can_start: Default::default(),
+            grants: Default::default(),
+            req_mat: Default::default(),
+            req_mat1: Default::default(),
+            flit: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            out_vc: Default::default(),
+            credit_out_valid: Default::default(),
+            credit_out_vc: Default::default(),
+            dropped_packets: Default::default(),
+            flit_errors: Default::default(),
+            vcs: (0..n).map(|v| InputVc::new(p, port, v)).collect(),
+            arb: Default::default(),
+            credit_valid: Default::default(),
+            credit_vc: Default::default(),
+            dropped: Default::default(),
+            errors: Default::default(),
+            requests: (0..=n).map(|_| Default::default()).collect(),
+            chosen_fwd: Default::default(),
+            chosen_new_drop: Default::default(),
+            chosen_ovc: Default::default(),
+            fwd: Default::default(),
+            drop: Default::default(),
+            granted: Default::default(),
+            do_pop: Default::default(),
+            target_full: Default::default(),
+            flit_error: Default::default(),
+            vc_num: (0..n).map(|v| Constant::new(bits(v as u64))).collect(),
+            vc_bit: (0..n).map(|v| Constant::new(bits(1 << v))).collect(),
+            class1_vcs: Constant::new(bits(class1)),
+            port_num: Constant::new(bits(port as u64)),
+            port_num8: Constant::new(bits(port as u64)),
+            vc_max: Constant::new(bits((n - 1) as u64)),
+            port_field: Constant::new(bits(0xf0)),
+            one256: Constant::new(bits(1)),
+            zero256: Constant::new(bits(0)),
+            zero16: Constant::new(bits(0)),
+            zero_w: Constant::new(bits(0)),
+            zero8: Constant::new(bits(0)),
+            zero4: Constant::new(bits(0)),
+            zero32: Constant::new(bits(0)),
+            one32: Constant::new(bits(1)),
+            _vcs: n,
+        }
+    }
+}
+
+impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, credit_valid, credit_vc, dropped, errors);
+        self.arb.clock.next = self.clock.val();
+        self.arb.reset.next = self.reset.val();
+        // Requests of the VCs, class 1 separated for strict priority.
+        self.requests[0].next = self.zero16.val();
+        for v in 0..self._vcs {
+            if self.vcs[v].req_fwd.val() | self.vcs[v].req_drop.val() {
+                self.requests[v + 1].next = self.requests[v].val() | self.vc_bit[v].val();
+            } else {
+                self.requests[v + 1].next = self.requests[v].val();
+            }
+        }
+        for k in self._vcs..(self._vcs + 1) {
+            self.arb.req1.next = self.requests[k].val() & self.class1_vcs.val();
+            self.arb.req0.next = self.requests[k].val() & !self.class1_vcs.val();
+        }
+        // The chosen VC's request and front flit.
+        self.chosen_fwd.next = false;
+        self.chosen_new_drop.next = false;
+        self.chosen_ovc.next = self.zero8.val();
+        self.flit.next = self.zero_w.val();
+        self.head.next = false;
+        self.tail.next = false;
+        for v in 0..self._vcs {
+            if self.arb.grant_index.val() == self.vc_num[v].val() {
+                self.chosen_fwd.next = self.vcs[v].req_fwd.val();
+                self.chosen_new_drop.next = self.vcs[v].new_drop.val();
+                self.chosen_ovc.next = self.vcs[v].ovc.val();
+                self.flit.next = self.vcs[v].front.val();
+                self.head.next = self.vcs[v].front_head.val();
+                self.tail.next = self.vcs[v].front_tail.val();
+            }
+        }
+        self.out_vc.next = self.chosen_ovc.val().get_bits::<4>(0);
+        self.fwd.next = self.arb.grant_valid.val() & self.chosen_fwd.val();
+        self.drop.next = self.arb.grant_valid.val() & !self.chosen_fwd.val();
+        self.req_mat.next = self.zero256.val();
+        self.req_mat1.next = self.zero256.val();
+        if self.fwd.val() {
+            self.req_mat.next = self.one256.val()
+                << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+            if self.arb.grant_class1.val() {
+                self.req_mat1.next = self.one256.val()
+                    << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+            }
+        }
+        // A drop is always granted; a forward when its output granted this port.
+        self.granted.next = self.grants.val().get_bit(self.port_num.val().index());
+        self.do_pop.next = self.drop.val() | (self.fwd.val() & self.granted.val());
+        self.arb.accept.next = self.do_pop.val();
+        // Arriving flit: into its VC's buffer unless the VC is out of range or full.
+        self.target_full.next = false;
+        for v in 0..self._vcs {
+            if (self.in_vc.val() == self.vc_num[v].val()) & self.vcs[v].full.val() {
+                self.target_full.next = true;
+            }
+        }
+        self.flit_error.next =
+            self.in_valid.val() & ((self.in_vc.val() > self.vc_max.val()) | self.target_full.val());
+        for v in 0..self._vcs {
+            self.vcs[v].clock.next = self.clock.val();
+            self.vcs[v].reset.next = self.reset.val();
+            self.vcs[v].push.next = self.in_valid.val()
+                & (self.in_vc.val() == self.vc_num[v].val())
+                & !self.vcs[v].full.val();
+            self.vcs[v].din.next = self.in_data.val();
+            self.vcs[v].din_head.next = self.in_head.val();
+            self.vcs[v].din_tail.next = self.in_tail.val();
+            self.vcs[v].pop.next =
+                self.do_pop.val() & (self.arb.grant_index.val() == self.vc_num[v].val());
+            self.vcs[v].node_x.next = self.node_x.val();
+            self.vcs[v].node_y.next = self.node_y.val();
+            self.vcs[v].node_z.next = self.node_z.val();
+            self.vcs[v].has_credit.next = self.has_credit.val();
+            self.vcs[v].can_start.next = self.can_start.val();
+        }
+        // The edge: credit upstream for the flit leaving, counters.
+        self.credit_valid.d.next = self.do_pop.val();
+        if self.do_pop.val() {
+            self.credit_vc.d.next = self.arb.grant_index.val();
+        }
+        if self.drop.val() & self.chosen_new_drop.val() {
+            self.dropped.d.next = self.dropped.q.val() + self.one32.val();
+        }
+        if self.flit_error.val() {
+            self.errors.d.next = self.errors.q.val() + self.one32.val();
+        }
+        if self.reset.val() {
+            self.credit_valid.d.next = false;
+            self.credit_vc.d.next = self.zero4.val();
+            self.dropped.d.next = self.zero32.val();
+            self.errors.d.next = self.zero32.val();
+        }
+        self.credit_out_valid.next = self.credit_valid.q.val();
+        self.credit_out_vc.next = self.credit_vc.q.val();
+        self.dropped_packets.next = self.dropped.q.val();
+        self.flit_errors.next = self.errors.q.val();
+    }
+}

@@ -1,0 +1,273 @@
+//! `input_vc`: one input virtual channel of the router: its flit buffer, its
+//! state (`Idle`, `Active(out port, out VC)`, `Dropping`), the route of the
+//! packet at its front and the request it makes this cycle.
+//!
+//! Purpose: the per-VC half of the router's input unit, exactly as in the
+//! golden model (`exanet_sim::router`, module doc, step 1 and the edge).
+//!
+//! Ports:
+//! - `clock`; `reset` (synchronous: buffer emptied, state `Idle`);
+//! - `push`, `din` (W b), `din_head`, `din_tail`: write a flit (the input unit
+//!   only pushes when the buffer is not full);
+//! - `pop`: the front flit leaves (forwarded or dropped) at this edge;
+//! - `node_x`, `node_y`, `node_z`: this router's coordinates (to route compute);
+//! - `has_credit`, `can_start` (256 b): bit `16*port + vc` tells whether output
+//!   VC (port, vc) has a credit, resp. is free with `max_packet_flits` credits;
+//! - `req_fwd`: forward request to `ovc` (port 7:4, VC 3:0);
+//! - `req_drop`: drop request (a bad packet or the rest of one); `new_drop`:
+//!   this drop starts a bad packet (counted by the input unit);
+//! - `front` (W b), `front_head`, `front_tail`: the flit at the front;
+//! - `full`: `buffer_flits` flits are held (a pushed flit would be discarded).
+//!
+//! Latency: requests are combinational from registered state; a pushed flit
+//! can request in the next cycle (2 cycles header-in to header-out).
+//!
+//! Storage: two `FifoMem` LUTRAM leaves (data, and the head/tail bits) of
+//! `2^A >= buffer_flits` slots; occupancy never exceeds `buffer_flits`.
+//!
+//! Parameters: `W` flit data bits; `A` buffer address bits; `C = A + 1`
+//! count bits; at run time `buffer_flits`, whether a header takes two flits
+//! (64-bit flits), and the route compute of this (input port, VC).
+
+use super::route_compute::RouteCompute;
+use crate::common::fifo::FifoMem;
+use exanet_sim::router::RouterParams;
+use rust_hdl::prelude::*;
+
+/// VC state encoding.
+const IDLE: u64 = 0;
+const ACTIVE: u64 = 1;
+const DROPPING: u64 = 2;
+
+/// One input VC: buffer, state, route, request.
+#[derive(LogicBlock)]
+pub struct InputVc<const W: usize, const A: usize, const C: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub reset: Signal<In, bool>,
+    /// Write `din` at the tail of the buffer.
+    pub push: Signal<In, bool>,
+    /// Flit data to write.
+    pub din: Signal<In, Bits<W>>,
+    /// The written flit is a head.
+    pub din_head: Signal<In, bool>,
+    /// The written flit is a tail.
+    pub din_tail: Signal<In, bool>,
+    /// The front flit leaves at this edge.
+    pub pop: Signal<In, bool>,
+    /// This router's x coordinate.
+    pub node_x: Signal<In, Bits<4>>,
+    /// This router's y coordinate.
+    pub node_y: Signal<In, Bits<4>>,
+    /// This router's z coordinate.
+    pub node_z: Signal<In, Bits<4>>,
+    /// Per output VC (bit `16*port + vc`): credits > 0.
+    pub has_credit: Signal<In, Bits<256>>,
+    /// Per output VC: not busy and credits >= `max_packet_flits`.
+    pub can_start: Signal<In, Bits<256>>,
+    /// Forward request to output VC `ovc`.
+    pub req_fwd: Signal<Out, bool>,
+    /// Drop request.
+    pub req_drop: Signal<Out, bool>,
+    /// The drop request starts a bad packet.
+    pub new_drop: Signal<Out, bool>,
+    /// Target output port (7:4) and VC (3:0).
+    pub ovc: Signal<Out, Bits<8>>,
+    /// Front flit data.
+    pub front: Signal<Out, Bits<W>>,
+    /// Front flit is a head.
+    pub front_head: Signal<Out, bool>,
+    /// Front flit is a tail.
+    pub front_tail: Signal<Out, bool>,
+    /// The buffer holds `buffer_flits` flits.
+    pub full: Signal<Out, bool>,
+    data: FifoMem<W, A>,
+    meta: FifoMem<2, A>,
+    route: RouteCompute,
+    rd: DFF<Bits<A>>,
+    wr: DFF<Bits<A>>,
+    count: DFF<Bits<C>>,
+    state: DFF<Bits<2>>,
+    active_ovc: DFF<Bits<8>>,
+    meta_in: Signal<Local, Bits<2>>,
+    head: Signal<Local, bool>,
+    tail: Signal<Local, bool>,
+    nonempty: Signal<Local, bool>,
+    header_incomplete: Signal<Local, bool>,
+    malformed: Signal<Local, bool>,
+    two_flit_header: Constant<bool>,
+    depth: Constant<Bits<C>>,
+    two_c: Constant<Bits<C>>,
+    zero_c: Constant<Bits<C>>,
+    one_c: Constant<Bits<C>>,
+    zero_a: Constant<Bits<A>>,
+    one_a: Constant<Bits<A>>,
+    zero8: Constant<Bits<8>>,
+    st_idle: Constant<Bits<2>>,
+    st_active: Constant<Bits<2>>,
+    st_dropping: Constant<Bits<2>>,
+    meta_head: Constant<Bits<2>>,
+    meta_tail: Constant<Bits<2>>,
+    meta_both: Constant<Bits<2>>,
+    meta_none: Constant<Bits<2>>,
+}
+
+impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
+    /// VC `in_vc` of input port `in_port` (params valid; `2^A >= buffer_flits`, `C = A + 1`).
+    pub fn new(p: &RouterParams, in_port: usize, in_vc: usize) -> Self {
+        assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
+        InputVc {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            din: Default::default(),
+            din_head: Default::default(),
+            din_tail: Default::default(),
+            pop: Default::default(),
+            node_x: Default::default(),
+            node_y: Default::default(),
+            node_z: Default::default(),
+            has_credit: Default::default(),
+            can_start: Default::default(),
+            req_fwd: Default::default(),
+            req_drop: Default::default(),
+            new_drop: Default::default(),
+            ovc: Default::default(),
+            front: Default::default(),
+            front_head: Default::default(),
+            front_tail: Default::default(),
+            full: Default::default(),
+            data: Default::default(),
+            meta: Default::default(),
+            route: RouteCompute::new(p, in_port, in_vc),
+            rd: Default::default(),
+            wr: Default::default(),
+            count: Default::default(),
+            state: Default::default(),
+            active_ovc: Default::default(),
+            meta_in: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            nonempty: Default::default(),
+            header_incomplete: Default::default(),
+            malformed: Default::default(),
+            two_flit_header: Constant::new(p.header_flits() == 2),
+            depth: Constant::new(bits(p.buffer_flits as u64)),
+            two_c: Constant::new(bits(2)),
+            zero_c: Constant::new(bits(0)),
+            one_c: Constant::new(bits(1)),
+            zero_a: Constant::new(bits(0)),
+            one_a: Constant::new(bits(1)),
+            zero8: Constant::new(bits(0)),
+            st_idle: Constant::new(bits(IDLE)),
+            st_active: Constant::new(bits(ACTIVE)),
+            st_dropping: Constant::new(bits(DROPPING)),
+            meta_head: Constant::new(bits(1)),
+            meta_tail: Constant::new(bits(2)),
+            meta_both: Constant::new(bits(3)),
+            meta_none: Constant::new(bits(0)),
+        }
+    }
+}
+
+impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rd, wr, count, state, active_ovc);
+        // Buffer storage.
+        if self.din_head.val() & self.din_tail.val() {
+            self.meta_in.next = self.meta_both.val();
+        } else if self.din_head.val() {
+            self.meta_in.next = self.meta_head.val();
+        } else if self.din_tail.val() {
+            self.meta_in.next = self.meta_tail.val();
+        } else {
+            self.meta_in.next = self.meta_none.val();
+        }
+        self.data.clock.next = self.clock.val();
+        self.data.write_enable.next = self.push.val();
+        self.data.write_address.next = self.wr.q.val();
+        self.data.write_data.next = self.din.val();
+        self.data.read_address.next = self.rd.q.val();
+        self.meta.clock.next = self.clock.val();
+        self.meta.write_enable.next = self.push.val();
+        self.meta.write_address.next = self.wr.q.val();
+        self.meta.write_data.next = self.meta_in.val();
+        self.meta.read_address.next = self.rd.q.val();
+        self.head.next = self.meta.read_data.val().get_bit(0);
+        self.tail.next = self.meta.read_data.val().get_bit(1);
+        self.front.next = self.data.read_data.val();
+        self.front_head.next = self.head.val();
+        self.front_tail.next = self.tail.val();
+        // Route of the front flit (meaningful when it is a head).
+        self.route.header.next = self.data.read_data.val().get_bits::<64>(0);
+        self.route.node_x.next = self.node_x.val();
+        self.route.node_y.next = self.node_y.val();
+        self.route.node_z.next = self.node_z.val();
+        // Request, from registered state only.
+        self.nonempty.next = self.count.q.val() != self.zero_c.val();
+        self.header_incomplete.next =
+            self.two_flit_header.val() & (self.count.q.val() < self.two_c.val());
+        // Orphan body flit, or a 64-bit head that is also a tail (truncated header).
+        self.malformed.next = !self.head.val() | (self.two_flit_header.val() & self.tail.val());
+        self.req_fwd.next = false;
+        self.req_drop.next = false;
+        self.new_drop.next = false;
+        self.ovc.next = self.route.ovc.val();
+        if self.nonempty.val() {
+            if self.state.q.val() == self.st_active.val() {
+                self.ovc.next = self.active_ovc.q.val();
+                self.req_fwd.next = self.has_credit.val().get_bit(self.active_ovc.q.val().index());
+            } else if self.state.q.val() == self.st_dropping.val() {
+                self.req_drop.next = true;
+            } else if self.malformed.val() {
+                self.req_drop.next = true;
+                self.new_drop.next = true;
+            } else if !self.header_incomplete.val() {
+                if self.route.bad.val() {
+                    self.req_drop.next = true;
+                    self.new_drop.next = true;
+                } else {
+                    self.req_fwd.next = self.can_start.val().get_bit(self.route.ovc.val().index());
+                }
+            }
+        }
+        // The edge.
+        if self.push.val() {
+            self.wr.d.next = self.wr.q.val() + self.one_a.val();
+        }
+        if self.pop.val() {
+            self.rd.d.next = self.rd.q.val() + self.one_a.val();
+        }
+        if self.push.val() & !self.pop.val() {
+            self.count.d.next = self.count.q.val() + self.one_c.val();
+        }
+        if self.pop.val() & !self.push.val() {
+            self.count.d.next = self.count.q.val() - self.one_c.val();
+        }
+        if self.pop.val() {
+            if self.state.q.val() == self.st_idle.val() {
+                // A head leaves: a multi-flit packet holds the VC until its tail.
+                if !self.tail.val() {
+                    if self.req_fwd.val() {
+                        self.state.d.next = self.st_active.val();
+                        self.active_ovc.d.next = self.route.ovc.val();
+                    } else {
+                        self.state.d.next = self.st_dropping.val();
+                    }
+                }
+            } else if self.tail.val() {
+                self.state.d.next = self.st_idle.val();
+            }
+        }
+        if self.reset.val() {
+            self.rd.d.next = self.zero_a.val();
+            self.wr.d.next = self.zero_a.val();
+            self.count.d.next = self.zero_c.val();
+            self.state.d.next = self.st_idle.val();
+            self.active_ovc.d.next = self.zero8.val();
+        }
+        self.full.next = self.count.q.val() == self.depth.val();
+    }
+}

@@ -1,0 +1,20 @@
+//! The virtual-channel router, block by block. Its cycle-exact golden model
+//! is `exanet_sim::router` (whose module doc is the microarchitecture
+//! contract); its co-simulation bench is `exanet_tb::blocks::router`.
+//!
+//! - [`route_compute`]: the routing function of one input VC, compiled to logic;
+//! - [`input_vc`]: one input VC: buffer, state, request;
+//! - [`allocator`]: the class-priority round-robin arbiter (input and output side);
+//! - [`input_unit`]: one input port: its VCs, input arbitration, credit return;
+//! - [`output_unit`]: one output port: output arbitration, credits, busy bits,
+//!   output register;
+//! - [`top`]: the router top, crossbar and [`emit_router`].
+
+pub mod allocator;
+pub mod input_unit;
+pub mod input_vc;
+pub mod output_unit;
+pub mod route_compute;
+pub mod top;
+
+pub use top::{emit_router, router_top_name, Router};

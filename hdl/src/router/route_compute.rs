@@ -1,0 +1,360 @@
+//! `route_compute`: the routing function of one input VC, compiled into logic.
+//!
+//! Purpose: from the destination coordinates in a head flit, this router's
+//! coordinates and the (fixed) input port and VC of the instance, name the
+//! output port and the one output VC the packet takes, or flag it bad. The
+//! rules are those of `exanet_sim::router::route_compute` (the contract):
+//! dimension order, the shorter way round a torus ring (ties `+`), towards
+//! the destination on a mesh, ejection on local port `fpga`; VC within the
+//! packet's class by the dateline rule, chosen as
+//! `lo + (x + y + z + fpga) mod (hi - lo)`.
+//!
+//! Ports:
+//! - `node_x`, `node_y`, `node_z` (4 b each): this router's coordinates
+//!   (inputs, so one module serves every node; held constant by the network);
+//! - `header` (64 b): bits 63:0 of the header (the destination sits at 42:21);
+//! - `ovc` (8 b): output port in bits 7:4, output VC in bits 3:0;
+//! - `bad`: a destination coordinate is outside `dims`, or the packet is for
+//!   this router and `fpga >= local_ports`.
+//!
+//! Latency: combinational (0 cycles).
+//!
+//! Parameters (fixed at elaboration, emitted as constants that synthesis
+//! folds): the topology (ring sizes, torus/mesh, port numbering), the
+//! dimension order, VCs per class, the instance's input port (for the
+//! "continuing in the upper half" rule) and input VC (its class).
+//!
+//! Only 4- and 8-bit arithmetic: the torus distance `(t - h) mod k` is taken
+//! mod 16 (`t - h`, plus `k` when `t < h`), which is exact for `k <= 16`; the
+//! 8-bit copies of the coordinates for the VC selector are sliced wide from
+//! the header and masked (rust-hdl has no width-extension that lints clean).
+
+use exanet_sim::router::RouterParams;
+use exanet_sim::topology::PortKind;
+use rust_hdl::prelude::*;
+
+/// Routing order positions: index 0 is the *last* dimension corrected, 2 the
+/// first, so that later loop iterations (higher priority) override.
+const POSITIONS: usize = 3;
+/// Restoring-division steps for `sel mod n` with `sel < 64`.
+const MOD_STEPS: usize = 6;
+
+/// Route compute for the input VC `in_vc` of input port `in_port`.
+#[derive(LogicBlock)]
+pub struct RouteCompute {
+    /// This router's x coordinate.
+    pub node_x: Signal<In, Bits<4>>,
+    /// This router's y coordinate.
+    pub node_y: Signal<In, Bits<4>>,
+    /// This router's z coordinate.
+    pub node_z: Signal<In, Bits<4>>,
+    /// Header bits 63:0.
+    pub header: Signal<In, Bits<64>>,
+    /// Output port (7:4) and output VC (3:0).
+    pub ovc: Signal<Out, Bits<8>>,
+    /// The packet cannot be routed: drop it.
+    pub bad: Signal<Out, bool>,
+    tx: Signal<Local, Bits<4>>,
+    ty: Signal<Local, Bits<4>>,
+    tz: Signal<Local, Bits<4>>,
+    fpga: Signal<Local, Bits<2>>,
+    sel: Signal<Local, Bits<8>>,
+    /// `sel mod vcs_per_class` (restoring chain; element 6 is the result).
+    mod_all: Vec<Signal<Local, Bits<8>>>,
+    /// `sel mod lower_vcs`.
+    mod_lo: Vec<Signal<Local, Bits<8>>>,
+    /// `sel mod (vcs_per_class - lower_vcs)`.
+    mod_hi: Vec<Signal<Local, Bits<8>>>,
+    t: Vec<Signal<Local, Bits<4>>>,
+    h: Vec<Signal<Local, Bits<4>>>,
+    fwd: Vec<Signal<Local, Bits<4>>>,
+    differs: Vec<Signal<Local, bool>>,
+    plus: Vec<Signal<Local, bool>>,
+    dateline: Vec<Signal<Local, bool>>,
+    upper: Vec<Signal<Local, bool>>,
+    port8: Vec<Signal<Local, Bits<8>>>,
+    vc8: Vec<Signal<Local, Bits<8>>>,
+    any_differs: Signal<Local, bool>,
+    out_of_range: Signal<Local, bool>,
+    // Divisor multiples `n << (5 - j)` (255 where above any selector value).
+    step_all: Vec<Constant<Bits<8>>>,
+    step_lo: Vec<Constant<Bits<8>>>,
+    step_hi: Vec<Constant<Bits<8>>>,
+    // Per routing-order position.
+    pos_is_x: Vec<Constant<bool>>,
+    pos_is_y: Vec<Constant<bool>>,
+    pos_torus: Vec<Constant<bool>>,
+    pos_split: Vec<Constant<bool>>,
+    pos_cont_upper: Vec<Constant<bool>>,
+    pos_k: Vec<Constant<Bits<4>>>,
+    pos_half: Vec<Constant<Bits<4>>>,
+    pos_kmax: Vec<Constant<Bits<4>>>,
+    pos_plus_port: Vec<Constant<Bits<8>>>,
+    pos_minus_port: Vec<Constant<Bits<8>>>,
+    kmax_x: Constant<Bits<4>>,
+    kmax_y: Constant<Bits<4>>,
+    kmax_z: Constant<Bits<4>>,
+    fpga_max: Constant<Bits<2>>,
+    class_base: Constant<Bits<8>>,
+    upper_base: Constant<Bits<8>>,
+    local_base: Constant<Bits<8>>,
+    mask_coord: Constant<Bits<8>>,
+    mask_fpga: Constant<Bits<8>>,
+    mask_fpga_port: Constant<Bits<8>>,
+    zero4: Constant<Bits<4>>,
+}
+
+fn steps(n: usize) -> Vec<Constant<Bits<8>>> {
+    (0..MOD_STEPS)
+        .map(|j| {
+            let c = n << (MOD_STEPS - 1 - j);
+            Constant::new(bits(if c < 64 { c as u64 } else { 255 }))
+        })
+        .collect()
+}
+
+fn locals<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
+    (0..n).map(|_| Default::default()).collect()
+}
+
+impl RouteCompute {
+    /// The routing function of input port `in_port`, VC `in_vc` (params valid).
+    pub fn new(p: &RouterParams, in_port: usize, in_vc: usize) -> Self {
+        let t = &p.topology;
+        let vpc = p.vcs_per_class;
+        let lower = p.lower_vcs();
+        let in_dim = match t.port_kind(in_port) {
+            PortKind::Dir { dim, .. } => Some(dim),
+            PortKind::Local(_) => None,
+        };
+        let in_upper = in_vc % vpc >= lower;
+        // Position r = 0 is the last dimension in `dim_order`.
+        let dims: Vec<usize> = (0..POSITIONS).map(|r| p.dim_order[POSITIONS - 1 - r]).collect();
+        let torus = |d: usize| t.is_torus_dim(d);
+        let split = |d: usize| torus(d) && lower != vpc;
+        let port8 = |d: usize, plus: bool| -> u64 { (t.dir_port(d, plus).unwrap_or(0) as u64) << 4 };
+        let c4 = |v: usize| Constant::new(bits::<4>(v as u64));
+        let class_base = in_vc / vpc * vpc;
+        RouteCompute {
+            node_x: Default::default(),
+            node_y: Default::default(),
+            node_z: Default::default(),
+            header: Default::default(),
+            ovc: Default::default(),
+            bad: Default::default(),
+            tx: Default::default(),
+            ty: Default::default(),
+            tz: Default::default(),
+            fpga: Default::default(),
+            sel: Default::default(),
+            mod_all: locals(MOD_STEPS + 1),
+            mod_lo: locals(MOD_STEPS + 1),
+            mod_hi: locals(MOD_STEPS + 1),
+            t: locals(POSITIONS),
+            h: locals(POSITIONS),
+            fwd: locals(POSITIONS),
+            differs: locals(POSITIONS),
+            plus: locals(POSITIONS),
+            dateline: locals(POSITIONS),
+            upper: locals(POSITIONS),
+            port8: locals(POSITIONS),
+            vc8: locals(POSITIONS),
+            any_differs: Default::default(),
+            out_of_range: Default::default(),
+            step_all: steps(vpc),
+            step_lo: steps(lower),
+            step_hi: steps((vpc - lower).max(1)),
+            pos_is_x: dims.iter().map(|&d| Constant::new(d == 0)).collect(),
+            pos_is_y: dims.iter().map(|&d| Constant::new(d == 1)).collect(),
+            pos_torus: dims.iter().map(|&d| Constant::new(torus(d))).collect(),
+            pos_split: dims.iter().map(|&d| Constant::new(split(d))).collect(),
+            pos_cont_upper: dims
+                .iter()
+                .map(|&d| Constant::new(split(d) && in_dim == Some(d) && in_upper))
+                .collect(),
+            pos_k: dims.iter().map(|&d| c4(t.dims[d] % 16)).collect(),
+            pos_half: dims.iter().map(|&d| c4(t.dims[d] / 2)).collect(),
+            pos_kmax: dims.iter().map(|&d| c4(t.dims[d] - 1)).collect(),
+            pos_plus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, true)))).collect(),
+            pos_minus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, false)))).collect(),
+            kmax_x: c4(t.dims[0] - 1),
+            kmax_y: c4(t.dims[1] - 1),
+            kmax_z: c4(t.dims[2] - 1),
+            fpga_max: Constant::new(bits((t.local_ports - 1) as u64)),
+            class_base: Constant::new(bits(class_base as u64)),
+            upper_base: Constant::new(bits((class_base + lower) as u64)),
+            local_base: Constant::new(bits((t.num_dir_ports() as u64) << 4)),
+            mask_coord: Constant::new(bits(0x0f)),
+            mask_fpga: Constant::new(bits(0x03)),
+            mask_fpga_port: Constant::new(bits(0x30)),
+            zero4: Constant::new(bits(0)),
+        }
+    }
+}
+
+impl Logic for RouteCompute {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Destination: x 42:39, y 38:35, z 34:31, fpga 30:29.
+        self.tx.next = self.header.val().get_bits::<4>(39);
+        self.ty.next = self.header.val().get_bits::<4>(35);
+        self.tz.next = self.header.val().get_bits::<4>(31);
+        self.fpga.next = self.header.val().get_bits::<2>(29);
+        self.sel.next = (self.header.val().get_bits::<8>(39) & self.mask_coord.val())
+            + (self.header.val().get_bits::<8>(35) & self.mask_coord.val())
+            + (self.header.val().get_bits::<8>(31) & self.mask_coord.val())
+            + (self.header.val().get_bits::<8>(29) & self.mask_fpga.val());
+        // sel mod n for the three VC ranges, by restoring division.
+        self.mod_all[0].next = self.sel.val();
+        self.mod_lo[0].next = self.sel.val();
+        self.mod_hi[0].next = self.sel.val();
+        for j in 0..6 {
+            if self.mod_all[j].val() >= self.step_all[j].val() {
+                self.mod_all[j + 1].next = self.mod_all[j].val() - self.step_all[j].val();
+            } else {
+                self.mod_all[j + 1].next = self.mod_all[j].val();
+            }
+            if self.mod_lo[j].val() >= self.step_lo[j].val() {
+                self.mod_lo[j + 1].next = self.mod_lo[j].val() - self.step_lo[j].val();
+            } else {
+                self.mod_lo[j + 1].next = self.mod_lo[j].val();
+            }
+            if self.mod_hi[j].val() >= self.step_hi[j].val() {
+                self.mod_hi[j + 1].next = self.mod_hi[j].val() - self.step_hi[j].val();
+            } else {
+                self.mod_hi[j + 1].next = self.mod_hi[j].val();
+            }
+        }
+        self.out_of_range.next = (self.tx.val() > self.kmax_x.val())
+            | (self.ty.val() > self.kmax_y.val())
+            | (self.tz.val() > self.kmax_z.val());
+        // Ejection (every coordinate matches): local port `fpga`, whole class.
+        self.ovc.next = (self.local_base.val()
+            + (self.header.val().get_bits::<8>(25) & self.mask_fpga_port.val()))
+            | (self.class_base.val() + self.mod_all[6].val());
+        // Per routing-order position, lowest priority first: a later
+        // (higher-priority) dimension that differs overrides.
+        for r in 0..3 {
+            if self.pos_is_x[r].val() {
+                self.t[r].next = self.tx.val();
+                self.h[r].next = self.node_x.val();
+            } else if self.pos_is_y[r].val() {
+                self.t[r].next = self.ty.val();
+                self.h[r].next = self.node_y.val();
+            } else {
+                self.t[r].next = self.tz.val();
+                self.h[r].next = self.node_z.val();
+            }
+            self.differs[r].next = self.t[r].val() != self.h[r].val();
+            if self.t[r].val() >= self.h[r].val() {
+                self.fwd[r].next = self.t[r].val() - self.h[r].val();
+            } else {
+                self.fwd[r].next = self.t[r].val() - self.h[r].val() + self.pos_k[r].val();
+            }
+            if self.pos_torus[r].val() {
+                self.plus[r].next = self.fwd[r].val() <= self.pos_half[r].val();
+            } else {
+                self.plus[r].next = self.t[r].val() > self.h[r].val();
+            }
+            if self.plus[r].val() {
+                self.port8[r].next = self.pos_plus_port[r].val();
+                self.dateline[r].next =
+                    self.pos_torus[r].val() & (self.h[r].val() == self.pos_kmax[r].val());
+            } else {
+                self.port8[r].next = self.pos_minus_port[r].val();
+                self.dateline[r].next =
+                    self.pos_torus[r].val() & (self.h[r].val() == self.zero4.val());
+            }
+            self.upper[r].next = self.pos_cont_upper[r].val() | self.dateline[r].val();
+            if self.pos_split[r].val() {
+                if self.upper[r].val() {
+                    self.vc8[r].next = self.upper_base.val() + self.mod_hi[6].val();
+                } else {
+                    self.vc8[r].next = self.class_base.val() + self.mod_lo[6].val();
+                }
+            } else {
+                self.vc8[r].next = self.class_base.val() + self.mod_all[6].val();
+            }
+            if self.differs[r].val() {
+                self.ovc.next = self.port8[r].val() | self.vc8[r].val();
+            }
+        }
+        self.any_differs.next =
+            self.differs[0].val() | self.differs[1].val() | self.differs[2].val();
+        self.bad.next = self.out_of_range.val()
+            | (!self.any_differs.val() & (self.fpga.val() > self.fpga_max.val()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::emit;
+    use exanet_sim::router::route_compute::RouteCompute as Golden;
+    use exanet_sim::router::Coords;
+    use exanet_sim::topology::Topology;
+
+    fn params(dims: [usize; 3], wrap: [bool; 3], vpc: usize, order: [usize; 3]) -> RouterParams {
+        RouterParams {
+            topology: Topology::new(dims, wrap, 3).unwrap(),
+            vcs_per_class: vpc,
+            dim_order: order,
+            ..Default::default()
+        }
+    }
+
+    /// rust-hdl's own simulator runs `update()` against the golden routing
+    /// function for every destination (in and out of range) at several nodes.
+    #[test]
+    fn rust_update_matches_the_golden_route_compute() {
+        for p in [
+            params([8, 4, 4], [true; 3], 2, [2, 1, 0]),
+            params([5, 3, 1], [true, false, false], 3, [0, 1, 2]),
+            params([16, 2, 3], [true, true, false], 4, [1, 0, 2]),
+        ] {
+            let t = p.topology.clone();
+            for (in_port, in_vc) in [(0, 0), (1, 1), (t.num_ports() - 1, p.num_vcs() - 1), (2, 3 % p.num_vcs())] {
+                let mut uut = RouteCompute::new(&p, in_port, in_vc);
+                uut.connect_all();
+                for node in [0, t.num_nodes() / 2, t.num_nodes() - 1] {
+                    let golden = Golden::new(&p, node);
+                    let c = t.coords(node);
+                    uut.node_x.next = bits(c[0] as u64);
+                    uut.node_y.next = bits(c[1] as u64);
+                    uut.node_z.next = bits(c[2] as u64);
+                    for x in (0..16).step_by(3) {
+                        for y in 0..5 {
+                            for z in [0, 1, 2, 15] {
+                                for fpga in 0..4u8 {
+                                    let d = Coords { x, y, z, fpga };
+                                    let h = (d.pack() as u64) << 21 | 0x1234_5678_0000_0000 & !(0x3f_ffffu64 << 21);
+                                    uut.header.next = bits(h);
+                                    assert!(simulate(&mut uut, 10));
+                                    let want = golden.compute(d, in_port, in_vc);
+                                    let got_bad = uut.bad.val();
+                                    assert_eq!(got_bad, want.is_err(), "{d:?} at {c:?} port {in_port} vc {in_vc}");
+                                    if let Ok(r) = want {
+                                        let o = uut.ovc.val().to_u64();
+                                        assert_eq!(
+                                            (o >> 4, o & 15),
+                                            (r.port as u64, r.vc as u64),
+                                            "{d:?} at {c:?} port {in_port} vc {in_vc}"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn emits_lint_clean_verilog() {
+        let p = params([8, 4, 4], [true; 3], 2, [2, 1, 0]);
+        let mut uut = RouteCompute::new(&p, 1, 3);
+        let e = emit(&mut uut, "exanet_router_route_compute_test").unwrap();
+        crate::common::fifo::lint::assert_lint_clean(&e);
+    }
+}

@@ -1,0 +1,157 @@
+//! Network-interface abstraction at each terminal.
+//!
+//! Injection: one source queue per class (unbounded unless limited); one
+//! packet at a time on the injection link, one flit per cycle. A packet
+//! starts only when its VC (fixed per flow, [`injection_vc`]) has credits for
+//! the whole packet, class 1 before class 0; a started packet is never
+//! interrupted. The flit the NI decides on during cycle t is on the router's
+//! local input during cycle t. Credits arriving from the router during cycle
+//! t are usable from cycle t+1.
+//!
+//! Ejection: flits from the router's local output are consumed the cycle they
+//! appear, and each is credited back to the router in that same cycle
+//! ("immediate credit return"). Packets may interleave across VCs; each VC
+//! reassembles its own packet and checks every flit against the scoreboard.
+//!
+//! [`injection_vc`]: crate::router::route_compute::injection_vc
+
+use super::scoreboard::{packet_flit, Record, Scoreboard};
+use crate::router::params::MAX_VCS;
+use crate::router::Flit;
+use std::collections::VecDeque;
+
+/// A packet waiting at its source.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub id: u64,
+    pub header: u128,
+    pub flits: u16,
+    pub vc: u8,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+enum Rx {
+    #[default]
+    Idle,
+    /// 64-bit flits: the low header half.
+    FirstHalf(u64),
+    In {
+        id: u64,
+        next: u16,
+        len: u16,
+    },
+    /// Discarding the rest of a packet already reported as wrong.
+    Skip,
+}
+
+/// One terminal's network interface.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub queues: [VecDeque<Queued>; 2],
+    sending: Option<(Queued, u16)>,
+    credits: [u16; MAX_VCS],
+    rx: [Rx; MAX_VCS],
+}
+
+impl Endpoint {
+    /// An idle interface whose router input buffers hold `credits` flits per VC.
+    pub fn new(credits: usize) -> Self {
+        Endpoint {
+            queues: Default::default(),
+            sending: None,
+            credits: [credits as u16; MAX_VCS],
+            rx: [Rx::Idle; MAX_VCS],
+        }
+    }
+
+    /// Whether the interface has packets to send.
+    #[inline]
+    pub fn busy(&self) -> bool {
+        self.sending.is_some() || !self.queues[0].is_empty() || !self.queues[1].is_empty()
+    }
+
+    /// Packets waiting (not yet started) in class `c`.
+    pub fn queued(&self, c: usize) -> usize {
+        self.queues[c].len()
+    }
+
+    /// The flit to inject this cycle, if any, and the id of a packet whose head it is.
+    #[inline]
+    pub fn inject(&mut self, words: usize) -> Option<(Flit, Option<u64>)> {
+        if self.sending.is_none() {
+            let c = (0..2).rev().find(|&c| {
+                self.queues[c]
+                    .front()
+                    .is_some_and(|q| self.credits[q.vc as usize] >= q.flits)
+            })?;
+            let q = self.queues[c].pop_front().expect("checked front");
+            self.sending = Some((q, 0));
+        }
+        let (q, i) = self.sending.as_mut().expect("sending");
+        let f = packet_flit(q.id, q.header, *i as usize, q.flits as usize, words, q.vc);
+        self.credits[q.vc as usize] -= 1;
+        *i += 1;
+        let head = (*i == 1).then_some(q.id);
+        if *i == q.flits {
+            self.sending = None;
+        }
+        Some((f, head))
+    }
+
+    /// A credit from the router for `vc`.
+    #[inline]
+    pub fn credit(&mut self, vc: u8) {
+        self.credits[vc as usize] += 1;
+    }
+
+    /// Consume an ejected flit at terminal `at`; the record of a packet it completes.
+    pub fn receive(&mut self, f: &Flit, words: usize, at: u32, sb: &mut Scoreboard) -> Option<Record> {
+        let v = f.vc as usize;
+        let (id, idx, len) = match self.rx[v] {
+            Rx::Skip => {
+                if f.tail {
+                    self.rx[v] = Rx::Idle;
+                }
+                return None;
+            }
+            Rx::Idle if !f.head => {
+                sb.error(format!("terminal {at} vc {v}: non-head flit outside a packet: {f:?}"));
+                self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
+                return None;
+            }
+            Rx::Idle if words == 1 => {
+                self.rx[v] = Rx::FirstHalf(f.data[0]);
+                return None;
+            }
+            Rx::Idle => {
+                let Some(id) = sb.identify(f.low128(), at) else {
+                    self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
+                    return None;
+                };
+                (id, 0, sb.get(id).expect("identified").flits)
+            }
+            Rx::FirstHalf(lo) => {
+                let Some(id) = sb.identify((f.data[0] as u128) << 64 | lo as u128, at) else {
+                    self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
+                    return None;
+                };
+                (id, 1, sb.get(id).expect("identified").flits)
+            }
+            Rx::In { id, next, len } => (id, next, len),
+        };
+        let header = sb.get(id).map_or(0, |r| r.header);
+        let want = packet_flit(id, header, idx as usize, len as usize, words, f.vc);
+        if *f != want {
+            sb.error(format!("terminal {at}: packet {id} flit {idx}: got {f:?}, want {want:?}"));
+            self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
+            return None;
+        }
+        if idx + 1 == len {
+            self.rx[v] = Rx::Idle;
+            sb.deliver(id)
+        } else {
+            self.rx[v] = Rx::In { id, next: idx + 1, len };
+            None
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Network simulator: a torus/mesh of golden router models ([`crate::router`])
+//! wired by links, with a network-interface endpoint per terminal, synthetic
+//! or trace traffic ([`crate::traffic`]), measurement and a scoreboard.
+//!
+//! # Timing (cycle t)
+//! 1. Traffic: packets created during t join their source queue.
+//! 2. Endpoints: a flit that the router's local output shows during t is
+//!    consumed and its credit is on the router's credit input during t; the
+//!    endpoint's injected flit for t is on the router's local input during t.
+//! 3. Routers tick with the flits and credits on their inputs during t. A
+//!    router output (flit or credit) registered at the end of t is on the
+//!    neighbour's input during `t + 1 + link_latency`, and on the endpoint's
+//!    during `t + 1`.
+//!
+//! So a hop costs the router's R cycles plus `link_latency`, and the zero-load
+//! latency of a packet of F flits over H router-to-router hops (H + 1 routers),
+//! from creation to its tail reaching the destination endpoint, is
+//! **`T0 = R (H + 1) + link_latency * H + (F - 1)`** cycles, with R = 2 for
+//! 128/256-bit flits and R = 3 for 64-bit flits (a router waits for the second
+//! header flit before routing, see [`crate::router`]).
+//!
+//! # Speed
+//! Only routers with buffered flits or with a flit or credit arriving are
+//! ticked (a wake-up wheel of `link_latency + 2` cycles); an idle router's
+//! tick changes nothing but its output registers, which nobody reads. Packet
+//! creation uses geometric inter-arrival times in a heap, so idle terminals
+//! cost nothing per cycle. Memory is fixed per router (buffers in flat
+//! arrays of 64-bit words) plus the packets in flight.
+//!
+//! # Method
+//! Warm-up, a measurement window (packets created in it are *tagged*), then a
+//! drain with traffic continuing until every tagged packet is delivered
+//! (or `drain_max` passes: reported as unfinished). Offered load = flits of
+//! packets created in the window / (terminals x window); accepted load =
+//! flits received in the window / (terminals x window). A watchdog reports a
+//! deadlock when flits are in the network and none has moved for `watchdog`
+//! cycles (which must exceed `link_latency`).
+
+pub mod endpoint;
+pub mod params;
+pub mod scoreboard;
+pub mod sim;
+pub mod stats;
+pub mod watchdog;
+
+pub use params::{NetworkParams, Workload};
+pub use sim::Network;
+pub use stats::{ClassReport, Deadlock, Latency, Report};

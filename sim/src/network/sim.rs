@@ -1,0 +1,591 @@
+//! The network: routers, links, endpoints and the cycle loop (see the
+//! timing in the [`crate::network`] doc).
+
+use super::endpoint::{Endpoint, Queued};
+use super::params::{NetworkParams, Workload};
+use super::scoreboard::{Record, Scoreboard};
+use super::stats::{ClassAcc, Deadlock, Report};
+use super::watchdog::blocked_channels;
+use crate::rng::Rng;
+use crate::router::header_fields::Coords;
+use crate::router::route_compute::injection_vc;
+use crate::router::{Flit, HeaderFields, Router, RouterInputs};
+use crate::topology::Topology;
+use crate::traffic::{Destinations, PacketSizes, TraceEvent};
+use anyhow::Result;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+/// What arrives at one port in one cycle: a flit (into the input) and a credit (for the output).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    flit: Flit,
+    flit_valid: bool,
+    credit_valid: bool,
+    credit_vc: u8,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A whole network of router models with endpoints.
+pub struct Network {
+    p: NetworkParams,
+    topo: Topology,
+    ports: usize,
+    dir_ports: usize,
+    locals: usize,
+    words: usize,
+    /// Link slots per port: link_latency + 2.
+    depth: usize,
+    routers: Vec<Router>,
+    /// Per (node, port): the (node, port) at the other end of the link, `NONE` if unconnected/local.
+    peer: Vec<u32>,
+    /// Per ((node, port), slot): what arrives at that port during cycles = slot (mod depth).
+    slots: Vec<Slot>,
+    eps: Vec<Endpoint>,
+    /// Per (terminal, cycle mod 2): what the router's local port delivers to the endpoint.
+    ep_in: Vec<Slot>,
+    wake: Vec<Vec<u32>>,
+    sched: Vec<u64>,
+    last_tick: Vec<u64>,
+    ep_wake: [Vec<u32>; 2],
+    ep_sched: Vec<u64>,
+    ep_last: Vec<u64>,
+    gen: BinaryHeap<Reverse<(u64, u32)>>,
+    gen_p: f64,
+    trace: Vec<TraceEvent>,
+    trace_pos: usize,
+    dests: Option<Destinations>,
+    sizes: PacketSizes,
+    class1: f64,
+    rng: Rng,
+    sb: Scoreboard,
+    acc: [ClassAcc; 2],
+    next_id: u64,
+    tagged_live: u64,
+    generating: bool,
+    t: u64,
+    flits_in_network: u64,
+    last_move: u64,
+    deadlock: Option<Deadlock>,
+    inputs: RouterInputs,
+    router_cycles: u64,
+}
+
+impl Network {
+    /// Build a network; checks the parameters and (unless disabled) deadlock freedom.
+    pub fn new(p: &NetworkParams) -> Result<Self> {
+        p.validate()?;
+        if p.check_deadlock {
+            crate::deadlock::check(&p.router)?;
+        }
+        let r = &p.router;
+        let topo = r.topology.clone();
+        let (nodes, ports) = (topo.num_nodes(), topo.num_ports());
+        let terminals = nodes * topo.local_ports;
+        let depth = p.link_latency + 2;
+        let mut peer = vec![NONE; nodes * ports];
+        for n in 0..nodes {
+            for port in 0..topo.num_dir_ports() {
+                if let Some((m, q)) = topo.neighbour(n, port) {
+                    peer[n * ports + port] = (m * ports + q) as u32;
+                }
+            }
+        }
+        let routers = (0..nodes).map(|n| Router::new(r, n)).collect::<Result<Vec<_>>>()?;
+        let mut rng = Rng::new(p.seed);
+        let (dests, sizes, class1, gen_p, trace) = match &p.workload {
+            Workload::Synthetic {
+                pattern,
+                rate,
+                sizes,
+                class1_fraction,
+            } => {
+                let mean = sizes.mean_flits(|b| r.packet_flits(b));
+                (
+                    Some(Destinations::new(pattern, &topo)?),
+                    sizes.clone(),
+                    *class1_fraction,
+                    rate / mean,
+                    Vec::new(),
+                )
+            }
+            Workload::Trace { events } => {
+                if let Some(e) = events.iter().find(|e| e.src >= terminals || e.dst >= terminals) {
+                    anyhow::bail!("trace event {e:?}: terminal out of range (this network has {terminals})");
+                }
+                let mut ev = events.clone();
+                ev.sort_by_key(|e| e.cycle);
+                (None, PacketSizes::default(), 0.0, 0.0, ev)
+            }
+        };
+        let mut gen = BinaryHeap::new();
+        if gen_p > 0.0 {
+            for term in 0..terminals {
+                gen.push(Reverse((geometric(&mut rng, gen_p) - 1, term as u32)));
+            }
+        }
+        Ok(Network {
+            topo: topo.clone(),
+            ports,
+            dir_ports: topo.num_dir_ports(),
+            locals: topo.local_ports,
+            words: r.flit_words(),
+            depth,
+            routers,
+            peer,
+            slots: vec![Slot::default(); nodes * ports * depth],
+            eps: vec![Endpoint::new(r.buffer_flits); terminals],
+            ep_in: vec![Slot::default(); terminals * 2],
+            wake: vec![Vec::new(); depth],
+            sched: vec![u64::MAX; nodes],
+            last_tick: vec![u64::MAX; nodes],
+            ep_wake: [Vec::new(), Vec::new()],
+            ep_sched: vec![u64::MAX; terminals],
+            ep_last: vec![u64::MAX; terminals],
+            gen,
+            gen_p,
+            trace,
+            trace_pos: 0,
+            dests,
+            sizes,
+            class1,
+            rng,
+            sb: Scoreboard::new(p.order_check),
+            acc: Default::default(),
+            next_id: 1,
+            tagged_live: 0,
+            generating: true,
+            t: 0,
+            flits_in_network: 0,
+            last_move: 0,
+            deadlock: None,
+            inputs: RouterInputs::default(),
+            router_cycles: 0,
+            p: p.clone(),
+        })
+    }
+
+    /// The current cycle.
+    pub fn cycle(&self) -> u64 {
+        self.t
+    }
+
+    /// Number of terminals.
+    pub fn terminals(&self) -> usize {
+        self.eps.len()
+    }
+
+    /// The router models.
+    pub fn routers(&self) -> &[Router] {
+        &self.routers
+    }
+
+    /// Flits injected and not yet ejected.
+    pub fn flits_in_network(&self) -> u64 {
+        self.flits_in_network
+    }
+
+    /// Packets created and not yet delivered (queued at sources or in flight).
+    pub fn packets_live(&self) -> usize {
+        self.sb.live()
+    }
+
+    /// The watchdog's report, once it has fired.
+    pub fn deadlock(&self) -> Option<&Deadlock> {
+        self.deadlock.as_ref()
+    }
+
+    /// Scoreboard errors so far (first 20) and their count.
+    pub fn errors(&self) -> (&[String], u64) {
+        (&self.sb.errors, self.sb.error_count)
+    }
+
+    /// Packets delivered so far.
+    pub fn delivered(&self) -> u64 {
+        self.sb.delivered
+    }
+
+    /// Stop creating packets (synthetic and trace).
+    pub fn stop_traffic(&mut self) {
+        self.generating = false;
+    }
+
+    /// Create a packet now from terminal `src` to `dst` with `bytes` payload in `class`.
+    pub fn send(&mut self, src: usize, dst: usize, bytes: usize, class: usize) {
+        self.create(src, dst, bytes, class);
+    }
+
+    #[inline]
+    fn wake_router(&mut self, node: usize, cycle: u64) {
+        if self.sched[node] != cycle {
+            self.sched[node] = cycle;
+            self.wake[(cycle % self.depth as u64) as usize].push(node as u32);
+        }
+    }
+
+    #[inline]
+    fn wake_ep(&mut self, term: usize, cycle: u64) {
+        if self.ep_sched[term] != cycle {
+            self.ep_sched[term] = cycle;
+            self.ep_wake[(cycle & 1) as usize].push(term as u32);
+        }
+    }
+
+    fn in_window(&self, t: u64) -> bool {
+        t >= self.p.warmup && t < self.p.warmup + self.p.window
+    }
+
+    fn create(&mut self, src: usize, dst: usize, bytes: usize, class: usize) {
+        let r = &self.p.router;
+        let flits = r.packet_flits(bytes);
+        let tagged = self.in_window(self.t);
+        let acc = &mut self.acc[class];
+        if tagged {
+            acc.created_packets += 1;
+            acc.created_flits += flits as u64;
+        }
+        let limit = self.p.source_queue_limit;
+        if limit > 0 && self.eps[src].queued(class) >= limit {
+            if tagged {
+                acc.refused_packets += 1;
+            }
+            return;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let l = self.locals;
+        let c = self.topo.coords(dst / l);
+        let dest = Coords {
+            x: c[0] as u8,
+            y: c[1] as u8,
+            z: c[2] as u8,
+            fpga: (dst % l) as u8,
+        };
+        let vc = injection_vc(r, class, dest);
+        let header = HeaderFields {
+            dest,
+            dva: id,
+            size: bytes as u16,
+            ptype: class as u8,
+            vc,
+            ..Default::default()
+        }
+        .pack();
+        self.sb.add(
+            id,
+            Record {
+                src: src as u32,
+                dst: dst as u32,
+                class: class as u8,
+                flits: flits as u16,
+                created: self.t,
+                injected: 0,
+                tagged,
+                header,
+                flow_seq: 0,
+            },
+        );
+        if tagged {
+            self.tagged_live += 1;
+        }
+        self.eps[src].queues[class].push_back(Queued {
+            id,
+            header,
+            flits: flits as u16,
+            vc,
+        });
+        self.wake_ep(src, self.t);
+    }
+
+    fn generate(&mut self) {
+        let t = self.t;
+        while let Some(&Reverse((at, term))) = self.gen.peek() {
+            if at > t {
+                break;
+            }
+            self.gen.pop();
+            let src = term as usize;
+            let dests = self.dests.as_ref().expect("synthetic traffic");
+            let dst = dests.dest(src, &mut self.rng);
+            let bytes = self.sizes.draw(&mut self.rng);
+            let class = usize::from(self.class1 > 0.0 && self.rng.chance(self.class1));
+            self.create(src, dst, bytes, class);
+            let next = t + geometric(&mut self.rng, self.gen_p);
+            self.gen.push(Reverse((next, term)));
+        }
+        let max = self.p.max_payload();
+        while let Some(&e) = self.trace.get(self.trace_pos) {
+            if e.cycle > t {
+                break;
+            }
+            self.trace_pos += 1;
+            let mut left = e.bytes;
+            loop {
+                let b = left.min(max);
+                self.create(e.src, e.dst, b, 0);
+                left -= b;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// One cycle: traffic, endpoints, routers, links.
+    pub fn step(&mut self) {
+        let t = self.t;
+        let mut moved = false;
+        if self.generating {
+            self.generate();
+        }
+        // endpoints: consume ejected flits (credit them back now), then inject
+        let mut list = std::mem::take(&mut self.ep_wake[(t & 1) as usize]);
+        for &term in &list {
+            let term = term as usize;
+            if self.ep_last[term] == t {
+                continue;
+            }
+            self.ep_last[term] = t;
+            let node = term / self.locals;
+            let lport = self.dir_ports + term % self.locals;
+            let rslot = (node * self.ports + lport) * self.depth + (t % self.depth as u64) as usize;
+            let inbox = std::mem::take(&mut self.ep_in[term * 2 + (t & 1) as usize]);
+            if inbox.flit_valid {
+                moved = true;
+                self.flits_in_network -= 1;
+                self.slots[rslot].credit_valid = true;
+                self.slots[rslot].credit_vc = inbox.flit.vc;
+                self.wake_router(node, t);
+                if self.in_window(t) {
+                    let class = inbox.flit.vc as usize / self.p.router.vcs_per_class;
+                    self.acc[class].accepted_flits += 1;
+                }
+                if let Some(rec) = self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb) {
+                    self.delivered_packet(rec);
+                }
+            }
+            if let Some((f, head)) = self.eps[term].inject(self.words) {
+                moved = true;
+                self.flits_in_network += 1;
+                self.slots[rslot].flit = f;
+                self.slots[rslot].flit_valid = true;
+                self.wake_router(node, t);
+                if let Some(id) = head {
+                    if let Some(r) = self.sb.get_mut(id) {
+                        r.injected = t;
+                    }
+                }
+            }
+            if inbox.credit_valid {
+                self.eps[term].credit(inbox.credit_vc);
+            }
+            if self.eps[term].busy() {
+                self.wake_ep(term, t + 1);
+            }
+        }
+        list.clear();
+        self.ep_wake[(t & 1) as usize] = list;
+        // routers
+        let s = (t % self.depth as u64) as usize;
+        let far = t + 1 + self.p.link_latency as u64;
+        let far_s = (far % self.depth as u64) as usize;
+        let near_s = ((t + 1) & 1) as usize;
+        let mut list = std::mem::take(&mut self.wake[s]);
+        for &node in &list {
+            let node = node as usize;
+            if self.last_tick[node] == t {
+                continue;
+            }
+            self.last_tick[node] = t;
+            self.router_cycles += 1;
+            self.inputs.clear();
+            let base = node * self.ports;
+            for port in 0..self.ports {
+                let sl = &mut self.slots[(base + port) * self.depth + s];
+                if sl.flit_valid {
+                    self.inputs.set_flit(port, sl.flit);
+                    sl.flit_valid = false;
+                }
+                if sl.credit_valid {
+                    self.inputs.set_credit(port, sl.credit_vc);
+                    sl.credit_valid = false;
+                }
+            }
+            let router = &mut self.routers[node];
+            router.tick(&self.inputs);
+            let (mut ov, mut cv) = (router.out_valid(), router.credit_valid());
+            if ov != 0 {
+                moved = true;
+            }
+            while ov != 0 {
+                let o = ov.trailing_zeros() as usize;
+                ov &= ov - 1;
+                let f = *self.routers[node].out_flit(o).expect("valid");
+                if o < self.dir_ports {
+                    let q = self.peer[base + o] as usize;
+                    let sl = &mut self.slots[q * self.depth + far_s];
+                    sl.flit = f;
+                    sl.flit_valid = true;
+                    self.wake_router(q / self.ports, far);
+                } else {
+                    let term = node * self.locals + (o - self.dir_ports);
+                    let sl = &mut self.ep_in[term * 2 + near_s];
+                    sl.flit = f;
+                    sl.flit_valid = true;
+                    self.wake_ep(term, t + 1);
+                }
+            }
+            while cv != 0 {
+                let p = cv.trailing_zeros() as usize;
+                cv &= cv - 1;
+                let vc = self.routers[node].credit_out(p).expect("valid");
+                if p < self.dir_ports {
+                    let q = self.peer[base + p] as usize;
+                    let sl = &mut self.slots[q * self.depth + far_s];
+                    sl.credit_valid = true;
+                    sl.credit_vc = vc;
+                    self.wake_router(q / self.ports, far);
+                } else {
+                    let term = node * self.locals + (p - self.dir_ports);
+                    let sl = &mut self.ep_in[term * 2 + near_s];
+                    sl.credit_valid = true;
+                    sl.credit_vc = vc;
+                    self.wake_ep(term, t + 1);
+                }
+            }
+            if self.routers[node].has_flits() {
+                self.wake_router(node, t + 1);
+            }
+        }
+        list.clear();
+        self.wake[s] = list;
+        if moved || self.flits_in_network == 0 {
+            self.last_move = t;
+        } else if self.p.watchdog > 0 && t - self.last_move >= self.p.watchdog && self.deadlock.is_none() {
+            self.deadlock = Some(Deadlock {
+                cycle: t,
+                flits_in_network: self.flits_in_network,
+                stalled_for: t - self.last_move,
+                blocked: blocked_channels(&self.topo, &self.routers, 64),
+            });
+        }
+        self.t += 1;
+    }
+
+    fn delivered_packet(&mut self, r: Record) {
+        if !r.tagged {
+            return;
+        }
+        self.tagged_live -= 1;
+        let t = self.t;
+        let hops = self.topo.hops(r.src as usize / self.locals, r.dst as usize / self.locals);
+        let acc = &mut self.acc[r.class as usize];
+        acc.latency.push((t - r.created) as u32);
+        acc.network_latency.push((t - r.injected) as u32);
+        acc.hops += hops as u64;
+    }
+
+    /// Run `n` cycles (stops early on deadlock).
+    pub fn run_cycles(&mut self, n: u64) {
+        for _ in 0..n {
+            if self.deadlock.is_some() {
+                return;
+            }
+            self.step();
+        }
+    }
+
+    /// Stop traffic and run until every packet is delivered; `false` if
+    /// `max` cycles pass first or the watchdog fires.
+    pub fn drain_all(&mut self, max: u64) -> bool {
+        self.stop_traffic();
+        for _ in 0..max {
+            if self.sb.live() == 0 && self.flits_in_network == 0 {
+                return true;
+            }
+            if self.deadlock.is_some() {
+                return false;
+            }
+            self.step();
+        }
+        self.sb.live() == 0
+    }
+
+    /// Warm-up, measurement window, then drain until every tagged packet is
+    /// delivered (traffic continues, untagged) or `drain_max` passes; the report.
+    pub fn run(&mut self) -> Report {
+        let start = Instant::now();
+        let cycles0 = self.t;
+        let end = self.p.warmup + self.p.window;
+        while self.t < end && self.deadlock.is_none() {
+            self.step();
+        }
+        let limit = end + self.p.drain_max;
+        while self.tagged_live > 0 && self.t < limit && self.deadlock.is_none() {
+            self.step();
+        }
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        self.report((self.t - cycles0) as f64 * self.routers.len() as f64 / secs)
+    }
+
+    /// The report of the measurement so far.
+    pub fn report(&mut self, router_cycles_per_s: f64) -> Report {
+        let (terms, window) = (self.eps.len(), self.p.window);
+        let classes = self.p.router.classes;
+        let mut total = ClassAcc::default();
+        for a in &self.acc[..classes] {
+            total.created_packets += a.created_packets;
+            total.created_flits += a.created_flits;
+            total.refused_packets += a.refused_packets;
+            total.accepted_flits += a.accepted_flits;
+            total.latency.extend_from_slice(&a.latency);
+            total.network_latency.extend_from_slice(&a.network_latency);
+            total.hops += a.hops;
+        }
+        let per_class = (0..classes).map(|c| self.acc[c].report(Some(c), terms, window)).collect();
+        Report {
+            terminals: terms,
+            cycles: self.t,
+            warmup: self.p.warmup,
+            window,
+            total: total.report(None, terms, window),
+            per_class,
+            unfinished: self.tagged_live,
+            deadlock: self.deadlock.clone(),
+            errors: self.sb.errors.clone(),
+            error_count: self.sb.error_count,
+            dropped: self
+                .routers
+                .iter()
+                .map(|r| r.counters().dropped_packets.iter().sum::<u64>())
+                .sum(),
+            router_cycles_per_s,
+        }
+    }
+
+    /// Latencies (creation to tail received) of delivered tagged packets of `class`, in delivery order.
+    pub fn tagged_latencies(&self, class: usize) -> &[u32] {
+        &self.acc[class].latency
+    }
+
+    /// The router models, mutable (fault injection in tests).
+    pub fn routers_mut(&mut self) -> &mut [Router] {
+        &mut self.routers
+    }
+
+    /// Router ticks actually executed (the rest were skipped as idle).
+    pub fn router_ticks(&self) -> u64 {
+        self.router_cycles
+    }
+}
+
+/// Cycles until the next success of a Bernoulli(p) trial sequence, >= 1.
+fn geometric(rng: &mut Rng, p: f64) -> u64 {
+    if p >= 1.0 {
+        return 1;
+    }
+    let u = ((rng.next_u64() >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
+    1 + (u.ln() / (1.0 - p).ln()).floor() as u64
+}

@@ -1,0 +1,435 @@
+//! The router top: requests, separable allocation and the clock edge, exactly
+//! as specified in the module doc of [`crate::router`].
+
+use super::allocator::{pick_class, rr_next, rr_pick};
+use super::flit::Flit;
+use super::header_fields::{dest, dest_wide, header_ecc_ok, HeaderCheck};
+use super::input_unit::InputBuffers;
+use super::output_unit::OutputUnit;
+use super::params::{RouterParams, MAX_VCS};
+use super::route_compute::{BadPacket, RouteCompute, RouteOut};
+use crate::topology::MAX_PORTS;
+use anyhow::Result;
+
+/// The inputs of one cycle: a flit and a credit per port (valid bit masks).
+#[derive(Clone, Debug, Default)]
+pub struct RouterInputs {
+    pub flit: [Flit; MAX_PORTS],
+    /// Bit p: `flit[p]` is valid.
+    pub flit_valid: u16,
+    pub credit_vc: [u8; MAX_PORTS],
+    /// Bit p: a credit for VC `credit_vc[p]` arrives on output port p.
+    pub credit_valid: u16,
+}
+
+impl RouterInputs {
+    /// No flits, no credits.
+    pub fn clear(&mut self) {
+        self.flit_valid = 0;
+        self.credit_valid = 0;
+    }
+
+    /// Drive flit `f` on input port `p`.
+    pub fn set_flit(&mut self, p: usize, f: Flit) {
+        self.flit[p] = f;
+        self.flit_valid |= 1 << p;
+    }
+
+    /// Return one credit for `vc` on output port `p`.
+    pub fn set_credit(&mut self, p: usize, vc: u8) {
+        self.credit_vc[p] = vc;
+        self.credit_valid |= 1 << p;
+    }
+}
+
+/// The registered outputs of one cycle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouterOutputs {
+    /// Per output port: the flit leaving this cycle.
+    pub flit: [Option<Flit>; MAX_PORTS],
+    /// Per input port: the VC of a credit returned upstream this cycle.
+    pub credit: [Option<u8>; MAX_PORTS],
+}
+
+/// State of one input VC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IvcState {
+    /// Between packets: the front flit, if any, must be a head.
+    Idle,
+    /// Forwarding a packet that holds output `port`, VC `vc`.
+    Active { port: u8, vc: u8 },
+    /// Discarding a bad packet until its tail.
+    Dropping,
+}
+
+/// Error and drop counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouterCounters {
+    /// Per input port: bad packets dropped whole.
+    pub dropped_packets: [u64; MAX_PORTS],
+    /// Per input port: flits discarded on arrival (VC out of range or buffer full).
+    pub flit_errors: [u64; MAX_PORTS],
+    /// Per output port: credits ignored (VC out of range or above the buffer depth).
+    pub credit_errors: [u64; MAX_PORTS],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Req {
+    None,
+    Fwd { port: u8, vc: u8 },
+    Drop,
+}
+
+/// One router. Construction allocates; `tick` never does.
+#[derive(Clone, Debug)]
+pub struct Router {
+    ports: usize,
+    vcs: usize,
+    vpc: usize,
+    max_packet: u16,
+    two_flit_header: bool,
+    wide_coords: bool,
+    rc: RouteCompute,
+    check: HeaderCheck,
+    inb: InputBuffers,
+    /// Per input VC: its state and the memoised route of the head at its front.
+    ivc: Vec<(IvcState, Option<Result<RouteOut, BadPacket>>)>,
+    out: OutputUnit,
+    in_ptr: [[u8; 2]; MAX_PORTS],
+    out_ptr: [[u8; 2]; MAX_PORTS],
+    credit_reg: [u8; MAX_PORTS],
+    credit_valid: u16,
+    counters: RouterCounters,
+}
+
+impl Router {
+    /// The router at node index `node` of `p.topology`, in its reset state.
+    pub fn new(p: &RouterParams, node: usize) -> Result<Self> {
+        p.validate()?;
+        anyhow::ensure!(
+            node < p.topology.num_nodes(),
+            "router node {node}: must be below {} nodes",
+            p.topology.num_nodes()
+        );
+        let (ports, vcs) = (p.num_ports(), p.num_vcs());
+        Ok(Router {
+            ports,
+            vcs,
+            vpc: p.vcs_per_class,
+            max_packet: p.max_packet_flits as u16,
+            two_flit_header: p.flit_bits == 64,
+            wide_coords: p.topology.wide_coords(),
+            rc: RouteCompute::new(p, node),
+            check: header_ecc_ok,
+            inb: InputBuffers::new(ports, vcs, p.buffer_flits, p.flit_words()),
+            ivc: vec![(IvcState::Idle, None); ports * vcs],
+            out: OutputUnit::new(ports, vcs, p.buffer_flits),
+            in_ptr: [[0; 2]; MAX_PORTS],
+            out_ptr: [[0; 2]; MAX_PORTS],
+            credit_reg: [0; MAX_PORTS],
+            credit_valid: 0,
+            counters: RouterCounters::default(),
+        })
+    }
+
+    /// Replace the header check (SECDED by default; see `header_fields`).
+    pub fn set_header_check(&mut self, f: HeaderCheck) {
+        self.check = f;
+    }
+
+    /// Number of ports.
+    pub fn num_ports(&self) -> usize {
+        self.ports
+    }
+
+    /// Number of VCs per link.
+    pub fn vcs(&self) -> usize {
+        self.vcs
+    }
+
+    /// The registered outputs during the current cycle.
+    pub fn outputs(&self) -> RouterOutputs {
+        let mut o = RouterOutputs::default();
+        for p in 0..self.ports {
+            o.flit[p] = self.out.reg(p).copied();
+            o.credit[p] = self.credit_out(p);
+        }
+        o
+    }
+
+    /// The flit on output port `p` this cycle.
+    #[inline]
+    pub fn out_flit(&self, p: usize) -> Option<&Flit> {
+        self.out.reg(p)
+    }
+
+    /// Bit mask of output ports with a flit this cycle.
+    #[inline]
+    pub fn out_valid(&self) -> u16 {
+        self.out.reg_valid()
+    }
+
+    /// The VC of the credit returned upstream on input port `p` this cycle.
+    #[inline]
+    pub fn credit_out(&self, p: usize) -> Option<u8> {
+        (self.credit_valid >> p & 1 == 1).then_some(self.credit_reg[p])
+    }
+
+    /// Bit mask of input ports returning a credit this cycle.
+    #[inline]
+    pub fn credit_valid(&self) -> u16 {
+        self.credit_valid
+    }
+
+    /// Drop and error counters.
+    pub fn counters(&self) -> &RouterCounters {
+        &self.counters
+    }
+
+    /// Flits buffered in input (port, vc).
+    pub fn buffered(&self, port: usize, vc: usize) -> usize {
+        self.inb.count(port, vc)
+    }
+
+    /// Flits buffered in all input VCs.
+    pub fn buffered_total(&self) -> usize {
+        self.inb.total()
+    }
+
+    /// Whether any input VC holds a flit.
+    #[inline]
+    pub fn has_flits(&self) -> bool {
+        self.inb.any()
+    }
+
+    /// State of input (port, vc).
+    pub fn ivc_state(&self, port: usize, vc: usize) -> IvcState {
+        self.ivc[port * self.vcs + vc].0
+    }
+
+    /// Credits of output (port, vc).
+    pub fn credits(&self, port: usize, vc: usize) -> u16 {
+        self.out.credits(port, vc)
+    }
+
+    /// Whether output (port, vc) is held by a packet.
+    pub fn ovc_busy(&self, port: usize, vc: usize) -> bool {
+        self.out.busy(port, vc)
+    }
+
+    /// The output (port, VC) a non-empty input VC is forwarding to or waiting
+    /// for, `None` if it is empty, dropping or its route is not yet known.
+    pub fn wants(&self, port: usize, vc: usize) -> Option<(u8, u8)> {
+        let q = port * self.vcs + vc;
+        if self.inb.count(port, vc) == 0 {
+            return None;
+        }
+        match self.ivc[q] {
+            (IvcState::Active { port, vc }, _) => Some((port, vc)),
+            (IvcState::Idle, Some(Ok(r))) => Some((r.port, r.vc)),
+            _ => None,
+        }
+    }
+
+    /// The request of input (p, v), from registered state (memoising the route of a head).
+    #[inline]
+    fn request(&mut self, p: usize, v: usize) -> Req {
+        let q = p * self.vcs + v;
+        match self.ivc[q].0 {
+            IvcState::Active { port, vc } => {
+                if self.out.credits(port as usize, vc as usize) > 0 {
+                    Req::Fwd { port, vc }
+                } else {
+                    Req::None
+                }
+            }
+            IvcState::Dropping => Req::Drop,
+            IvcState::Idle => {
+                let r = match self.ivc[q].1 {
+                    Some(r) => r,
+                    None => {
+                        let Some(r) = self.route_head(p, v) else {
+                            return Req::None;
+                        };
+                        self.ivc[q].1 = Some(r);
+                        r
+                    }
+                };
+                match r {
+                    Err(_) => Req::Drop,
+                    Ok(r) => {
+                        let (o, w) = (r.port as usize, r.vc as usize);
+                        if !self.out.busy(o, w) && self.out.credits(o, w) >= self.max_packet {
+                            Req::Fwd {
+                                port: r.port,
+                                vc: r.vc,
+                            }
+                        } else {
+                            Req::None
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Route of the packet at the front of idle input (p, v); `None` while a
+    /// 64-bit header is still incomplete.
+    fn route_head(&self, p: usize, v: usize) -> Option<Result<RouteOut, BadPacket>> {
+        let (head, tail) = self.inb.head_tail(p, v, 0);
+        if !head {
+            return Some(Err(BadPacket::Orphan));
+        }
+        let header = if self.two_flit_header {
+            if tail {
+                return Some(Err(BadPacket::TruncatedHeader));
+            }
+            if self.inb.count(p, v) < 2 {
+                return None;
+            }
+            (self.inb.word(p, v, 1, 0) as u128) << 64 | self.inb.word(p, v, 0, 0) as u128
+        } else {
+            (self.inb.word(p, v, 0, 1) as u128) << 64 | self.inb.word(p, v, 0, 0) as u128
+        };
+        if !(self.check)(header) {
+            return Some(Err(BadPacket::HeaderCheck));
+        }
+        let d = if self.wide_coords { dest_wide(header) } else { dest(header) };
+        Some(self.rc.compute(d, p, v))
+    }
+
+    /// The clock edge ending the current cycle, with this cycle's inputs.
+    pub fn tick(&mut self, inp: &RouterInputs) {
+        if !self.inb.any() {
+            // nothing buffered: no request, no grant; only the inputs land
+            self.out.clear_regs();
+            self.credit_valid = 0;
+            self.land(inp);
+            return;
+        }
+        // 1-2. requests and input arbitration, from registered state
+        let mut chosen = [(0u8, Req::None); MAX_PORTS];
+        let mut out_req = [[0u32; 2]; MAX_PORTS];
+        for p in 0..self.ports {
+            let mut ne = self.inb.nonempty(p);
+            if ne == 0 {
+                continue;
+            }
+            let mut reqs = [Req::None; MAX_VCS];
+            let mut masks = [0u32; 2];
+            while ne != 0 {
+                let v = ne.trailing_zeros() as usize;
+                ne &= ne - 1;
+                let r = self.request(p, v);
+                if r != Req::None {
+                    reqs[v] = r;
+                    masks[v / self.vpc] |= 1 << (v % self.vpc);
+                }
+            }
+            let Some(cls) = pick_class(masks) else {
+                continue;
+            };
+            let v = cls * self.vpc + rr_pick(masks[cls], self.in_ptr[p][cls]);
+            chosen[p] = (v as u8, reqs[v]);
+            if let Req::Fwd { port, .. } = reqs[v] {
+                out_req[port as usize][cls] |= 1 << p;
+            }
+        }
+        // 3. output arbitration
+        let mut grant = [u8::MAX; MAX_PORTS];
+        for (o, g) in grant.iter_mut().enumerate().take(self.ports) {
+            if let Some(cls) = pick_class(out_req[o]) {
+                *g = rr_pick(out_req[o][cls], self.out_ptr[o][cls]) as u8;
+            }
+        }
+        // 4. the edge
+        self.out.clear_regs();
+        self.credit_valid = 0;
+        self.push_inputs(inp);
+        for (o, &g) in grant.iter().enumerate().take(self.ports) {
+            if g == u8::MAX {
+                continue;
+            }
+            let p = g as usize;
+            let (v, req) = chosen[p];
+            let Req::Fwd { vc: w, .. } = req else {
+                unreachable!("grant without forward request")
+            };
+            let v = v as usize;
+            let cls = v / self.vpc;
+            let mut f = self.inb.pop(p, v);
+            let q = p * self.vcs + v;
+            if self.ivc[q].0 == IvcState::Idle {
+                self.ivc[q].1 = None;
+                if !f.tail {
+                    self.ivc[q].0 = IvcState::Active { port: o as u8, vc: w };
+                }
+            } else if f.tail {
+                self.ivc[q].0 = IvcState::Idle;
+            }
+            f.vc = w;
+            self.out.send(o, f);
+            self.out_ptr[o][cls] = rr_next(p, self.ports);
+            self.in_ptr[p][cls] = rr_next(v % self.vpc, self.vpc);
+            self.credit_reg[p] = v as u8;
+            self.credit_valid |= 1 << p;
+        }
+        for (p, &(v, req)) in chosen.iter().enumerate().take(self.ports) {
+            if req != Req::Drop {
+                continue;
+            }
+            let v = v as usize;
+            let q = p * self.vcs + v;
+            let f = self.inb.pop(p, v);
+            if self.ivc[q].0 == IvcState::Idle {
+                self.ivc[q].1 = None;
+                self.counters.dropped_packets[p] += 1;
+                if !f.tail {
+                    self.ivc[q].0 = IvcState::Dropping;
+                }
+            } else if f.tail {
+                self.ivc[q].0 = IvcState::Idle;
+            }
+            self.in_ptr[p][v / self.vpc] = rr_next(v % self.vpc, self.vpc);
+            self.credit_reg[p] = v as u8;
+            self.credit_valid |= 1 << p;
+        }
+        self.apply_credits(inp);
+    }
+
+    /// Arriving flits go to the tail of their VC's buffer (full at the start of the cycle: discarded, counted).
+    #[inline]
+    fn push_inputs(&mut self, inp: &RouterInputs) {
+        let port_mask = (1u16 << self.ports) - 1;
+        let mut fv = inp.flit_valid & port_mask;
+        while fv != 0 {
+            let p = fv.trailing_zeros() as usize;
+            fv &= fv - 1;
+            let f = &inp.flit[p];
+            if (f.vc as usize) >= self.vcs || !self.inb.push(p, f.vc as usize, f) {
+                self.counters.flit_errors[p] += 1;
+            }
+        }
+    }
+
+    /// Returned credits increment their counters (after this cycle's decrements).
+    #[inline]
+    fn apply_credits(&mut self, inp: &RouterInputs) {
+        let port_mask = (1u16 << self.ports) - 1;
+        let mut cv = inp.credit_valid & port_mask;
+        while cv != 0 {
+            let o = cv.trailing_zeros() as usize;
+            cv &= cv - 1;
+            if !self.out.credit(o, inp.credit_vc[o] as usize) {
+                self.counters.credit_errors[o] += 1;
+            }
+        }
+    }
+
+    /// The inputs of a cycle in which nothing was popped.
+    #[inline]
+    fn land(&mut self, inp: &RouterInputs) {
+        self.push_inputs(inp);
+        self.apply_credits(inp);
+    }
+}

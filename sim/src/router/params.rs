@@ -1,0 +1,198 @@
+//! Parameters of one router (the same for every router of a network).
+
+use crate::topology::Topology;
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+/// Largest number of VCs per class.
+pub const MAX_VCS_PER_CLASS: usize = 8;
+/// Largest number of VCs on a link (classes x VCs per class).
+pub const MAX_VCS: usize = 2 * MAX_VCS_PER_CLASS;
+/// Largest input buffer per VC, in flits.
+pub const MAX_BUFFER_FLITS: usize = 1024;
+
+/// Router parameters. The ports follow from `topology` (see [`crate::topology`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterParams {
+    /// The network this router sits in: ports, ring sizes, torus/mesh per dimension.
+    pub topology: Topology,
+    /// Routing order, a permutation of `[0, 1, 2]` (0 = x); default `[2, 1, 0]` = Z, Y, X.
+    pub dim_order: [usize; 3],
+    /// Priority classes, 1 or 2 (class 1 has strict priority over class 0).
+    pub classes: usize,
+    /// Virtual channels per class, 1..=8 (>= 2 on a torus for deadlock freedom).
+    pub vcs_per_class: usize,
+    /// Input buffer depth per VC in flits, max_packet_flits..=1024 (also the initial credits).
+    pub buffer_flits: usize,
+    /// Flit width: 64, 128 or 256 bits (a 128-bit header takes two 64-bit flits).
+    pub flit_bits: usize,
+    /// Longest packet in flits (header, payload and footer); a head needs this many credits.
+    pub max_packet_flits: usize,
+}
+
+impl Default for RouterParams {
+    /// The default router: 8x4x4 torus, Z-Y-X, 2 classes x 2 VCs, 32-flit buffers,
+    /// 128-bit flits, 18-flit packets (header + 256 B payload + footer).
+    fn default() -> Self {
+        RouterParams {
+            topology: Topology::default(),
+            dim_order: [2, 1, 0],
+            classes: 2,
+            vcs_per_class: 2,
+            buffer_flits: 32,
+            flit_bits: 128,
+            max_packet_flits: 18,
+        }
+    }
+}
+
+impl RouterParams {
+    /// Check every field against its rule (deadlock freedom is checked by [`crate::deadlock`]).
+    pub fn validate(&self) -> Result<()> {
+        self.topology.validate()?;
+        let mut o = self.dim_order;
+        o.sort_unstable();
+        if o != [0, 1, 2] {
+            bail!(
+                "router.dim_order = {:?}: must be a permutation of [0, 1, 2] (0 = x)",
+                self.dim_order
+            );
+        }
+        if !(1..=2).contains(&self.classes) {
+            bail!("router.classes = {}: must be 1 or 2", self.classes);
+        }
+        if !(1..=MAX_VCS_PER_CLASS).contains(&self.vcs_per_class) {
+            bail!(
+                "router.vcs_per_class = {}: must be 1..={MAX_VCS_PER_CLASS}",
+                self.vcs_per_class
+            );
+        }
+        if ![64, 128, 256].contains(&self.flit_bits) {
+            bail!(
+                "packet.flit_bits = {}: must be 64, 128 or 256",
+                self.flit_bits
+            );
+        }
+        let hf = self.header_flits();
+        if self.max_packet_flits < hf {
+            bail!(
+                "router.max_packet_flits = {}: must be >= {hf} (the header alone takes {hf} flit(s) of {} bits)",
+                self.max_packet_flits,
+                self.flit_bits
+            );
+        }
+        if self.buffer_flits < self.max_packet_flits || self.buffer_flits > MAX_BUFFER_FLITS {
+            bail!(
+                "router.buffer_flits = {}: must be max_packet_flits ({})..={MAX_BUFFER_FLITS} (virtual cut-through holds a whole packet)",
+                self.buffer_flits,
+                self.max_packet_flits
+            );
+        }
+        Ok(())
+    }
+
+    /// VCs on every link: `classes * vcs_per_class`.
+    pub fn num_vcs(&self) -> usize {
+        self.classes * self.vcs_per_class
+    }
+
+    /// Ports per router.
+    pub fn num_ports(&self) -> usize {
+        self.topology.num_ports()
+    }
+
+    /// 64-bit words per flit.
+    pub fn flit_words(&self) -> usize {
+        self.flit_bits / 64
+    }
+
+    /// Flits the 128-bit header (and footer) take: 2 for 64-bit flits, else 1.
+    pub fn header_flits(&self) -> usize {
+        if self.flit_bits == 64 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// VCs of a class before the dateline on a torus dimension: `V - V/2`
+    /// (the lower half gets the odd one; every packet starts there).
+    pub fn lower_vcs(&self) -> usize {
+        self.vcs_per_class - self.vcs_per_class / 2
+    }
+
+    /// Flits of a packet with `bytes` payload bytes: header + payload + footer.
+    pub fn packet_flits(&self, bytes: usize) -> usize {
+        2 * self.header_flits() + bytes.div_ceil(self.flit_bits / 8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid_and_derived_values() {
+        let p = RouterParams::default();
+        p.validate().unwrap();
+        assert_eq!(p.num_vcs(), 4);
+        assert_eq!(p.num_ports(), 7);
+        assert_eq!(p.packet_flits(256), 18);
+        assert_eq!(p.packet_flits(0), 2);
+        let p64 = RouterParams {
+            flit_bits: 64,
+            max_packet_flits: 36,
+            buffer_flits: 40,
+            ..p.clone()
+        };
+        p64.validate().unwrap();
+        assert_eq!(p64.packet_flits(256), 36);
+        assert_eq!(RouterParams { vcs_per_class: 3, ..p }.lower_vcs(), 2);
+    }
+
+    #[test]
+    fn rejects_naming_key_value_rule() {
+        let bad = [
+            (
+                RouterParams {
+                    classes: 3,
+                    ..Default::default()
+                },
+                "router.classes = 3",
+            ),
+            (
+                RouterParams {
+                    flit_bits: 96,
+                    ..Default::default()
+                },
+                "packet.flit_bits = 96",
+            ),
+            (
+                RouterParams {
+                    buffer_flits: 8,
+                    ..Default::default()
+                },
+                "router.buffer_flits = 8",
+            ),
+            (
+                RouterParams {
+                    dim_order: [0, 0, 1],
+                    ..Default::default()
+                },
+                "router.dim_order",
+            ),
+            (
+                RouterParams {
+                    vcs_per_class: 0,
+                    ..Default::default()
+                },
+                "router.vcs_per_class = 0",
+            ),
+        ];
+        for (p, key) in bad {
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Co-simulation of `crc32`: every matrix point against the golden model,
+//! and proof that the bench fails on a wrong golden model or a broken RTL.
+
+use exanet_hdl::common::crc32::emit_crc32;
+use exanet_sim::common::crc32::Crc32Params;
+use exanet_tb::blocks::crc32::{info, Crc32Bench, Crc32Fault};
+use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+
+const CYCLES: u64 = 200_000;
+
+fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
+    CosimOptions {
+        cycles,
+        seed: 0xC4C3,
+        fail_dir: fail_dir.to_path_buf(),
+        ..Default::default()
+    }
+}
+
+fn skip() -> bool {
+    if let Some(reason) = verilator_missing_reason() {
+        println!("{reason}");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn every_matrix_point_matches_the_golden_model() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let points = (info().matrix)();
+    assert!(points.len() >= 3);
+    for mut bench in points {
+        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        println!("{}", r.summary());
+        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+        assert_eq!(r.cycles, CYCLES);
+    }
+}
+
+/// The stimulus reaches every case at every width.
+#[test]
+fn stimulus_reaches_every_case() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for width in [64, 128, 256] {
+        let mut b = Crc32Bench::new(Crc32Params { width }).unwrap();
+        let r = run(&mut b, &opts(50_000, tmp.path())).unwrap();
+        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        let c = b.coverage();
+        println!("width {width}: {c:?}");
+        for (what, n) in [
+            ("full flits", c.full_flits),
+            ("partial flits", c.partial_flits),
+            ("out-of-range byte counts", c.out_of_range),
+            ("starts", c.starts),
+            ("idle starts", c.idle_starts),
+            ("resets", c.resets),
+        ] {
+            assert!(n >= 5, "width {width}: only {n} {what}");
+        }
+    }
+}
+
+/// Golden models that ignore `bytes` or `start` are caught on `crc`.
+#[test]
+fn a_wrong_golden_model_is_caught_on_crc() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for fault in [Crc32Fault::IgnoreBytes, Crc32Fault::IgnoreStart] {
+        let mut b = Crc32Bench::with_fault(Crc32Params { width: 128 }, Some(fault)).unwrap();
+        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let m = r.first.expect("a wrong golden model must mismatch");
+        assert_eq!((r.mismatches, m.port.as_str()), (1, "crc"), "{fault:?}: {m}");
+        assert!(m.cycle < 1000, "{fault:?} found late: {m}");
+        assert!(r.waveform.as_ref().is_some_and(|w| w.exists()), "failure waveform");
+    }
+}
+
+/// One input bit dropped from one XOR tree of the data matrix, loaded as
+/// external Verilog, is caught on `crc`.
+#[test]
+fn a_mutated_rtl_is_caught_on_crc() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = Crc32Params { width: 64 };
+    let mut e = emit_crc32(&p).unwrap();
+    let (_, m) = e
+        .modules
+        .iter_mut()
+        .find(|(n, _)| n == "exanet_crc32_w64_data_map")
+        .expect("data matrix module");
+    let line = m
+        .lines()
+        .find(|l| l.trim_start().starts_with("y[7] = x["))
+        .expect("row 7")
+        .to_string();
+    let mutated = line.replacen(" ^ x[", " ^ 1'b0 & x[", 1);
+    assert_ne!(line, mutated);
+    *m = m.replace(&line, &mutated);
+    let dir = tmp.path().join("rtl");
+    e.write_dir(&dir).unwrap();
+    let mut o = opts(CYCLES, tmp.path());
+    o.rtl_dir = Some(dir);
+    let mut b = Crc32Bench::new(p).unwrap();
+    let r = run(&mut b, &o).unwrap();
+    let m = r.first.expect("mutated RTL must mismatch");
+    assert_eq!(m.port, "crc", "{m}");
+}
+
+/// Speed of a long run (reported, not asserted: machines differ).
+#[test]
+fn one_million_cycles() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for width in [128, 256] {
+        let mut b = Crc32Bench::new(Crc32Params { width }).unwrap();
+        let r = run(&mut b, &opts(1_000_000, tmp.path())).unwrap();
+        println!("{}", r.summary());
+        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    }
+}

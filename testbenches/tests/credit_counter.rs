@@ -1,0 +1,145 @@
+//! Co-simulation of `credit_counter`: every matrix point against the golden
+//! model, and proof that the bench fails on a wrong golden model or a
+//! broken RTL.
+
+use exanet_hdl::common::credit_counter::emit_credit_counter;
+use exanet_sim::common::credit_counter::CreditCounterParams;
+use exanet_tb::blocks::credit_counter::{info, CreditCounterBench};
+use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+
+const CYCLES: u64 = 200_000;
+
+fn p(max: u32, need: u32) -> CreditCounterParams {
+    CreditCounterParams { max, need }
+}
+
+fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
+    CosimOptions {
+        cycles,
+        seed: 0xC0C0,
+        fail_dir: fail_dir.to_path_buf(),
+        ..Default::default()
+    }
+}
+
+fn skip() -> bool {
+    if let Some(reason) = verilator_missing_reason() {
+        println!("{reason}");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn every_matrix_point_matches_the_golden_model() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let points = (info().matrix)();
+    assert!(points.len() >= 3);
+    for mut bench in points {
+        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        println!("{}", r.summary());
+        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+        assert_eq!(r.cycles, CYCLES);
+    }
+}
+
+/// The count reaches 0 and `max`, saturates both ways, cancels at both
+/// bounds, `enough` rises, and resets happen, at every tested point.
+#[test]
+fn stimulus_reaches_every_corner() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for q in [
+        p(1, 1),
+        p(2, 2),
+        p(16, 5),
+        p(40, 18),
+        p(64, 64),
+        p(1024, 1000),
+    ] {
+        let mut b = CreditCounterBench::new(q.clone()).unwrap();
+        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        let c = b.coverage();
+        println!("{q:?}: {c:?}");
+        for (what, n) in [
+            ("cycles at 0", c.zero_cycles),
+            ("cycles at max", c.max_cycles),
+            ("underruns", c.underruns),
+            ("overruns", c.overruns),
+            ("cancels at a bound", c.cancels_at_bounds),
+            ("enough rises", c.enough_rises),
+            ("resets", c.resets),
+        ] {
+            assert!(n >= 5, "{q:?}: only {n} {what}");
+        }
+    }
+}
+
+/// A golden model with a different `need` is caught on `enough`; one with a
+/// different `max` on `count` at once (power-on value).
+#[test]
+fn a_wrong_golden_model_is_caught_on_the_right_port() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = CreditCounterBench::with_golden(p(40, 18), p(40, 17)).unwrap();
+    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("wrong need must mismatch");
+    assert_eq!(m.port, "enough", "{m}");
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        ("0x1", "0x0"),
+        "{m}"
+    );
+    assert!(
+        r.waveform.as_ref().is_some_and(|w| w.exists()),
+        "failure waveform"
+    );
+
+    let mut b = CreditCounterBench::with_golden(p(40, 18), p(41, 18)).unwrap();
+    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("wrong max must mismatch");
+    assert_eq!((m.port.as_str(), m.cycle), ("count", 0), "{m}");
+}
+
+/// RTL that wraps instead of saturating at 0 is caught on `count`.
+#[test]
+fn a_mutated_rtl_is_caught_on_the_right_port() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let q = p(16, 5);
+    let mut e = emit_credit_counter(&q).unwrap();
+    let top = e.modules.last_mut().unwrap();
+    // The branch for a consume at 0 sets the error; the mutant also
+    // decrements, so the count wraps to all ones.
+    let lines: Vec<&str> = top.1.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == "if (at_zero) begin")
+        .expect("mutation site not found");
+    assert_eq!(lines[at + 1].trim(), "err_d = 1'b1;");
+    let indent = &lines[at + 1][..lines[at + 1].len() - lines[at + 1].trim_start().len()];
+    let mut mutated: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    mutated.insert(
+        at + 2,
+        format!("{indent}credits_d = credits_q - count_one;"),
+    );
+    top.1 = mutated.join("\n") + "\n";
+    let dir = tmp.path().join("rtl");
+    e.write_dir(&dir).unwrap();
+    let mut o = opts(CYCLES, tmp.path());
+    o.rtl_dir = Some(dir);
+    let mut b = CreditCounterBench::new(q).unwrap();
+    let r = run(&mut b, &o).unwrap();
+    let m = r.first.expect("mutated RTL must mismatch");
+    assert_eq!(m.port, "count", "{m}");
+}

@@ -1,0 +1,154 @@
+//! Co-simulation of `fifo`: every matrix point against the golden model,
+//! and proof that the bench fails on a wrong golden model or a broken RTL.
+
+use exanet_hdl::common::fifo::emit_fifo;
+use exanet_sim::common::fifo::FifoParams;
+use exanet_tb::blocks::fifo::{info, FifoBench};
+use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+
+const CYCLES: u64 = 200_000;
+
+fn p(width: u32, depth: u32, almost_full: u32) -> FifoParams {
+    FifoParams {
+        width,
+        depth,
+        almost_full,
+    }
+}
+
+fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
+    CosimOptions {
+        cycles,
+        seed: 0xF1F0,
+        fail_dir: fail_dir.to_path_buf(),
+        ..Default::default()
+    }
+}
+
+fn skip() -> bool {
+    if let Some(reason) = verilator_missing_reason() {
+        println!("{reason}");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn every_matrix_point_matches_the_golden_model() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let points = (info().matrix)();
+    assert!(points.len() >= 3);
+    for mut bench in points {
+        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        println!("{}", r.summary());
+        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+        assert_eq!(r.cycles, CYCLES);
+    }
+}
+
+/// The stimulus really reaches every corner at every matrix point: full,
+/// empty, push+pop while full and while empty, overflow, underflow, reset.
+#[test]
+fn stimulus_reaches_every_corner() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for q in [
+        p(8, 2, 1),
+        p(16, 4, 4),
+        p(32, 16, 12),
+        p(64, 64, 48),
+        p(133, 1024, 1000),
+    ] {
+        let mut b = FifoBench::new(q.clone()).unwrap();
+        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        let c = b.coverage();
+        println!("{q:?}: {c:?}");
+        for (what, n) in [
+            ("full cycles", c.full_cycles),
+            ("empty cycles", c.empty_cycles),
+            ("push+pop while full", c.push_pop_full),
+            ("push+pop while empty", c.push_pop_empty),
+            ("overflows", c.overflows),
+            ("underflows", c.underflows),
+            ("resets", c.resets),
+        ] {
+            assert!(n >= 5, "{q:?}: only {n} {what}");
+        }
+    }
+}
+
+/// A golden model with a different `almost_full` threshold must be caught on
+/// `almost_full`. One with half the depth is caught on `dout` while empty
+/// (its pointers wrap after 8 slots, so the stale slot at the read pointer
+/// differs) or on `full`, whichever the stimulus meets first.
+#[test]
+fn a_wrong_golden_model_is_caught_on_the_right_port() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let rtl = p(32, 16, 12);
+    let mut b = FifoBench::with_golden(rtl.clone(), p(32, 16, 13)).unwrap();
+    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("wrong almost_full must mismatch");
+    assert_eq!((r.mismatches, m.port.as_str()), (1, "almost_full"), "{m}");
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        ("0x0", "0x1"),
+        "{m}"
+    );
+    assert!(
+        r.waveform.as_ref().is_some_and(|w| w.exists()),
+        "failure waveform"
+    );
+
+    let mut b = FifoBench::with_golden(rtl, p(32, 8, 8)).unwrap();
+    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("wrong depth must mismatch");
+    assert!(m.port == "dout" || m.port == "full", "{m}");
+}
+
+/// A one-character bug in the RTL (`almost_full` as `>` instead of `>=`),
+/// loaded as external Verilog, is caught on `almost_full`.
+#[test]
+fn a_mutated_rtl_is_caught_on_the_right_port() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let q = p(32, 16, 12);
+    let mut e = emit_fifo(&q).unwrap();
+    let top = e.modules.last_mut().unwrap();
+    let good = "almost_full = used_q >= count_almost_full;";
+    assert_eq!(top.1.matches(good).count(), 1, "mutation site not found");
+    top.1 = top
+        .1
+        .replace(good, "almost_full = used_q > count_almost_full;");
+    let dir = tmp.path().join("rtl");
+    e.write_dir(&dir).unwrap();
+    let mut o = opts(CYCLES, tmp.path());
+    o.rtl_dir = Some(dir);
+    let mut b = FifoBench::new(q).unwrap();
+    let r = run(&mut b, &o).unwrap();
+    let m = r.first.expect("mutated RTL must mismatch");
+    assert_eq!(m.port, "almost_full", "{m}");
+}
+
+/// Speed of a long run (reported, not asserted: machines differ).
+#[test]
+fn one_million_cycles() {
+    if skip() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = FifoBench::new(p(64, 16, 12)).unwrap();
+    let r = run(&mut b, &opts(1_000_000, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+}
