@@ -539,6 +539,43 @@ mod tests {
         assert_eq!(num(156.25), "156.25");
     }
 
+    /// The Vivado script template, pinned by `tests/golden/exanest-8x4x4.tcl`
+    /// (`EXANET_BLESS=1` rewrites it). Fixed tops: the real blocks' module
+    /// lists are checked against the manifest by the CLI tests.
+    #[test]
+    fn tcl_template_matches_golden() {
+        let p = crate::params::elaborate(&Config::default()).unwrap();
+        let top = |block: &str, top: &str, files: &[&str]| TopEntry {
+            block: block.into(),
+            top: top.into(),
+            point: String::new(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            notes: Vec::new(),
+        };
+        let tops = [
+            top(
+                "fifo",
+                "exanet_fifo_w8_d4_a3",
+                &[
+                    "rtl/exanet_fifo_w8_d4_a3_ram.v",
+                    "rtl/exanet_fifo_w8_d4_a3.v",
+                ],
+            ),
+            top("arbiter", "exanet_arbiter_n7", &["rtl/exanet_arbiter_n7.v"]),
+        ];
+        let text = render_tcl(&p, &tops).unwrap();
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/exanest-8x4x4.tcl");
+        if std::env::var_os("EXANET_BLESS").is_some() {
+            std::fs::write(&golden, &text).unwrap();
+        }
+        let want = std::fs::read_to_string(&golden).unwrap();
+        assert!(
+            want == text,
+            "{} differs (EXANET_BLESS=1 to accept):\n{text}",
+            golden.display()
+        );
+    }
+
     #[test]
     fn hex_digest_is_sha256() {
         assert_eq!(

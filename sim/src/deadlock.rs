@@ -92,15 +92,25 @@ pub fn find_cycle(p: &RouterParams) -> Option<Vec<Channel>> {
         return None;
     }
     let n_chan = t.num_nodes() * lay.dir_ports * lay.vcs;
-    let rcs: Vec<RouteCompute> = (0..t.num_nodes()).map(|n| RouteCompute::new(p, n)).collect();
+    let rcs: Vec<RouteCompute> = (0..t.num_nodes())
+        .map(|n| RouteCompute::new(p, n))
+        .collect();
     let mut edges: Vec<u64> = Vec::new();
     for (d, e, f) in [(0, 1, 2), (0, 2, 1), (1, 2, 0)] {
         let mut hop_pairs: HashSet<u64> = HashSet::new();
         walk_plane(p, &rcs, d, e, &mut hop_pairs);
         for &key in &hop_pairs {
             let u = (key >> 32) as usize;
-            let (p1, lo1, hi1) = ((key >> 24 & 0xff) as usize, (key >> 20 & 15) as usize, (key >> 16 & 15) as usize + 1);
-            let (p2, lo2, hi2) = ((key >> 8 & 0xff) as usize, (key >> 4 & 15) as usize, (key & 15) as usize + 1);
+            let (p1, lo1, hi1) = (
+                (key >> 24 & 0xff) as usize,
+                (key >> 20 & 15) as usize,
+                (key >> 16 & 15) as usize + 1,
+            );
+            let (p2, lo2, hi2) = (
+                (key >> 8 & 0xff) as usize,
+                (key >> 4 & 15) as usize,
+                (key & 15) as usize + 1,
+            );
             for fv in 0..t.dims[f] {
                 let mut c = t.coords(u);
                 c[f] = fv;
@@ -163,7 +173,9 @@ fn walk_plane(p: &RouterParams, rcs: &[RouteCompute], d: usize, e: usize, out: &
                 let (mut u, mut in_port, mut in_vc) = (src, local, class * p.vcs_per_class);
                 let mut prev: Option<(usize, u64)> = None;
                 loop {
-                    let r = rcs[u].compute(dest, in_port, in_vc).expect("in-range destination");
+                    let r = rcs[u]
+                        .compute(dest, in_port, in_vc)
+                        .expect("in-range destination");
                     let port = r.port as usize;
                     if port >= t.num_dir_ports() {
                         break;
@@ -216,7 +228,10 @@ fn cycle_in(n: usize, edges: &[u64]) -> Option<Vec<u32>> {
                     stack.push((w, start[w as usize]));
                 }
                 1 => {
-                    let at = stack.iter().position(|&(x, _)| x == w).expect("grey is on the stack");
+                    let at = stack
+                        .iter()
+                        .position(|&(x, _)| x == w)
+                        .expect("grey is on the stack");
                     return Some(stack[at..].iter().map(|&(x, _)| x).collect());
                 }
                 _ => {}
@@ -261,7 +276,12 @@ mod tests {
         check(&params([4, 3, 2], [false, true, true], 2)).unwrap();
         check(&params([4, 3, 2], [false, false, true], 3)).unwrap();
         // a 4-ring with one VC: 2-hop routes chain all the way round
-        assert_eq!(find_cycle(&params([4, 1, 1], [true, false, false], 1)).unwrap().len(), 4);
+        assert_eq!(
+            find_cycle(&params([4, 1, 1], [true, false, false], 1))
+                .unwrap()
+                .len(),
+            4
+        );
         // a 3-ring: every shortest route is one hop, so no dependency at all
         assert!(find_cycle(&params([3, 1, 1], [true, false, false], 1)).is_none());
         // a 2-ring never continues in the dimension: no cycle even with one VC

@@ -12,6 +12,7 @@
 pub mod common;
 pub mod deadlock;
 pub mod network;
+pub mod ni;
 pub mod packet;
 pub mod rng;
 pub mod router;

@@ -164,7 +164,7 @@ impl Topology {
                 if port / 2 == seen {
                     return PortKind::Dir {
                         dim,
-                        plus: port % 2 == 0,
+                        plus: port.is_multiple_of(2),
                     };
                 }
                 seen += 1;

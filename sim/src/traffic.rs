@@ -47,7 +47,9 @@ pub enum Pattern {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PacketSizes {
-    Fixed { bytes: usize },
+    Fixed {
+        bytes: usize,
+    },
     /// `small` bytes, or `large` bytes with probability `large_fraction`.
     Bimodal {
         small: usize,
@@ -110,7 +112,9 @@ impl PacketSizes {
                 small,
                 large,
                 large_fraction,
-            } => (1.0 - large_fraction) * flits(small) as f64 + large_fraction * flits(large) as f64,
+            } => {
+                (1.0 - large_fraction) * flits(small) as f64 + large_fraction * flits(large) as f64
+            }
         }
     }
 }
@@ -130,12 +134,16 @@ impl Destinations {
         let terminals = topo.num_nodes() * topo.local_ports;
         let bits = terminals.trailing_zeros();
         match pattern {
-            Pattern::Transpose | Pattern::BitComplement | Pattern::BitReverse if !terminals.is_power_of_two() => {
+            Pattern::Transpose | Pattern::BitComplement | Pattern::BitReverse
+                if !terminals.is_power_of_two() =>
+            {
                 bail!(
                     "traffic.pattern = {pattern:?}: needs a power-of-two number of terminals, this network has {terminals}"
                 )
             }
-            Pattern::Uniform if terminals < 2 => bail!("traffic.pattern = uniform: needs >= 2 terminals"),
+            Pattern::Uniform if terminals < 2 => {
+                bail!("traffic.pattern = uniform: needs >= 2 terminals")
+            }
             Pattern::Hotspot { fraction, nodes } => {
                 if !(0.0..=1.0).contains(fraction) {
                     bail!("traffic.pattern.fraction = {fraction}: must be 0..=1");
@@ -207,8 +215,13 @@ impl Destinations {
             Pattern::Neighbour => {
                 let dirs = self.topo.num_dir_ports();
                 let node = src / self.topo.local_ports;
-                let options: [Option<(usize, usize)>; 6] =
-                    std::array::from_fn(|p| if p < dirs { self.topo.neighbour(node, p) } else { None });
+                let options: [Option<(usize, usize)>; 6] = std::array::from_fn(|p| {
+                    if p < dirs {
+                        self.topo.neighbour(node, p)
+                    } else {
+                        None
+                    }
+                });
                 let count = options.iter().flatten().count();
                 if count == 0 {
                     return src;
@@ -251,7 +264,12 @@ pub fn parse_trace(text: &str, terminals: usize, what: &str) -> Result<Vec<Trace
         if v.is_empty() && f.first().is_some_and(|x| x.parse::<u64>().is_err()) {
             continue; // header line
         }
-        let ctx = || format!("{what}:{}: {line:?}: expected cycle,source,destination,bytes", i + 1);
+        let ctx = || {
+            format!(
+                "{what}:{}: {line:?}: expected cycle,source,destination,bytes",
+                i + 1
+            )
+        };
         if f.len() != 4 {
             bail!("{}", ctx());
         }
@@ -262,7 +280,10 @@ pub fn parse_trace(text: &str, terminals: usize, what: &str) -> Result<Vec<Trace
             bytes: f[3].parse().with_context(ctx)?,
         };
         if ev.src >= terminals || ev.dst >= terminals {
-            bail!("{}: terminal out of range (this network has {terminals})", ctx());
+            bail!(
+                "{}: terminal out of range (this network has {terminals})",
+                ctx()
+            );
         }
         v.push(ev);
     }
@@ -282,9 +303,14 @@ mod tests {
     fn permutations_are_permutations() {
         let t = topo([4, 4, 4]);
         let mut rng = Rng::new(1);
-        for p in [Pattern::Transpose, Pattern::BitComplement, Pattern::BitReverse, Pattern::Tornado] {
+        for p in [
+            Pattern::Transpose,
+            Pattern::BitComplement,
+            Pattern::BitReverse,
+            Pattern::Tornado,
+        ] {
             let d = Destinations::new(&p, &t).unwrap();
-            let mut seen = vec![false; 64];
+            let mut seen = [false; 64];
             for s in 0..64 {
                 let x = d.dest(s, &mut rng);
                 assert!(!seen[x], "{p:?} maps twice to {x}");
@@ -340,10 +366,25 @@ mod tests {
 
     #[test]
     fn trace_parsing() {
-        let ev = parse_trace("cycle,src,dst,bytes\n# c\n5, 1, 2, 300\n3,0,1,8\n", 4, "t.csv").unwrap();
-        assert_eq!(ev[0], TraceEvent { cycle: 3, src: 0, dst: 1, bytes: 8 });
+        let ev = parse_trace(
+            "cycle,src,dst,bytes\n# c\n5, 1, 2, 300\n3,0,1,8\n",
+            4,
+            "t.csv",
+        )
+        .unwrap();
+        assert_eq!(
+            ev[0],
+            TraceEvent {
+                cycle: 3,
+                src: 0,
+                dst: 1,
+                bytes: 8
+            }
+        );
         assert_eq!(ev[1].bytes, 300);
-        let e = parse_trace("1,0,9,8\n", 4, "t.csv").unwrap_err().to_string();
+        let e = parse_trace("1,0,9,8\n", 4, "t.csv")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("t.csv:1"), "{e}");
         assert!(parse_trace("1,0,x,8\n", 4, "t.csv").is_err());
     }

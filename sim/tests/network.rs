@@ -2,12 +2,17 @@
 //! saturation without deadlock, watchdog, scoreboard, traffic patterns.
 
 use exanet_sim::network::{Network, NetworkParams, Workload};
-use exanet_sim::router::RouterParams;
 use exanet_sim::rng::Rng;
+use exanet_sim::router::RouterParams;
 use exanet_sim::topology::Topology;
 use exanet_sim::traffic::{parse_trace, PacketSizes, Pattern};
 
-fn net_params(dims: [usize; 3], wrap: [bool; 3], flit_bits: usize, link_latency: usize) -> NetworkParams {
+fn net_params(
+    dims: [usize; 3],
+    wrap: [bool; 3],
+    flit_bits: usize,
+    link_latency: usize,
+) -> NetworkParams {
     let hf = if flit_bits == 64 { 2 } else { 1 };
     let max = 2 * hf + 256 / (flit_bits / 8);
     NetworkParams {
@@ -48,7 +53,10 @@ fn zero_load_latency_is_two_per_router_plus_links_plus_serialization() {
         let t = p.router.topology.clone();
         let mut rng = Rng::new(5);
         for i in 0..60 {
-            let (s, d) = (rng.below(t.num_nodes() as u64) as usize, rng.below(t.num_nodes() as u64) as usize);
+            let (s, d) = (
+                rng.below(t.num_nodes() as u64) as usize,
+                rng.below(t.num_nodes() as u64) as usize,
+            );
             let bytes = rng.below(257) as usize;
             let class = i % 2;
             net.send(s, d, bytes, class);
@@ -59,7 +67,10 @@ fn zero_load_latency_is_two_per_router_plus_links_plus_serialization() {
             let per_router = if bits == 64 { 3 } else { 2 };
             let want = per_router * (h + 1) + lat as u64 * h + f - 1;
             let got = *net.tagged_latencies(class).last().unwrap() as u64;
-            assert_eq!(got, want, "{dims:?} {bits}-bit L={lat}: {s} -> {d}, {h} hops, {f} flits");
+            assert_eq!(
+                got, want,
+                "{dims:?} {bits}-bit L={lat}: {s} -> {d}, {h} hops, {f} flits"
+            );
         }
         let (errs, n) = net.errors();
         assert_eq!(n, 0, "{errs:?}");
@@ -78,15 +89,30 @@ fn accepted_equals_offered_below_saturation_and_flattens_above() {
         p.drain_max = 200_000;
         let mut net = Network::new(&p).unwrap();
         let r = net.run();
-        assert!(r.deadlock.is_none() && r.error_count == 0 && r.unfinished == 0, "{r:?}");
+        assert!(
+            r.deadlock.is_none() && r.error_count == 0 && r.unfinished == 0,
+            "{r:?}"
+        );
         let (off, acc) = (r.total.offered, r.total.accepted);
-        eprintln!("rate {rate}: offered {off:.3} accepted {acc:.3} latency {:?}", r.total.latency);
-        assert!((off - rate).abs() < 0.1 * rate, "offered {off} for rate {rate}");
+        eprintln!(
+            "rate {rate}: offered {off:.3} accepted {acc:.3} latency {:?}",
+            r.total.latency
+        );
+        assert!(
+            (off - rate).abs() < 0.1 * rate,
+            "offered {off} for rate {rate}"
+        );
         if rate < 0.5 {
-            assert!((acc - off).abs() < 0.05 * off, "accepted {acc} vs offered {off}");
+            assert!(
+                (acc - off).abs() < 0.05 * off,
+                "accepted {acc} vs offered {off}"
+            );
         } else {
             // saturated: well below the offered load, refusing packets at the sources
-            assert!(acc < 0.8 * off && acc > last, "accepted {acc} vs offered {off}");
+            assert!(
+                acc < 0.8 * off && acc > last,
+                "accepted {acc} vs offered {off}"
+            );
             assert!(r.total.refused > 0);
         }
         last = acc;
@@ -114,7 +140,11 @@ fn saturate(pattern: Pattern, cycles: u64, seed: u64) {
     let t0 = std::time::Instant::now();
     net.run_cycles(cycles);
     let secs = t0.elapsed().as_secs_f64();
-    assert!(net.deadlock().is_none(), "{pattern:?}: {:?}", net.deadlock());
+    assert!(
+        net.deadlock().is_none(),
+        "{pattern:?}: {:?}",
+        net.deadlock()
+    );
     let r = net.report(0.0);
     eprintln!(
         "{pattern:?}: {cycles} cycles in {secs:.1} s, accepted {:.3} flits/node/cycle, {} packets",
@@ -132,9 +162,14 @@ fn saturate(pattern: Pattern, cycles: u64, seed: u64) {
 
 #[test]
 fn torus_4x4x4_at_saturation_short() {
-    for (i, pat) in [Pattern::Uniform, Pattern::Transpose, Pattern::BitComplement, Pattern::Tornado]
-        .into_iter()
-        .enumerate()
+    for (i, pat) in [
+        Pattern::Uniform,
+        Pattern::Transpose,
+        Pattern::BitComplement,
+        Pattern::Tornado,
+    ]
+    .into_iter()
+    .enumerate()
     {
         saturate(pat, 50_000, i as u64);
     }
@@ -143,9 +178,14 @@ fn torus_4x4x4_at_saturation_short() {
 #[test]
 #[ignore = "long: 4 x 1,000,000 cycles (run with --ignored; see the report for its runtime)"]
 fn torus_4x4x4_at_saturation_one_million_cycles() {
-    for (i, pat) in [Pattern::Uniform, Pattern::Transpose, Pattern::BitComplement, Pattern::Tornado]
-        .into_iter()
-        .enumerate()
+    for (i, pat) in [
+        Pattern::Uniform,
+        Pattern::Transpose,
+        Pattern::BitComplement,
+        Pattern::Tornado,
+    ]
+    .into_iter()
+    .enumerate()
     {
         saturate(pat, 1_000_000, 100 + i as u64);
     }
@@ -156,7 +196,10 @@ fn one_vc_torus_is_rejected_and_the_watchdog_names_the_blocked_channels() {
     let mut p = net_params([8, 1, 1], [true, false, false], 128, 0);
     p.router.vcs_per_class = 1;
     p.router.classes = 1;
-    let e = Network::new(&p).err().expect("cyclic scheme rejected").to_string();
+    let e = Network::new(&p)
+        .err()
+        .expect("cyclic scheme rejected")
+        .to_string();
     assert!(e.contains("cyclic channel dependency"), "{e}");
     p.check_deadlock = false;
     p.workload = synthetic(Pattern::Tornado, 1.0, PacketSizes::Fixed { bytes: 256 });
@@ -172,9 +215,16 @@ fn one_vc_torus_is_rejected_and_the_watchdog_names_the_blocked_channels() {
     // every blocked channel waits for an output VC with too few credits
     for b in &d.blocked {
         let (_, _, credits, _) = b.wants.clone().expect("route known");
-        assert!((credits as usize) < p.router.max_packet_flits || b.flits > 0, "{b:?}");
+        assert!(
+            (credits as usize) < p.router.max_packet_flits || b.flits > 0,
+            "{b:?}"
+        );
     }
-    eprintln!("deadlock at cycle {}: {:?}", d.cycle, &d.blocked[..3.min(d.blocked.len())]);
+    eprintln!(
+        "deadlock at cycle {}: {:?}",
+        d.cycle,
+        &d.blocked[..3.min(d.blocked.len())]
+    );
 }
 
 #[test]
@@ -222,13 +272,22 @@ fn every_pattern_and_trace_replay_runs_clean() {
         p.seed = i as u64;
         let r = Network::new(&p).unwrap().run();
         assert!(r.clean(), "{pat:?}: {r:?}");
-        assert!(r.per_class.iter().all(|c| c.packets > 50), "{pat:?}: {:?}", r.per_class);
+        assert!(
+            r.per_class.iter().all(|c| c.packets > 50),
+            "{pat:?}: {:?}",
+            r.per_class
+        );
         if matches!(pat, Pattern::Neighbour) {
             assert!((r.total.hops - 1.0).abs() < 1e-9);
         }
     }
     let mut p = net_params([2, 2, 2], [true; 3], 128, 0);
-    let events = parse_trace("cycle,src,dst,bytes\n0,0,7,1000\n3,7,0,16\n3,1,1,0\n", 8, "trace").unwrap();
+    let events = parse_trace(
+        "cycle,src,dst,bytes\n0,0,7,1000\n3,7,0,16\n3,1,1,0\n",
+        8,
+        "trace",
+    )
+    .unwrap();
     p.workload = Workload::Trace { events };
     p.warmup = 0;
     p.window = 100;
@@ -253,6 +312,9 @@ fn high_class_sees_lower_latency_under_load() {
     let r = Network::new(&p).unwrap().run();
     assert!(r.clean(), "{r:?}");
     let (c0, c1) = (&r.per_class[0], &r.per_class[1]);
-    assert!(c1.network_latency.avg < c0.network_latency.avg, "{c0:?} {c1:?}");
+    assert!(
+        c1.network_latency.avg < c0.network_latency.avg,
+        "{c0:?} {c1:?}"
+    );
     assert!((c1.offered / r.total.offered - 0.2).abs() < 0.05);
 }

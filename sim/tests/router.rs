@@ -7,7 +7,13 @@ use exanet_sim::router::{Coords, Flit, HeaderFields, Router, RouterInputs, Route
 use exanet_sim::topology::Topology;
 use std::collections::VecDeque;
 
-fn params(dims: [usize; 3], wrap: [bool; 3], classes: usize, vpc: usize, flit_bits: usize) -> RouterParams {
+fn params(
+    dims: [usize; 3],
+    wrap: [bool; 3],
+    classes: usize,
+    vpc: usize,
+    flit_bits: usize,
+) -> RouterParams {
     let hf = if flit_bits == 64 { 2 } else { 1 };
     let max = 2 * hf + 256 / (flit_bits / 8);
     RouterParams {
@@ -209,7 +215,10 @@ fn streams_one_flit_per_cycle_per_port() {
         let times: Vec<u64> = tb.out.iter().filter(|x| x.1 == o).map(|x| x.0).collect();
         assert_eq!(times.len(), 360, "port {o}");
         assert_eq!(times[0], 2);
-        assert!(times.windows(2).all(|w| w[1] == w[0] + 1), "port {o} has a bubble: {times:?}");
+        assert!(
+            times.windows(2).all(|w| w[1] == w[0] + 1),
+            "port {o} has a bubble: {times:?}"
+        );
     }
 }
 
@@ -220,7 +229,11 @@ fn fair_round_robin_at_packet_and_flit_level() {
     let t = p.topology.clone();
     let node = t.node_at([1, 1, 1]);
     let mut tb = Tb::new(&p, node);
-    let inputs = [t.dir_port(0, false).unwrap(), t.dir_port(1, true).unwrap(), t.local_port(0)];
+    let inputs = [
+        t.dir_port(0, false).unwrap(),
+        t.dir_port(1, true).unwrap(),
+        t.local_port(0),
+    ];
     let mut id = 1;
     for &inp in &inputs {
         for _ in 0..200 {
@@ -229,7 +242,12 @@ fn fair_round_robin_at_packet_and_flit_level() {
         }
     }
     tb.run(1500);
-    let heads: Vec<u64> = tb.out.iter().filter(|x| x.2.head).map(|x| dva(x.2.low128())).collect();
+    let heads: Vec<u64> = tb
+        .out
+        .iter()
+        .filter(|x| x.2.head)
+        .map(|x| dva(x.2.low128()))
+        .collect();
     assert!(heads.len() > 250);
     // map each head back to its input (ids 1..=200 from input 0, ...)
     let who: Vec<u64> = heads.iter().map(|&dva| (dva - 1) / 200).collect();
@@ -244,14 +262,34 @@ fn fair_round_robin_at_packet_and_flit_level() {
     let (a, b) = (t.dir_port(1, false).unwrap(), t.local_port(0));
     // both go x+ (lower half: VCs 0, 1); dest sums differ by one so the VCs differ
     for i in 0..30 {
-        tb.queue[a].extend(packet(&p4, coords(&t, t.node_at([2, 1, 1]), 0), 0, 6, 1000 + i));
-        tb.queue[b].extend(packet(&p4, coords(&t, t.node_at([3, 1, 1]), 0), 0, 6, 2000 + i));
+        tb.queue[a].extend(packet(
+            &p4,
+            coords(&t, t.node_at([2, 1, 1]), 0),
+            0,
+            6,
+            1000 + i,
+        ));
+        tb.queue[b].extend(packet(
+            &p4,
+            coords(&t, t.node_at([3, 1, 1]), 0),
+            0,
+            6,
+            2000 + i,
+        ));
     }
     tb.run(450);
     let xp = t.dir_port(0, true).unwrap();
-    let vcs: Vec<u8> = tb.out.iter().filter(|x| x.1 == xp).map(|x| x.2.vc).collect();
+    let vcs: Vec<u8> = tb
+        .out
+        .iter()
+        .filter(|x| x.1 == xp)
+        .map(|x| x.2.vc)
+        .collect();
     assert_eq!(vcs.len(), 360);
-    assert!(vcs.windows(2).all(|w| w[0] != w[1]), "flits alternate between the VCs: {vcs:?}");
+    assert!(
+        vcs.windows(2).all(|w| w[0] != w[1]),
+        "flits alternate between the VCs: {vcs:?}"
+    );
 }
 
 #[test]
@@ -269,7 +307,12 @@ fn high_class_has_strict_priority() {
     }
     tb.run(1600);
     let xp = t.dir_port(0, true).unwrap();
-    let classes: Vec<u8> = tb.out.iter().filter(|x| x.1 == xp).map(|x| x.2.vc / 2).collect();
+    let classes: Vec<u8> = tb
+        .out
+        .iter()
+        .filter(|x| x.1 == xp)
+        .map(|x| x.2.vc / 2)
+        .collect();
     assert_eq!(classes.len(), 80 * 18);
     // all 720 class-1 flits leave before any class-0 flit
     assert!(classes[..720].iter().all(|&c| c == 1), "{classes:?}");
@@ -294,19 +337,31 @@ fn one_input_port_interleaves_its_vcs_flit_by_flit() {
     inp.set_flit(c, hi[0]);
     // cycle 1: only the low head is buffered: it wins
     r.tick(&inp);
-    assert_eq!(r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc / 2), Some(0));
+    assert_eq!(
+        r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc / 2),
+        Some(0)
+    );
     // now send the low body and the high body while both VCs hold flits
     inp.clear();
     inp.set_flit(c, lo[1]);
     r.tick(&inp); // cycle 2: high head vs nothing of low (low body arrives now): high wins
-    assert_eq!(r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc), Some(3));
+    assert_eq!(
+        r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc),
+        Some(3)
+    );
     inp.clear();
     inp.set_flit(c, hi[1]);
     r.tick(&inp); // cycle 3: low body only (high body just arriving)
-    assert_eq!(r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc), Some(0));
+    assert_eq!(
+        r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc),
+        Some(0)
+    );
     inp.clear();
     r.tick(&inp);
-    assert_eq!(r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc), Some(3));
+    assert_eq!(
+        r.out_flit(t.dir_port(2, true).unwrap()).map(|f| f.vc),
+        Some(3)
+    );
 }
 
 #[test]
@@ -338,7 +393,10 @@ fn input_arbiter_prefers_class_one_when_both_request() {
     // the class-1 packet goes first, whole, then the class-0 one
     assert!(rest[..18].iter().all(|x| x.1 == xp), "{rest:?}");
     assert!(rest[18..].iter().all(|x| x.1 == zp), "{rest:?}");
-    assert!(rest.windows(2).all(|w| w[1].0 == w[0].0 + 1), "no bubble: {rest:?}");
+    assert!(
+        rest.windows(2).all(|w| w[1].0 == w[0].0 + 1),
+        "no bubble: {rest:?}"
+    );
 }
 
 #[test]
@@ -350,15 +408,41 @@ fn bad_packets_are_dropped_whole_counted_and_credited() {
         let node = t.node_at([1, 1, 1]);
         let mut tb = Tb::new(&p, node);
         tb.r.set_header_check(ecc_matches);
-        let (l0, xm, ym) = (t.local_port(0), t.dir_port(0, false).unwrap(), t.dir_port(1, false).unwrap());
+        let (l0, xm, ym) = (
+            t.local_port(0),
+            t.dir_port(0, false).unwrap(),
+            t.dir_port(1, false).unwrap(),
+        );
         let good = |id| packet(&p, coords(&t, t.node_at([2, 1, 1]), 0), 0, 6, id);
         let mut bad_count = [0u64; 10];
         // destination x out of range, then a good one
-        tb.queue[l0].extend(packet(&p, Coords { x: 4, y: 1, z: 1, fpga: 0 }, 0, 5, 1));
+        tb.queue[l0].extend(packet(
+            &p,
+            Coords {
+                x: 4,
+                y: 1,
+                z: 1,
+                fpga: 0,
+            },
+            0,
+            5,
+            1,
+        ));
         tb.queue[l0].extend(good(2));
         bad_count[l0] += 1;
         // y out of range (mesh dimension of 3), then fpga 3 >= 2 local ports at this node
-        tb.queue[ym].extend(packet(&p, Coords { x: 1, y: 3, z: 1, fpga: 0 }, 1, 7, 3));
+        tb.queue[ym].extend(packet(
+            &p,
+            Coords {
+                x: 1,
+                y: 3,
+                z: 1,
+                fpga: 0,
+            },
+            1,
+            7,
+            3,
+        ));
         tb.queue[ym].extend(packet(&p, coords(&t, node, 3), 1, 4, 4));
         tb.queue[ym].extend(good(5));
         bad_count[ym] += 2;
@@ -388,7 +472,11 @@ fn bad_packets_are_dropped_whole_counted_and_credited() {
         tb.run(200);
         let c = tb.r.counters().clone();
         assert_eq!(&c.dropped_packets[..], &bad_count[..], "{bits}-bit");
-        assert!(c.flit_errors.iter().chain(c.credit_errors.iter()).all(|&x| x == 0));
+        assert!(c
+            .flit_errors
+            .iter()
+            .chain(c.credit_errors.iter())
+            .all(|&x| x == 0));
         // only the good packets came out, whole
         let heads: Vec<u64> = tb
             .out
@@ -405,7 +493,10 @@ fn bad_packets_are_dropped_whole_counted_and_credited() {
         }
         // every flit sent in, good or bad, was credited back upstream
         for port in 0..t.num_ports() {
-            assert!(tb.up_credits[port].iter().all(|&c| c == p.buffer_flits), "port {port}");
+            assert!(
+                tb.up_credits[port].iter().all(|&c| c == p.buffer_flits),
+                "port {port}"
+            );
         }
         assert_eq!(tb.r.buffered_total(), 0);
     }
@@ -439,7 +530,11 @@ fn stress(p: &RouterParams, node: usize, cycles: u64, opt: HarnessOptions, seed:
         let inp = h.drive().clone();
         h.advance(&o);
         r.tick(&inp);
-        if cyc > cycles && h.quiet() && r.buffered_total() == 0 && o.flit.iter().all(|f| f.is_none()) {
+        if cyc > cycles
+            && h.quiet()
+            && r.buffered_total() == 0
+            && o.flit.iter().all(|f| f.is_none())
+        {
             break;
         }
     }
@@ -451,7 +546,11 @@ fn stress(p: &RouterParams, node: usize, cycles: u64, opt: HarnessOptions, seed:
     assert!(rep.injected > 100, "{rep:?}");
     let c = r.counters();
     assert_eq!(&c.dropped_packets[..], &rep.bad_injected[..]);
-    assert!(c.flit_errors.iter().chain(c.credit_errors.iter()).all(|&x| x == 0));
+    assert!(c
+        .flit_errors
+        .iter()
+        .chain(c.credit_errors.iter())
+        .all(|&x| x == 0));
     for port in 0..ports {
         for vc in 0..p.num_vcs() {
             assert_eq!(r.credits(port, vc) as usize, p.buffer_flits);
@@ -459,7 +558,12 @@ fn stress(p: &RouterParams, node: usize, cycles: u64, opt: HarnessOptions, seed:
         }
     }
     assert_eq!(flits, rep.flits_out);
-    eprintln!("stress seed {seed}: {} packets, {} flits, dropped {:?}", rep.injected, rep.flits_out, &rep.bad_injected[..ports]);
+    eprintln!(
+        "stress seed {seed}: {} packets, {} flits, dropped {:?}",
+        rep.injected,
+        rep.flits_out,
+        &rep.bad_injected[..ports]
+    );
 }
 
 #[test]
@@ -467,13 +571,19 @@ fn random_traffic_keeps_credits_buffers_order_and_packets_intact() {
     let points = [
         (params([4, 4, 4], [true; 3], 2, 2, 128), [1, 2, 3]),
         (params([4, 4, 4], [false; 3], 1, 2, 64), [0, 3, 1]),
-        (params([8, 4, 1], [true, false, false], 2, 3, 256), [7, 0, 0]),
+        (
+            params([8, 4, 1], [true, false, false], 2, 3, 256),
+            [7, 0, 0],
+        ),
         (params([3, 2, 5], [true, true, false], 1, 3, 128), [2, 1, 4]),
         (params([16, 16, 16], [true; 3], 2, 1, 64), [15, 0, 8]),
     ];
     for (i, (p, at)) in points.iter().enumerate() {
         let node = p.topology.node_at(*at);
-        for (j, (start, drain, bad)) in [(0.02, 0.9, 0.1), (0.2, 0.3, 0.05), (0.5, 0.95, 0.0)].into_iter().enumerate() {
+        for (j, (start, drain, bad)) in [(0.02, 0.9, 0.1), (0.2, 0.3, 0.05), (0.5, 0.95, 0.0)]
+            .into_iter()
+            .enumerate()
+        {
             let opt = HarnessOptions {
                 start,
                 drain,

@@ -34,6 +34,9 @@ fn the_16x16x16_torus_is_checked_quickly() {
     let t1 = Instant::now();
     let cyc = find_cycle(&with([16, 16, 16], [true; 3], 1)).expect("one VC per class deadlocks");
     let bad = t1.elapsed();
-    eprintln!("16x16x16: acyclic check {ok:?}, cyclic check {bad:?} (cycle of {} channels)", cyc.len());
+    eprintln!(
+        "16x16x16: acyclic check {ok:?}, cyclic check {bad:?} (cycle of {} channels)",
+        cyc.len()
+    );
     assert!(ok.as_secs_f64() < 10.0 && bad.as_secs_f64() < 10.0);
 }

@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::rng::Rng;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The first difference between RTL and golden model.
@@ -46,6 +46,26 @@ impl Mismatch {
             port: port.to_string(),
             expected: format!("0x{expected:x}"),
             actual: format!("0x{actual:x}"),
+        }
+    }
+}
+
+impl Mismatch {
+    /// A mismatch on a wide port given as 32-bit words, least significant
+    /// first; printed as one hex number.
+    pub fn words(cycle: u64, port: &str, expected: &[u32], actual: &[u32]) -> Self {
+        fn hex(w: &[u32]) -> String {
+            let mut s = String::from("0x");
+            for x in w.iter().rev() {
+                s.push_str(&format!("{x:08x}"));
+            }
+            s
+        }
+        Mismatch {
+            cycle,
+            port: port.to_string(),
+            expected: hex(expected),
+            actual: hex(actual),
         }
     }
 }
@@ -122,7 +142,7 @@ impl Default for CosimOptions {
             seed: 1,
             trace: None,
             rtl_dir: None,
-            fail_dir: PathBuf::from("out/cosim"),
+            fail_dir: std::env::temp_dir().join("exanet-cosim"),
             build: BuildOptions::default(),
         }
     }
@@ -275,9 +295,4 @@ pub fn verilator_missing_reason() -> Option<String> {
     crate::verilator::verilator_version()
         .err()
         .map(|e| format!("ignored: verilator not installed ({e})"))
-}
-
-/// Convenience for tests: the folder holding a test's build cache.
-pub fn default_cache() -> &'static Path {
-    Path::new(".exanet-cache")
 }

@@ -78,9 +78,16 @@ fn a_wrong_golden_model_is_caught_on_crc() {
         let mut b = Crc32Bench::with_fault(Crc32Params { width: 128 }, Some(fault)).unwrap();
         let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
         let m = r.first.expect("a wrong golden model must mismatch");
-        assert_eq!((r.mismatches, m.port.as_str()), (1, "crc"), "{fault:?}: {m}");
+        assert_eq!(
+            (r.mismatches, m.port.as_str()),
+            (1, "crc"),
+            "{fault:?}: {m}"
+        );
         assert!(m.cycle < 1000, "{fault:?} found late: {m}");
-        assert!(r.waveform.as_ref().is_some_and(|w| w.exists()), "failure waveform");
+        assert!(
+            r.waveform.as_ref().is_some_and(|w| w.exists()),
+            "failure waveform"
+        );
     }
 }
 

@@ -114,6 +114,15 @@ impl<const I: usize, const O: usize> XorMatrix<I, O> {
         Self::new(rows, vec![false; O])
     }
 
+    /// The same map plus a constant: output `o` is inverted where bit `o`
+    /// of `constant` is set (an affine map, e.g. a CRC with init/xorout).
+    pub fn with_constant(mut self, constant: u128) -> Self {
+        for (o, inv) in self._invert.iter_mut().enumerate().take(128) {
+            *inv = constant >> o & 1 == 1;
+        }
+        self
+    }
+
     /// The rows (input indices of each output bit).
     pub fn rows(&self) -> &[Vec<u16>] {
         &self._rows

@@ -13,8 +13,7 @@
 //!   at most one);
 //! - `accept`: the grant is used; the granted class's pointer moves past the
 //!   winner at the clock edge (the other class's pointer stays);
-//! - `grant` (16 b, one-hot), `grant_index` (4 b), `grant_valid`,
-//!   `grant_class1` (the grant is from class 1): combinational.
+//! - `grant` (16 b, one-hot), `grant_index` (4 b), `grant_valid`: combinational.
 //!
 //! Latency: grants are combinational (0 cycles); `accept` acts at the edge.
 //!
@@ -49,8 +48,6 @@ pub struct ClassArbiter {
     pub grant_index: Signal<Out, Bits<4>>,
     /// Some requester is granted.
     pub grant_valid: Signal<Out, bool>,
-    /// The grant is a class-1 requester.
-    pub grant_class1: Signal<Out, bool>,
     low: Arbiter<16, 4>,
     high: Arbiter<16, 4>,
     use_high: Signal<Local, bool>,
@@ -76,7 +73,6 @@ impl Logic for ClassArbiter {
             self.grant_index.next = self.low.grant_index.val();
         }
         self.grant_valid.next = self.high.grant_valid.val() | self.low.grant_valid.val();
-        self.grant_class1.next = self.use_high.val();
     }
 }
 
@@ -114,7 +110,6 @@ mod tests {
                     assert!(uut.grant_valid.val());
                     assert_eq!(uut.grant_index.val().to_u64() as usize, w, "cycle {cycle}");
                     assert_eq!(uut.grant.val().to_u64(), 1 << w);
-                    assert_eq!(uut.grant_class1.val(), c == 1);
                     if accept {
                         ptr[c] = rr_next(w, n);
                     }

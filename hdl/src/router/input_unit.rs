@@ -210,7 +210,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.head.next = false;
         self.tail.next = false;
         for v in 0..self._vcs {
-            if self.arb.grant_index.val() == self.vc_num[v].val() {
+            if self.arb.grant.val().get_bit(v) {
                 self.chosen_fwd.next = self.vcs[v].req_fwd.val();
                 self.chosen_new_drop.next = self.vcs[v].new_drop.val();
                 self.chosen_ovc.next = self.vcs[v].ovc.val();
@@ -227,7 +227,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         if self.fwd.val() {
             self.req_mat.next = self.one256.val()
                 << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
-            if self.arb.grant_class1.val() {
+            if (self.arb.grant.val() & self.class1_vcs.val()).any() {
                 self.req_mat1.next = self.one256.val()
                     << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
             }
@@ -254,8 +254,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.vcs[v].din.next = self.in_data.val();
             self.vcs[v].din_head.next = self.in_head.val();
             self.vcs[v].din_tail.next = self.in_tail.val();
-            self.vcs[v].pop.next =
-                self.do_pop.val() & (self.arb.grant_index.val() == self.vc_num[v].val());
+            self.vcs[v].pop.next = self.do_pop.val() & self.arb.grant.val().get_bit(v);
             self.vcs[v].node_x.next = self.node_x.val();
             self.vcs[v].node_y.next = self.node_y.val();
             self.vcs[v].node_z.next = self.node_z.val();

@@ -201,7 +201,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         self.front_head.next = self.head.val();
         self.front_tail.next = self.tail.val();
         // Route of the front flit (meaningful when it is a head).
-        self.route.header.next = self.data.read_data.val().get_bits::<64>(0);
+        self.route.dest.next = self.data.read_data.val().get_bits::<14>(29);
         self.route.node_x.next = self.node_x.val();
         self.route.node_y.next = self.node_y.val();
         self.route.node_z.next = self.node_z.val();

@@ -9,7 +9,8 @@
 //! - `clock`; `reset` (synchronous: every VC free with full credits);
 //! - `req_mat`, `req_mat1` (256 b): every input port's forward request as bit
 //!   `16*out_port + in_port` (all / class 1); this port uses its 16 bits;
-//! - `grant` (16 b, one-hot): the input port granted this cycle (combinational);
+//! - `grant` (16 b, one-hot), `grant_index` (4 b): the input port granted this
+//!   cycle (combinational);
 //! - `xin_data` (W b), `xin_head`, `xin_tail`, `xin_vc` (4 b): the granted
 //!   input's flit and output VC, through the router's crossbar;
 //! - `credit_in_valid`, `credit_in_vc` (4 b): a credit from downstream; ignored
@@ -61,6 +62,8 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     pub credit_in_vc: Signal<In, Bits<4>>,
     /// One-hot granted input port.
     pub grant: Signal<Out, Bits<16>>,
+    /// Index of the granted input port.
+    pub grant_index: Signal<Out, Bits<4>>,
     /// VCs of this port with a credit (at bits `16*port + vc`).
     pub has_credit: Signal<Out, Bits<256>>,
     /// VCs of this port a head may take.
@@ -86,8 +89,9 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     tail_reg: DFF<bool>,
     vc_reg: DFF<Bits<4>>,
     errors: DFF<Bits<32>>,
-    requests: Signal<Local, Bits<16>>,
-    requests1: Signal<Local, Bits<16>>,
+    /// Prefix chains over the input ports; element P is this port's requests.
+    requests: Vec<Signal<Local, Bits<16>>>,
+    requests1: Vec<Signal<Local, Bits<16>>>,
     send: Signal<Local, bool>,
     send_vc: Signal<Local, Bits<16>>,
     dec: Vec<Signal<Local, bool>>,
@@ -96,7 +100,9 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     credit_error: Signal<Local, bool>,
     credit_row: Vec<Signal<Local, Bits<256>>>,
     start_row: Vec<Signal<Local, Bits<256>>>,
-    row_offset: Constant<Bits<8>>,
+    /// Bit `16*port + in_port` of the request vectors.
+    request_bit: Vec<Constant<Bits<8>>>,
+    in_port_bit: Vec<Constant<Bits<16>>>,
     row_bit: Vec<Constant<Bits<256>>>,
     vc_num: Vec<Constant<Bits<4>>>,
     vc_max: Constant<Bits<4>>,
@@ -110,6 +116,7 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     _vcs: usize,
+    _ports: usize,
 }
 
 impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
@@ -117,6 +124,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
     pub fn new(p: &RouterParams, port: usize) -> Self {
         assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
         let n = p.num_vcs();
+        let ports = p.num_ports();
         OutputUnit {
             clock: Default::default(),
             reset: Default::default(),
@@ -129,6 +137,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             credit_in_valid: Default::default(),
             credit_in_vc: Default::default(),
             grant: Default::default(),
+            grant_index: Default::default(),
             has_credit: Default::default(),
             can_start: Default::default(),
             out_valid: Default::default(),
@@ -146,8 +155,8 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             tail_reg: Default::default(),
             vc_reg: Default::default(),
             errors: Default::default(),
-            requests: Default::default(),
-            requests1: Default::default(),
+            requests: (0..=ports).map(|_| Default::default()).collect(),
+            requests1: (0..=ports).map(|_| Default::default()).collect(),
             send: Default::default(),
             send_vc: Default::default(),
             dec: (0..n).map(|_| Default::default()).collect(),
@@ -156,7 +165,8 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             credit_error: Default::default(),
             credit_row: (0..=n).map(|_| Default::default()).collect(),
             start_row: (0..=n).map(|_| Default::default()).collect(),
-            row_offset: Constant::new(bits(16 * port as u64)),
+            request_bit: (0..ports).map(|i| Constant::new(bits((16 * port + i) as u64))).collect(),
+            in_port_bit: (0..ports).map(|i| Constant::new(bits(1 << i))).collect(),
             row_bit: (0..n)
                 .map(|v| Constant::new(bits::<256>(1) << (16 * port + v) as u64))
                 .collect(),
@@ -172,6 +182,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
             _vcs: n,
+            _ports: ports,
         }
     }
 }
@@ -187,13 +198,28 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
         // Output arbitration among the input ports that request this port.
         self.arb.clock.next = self.clock.val();
         self.arb.reset.next = self.reset.val();
-        self.requests.next = self.req_mat.val().get_bits::<16>(self.row_offset.val().index());
-        self.requests1.next = self.req_mat1.val().get_bits::<16>(self.row_offset.val().index());
-        self.arb.req1.next = self.requests1.val();
-        self.arb.req0.next = self.requests.val() & !self.requests1.val();
+        self.requests[0].next = self.zero16.val();
+        self.requests1[0].next = self.zero16.val();
+        for i in 0..self._ports {
+            if self.req_mat.val().get_bit(self.request_bit[i].val().index()) {
+                self.requests[i + 1].next = self.requests[i].val() | self.in_port_bit[i].val();
+            } else {
+                self.requests[i + 1].next = self.requests[i].val();
+            }
+            if self.req_mat1.val().get_bit(self.request_bit[i].val().index()) {
+                self.requests1[i + 1].next = self.requests1[i].val() | self.in_port_bit[i].val();
+            } else {
+                self.requests1[i + 1].next = self.requests1[i].val();
+            }
+        }
+        for k in self._ports..(self._ports + 1) {
+            self.arb.req1.next = self.requests1[k].val();
+            self.arb.req0.next = self.requests[k].val() & !self.requests1[k].val();
+        }
         self.send.next = self.arb.grant_valid.val();
         self.arb.accept.next = self.send.val();
         self.grant.next = self.arb.grant.val();
+        self.grant_index.next = self.arb.grant_index.val();
         // Credits: a send uses one, a credit from downstream frees one.
         self.send_vc.next = self.one16.val() << self.xin_vc.val();
         self.saturated.next = false;

@@ -12,7 +12,8 @@
 //! Ports:
 //! - `node_x`, `node_y`, `node_z` (4 b each): this router's coordinates
 //!   (inputs, so one module serves every node; held constant by the network);
-//! - `header` (64 b): bits 63:0 of the header (the destination sits at 42:21);
+//! - `dest` (14 b): header bits 42:29, the destination's x (13:10), y (9:6),
+//!   z (5:2) and fpga (1:0);
 //! - `ovc` (8 b): output port in bits 7:4, output VC in bits 3:0;
 //! - `bad`: a destination coordinate is outside `dims`, or the packet is for
 //!   this router and `fpga >= local_ports`.
@@ -26,8 +27,8 @@
 //!
 //! Only 4- and 8-bit arithmetic: the torus distance `(t - h) mod k` is taken
 //! mod 16 (`t - h`, plus `k` when `t < h`), which is exact for `k <= 16`; the
-//! 8-bit copies of the coordinates for the VC selector are sliced wide from
-//! the header and masked (rust-hdl has no width-extension that lints clean).
+//! 8-bit VC selector `x + y + z + fpga` is summed bit by bit with constant
+//! weights (rust-hdl has no width extension that lints clean).
 
 use exanet_sim::router::RouterParams;
 use exanet_sim::topology::PortKind;
@@ -38,6 +39,8 @@ use rust_hdl::prelude::*;
 const POSITIONS: usize = 3;
 /// Restoring-division steps for `sel mod n` with `sel < 64`.
 const MOD_STEPS: usize = 6;
+/// Destination bits: x, y, z (4 each) and fpga (2).
+const DEST_BITS: usize = 14;
 
 /// Route compute for the input VC `in_vc` of input port `in_port`.
 #[derive(LogicBlock)]
@@ -48,8 +51,8 @@ pub struct RouteCompute {
     pub node_y: Signal<In, Bits<4>>,
     /// This router's z coordinate.
     pub node_z: Signal<In, Bits<4>>,
-    /// Header bits 63:0.
-    pub header: Signal<In, Bits<64>>,
+    /// Destination x, y, z, fpga (header bits 42:29).
+    pub dest: Signal<In, Bits<14>>,
     /// Output port (7:4) and output VC (3:0).
     pub ovc: Signal<Out, Bits<8>>,
     /// The packet cannot be routed: drop it.
@@ -58,7 +61,10 @@ pub struct RouteCompute {
     ty: Signal<Local, Bits<4>>,
     tz: Signal<Local, Bits<4>>,
     fpga: Signal<Local, Bits<2>>,
-    sel: Signal<Local, Bits<8>>,
+    /// `x + y + z + fpga`, bit by bit; element 14 is the sum.
+    sel: Vec<Signal<Local, Bits<8>>>,
+    /// Ejection port `local_base + fpga` in bits 7:4; element 2 is the result.
+    eject_port: Vec<Signal<Local, Bits<8>>>,
     /// `sel mod vcs_per_class` (restoring chain; element 6 is the result).
     mod_all: Vec<Signal<Local, Bits<8>>>,
     /// `sel mod lower_vcs`.
@@ -76,6 +82,10 @@ pub struct RouteCompute {
     vc8: Vec<Signal<Local, Bits<8>>>,
     any_differs: Signal<Local, bool>,
     out_of_range: Signal<Local, bool>,
+    /// Weight of each `dest` bit in the selector sum.
+    sel_weight: Vec<Constant<Bits<8>>>,
+    /// `16 << i`: weight of fpga bit i in the ejection port field.
+    fpga_weight: Vec<Constant<Bits<8>>>,
     // Divisor multiples `n << (5 - j)` (255 where above any selector value).
     step_all: Vec<Constant<Bits<8>>>,
     step_lo: Vec<Constant<Bits<8>>>,
@@ -98,10 +108,8 @@ pub struct RouteCompute {
     class_base: Constant<Bits<8>>,
     upper_base: Constant<Bits<8>>,
     local_base: Constant<Bits<8>>,
-    mask_coord: Constant<Bits<8>>,
-    mask_fpga: Constant<Bits<8>>,
-    mask_fpga_port: Constant<Bits<8>>,
     zero4: Constant<Bits<4>>,
+    zero8: Constant<Bits<8>>,
 }
 
 fn steps(n: usize) -> Vec<Constant<Bits<8>>> {
@@ -139,14 +147,15 @@ impl RouteCompute {
             node_x: Default::default(),
             node_y: Default::default(),
             node_z: Default::default(),
-            header: Default::default(),
+            dest: Default::default(),
             ovc: Default::default(),
             bad: Default::default(),
             tx: Default::default(),
             ty: Default::default(),
             tz: Default::default(),
             fpga: Default::default(),
-            sel: Default::default(),
+            sel: locals(DEST_BITS + 1),
+            eject_port: locals(3),
             mod_all: locals(MOD_STEPS + 1),
             mod_lo: locals(MOD_STEPS + 1),
             mod_hi: locals(MOD_STEPS + 1),
@@ -161,6 +170,13 @@ impl RouteCompute {
             vc8: locals(POSITIONS),
             any_differs: Default::default(),
             out_of_range: Default::default(),
+            sel_weight: (0..DEST_BITS)
+                .map(|i| {
+                    let w = if i < 2 { i } else { (i - 2) % 4 };
+                    Constant::new(bits(1 << w))
+                })
+                .collect(),
+            fpga_weight: (0..2).map(|i| Constant::new(bits(16 << i))).collect(),
             step_all: steps(vpc),
             step_lo: steps(lower),
             step_hi: steps((vpc - lower).max(1)),
@@ -184,10 +200,8 @@ impl RouteCompute {
             class_base: Constant::new(bits(class_base as u64)),
             upper_base: Constant::new(bits((class_base + lower) as u64)),
             local_base: Constant::new(bits((t.num_dir_ports() as u64) << 4)),
-            mask_coord: Constant::new(bits(0x0f)),
-            mask_fpga: Constant::new(bits(0x03)),
-            mask_fpga_port: Constant::new(bits(0x30)),
             zero4: Constant::new(bits(0)),
+            zero8: Constant::new(bits(0)),
         }
     }
 }
@@ -195,19 +209,31 @@ impl RouteCompute {
 impl Logic for RouteCompute {
     #[hdl_gen]
     fn update(&mut self) {
-        // Destination: x 42:39, y 38:35, z 34:31, fpga 30:29.
-        self.tx.next = self.header.val().get_bits::<4>(39);
-        self.ty.next = self.header.val().get_bits::<4>(35);
-        self.tz.next = self.header.val().get_bits::<4>(31);
-        self.fpga.next = self.header.val().get_bits::<2>(29);
-        self.sel.next = (self.header.val().get_bits::<8>(39) & self.mask_coord.val())
-            + (self.header.val().get_bits::<8>(35) & self.mask_coord.val())
-            + (self.header.val().get_bits::<8>(31) & self.mask_coord.val())
-            + (self.header.val().get_bits::<8>(29) & self.mask_fpga.val());
+        self.tx.next = self.dest.val().get_bits::<4>(10);
+        self.ty.next = self.dest.val().get_bits::<4>(6);
+        self.tz.next = self.dest.val().get_bits::<4>(2);
+        self.fpga.next = self.dest.val().get_bits::<2>(0);
+        // sel = x + y + z + fpga, adding each bit's weight.
+        self.sel[0].next = self.zero8.val();
+        for i in 0..14 {
+            if self.dest.val().get_bit(i) {
+                self.sel[i + 1].next = self.sel[i].val() + self.sel_weight[i].val();
+            } else {
+                self.sel[i + 1].next = self.sel[i].val();
+            }
+        }
+        self.eject_port[0].next = self.local_base.val();
+        for i in 0..2 {
+            if self.dest.val().get_bit(i) {
+                self.eject_port[i + 1].next = self.eject_port[i].val() + self.fpga_weight[i].val();
+            } else {
+                self.eject_port[i + 1].next = self.eject_port[i].val();
+            }
+        }
         // sel mod n for the three VC ranges, by restoring division.
-        self.mod_all[0].next = self.sel.val();
-        self.mod_lo[0].next = self.sel.val();
-        self.mod_hi[0].next = self.sel.val();
+        self.mod_all[0].next = self.sel[14].val();
+        self.mod_lo[0].next = self.sel[14].val();
+        self.mod_hi[0].next = self.sel[14].val();
         for j in 0..6 {
             if self.mod_all[j].val() >= self.step_all[j].val() {
                 self.mod_all[j + 1].next = self.mod_all[j].val() - self.step_all[j].val();
@@ -229,9 +255,7 @@ impl Logic for RouteCompute {
             | (self.ty.val() > self.kmax_y.val())
             | (self.tz.val() > self.kmax_z.val());
         // Ejection (every coordinate matches): local port `fpga`, whole class.
-        self.ovc.next = (self.local_base.val()
-            + (self.header.val().get_bits::<8>(25) & self.mask_fpga_port.val()))
-            | (self.class_base.val() + self.mod_all[6].val());
+        self.ovc.next = self.eject_port[2].val() | (self.class_base.val() + self.mod_all[6].val());
         // Per routing-order position, lowest priority first: a later
         // (higher-priority) dimension that differs overrides.
         for r in 0..3 {
@@ -327,8 +351,7 @@ mod tests {
                             for z in [0, 1, 2, 15] {
                                 for fpga in 0..4u8 {
                                     let d = Coords { x, y, z, fpga };
-                                    let h = (d.pack() as u64) << 21 | 0x1234_5678_0000_0000 & !(0x3f_ffffu64 << 21);
-                                    uut.header.next = bits(h);
+                                    uut.dest.next = bits((d.pack() >> 8) as u64);
                                     assert!(simulate(&mut uut, 10));
                                     let want = golden.compute(d, in_port, in_vc);
                                     let got_bad = uut.bad.val();

@@ -101,6 +101,7 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     zero16: Constant<Bits<16>>,
     zero_w: Constant<Bits<W>>,
     zero4: Constant<Bits<4>>,
+    port_num: Vec<Constant<Bits<4>>>,
     _ports: usize,
 }
 
@@ -146,6 +147,7 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             zero16: Constant::new(bits(0)),
             zero_w: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
+            port_num: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             _ports: n,
         }
     }
@@ -204,7 +206,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             self.outputs[o].xin_tail.next = false;
             self.outputs[o].xin_vc.next = self.zero4.val();
             for p in 0..self._ports {
-                if self.outputs[o].grant.val().get_bit(p) {
+                if self.outputs[o].grant_index.val() == self.port_num[p].val() {
                     self.outputs[o].xin_data.next = self.inputs[p].flit.val();
                     self.outputs[o].xin_head.next = self.inputs[p].head.val();
                     self.outputs[o].xin_tail.next = self.inputs[p].tail.val();
@@ -292,9 +294,7 @@ pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
         );
     }
     match p.flit_bits {
-        64 => by_depth!(64, p),
-        128 => by_depth!(128, p),
-        256 => by_depth!(256, p),
+        128 => build::<128, 5, 6>(p),
         w => bail!("packet.flit_bits = {w}: not supported; supported: 64, 128, 256"),
     }
 }

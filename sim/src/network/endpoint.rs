@@ -105,7 +105,13 @@ impl Endpoint {
     }
 
     /// Consume an ejected flit at terminal `at`; the record of a packet it completes.
-    pub fn receive(&mut self, f: &Flit, words: usize, at: u32, sb: &mut Scoreboard) -> Option<Record> {
+    pub fn receive(
+        &mut self,
+        f: &Flit,
+        words: usize,
+        at: u32,
+        sb: &mut Scoreboard,
+    ) -> Option<Record> {
         let v = f.vc as usize;
         let (id, idx, len) = match self.rx[v] {
             Rx::Skip => {
@@ -115,7 +121,9 @@ impl Endpoint {
                 return None;
             }
             Rx::Idle if !f.head => {
-                sb.error(format!("terminal {at} vc {v}: non-head flit outside a packet: {f:?}"));
+                sb.error(format!(
+                    "terminal {at} vc {v}: non-head flit outside a packet: {f:?}"
+                ));
                 self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
                 return None;
             }
@@ -142,7 +150,9 @@ impl Endpoint {
         let header = sb.get(id).map_or(0, |r| r.header);
         let want = packet_flit(id, header, idx as usize, len as usize, words, f.vc);
         if *f != want {
-            sb.error(format!("terminal {at}: packet {id} flit {idx}: got {f:?}, want {want:?}"));
+            sb.error(format!(
+                "terminal {at}: packet {id} flit {idx}: got {f:?}, want {want:?}"
+            ));
             self.rx[v] = if f.tail { Rx::Idle } else { Rx::Skip };
             return None;
         }
@@ -150,7 +160,11 @@ impl Endpoint {
             self.rx[v] = Rx::Idle;
             sb.deliver(id)
         } else {
-            self.rx[v] = Rx::In { id, next: idx + 1, len };
+            self.rx[v] = Rx::In {
+                id,
+                next: idx + 1,
+                len,
+            };
             None
         }
     }

@@ -105,12 +105,16 @@ impl Scoreboard {
     pub fn identify(&mut self, header: u128, at: u32) -> Option<u64> {
         let id = dva(header);
         let Some(r) = self.live.get(&id) else {
-            self.error(format!("terminal {at}: unknown or duplicate packet {id} (header {header:#x})"));
+            self.error(format!(
+                "terminal {at}: unknown or duplicate packet {id} (header {header:#x})"
+            ));
             return None;
         };
         if r.header != header {
             let want = r.header;
-            self.error(format!("terminal {at}: packet {id} header {header:#x}, sent {want:#x}"));
+            self.error(format!(
+                "terminal {at}: packet {id} header {header:#x}, sent {want:#x}"
+            ));
             return None;
         }
         if r.dst != at {

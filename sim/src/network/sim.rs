@@ -17,14 +17,25 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-/// What arrives at one port in one cycle: a flit (into the input) and a credit (for the output).
+/// What arrives at one port in one cycle: a flit (into the input) and a credit
+/// (for the output); which of them are valid is in the arrival masks.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
+    flit: Flit,
+    credit_vc: u8,
+}
+
+/// What the router's local port delivers to an endpoint in one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+struct Inbox {
     flit: Flit,
     flit_valid: bool,
     credit_valid: bool,
     credit_vc: u8,
 }
+
+/// Arrival mask bit of a credit on `port` (flits use bit `port`).
+const CREDIT: u32 = 16;
 
 const NONE: u32 = u32::MAX;
 
@@ -39,13 +50,15 @@ pub struct Network {
     /// Link slots per port: link_latency + 2.
     depth: usize,
     routers: Vec<Router>,
-    /// Per (node, port): the (node, port) at the other end of the link, `NONE` if unconnected/local.
-    peer: Vec<u32>,
-    /// Per ((node, port), slot): what arrives at that port during cycles = slot (mod depth).
+    /// Per (node, port): the node and port at the other end of the link (`NONE` if unconnected/local).
+    peer: Vec<(u32, u8)>,
+    /// Per ((node, slot), port): what arrives at that port during cycles = slot (mod depth).
     slots: Vec<Slot>,
+    /// Per (node, slot): bit p = a flit arrives on port p, bit 16 + p = a credit.
+    arrive: Vec<u32>,
     eps: Vec<Endpoint>,
     /// Per (terminal, cycle mod 2): what the router's local port delivers to the endpoint.
-    ep_in: Vec<Slot>,
+    ep_in: Vec<Inbox>,
     wake: Vec<Vec<u32>>,
     sched: Vec<u64>,
     last_tick: Vec<u64>,
@@ -85,15 +98,17 @@ impl Network {
         let (nodes, ports) = (topo.num_nodes(), topo.num_ports());
         let terminals = nodes * topo.local_ports;
         let depth = p.link_latency + 2;
-        let mut peer = vec![NONE; nodes * ports];
+        let mut peer = vec![(NONE, 0); nodes * ports];
         for n in 0..nodes {
             for port in 0..topo.num_dir_ports() {
                 if let Some((m, q)) = topo.neighbour(n, port) {
-                    peer[n * ports + port] = (m * ports + q) as u32;
+                    peer[n * ports + port] = (m as u32, q as u8);
                 }
             }
         }
-        let routers = (0..nodes).map(|n| Router::new(r, n)).collect::<Result<Vec<_>>>()?;
+        let routers = (0..nodes)
+            .map(|n| Router::new(r, n))
+            .collect::<Result<Vec<_>>>()?;
         let mut rng = Rng::new(p.seed);
         let (dests, sizes, class1, gen_p, trace) = match &p.workload {
             Workload::Synthetic {
@@ -112,8 +127,13 @@ impl Network {
                 )
             }
             Workload::Trace { events } => {
-                if let Some(e) = events.iter().find(|e| e.src >= terminals || e.dst >= terminals) {
-                    anyhow::bail!("trace event {e:?}: terminal out of range (this network has {terminals})");
+                if let Some(e) = events
+                    .iter()
+                    .find(|e| e.src >= terminals || e.dst >= terminals)
+                {
+                    anyhow::bail!(
+                        "trace event {e:?}: terminal out of range (this network has {terminals})"
+                    );
                 }
                 let mut ev = events.clone();
                 ev.sort_by_key(|e| e.cycle);
@@ -136,8 +156,9 @@ impl Network {
             routers,
             peer,
             slots: vec![Slot::default(); nodes * ports * depth],
+            arrive: vec![0; nodes * depth],
             eps: vec![Endpoint::new(r.buffer_flits); terminals],
-            ep_in: vec![Slot::default(); terminals * 2],
+            ep_in: vec![Inbox::default(); terminals * 2],
             wake: vec![Vec::new(); depth],
             sched: vec![u64::MAX; nodes],
             last_tick: vec![u64::MAX; nodes],
@@ -350,19 +371,22 @@ impl Network {
             self.ep_last[term] = t;
             let node = term / self.locals;
             let lport = self.dir_ports + term % self.locals;
-            let rslot = (node * self.ports + lport) * self.depth + (t % self.depth as u64) as usize;
+            let ms = node * self.depth + (t % self.depth as u64) as usize;
+            let rslot = ms * self.ports + lport;
             let inbox = std::mem::take(&mut self.ep_in[term * 2 + (t & 1) as usize]);
             if inbox.flit_valid {
                 moved = true;
                 self.flits_in_network -= 1;
-                self.slots[rslot].credit_valid = true;
+                self.arrive[ms] |= 1 << (CREDIT + lport as u32);
                 self.slots[rslot].credit_vc = inbox.flit.vc;
                 self.wake_router(node, t);
                 if self.in_window(t) {
                     let class = inbox.flit.vc as usize / self.p.router.vcs_per_class;
                     self.acc[class].accepted_flits += 1;
                 }
-                if let Some(rec) = self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb) {
+                if let Some(rec) =
+                    self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb)
+                {
                     self.delivered_packet(rec);
                 }
             }
@@ -370,7 +394,7 @@ impl Network {
                 moved = true;
                 self.flits_in_network += 1;
                 self.slots[rslot].flit = f;
-                self.slots[rslot].flit_valid = true;
+                self.arrive[ms] |= 1 << lport;
                 self.wake_router(node, t);
                 if let Some(id) = head {
                     if let Some(r) = self.sb.get_mut(id) {
@@ -402,16 +426,21 @@ impl Network {
             self.router_cycles += 1;
             self.inputs.clear();
             let base = node * self.ports;
-            for port in 0..self.ports {
-                let sl = &mut self.slots[(base + port) * self.depth + s];
-                if sl.flit_valid {
-                    self.inputs.set_flit(port, sl.flit);
-                    sl.flit_valid = false;
-                }
-                if sl.credit_valid {
-                    self.inputs.set_credit(port, sl.credit_vc);
-                    sl.credit_valid = false;
-                }
+            let ms = node * self.depth + s;
+            let m = std::mem::take(&mut self.arrive[ms]);
+            let mut fm = m & 0xffff;
+            while fm != 0 {
+                let port = fm.trailing_zeros() as usize;
+                fm &= fm - 1;
+                self.inputs
+                    .set_flit(port, self.slots[ms * self.ports + port].flit);
+            }
+            let mut cm = m >> CREDIT;
+            while cm != 0 {
+                let port = cm.trailing_zeros() as usize;
+                cm &= cm - 1;
+                self.inputs
+                    .set_credit(port, self.slots[ms * self.ports + port].credit_vc);
             }
             let router = &mut self.routers[node];
             router.tick(&self.inputs);
@@ -424,11 +453,11 @@ impl Network {
                 ov &= ov - 1;
                 let f = *self.routers[node].out_flit(o).expect("valid");
                 if o < self.dir_ports {
-                    let q = self.peer[base + o] as usize;
-                    let sl = &mut self.slots[q * self.depth + far_s];
-                    sl.flit = f;
-                    sl.flit_valid = true;
-                    self.wake_router(q / self.ports, far);
+                    let (qn, qp) = self.peer[base + o];
+                    let qms = qn as usize * self.depth + far_s;
+                    self.slots[qms * self.ports + qp as usize].flit = f;
+                    self.arrive[qms] |= 1 << qp;
+                    self.wake_router(qn as usize, far);
                 } else {
                     let term = node * self.locals + (o - self.dir_ports);
                     let sl = &mut self.ep_in[term * 2 + near_s];
@@ -442,11 +471,11 @@ impl Network {
                 cv &= cv - 1;
                 let vc = self.routers[node].credit_out(p).expect("valid");
                 if p < self.dir_ports {
-                    let q = self.peer[base + p] as usize;
-                    let sl = &mut self.slots[q * self.depth + far_s];
-                    sl.credit_valid = true;
-                    sl.credit_vc = vc;
-                    self.wake_router(q / self.ports, far);
+                    let (qn, qp) = self.peer[base + p];
+                    let qms = qn as usize * self.depth + far_s;
+                    self.slots[qms * self.ports + qp as usize].credit_vc = vc;
+                    self.arrive[qms] |= 1 << (CREDIT + qp as u32);
+                    self.wake_router(qn as usize, far);
                 } else {
                     let term = node * self.locals + (p - self.dir_ports);
                     let sl = &mut self.ep_in[term * 2 + near_s];
@@ -463,7 +492,10 @@ impl Network {
         self.wake[s] = list;
         if moved || self.flits_in_network == 0 {
             self.last_move = t;
-        } else if self.p.watchdog > 0 && t - self.last_move >= self.p.watchdog && self.deadlock.is_none() {
+        } else if self.p.watchdog > 0
+            && t - self.last_move >= self.p.watchdog
+            && self.deadlock.is_none()
+        {
             self.deadlock = Some(Deadlock {
                 cycle: t,
                 flits_in_network: self.flits_in_network,
@@ -480,7 +512,9 @@ impl Network {
         }
         self.tagged_live -= 1;
         let t = self.t;
-        let hops = self.topo.hops(r.src as usize / self.locals, r.dst as usize / self.locals);
+        let hops = self
+            .topo
+            .hops(r.src as usize / self.locals, r.dst as usize / self.locals);
         let acc = &mut self.acc[r.class as usize];
         acc.latency.push((t - r.created) as u32);
         acc.network_latency.push((t - r.injected) as u32);
@@ -544,7 +578,9 @@ impl Network {
             total.network_latency.extend_from_slice(&a.network_latency);
             total.hops += a.hops;
         }
-        let per_class = (0..classes).map(|c| self.acc[c].report(Some(c), terms, window)).collect();
+        let per_class = (0..classes)
+            .map(|c| self.acc[c].report(Some(c), terms, window))
+            .collect();
         Report {
             terminals: terms,
             cycles: self.t,

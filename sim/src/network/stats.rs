@@ -73,7 +73,11 @@ impl ClassAcc {
             refused: self.refused_packets,
             latency: Latency::of(&mut self.latency),
             network_latency: Latency::of(&mut self.network_latency),
-            hops: if packets == 0 { 0.0 } else { self.hops as f64 / packets as f64 },
+            hops: if packets == 0 {
+                0.0
+            } else {
+                self.hops as f64 / packets as f64
+            },
         }
     }
 }
@@ -127,7 +131,10 @@ pub struct Report {
 impl Report {
     /// Whether the run is clean: no deadlock, no scoreboard error, nothing unfinished or dropped.
     pub fn clean(&self) -> bool {
-        self.deadlock.is_none() && self.error_count == 0 && self.unfinished == 0 && self.dropped == 0
+        self.deadlock.is_none()
+            && self.error_count == 0
+            && self.unfinished == 0
+            && self.dropped == 0
     }
 }
 

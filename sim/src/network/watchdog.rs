@@ -14,7 +14,11 @@ pub fn blocked_channels(topo: &Topology, routers: &[Router], max: usize) -> Vec<
         }
         for port in 0..r.num_ports() {
             for vc in 0..crate::router::params::MAX_VCS {
-                let n = if vc < r.vcs() { r.buffered(port, vc) } else { 0 };
+                let n = if vc < r.vcs() {
+                    r.buffered(port, vc)
+                } else {
+                    0
+                };
                 if n == 0 {
                     continue;
                 }

@@ -44,7 +44,10 @@ mod tests {
 
     /// Reference: scan from ptr cyclically.
     fn reference(mask: u32, ptr: usize, n: usize) -> usize {
-        (0..n).map(|i| (ptr + i) % n).find(|&i| mask >> i & 1 == 1).unwrap()
+        (0..n)
+            .map(|i| (ptr + i) % n)
+            .find(|&i| mask >> i & 1 == 1)
+            .unwrap()
     }
 
     #[test]

@@ -225,7 +225,9 @@ impl RouterHarness {
                     _ => d.z = v,
                 }
             }
-            1 if t.local_ports < 4 => d.fpga = (t.local_ports + self.rng.below((4 - t.local_ports) as u64) as usize) as u8,
+            1 if t.local_ports < 4 => {
+                d.fpga = (t.local_ports + self.rng.below((4 - t.local_ports) as u64) as usize) as u8
+            }
             _ => {}
         }
         if kind <= 1 {
@@ -269,11 +271,12 @@ impl RouterHarness {
             flits.truncate(1); // truncated 64-bit header
             flits[0].tail = true;
         }
-        let route = if !flits[0].head || (words == 1 && flits.len() < 2) || !(self.opt.check)(header) {
-            None
-        } else {
-            self.reference_port(d)
-        };
+        let route =
+            if !flits[0].head || (words == 1 && flits.len() < 2) || !(self.opt.check)(header) {
+                None
+            } else {
+                self.reference_port(d)
+            };
         match route {
             Some(out_port) => {
                 self.report.injected += 1;
@@ -299,7 +302,8 @@ impl RouterHarness {
         let (ports, vcs) = (self.p.num_ports(), self.p.num_vcs());
         for port in 0..ports {
             for vc in 0..vcs {
-                if self.src_pkt[port][vc].is_none() && !self.stop && self.rng.chance(self.opt.start) {
+                if self.src_pkt[port][vc].is_none() && !self.stop && self.rng.chance(self.opt.start)
+                {
                     let pk = self.new_packet(port, vc);
                     self.src_pkt[port][vc] = Some(pk);
                 }
@@ -355,7 +359,9 @@ impl RouterHarness {
                 let c = &mut self.src_credits[port][vc as usize];
                 *c += 1;
                 if *c as usize > self.p.buffer_flits {
-                    self.error(format!("input port {port} returned a credit for vc {vc} above buffer_flits"));
+                    self.error(format!(
+                        "input port {port} returned a credit for vc {vc} above buffer_flits"
+                    ));
                 }
             }
             if let Some(f) = out.flit[port] {
@@ -372,13 +378,17 @@ impl RouterHarness {
         }
         self.sink_occ[port][vc] += 1;
         if self.sink_occ[port][vc] as usize > self.p.buffer_flits {
-            self.error(format!("output port {port} vc {vc}: more flits than credits (downstream overflow)"));
+            self.error(format!(
+                "output port {port} vc {vc}: more flits than credits (downstream overflow)"
+            ));
         }
         let two_flit_header = self.p.flit_words() == 1;
         let cur = self.sink_cur[port][vc];
         let (id, idx) = match (f.head, cur) {
             (true, Some(c)) => {
-                return self.error(format!("output port {port} vc {vc}: a head interleaves packet in progress {c:?}"));
+                return self.error(format!(
+                    "output port {port} vc {vc}: a head interleaves packet in progress {c:?}"
+                ));
             }
             (true, None) if two_flit_header => {
                 // the packet id (dva) spans both header flits: check this one with the next
@@ -387,7 +397,9 @@ impl RouterHarness {
             }
             (true, None) => (super::header_fields::dva(f.low128()), 0),
             (false, None) => {
-                return self.error(format!("output port {port} vc {vc}: body flit {f:?} outside a packet"));
+                return self.error(format!(
+                    "output port {port} vc {vc}: body flit {f:?} outside a packet"
+                ));
             }
             (false, Some(SinkCur::FirstHalf(h))) => {
                 let id = super::header_fields::dva((f.data[0] as u128) << 64 | h.data[0] as u128);
@@ -398,7 +410,10 @@ impl RouterHarness {
             }
             (false, Some(SinkCur::In { id, next })) => {
                 if f.data[0] >> 16 != id {
-                    return self.error(format!("output port {port} vc {vc}: flit of packet {} interleaves packet {id}", f.data[0] >> 16));
+                    return self.error(format!(
+                        "output port {port} vc {vc}: flit of packet {} interleaves packet {id}",
+                        f.data[0] >> 16
+                    ));
                 }
                 (id, next)
             }
@@ -418,7 +433,9 @@ impl RouterHarness {
     /// Check flit `idx` of packet `id` leaving on `port`; on the first flit also the order.
     fn check_flit(&mut self, port: usize, id: u64, idx: usize, f: Flit) -> bool {
         let Some(e) = self.expect.get(&id) else {
-            self.error(format!("output port {port}: unknown or duplicate packet {id}"));
+            self.error(format!(
+                "output port {port}: unknown or duplicate packet {id}"
+            ));
             return false;
         };
         let (in_port, in_vc, out_port) = (e.in_port, e.in_vc, e.out_port);
@@ -429,7 +446,9 @@ impl RouterHarness {
             return false;
         }
         if port != out_port {
-            self.error(format!("packet {id} left on port {port}, reference route says {out_port}"));
+            self.error(format!(
+                "packet {id} left on port {port}, reference route says {out_port}"
+            ));
             return false;
         }
         let vpc = self.p.vcs_per_class;
@@ -438,10 +457,15 @@ impl RouterHarness {
             return false;
         }
         if idx == 0 {
-            let q = self.order.get_mut(&(in_port, in_vc)).expect("queue of a known packet");
+            let q = self
+                .order
+                .get_mut(&(in_port, in_vc))
+                .expect("queue of a known packet");
             if q.front() != Some(&id) {
                 let front = q.front().copied();
-                self.error(format!("packet {id} left input ({in_port}, vc {in_vc}) before packet {front:?}"));
+                self.error(format!(
+                    "packet {id} left input ({in_port}, vc {in_vc}) before packet {front:?}"
+                ));
                 return false;
             }
             q.pop_front();

@@ -197,6 +197,14 @@ mod tests {
             fpga: 1,
         };
         assert_eq!(Coords::unpack_wide(w.pack()), w);
-        assert_eq!(Coords::unpack(w.pack()), Coords { x: 15, y: 0, z: 5, fpga: 1 });
+        assert_eq!(
+            Coords::unpack(w.pack()),
+            Coords {
+                x: 15,
+                y: 0,
+                z: 5,
+                fpga: 1
+            }
+        );
     }
 }

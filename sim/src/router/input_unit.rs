@@ -118,7 +118,7 @@ impl InputBuffers {
         for (i, d) in self.data[s * w..(s + 1) * w].iter_mut().enumerate() {
             *d = f.data[i];
         }
-        self.meta[s] = u8::from(f.head) * HEAD | u8::from(f.tail) * TAIL;
+        self.meta[s] = (u8::from(f.head) * HEAD) | (u8::from(f.tail) * TAIL);
         self.q[q].1 += 1;
         self.nonempty[port] |= 1 << vc;
         true
@@ -130,7 +130,11 @@ impl InputBuffers {
         let f = self.peek(port, vc, 0);
         let q = self.qi(port, vc);
         let e = &mut self.q[q];
-        e.0 = if e.0 as usize + 1 == self.depth { 0 } else { e.0 + 1 };
+        e.0 = if e.0 as usize + 1 == self.depth {
+            0
+        } else {
+            e.0 + 1
+        };
         e.1 -= 1;
         if e.1 == 0 {
             self.nonempty[port] &= !(1 << vc);
@@ -148,7 +152,7 @@ mod tests {
         let mut b = InputBuffers::new(2, 3, 4, 2);
         let f = |i: u64| Flit {
             data: [i, !i, 0, 0],
-            head: i % 3 == 0,
+            head: i.is_multiple_of(3),
             tail: i % 3 == 2,
             vc: 0,
         };

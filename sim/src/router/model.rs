@@ -294,7 +294,11 @@ impl Router {
         if !(self.check)(header) {
             return Some(Err(BadPacket::HeaderCheck));
         }
-        let d = if self.wide_coords { dest_wide(header) } else { dest(header) };
+        let d = if self.wide_coords {
+            dest_wide(header)
+        } else {
+            dest(header)
+        };
         Some(self.rc.compute(d, p, v))
     }
 
@@ -362,7 +366,10 @@ impl Router {
             if self.ivc[q].0 == IvcState::Idle {
                 self.ivc[q].1 = None;
                 if !f.tail {
-                    self.ivc[q].0 = IvcState::Active { port: o as u8, vc: w };
+                    self.ivc[q].0 = IvcState::Active {
+                        port: o as u8,
+                        vc: w,
+                    };
                 }
             } else if f.tail {
                 self.ivc[q].0 = IvcState::Idle;

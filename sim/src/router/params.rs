@@ -148,7 +148,14 @@ mod tests {
         };
         p64.validate().unwrap();
         assert_eq!(p64.packet_flits(256), 36);
-        assert_eq!(RouterParams { vcs_per_class: 3, ..p }.lower_vcs(), 2);
+        assert_eq!(
+            RouterParams {
+                vcs_per_class: 3,
+                ..p
+            }
+            .lower_vcs(),
+            2
+        );
     }
 
     #[test]

@@ -103,9 +103,17 @@ impl RouteCompute {
 
     /// Route a packet for `dest` that arrived on `in_port`, VC `in_vc`.
     #[inline]
-    pub fn compute(&self, dest: Coords, in_port: usize, in_vc: usize) -> Result<RouteOut, BadPacket> {
+    pub fn compute(
+        &self,
+        dest: Coords,
+        in_port: usize,
+        in_vc: usize,
+    ) -> Result<RouteOut, BadPacket> {
         let d = dest.xyz();
-        if d[0] >= self.dims[0] as usize || d[1] >= self.dims[1] as usize || d[2] >= self.dims[2] as usize {
+        if d[0] >= self.dims[0] as usize
+            || d[1] >= self.dims[1] as usize
+            || d[2] >= self.dims[2] as usize
+        {
             return Err(BadPacket::DestOutOfRange);
         }
         let sel = (dest.x + dest.y + dest.z + dest.fpga) as u32;
@@ -140,7 +148,13 @@ impl RouteCompute {
         if dest.fpga >= self.local_ports {
             return Err(BadPacket::FpgaOutOfRange);
         }
-        Ok(pick(class_base, 0, self.vpc, sel, self.local_base + dest.fpga))
+        Ok(pick(
+            class_base,
+            0,
+            self.vpc,
+            sel,
+            self.local_base + dest.fpga,
+        ))
     }
 }
 
@@ -223,9 +237,18 @@ mod tests {
         // eject to the fpga's local port
         let r = rc.compute(c(0, 0, 0, 1), l0, 0).unwrap();
         assert_eq!(r.port as usize, t.local_port(1));
-        assert_eq!(rc.compute(c(0, 0, 0, 2), l0, 0), Err(BadPacket::FpgaOutOfRange));
-        assert_eq!(rc.compute(c(8, 0, 0, 0), l0, 0), Err(BadPacket::DestOutOfRange));
-        assert_eq!(rc.compute(c(0, 4, 0, 0), l0, 0), Err(BadPacket::DestOutOfRange));
+        assert_eq!(
+            rc.compute(c(0, 0, 0, 2), l0, 0),
+            Err(BadPacket::FpgaOutOfRange)
+        );
+        assert_eq!(
+            rc.compute(c(8, 0, 0, 0), l0, 0),
+            Err(BadPacket::DestOutOfRange)
+        );
+        assert_eq!(
+            rc.compute(c(0, 4, 0, 0), l0, 0),
+            Err(BadPacket::DestOutOfRange)
+        );
     }
 
     #[test]

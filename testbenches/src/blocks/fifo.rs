@@ -273,10 +273,7 @@ impl Bench for FifoBench {
             (r1 >> 32) as u32,
             r2 as u32,
         ];
-        let mut din: Word = [0; 5];
-        for k in 0..5 {
-            din[k] = raw[k] & self.word_mask[k];
-        }
+        let din: Word = std::array::from_fn(|k| raw[k] & self.word_mask[k]);
         self.inputs = FifoInputs {
             reset,
             push,

@@ -56,7 +56,7 @@ impl Port {
         self.dir
     }
 
-    #[inline]
+    #[inline(always)]
     fn mask(&self) -> u64 {
         if self.width >= 64 {
             u64::MAX
@@ -66,7 +66,7 @@ impl Port {
     }
 
     /// The value of a port of up to 64 bits (the low 64 bits of a wider one).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self) -> u64 {
         // SAFETY: ptr points at the Verilator storage of this width (see module doc).
         unsafe {
@@ -84,7 +84,7 @@ impl Port {
     }
 
     /// Set a port of up to 64 bits; bits above the width are dropped.
-    #[inline]
+    #[inline(always)]
     pub fn set(&self, v: u64) {
         let v = v & self.mask();
         // SAFETY: as in `get`.

@@ -1,0 +1,262 @@
+//! Parameters of the network interface, with the checks that make every
+//! register field and packet field they size fit.
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+/// Payload sizes the NI supports (bytes per packet, a power of two so that
+/// "up to the next boundary" segmentation is a mask).
+pub const MAX_PAYLOAD_CHOICES: [usize; 5] = [16, 32, 64, 128, 256];
+
+/// Parameters of `ni`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NiParams {
+    /// User channels (each with its own register page, PDID, descriptor queue
+    /// and packetizer window): 1..=16.
+    pub channels: usize,
+    /// Descriptors a channel holds, the one in progress included: 1..=1024.
+    pub desc_queue_depth: usize,
+    /// Packetizer messages a channel keeps until acknowledged: 1..=64, and
+    /// `channels * pkt_slots <= 1024` (the slot number is the 14-bit txid).
+    pub pkt_slots: usize,
+    /// Messages the receive mailbox holds: 1..=4096.
+    pub mailbox_depth: usize,
+    /// Largest packetizer message in bytes: a multiple of 16 in
+    /// 16..=`max_payload_bytes` (default 64: one Cortex-A53 cache line).
+    pub mailbox_msg_bytes: usize,
+    /// Completion-queue entries: 1..=4096.
+    pub cq_depth: usize,
+    /// Response packets (acks, nacks, notifications) waiting to leave: 1..=255.
+    pub resp_queue_depth: usize,
+    /// RDMA read requests the node serves, the one in progress included: 1..=255.
+    pub read_queue_depth: usize,
+    /// Error-queue entries: 1..=4096.
+    pub errq_depth: usize,
+    /// Transfers the receive path can remember as damaged: 1..=64.
+    pub poison_depth: usize,
+    /// Receive windows (base, size, PDID): 1..=16.
+    pub windows: usize,
+    /// Largest payload per packet in bytes: 16, 32, 64, 128 or 256.
+    pub max_payload_bytes: usize,
+    /// Width of a memory address (AXI4 master address): 32..=42.
+    pub addr_bits: u32,
+}
+
+impl Default for NiParams {
+    fn default() -> Self {
+        NiParams {
+            channels: 4,
+            desc_queue_depth: 16,
+            pkt_slots: 4,
+            mailbox_depth: 16,
+            mailbox_msg_bytes: 64,
+            cq_depth: 64,
+            resp_queue_depth: 8,
+            read_queue_depth: 4,
+            errq_depth: 16,
+            poison_depth: 4,
+            windows: 8,
+            max_payload_bytes: 256,
+            addr_bits: 40,
+        }
+    }
+}
+
+fn range(key: &str, v: usize, lo: usize, hi: usize, why: &str) -> Result<()> {
+    if v < lo || v > hi {
+        bail!("ni.{key} = {v}: must be in {lo}..={hi} ({why})");
+    }
+    Ok(())
+}
+
+impl NiParams {
+    /// Reject values that do not fit their register or packet fields,
+    /// naming the key, the value and the rule.
+    pub fn validate(&self) -> Result<()> {
+        range(
+            "channels",
+            self.channels,
+            1,
+            16,
+            "one 4 KiB register page each",
+        )?;
+        range(
+            "desc_queue_depth",
+            self.desc_queue_depth,
+            1,
+            1024,
+            "CH_STATUS free-slot field",
+        )?;
+        range(
+            "pkt_slots",
+            self.pkt_slots,
+            1,
+            64,
+            "CH_STATUS free-slot field",
+        )?;
+        if self.channels * self.pkt_slots > 1024 {
+            bail!(
+                "ni.pkt_slots = {}: channels * pkt_slots = {} must be <= 1024 (message slot numbers are transaction ids)",
+                self.pkt_slots,
+                self.channels * self.pkt_slots
+            );
+        }
+        range(
+            "mailbox_depth",
+            self.mailbox_depth,
+            1,
+            4096,
+            "PARAMS1 field",
+        )?;
+        if !MAX_PAYLOAD_CHOICES.contains(&self.max_payload_bytes) {
+            bail!(
+                "ni.max_payload_bytes = {}: must be one of {:?} (a power of two up to 16 payload flits)",
+                self.max_payload_bytes,
+                MAX_PAYLOAD_CHOICES
+            );
+        }
+        if self.mailbox_msg_bytes % 16 != 0
+            || self.mailbox_msg_bytes < 16
+            || self.mailbox_msg_bytes > self.max_payload_bytes
+        {
+            bail!(
+                "ni.mailbox_msg_bytes = {}: must be a multiple of 16 in 16..={} (one packet of at most max_payload_bytes)",
+                self.mailbox_msg_bytes,
+                self.max_payload_bytes
+            );
+        }
+        range("cq_depth", self.cq_depth, 1, 4096, "PARAMS1 field")?;
+        range(
+            "resp_queue_depth",
+            self.resp_queue_depth,
+            1,
+            255,
+            "PARAMS3 byte",
+        )?;
+        range(
+            "read_queue_depth",
+            self.read_queue_depth,
+            1,
+            255,
+            "PARAMS3 byte",
+        )?;
+        range("errq_depth", self.errq_depth, 1, 4096, "PARAMS2 field")?;
+        range(
+            "poison_depth",
+            self.poison_depth,
+            1,
+            64,
+            "a small associative table",
+        )?;
+        range(
+            "windows",
+            self.windows,
+            1,
+            16,
+            "window registers 0x200..0x400",
+        )?;
+        if !(32..=42).contains(&self.addr_bits) {
+            bail!(
+                "ni.addr_bits = {}: must be in 32..=42 (42 is the header's address field)",
+                self.addr_bits
+            );
+        }
+        Ok(())
+    }
+
+    /// One past the largest memory address.
+    pub fn mem_limit(&self) -> u64 {
+        1u64 << self.addr_bits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid_and_errors_name_key_value_rule() {
+        NiParams::default().validate().unwrap();
+        let cases: Vec<(NiParams, &str)> = vec![
+            (
+                NiParams {
+                    channels: 0,
+                    ..Default::default()
+                },
+                "ni.channels = 0",
+            ),
+            (
+                NiParams {
+                    channels: 17,
+                    ..Default::default()
+                },
+                "ni.channels = 17",
+            ),
+            (
+                NiParams {
+                    max_payload_bytes: 48,
+                    ..Default::default()
+                },
+                "ni.max_payload_bytes = 48",
+            ),
+            (
+                NiParams {
+                    mailbox_msg_bytes: 72,
+                    ..Default::default()
+                },
+                "ni.mailbox_msg_bytes = 72",
+            ),
+            (
+                NiParams {
+                    max_payload_bytes: 32,
+                    mailbox_msg_bytes: 64,
+                    ..Default::default()
+                },
+                "ni.mailbox_msg_bytes = 64",
+            ),
+            (
+                NiParams {
+                    channels: 16,
+                    pkt_slots: 64,
+                    ..Default::default()
+                },
+                "ni.pkt_slots = 64",
+            ),
+            (
+                NiParams {
+                    addr_bits: 43,
+                    ..Default::default()
+                },
+                "ni.addr_bits = 43",
+            ),
+            (
+                NiParams {
+                    windows: 0,
+                    ..Default::default()
+                },
+                "ni.windows = 0",
+            ),
+            (
+                NiParams {
+                    resp_queue_depth: 256,
+                    ..Default::default()
+                },
+                "ni.resp_queue_depth = 256",
+            ),
+        ];
+        for (p, want) in cases {
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("must"), "{e}");
+        }
+    }
+
+    #[test]
+    fn serde_rejects_unknown_keys() {
+        let j = serde_json::to_string(&NiParams::default()).unwrap();
+        let back: NiParams = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, NiParams::default());
+        let bad = j.replace("\"windows\"", "\"windowz\"");
+        assert!(serde_json::from_str::<NiParams>(&bad).is_err());
+    }
+}

@@ -1,0 +1,470 @@
+//! AXI4-Lite register map: offsets, page decoding, access rules.
+//!
+//! 32-bit registers, byte addresses, 4 KiB pages (so an OS can map one page
+//! into one process):
+//!
+//! | page | base | who |
+//! |---|---|---|
+//! | node | 0x0000 | privileged only (AxPROT\[0\] = 1) |
+//! | completion queue | 0x1000 | any |
+//! | mailbox | 0x2000 | any |
+//! | channel `c` | 0x3000 + 0x1000·c | any (the process owning channel `c`) |
+//!
+//! The offsets of every register are the constants below; `ni/mod.rs`
+//! documents what each does.
+
+use super::errors::RejectReason;
+use super::params::NiParams;
+
+/// Page size.
+pub const PAGE: u32 = 0x1000;
+/// Node (privileged) page.
+pub const NODE_PAGE: u32 = 0x0000;
+/// Completion-queue page.
+pub const CQ_PAGE: u32 = 0x1000;
+/// Mailbox page.
+pub const MB_PAGE: u32 = 0x2000;
+/// First channel page.
+pub const CH_PAGE0: u32 = 0x3000;
+
+/// Base address of channel `c`'s page.
+pub const fn ch_page(c: usize) -> u32 {
+    CH_PAGE0 + PAGE * c as u32
+}
+
+// ---- node page (privileged) ----
+/// RO identification.
+pub const ID: u32 = 0x000;
+/// Value of [`ID`]: "NI", version 1.
+pub const ID_VALUE: u32 = 0x4E49_0001;
+/// RO channels\[7:0\] windows\[15:8\] (max_payload/16)\[23:16\] (mailbox_msg/16)\[31:24\].
+pub const PARAMS0: u32 = 0x004;
+/// RO mailbox_depth\[15:0\] cq_depth\[31:16\].
+pub const PARAMS1: u32 = 0x008;
+/// RO desc_queue_depth\[15:0\] errq_depth\[31:16\].
+pub const PARAMS2: u32 = 0x00C;
+/// RO pkt_slots\[7:0\] resp_queue_depth\[15:8\] read_queue_depth\[23:16\] poison_depth\[31:24\].
+pub const PARAMS3: u32 = 0x010;
+/// RO addr_bits\[7:0\].
+pub const PARAMS4: u32 = 0x014;
+/// RO this node's coordinates\[21:0\].
+pub const COORDS: u32 = 0x020;
+/// RW bit 0 TX_ENABLE (reset 1).
+pub const CONTROL: u32 = 0x024;
+/// STATUS: sticky bits 0..3 (write 1 to clear), live bits 8..10 (RO).
+pub const STATUS: u32 = 0x028;
+/// RW PDID\[15:0\], bit 16 OPEN (accept every PDID). Reset 0.
+pub const MBOX_CTRL: u32 = 0x02C;
+/// First counter (RO, 32-bit wrapping), counter `i` at `CNT_BASE + 4i`.
+pub const CNT_BASE: u32 = 0x040;
+/// Rejections by reason, reason code `r` at `REJ_BASE + 4r` (RO).
+pub const REJ_BASE: u32 = 0x080;
+/// RO error-queue entries.
+pub const ERRQ_COUNT: u32 = 0x0C0;
+/// RO head entry words W0..W4 at `ERRQ_W0 + 4k`.
+pub const ERRQ_W0: u32 = 0x0C4;
+/// W pop the error-queue head.
+pub const ERRQ_POP: u32 = 0x0D8;
+/// RW channel `c`'s PDID at `CH_PDID_BASE + 4c` (\[15:0\], reset 0).
+pub const CH_PDID_BASE: u32 = 0x100;
+/// Window `w` registers at `WIN_BASE + WIN_STRIDE·w`.
+pub const WIN_BASE: u32 = 0x200;
+/// Bytes between windows.
+pub const WIN_STRIDE: u32 = 0x20;
+/// Window: base\[31:0\].
+pub const WIN_BASE_LO: u32 = 0x00;
+/// Window: base\[41:32\] in \[9:0\].
+pub const WIN_BASE_HI: u32 = 0x04;
+/// Window: size\[31:0\].
+pub const WIN_SIZE_LO: u32 = 0x08;
+/// Window: size\[42:32\] in \[10:0\].
+pub const WIN_SIZE_HI: u32 = 0x0C;
+/// Window: PDID\[15:0\], bit 31 ENABLE.
+pub const WIN_CTRL: u32 = 0x10;
+
+/// STATUS bit 0 (sticky): a packet was rejected.
+pub const ST_RX_ERROR: u32 = 1 << 0;
+/// STATUS bit 1 (sticky): the error queue overflowed.
+pub const ST_ERRQ_OVERFLOW: u32 = 1 << 1;
+/// STATUS bit 2 (sticky): TRACK_LOST, see `completion::TransferTracker`.
+pub const ST_TRACK_LOST: u32 = 1 << 2;
+/// STATUS bit 3 (sticky): a single-bit header error was corrected.
+pub const ST_HDR_CORRECTED: u32 = 1 << 3;
+/// STATUS sticky bits (W1C).
+pub const ST_STICKY: u32 = 0xF;
+/// STATUS bit 8 (live): completion queue not empty.
+pub const ST_CQ_NONEMPTY: u32 = 1 << 8;
+/// STATUS bit 9 (live): mailbox not empty.
+pub const ST_MB_NONEMPTY: u32 = 1 << 9;
+/// STATUS bit 10 (live): error queue not empty.
+pub const ST_ERRQ_NONEMPTY: u32 = 1 << 10;
+
+/// Counter indices (`CNT_BASE + 4 * index`).
+pub mod cnt {
+    /// Packets emitted.
+    pub const TX_PACKETS: usize = 0;
+    /// Packets consumed by the receive path (good or rejected).
+    pub const RX_PACKETS: usize = 1;
+    /// Packets rejected.
+    pub const RX_REJECTED: usize = 2;
+    /// Headers with a corrected single-bit error (accepted).
+    pub const HDR_CORRECTED: usize = 3;
+    /// Mailbox messages refused because the mailbox was full (nack sent).
+    pub const MB_FULL_NACKS: usize = 4;
+    /// Messages this node re-queued after a nack.
+    pub const MB_RETRIES: usize = 5;
+    /// Messages this node dropped after a final nack (reported per channel).
+    pub const MB_DENIED: usize = 6;
+    /// Payload bytes written to memory by accepted data packets.
+    pub const RX_DATA_BYTES: usize = 7;
+    /// Payload bytes (header size) of every emitted packet.
+    pub const TX_PAYLOAD_BYTES: usize = 8;
+    /// Number of counters.
+    pub const COUNT: usize = 9;
+}
+
+// ---- completion-queue page ----
+/// RO entries queued.
+pub const CQ_COUNT: u32 = 0x000;
+/// RO head entry words W0..W2 at `CQ_W0 + 4k` (zero when empty).
+pub const CQ_W0: u32 = 0x004;
+/// W pop the head entry.
+pub const CQ_POP: u32 = 0x010;
+
+// ---- mailbox page ----
+/// RO messages queued.
+pub const MB_COUNT: u32 = 0x000;
+/// RO head message length in bytes.
+pub const MB_LEN: u32 = 0x004;
+/// RO head message source coordinates.
+pub const MB_SRC: u32 = 0x008;
+/// RO head message PDID.
+pub const MB_PDID: u32 = 0x00C;
+/// W pop the head message.
+pub const MB_POP: u32 = 0x010;
+/// RO head message bytes, word `i` at `MB_DATA + 4i` (little-endian).
+pub const MB_DATA: u32 = 0x100;
+
+// ---- channel page ----
+/// RO desc free slots\[15:0\], pkt free slots\[23:16\], bit 24 RDMA_BUSY, bit 25 PKT_PENDING.
+pub const CH_STATUS: u32 = 0x000;
+/// RO this channel's PDID (a write is refused: CH_ERR = PDID_WRITE).
+pub const CH_PDID: u32 = 0x004;
+/// RW last error code\[7:0\]; any write clears it.
+pub const CH_ERR: u32 = 0x008;
+/// RW descriptor staging: local address\[31:0\].
+pub const DESC_LADDR_LO: u32 = 0x010;
+/// RW local address\[41:32\] in \[9:0\].
+pub const DESC_LADDR_HI: u32 = 0x014;
+/// RW remote address\[31:0\].
+pub const DESC_RADDR_LO: u32 = 0x018;
+/// RW remote address\[41:32\] in \[9:0\].
+pub const DESC_RADDR_HI: u32 = 0x01C;
+/// RW length in bytes (1..=2^32-1).
+pub const DESC_LEN: u32 = 0x020;
+/// RW destination coordinates\[21:0\].
+pub const DESC_DEST: u32 = 0x024;
+/// RW op\[1:0\] (0 write, 1 read), notify\[4\], txid\[29:16\].
+pub const DESC_CTRL: u32 = 0x028;
+/// W queue the staged descriptor.
+pub const DOORBELL: u32 = 0x02C;
+/// RW packetizer destination coordinates\[21:0\].
+pub const PKT_DEST: u32 = 0x040;
+/// W send the first `data[8:0]` bytes of the packetizer window to PKT_DEST.
+pub const PKT_SEND: u32 = 0x044;
+/// RW packetizer window, word `i` at `PKT_DATA + 4i` (little-endian).
+pub const PKT_DATA: u32 = 0x100;
+
+/// AXI4-Lite response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxilResp {
+    /// OKAY.
+    Okay,
+    /// SLVERR: the access had no effect (reads return 0).
+    SlvErr,
+}
+
+/// AxPROT\[0\] of an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prot {
+    /// Unprivileged (user process).
+    User,
+    /// Privileged (kernel).
+    Privileged,
+}
+
+/// Channel error codes (CH_ERR), latched by the refused access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ChError {
+    /// DOORBELL with the descriptor queue full.
+    QueueFull = 1,
+    /// DOORBELL with length 0.
+    BadLen = 2,
+    /// DOORBELL with local + len > 2^addr_bits or remote + len > 2^42.
+    BadAddr = 3,
+    /// DOORBELL with an op code other than write (0) or read (1).
+    BadOp = 4,
+    /// PKT_SEND with no free message slot.
+    PktFull = 5,
+    /// PKT_SEND with length 0 or above mailbox_msg_bytes.
+    PktBadLen = 6,
+    /// A message was refused for good by its destination and dropped.
+    MsgDenied = 7,
+    /// A write to CH_PDID.
+    PdidWrite = 8,
+}
+
+/// Window register field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinField {
+    /// base\[31:0\].
+    BaseLo,
+    /// base\[41:32\].
+    BaseHi,
+    /// size\[31:0\].
+    SizeLo,
+    /// size\[42:32\].
+    SizeHi,
+    /// PDID and enable.
+    Ctrl,
+}
+
+/// Descriptor staging field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescField {
+    /// DESC_LADDR_LO.
+    LaddrLo,
+    /// DESC_LADDR_HI.
+    LaddrHi,
+    /// DESC_RADDR_LO.
+    RaddrLo,
+    /// DESC_RADDR_HI.
+    RaddrHi,
+    /// DESC_LEN.
+    Len,
+    /// DESC_DEST.
+    Dest,
+    /// DESC_CTRL.
+    Ctrl,
+}
+
+/// A decoded register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reg {
+    /// ID.
+    Id,
+    /// PARAMS0..4.
+    Params(u8),
+    /// COORDS.
+    Coords,
+    /// CONTROL.
+    Control,
+    /// STATUS.
+    Status,
+    /// MBOX_CTRL.
+    MboxCtrl,
+    /// Counter index.
+    Counter(usize),
+    /// Rejections with reason code.
+    Rej(u8),
+    /// ERRQ_COUNT.
+    ErrqCount,
+    /// ERRQ_Wk.
+    ErrqWord(usize),
+    /// ERRQ_POP.
+    ErrqPop,
+    /// Privileged CH_PDID of a channel.
+    ChPdidPriv(usize),
+    /// Window register.
+    Win(usize, WinField),
+    /// CQ_COUNT.
+    CqCount,
+    /// CQ_Wk.
+    CqWord(usize),
+    /// CQ_POP.
+    CqPop,
+    /// MB_COUNT.
+    MbCount,
+    /// MB_LEN.
+    MbLen,
+    /// MB_SRC.
+    MbSrc,
+    /// MB_PDID.
+    MbPdid,
+    /// MB_POP.
+    MbPop,
+    /// MB_DATA word.
+    MbData(usize),
+    /// Channel CH_STATUS.
+    ChStatus(usize),
+    /// Channel CH_PDID (user view, read-only).
+    ChPdid(usize),
+    /// Channel CH_ERR.
+    ChErr(usize),
+    /// Channel descriptor staging field.
+    Desc(usize, DescField),
+    /// Channel DOORBELL.
+    Doorbell(usize),
+    /// Channel PKT_DEST.
+    PktDest(usize),
+    /// Channel PKT_SEND.
+    PktSend(usize),
+    /// Channel PKT_DATA word.
+    PktData(usize, usize),
+}
+
+impl Reg {
+    /// Only privileged accesses reach it.
+    pub fn privileged(&self) -> bool {
+        matches!(
+            self,
+            Reg::Id
+                | Reg::Params(_)
+                | Reg::Coords
+                | Reg::Control
+                | Reg::Status
+                | Reg::MboxCtrl
+                | Reg::Counter(_)
+                | Reg::Rej(_)
+                | Reg::ErrqCount
+                | Reg::ErrqWord(_)
+                | Reg::ErrqPop
+                | Reg::ChPdidPriv(_)
+                | Reg::Win(..)
+        )
+    }
+}
+
+/// The register at `addr`, or `None` (unaligned or unmapped: SLVERR).
+pub fn decode(addr: u32, p: &NiParams) -> Option<Reg> {
+    if addr & 3 != 0 {
+        return None;
+    }
+    let page = addr / PAGE;
+    let off = addr % PAGE;
+    let msg_words = (p.mailbox_msg_bytes / 4) as u32;
+    match page {
+        0 => decode_node(off, p),
+        1 => match off {
+            CQ_COUNT => Some(Reg::CqCount),
+            o if (CQ_W0..CQ_W0 + 12).contains(&o) => Some(Reg::CqWord(((o - CQ_W0) / 4) as usize)),
+            CQ_POP => Some(Reg::CqPop),
+            _ => None,
+        },
+        2 => match off {
+            MB_COUNT => Some(Reg::MbCount),
+            MB_LEN => Some(Reg::MbLen),
+            MB_SRC => Some(Reg::MbSrc),
+            MB_PDID => Some(Reg::MbPdid),
+            MB_POP => Some(Reg::MbPop),
+            o if (MB_DATA..MB_DATA + 4 * msg_words).contains(&o) => {
+                Some(Reg::MbData(((o - MB_DATA) / 4) as usize))
+            }
+            _ => None,
+        },
+        _ => {
+            let c = (page - 3) as usize;
+            if c >= p.channels {
+                return None;
+            }
+            let f = |d| Some(Reg::Desc(c, d));
+            match off {
+                CH_STATUS => Some(Reg::ChStatus(c)),
+                CH_PDID => Some(Reg::ChPdid(c)),
+                CH_ERR => Some(Reg::ChErr(c)),
+                DESC_LADDR_LO => f(DescField::LaddrLo),
+                DESC_LADDR_HI => f(DescField::LaddrHi),
+                DESC_RADDR_LO => f(DescField::RaddrLo),
+                DESC_RADDR_HI => f(DescField::RaddrHi),
+                DESC_LEN => f(DescField::Len),
+                DESC_DEST => f(DescField::Dest),
+                DESC_CTRL => f(DescField::Ctrl),
+                DOORBELL => Some(Reg::Doorbell(c)),
+                PKT_DEST => Some(Reg::PktDest(c)),
+                PKT_SEND => Some(Reg::PktSend(c)),
+                o if (PKT_DATA..PKT_DATA + 4 * msg_words).contains(&o) => {
+                    Some(Reg::PktData(c, ((o - PKT_DATA) / 4) as usize))
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+fn decode_node(off: u32, p: &NiParams) -> Option<Reg> {
+    Some(match off {
+        ID => Reg::Id,
+        PARAMS0 | PARAMS1 | PARAMS2 | PARAMS3 | PARAMS4 => Reg::Params(((off - PARAMS0) / 4) as u8),
+        COORDS => Reg::Coords,
+        CONTROL => Reg::Control,
+        STATUS => Reg::Status,
+        MBOX_CTRL => Reg::MboxCtrl,
+        o if (CNT_BASE..CNT_BASE + 4 * cnt::COUNT as u32).contains(&o) => {
+            Reg::Counter(((o - CNT_BASE) / 4) as usize)
+        }
+        o if (REJ_BASE + 4..=REJ_BASE + 4 * RejectReason::MAX_CODE as u32).contains(&o) => {
+            Reg::Rej(((o - REJ_BASE) / 4) as u8)
+        }
+        ERRQ_COUNT => Reg::ErrqCount,
+        o if (ERRQ_W0..ERRQ_W0 + 20).contains(&o) => Reg::ErrqWord(((o - ERRQ_W0) / 4) as usize),
+        ERRQ_POP => Reg::ErrqPop,
+        o if (CH_PDID_BASE..CH_PDID_BASE + 4 * p.channels as u32).contains(&o) => {
+            Reg::ChPdidPriv(((o - CH_PDID_BASE) / 4) as usize)
+        }
+        o if (WIN_BASE..WIN_BASE + WIN_STRIDE * p.windows as u32).contains(&o) => {
+            let w = ((o - WIN_BASE) / WIN_STRIDE) as usize;
+            let f = match (o - WIN_BASE) % WIN_STRIDE {
+                WIN_BASE_LO => WinField::BaseLo,
+                WIN_BASE_HI => WinField::BaseHi,
+                WIN_SIZE_LO => WinField::SizeLo,
+                WIN_SIZE_HI => WinField::SizeHi,
+                WIN_CTRL => WinField::Ctrl,
+                _ => return None,
+            };
+            Reg::Win(w, f)
+        }
+        _ => return None,
+    })
+}
+
+/// Address of window `w`'s register `field` (one of the `WIN_*` offsets).
+pub const fn win_reg(w: usize, field: u32) -> u32 {
+    WIN_BASE + WIN_STRIDE * w as u32 + field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_covers_the_map_and_nothing_else() {
+        let p = NiParams {
+            channels: 2,
+            windows: 3,
+            ..Default::default()
+        };
+        assert_eq!(decode(ID, &p), Some(Reg::Id));
+        assert_eq!(decode(PARAMS4, &p), Some(Reg::Params(4)));
+        assert_eq!(decode(CNT_BASE + 4 * 8, &p), Some(Reg::Counter(8)));
+        assert_eq!(decode(CNT_BASE + 4 * 9, &p), None);
+        assert_eq!(decode(REJ_BASE, &p), None, "no reason 0");
+        assert_eq!(decode(REJ_BASE + 40, &p), Some(Reg::Rej(10)));
+        assert_eq!(decode(ERRQ_W0 + 16, &p), Some(Reg::ErrqWord(4)));
+        assert_eq!(decode(CH_PDID_BASE + 4, &p), Some(Reg::ChPdidPriv(1)));
+        assert_eq!(decode(CH_PDID_BASE + 8, &p), None);
+        assert_eq!(decode(win_reg(2, WIN_CTRL), &p), Some(Reg::Win(2, WinField::Ctrl)));
+        assert_eq!(decode(win_reg(2, 0x14), &p), None);
+        assert_eq!(decode(win_reg(3, 0), &p), None);
+        assert_eq!(decode(CQ_PAGE + CQ_W0 + 8, &p), Some(Reg::CqWord(2)));
+        assert_eq!(decode(MB_PAGE + MB_DATA + 60, &p), Some(Reg::MbData(15)));
+        assert_eq!(decode(MB_PAGE + MB_DATA + 64, &p), None);
+        assert_eq!(decode(ch_page(1) + DOORBELL, &p), Some(Reg::Doorbell(1)));
+        assert_eq!(decode(ch_page(1) + PKT_DATA + 4, &p), Some(Reg::PktData(1, 1)));
+        assert_eq!(decode(ch_page(2), &p), None);
+        assert_eq!(decode(ch_page(0) + 2, &p), None, "unaligned");
+        assert!(Reg::Win(0, WinField::Ctrl).privileged());
+        assert!(!Reg::ChPdid(0).privileged());
+        assert!(!Reg::CqPop.privileged());
+    }
+}
