@@ -362,12 +362,16 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
         let point = bench.point();
         bar.set_message(format!("[{point}]"));
         let trace = a.trace.as_ref().map(|t| cosim::trace_path(t, &point, n));
-        let opts = cosim::options(a.cycles, a.seed, trace, a.rtl.clone(), a.fail_dir.clone());
+        let opts = cosim::options(a.cycles, a.seed, trace, rtl.clone(), a.fail_dir.clone());
         let report = exanet_tb::cosim::run(bench.as_mut(), &opts)?;
         bar.suspend(|| {
             println!("{}", report.summary());
-            for line in cosim::mismatch_lines(&report, a.rtl.as_deref()) {
+            let lines = cosim::mismatch_lines(&report, rtl.as_deref());
+            for line in &lines {
                 println!("{line}");
+            }
+            if let (true, Some(w)) = (lines.is_empty(), &report.waveform) {
+                println!("  trace: {}", w.display());
             }
         });
         failed += (report.mismatches > 0) as usize;

@@ -694,4 +694,46 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     let vcd = std::fs::read_to_string(&wave).unwrap();
     assert!(vcd.contains("$enddefinitions"), "not a VCD");
     assert!(r.stdout.contains("1 failed"), "{}", r.stdout);
+
+    // `--generated` runs the generated files themselves: break them in place.
+    let ok = exanet(
+        &[
+            "cosim",
+            "fifo",
+            "--generated",
+            "--out",
+            "o",
+            "--cycles",
+            "20000",
+        ],
+        d.path(),
+    );
+    assert_eq!(ok.code, 0, "{}", ok.all());
+    for e in std::fs::read_dir(d.path().join("o/rtl")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if copy.join(&name).exists() {
+            std::fs::copy(copy.join(&name), &p).unwrap();
+        }
+    }
+    let r = exanet(
+        &[
+            "cosim",
+            "fifo",
+            "--generated",
+            "--out",
+            "o",
+            "--cycles",
+            "100000",
+            "--fail-dir",
+            waves.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.stdout.contains("--rtl o/rtl"),
+        "rerun names the RTL folder:\n{}",
+        r.stdout
+    );
 }

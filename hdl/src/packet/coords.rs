@@ -28,7 +28,9 @@ const _: () = assert!(X.offset == 18 && RESERVED.offset == 0);
 
 /// `Bits<N>` from the low `N` bits of `v` (for the Rust side of leaves).
 pub(crate) fn bits_of<const N: usize>(v: u128) -> Bits<N> {
-    (0..N.min(128)).fold(Bits::<N>::default(), |b, i| b.replace_bit(i, v >> i & 1 == 1))
+    (0..N.min(128)).fold(Bits::<N>::default(), |b, i| {
+        b.replace_bit(i, v >> i & 1 == 1)
+    })
 }
 
 /// Verilog of a packing leaf: `out` is the concatenation of `parts`, MSB first.
@@ -158,7 +160,11 @@ mod tests {
         assert!(p.text().contains("coords = {x, y, z, fpga, reserved};"));
         assert_lint_clean(&p);
         let u = emit_coords_unpack().unwrap();
-        assert!(u.text().contains("x = coords[(off_x)+:(4)];"), "{}", u.text());
+        assert!(
+            u.text().contains("x = coords[(off_x)+:(4)];"),
+            "{}",
+            u.text()
+        );
         assert_lint_clean(&u);
     }
 }

@@ -105,7 +105,8 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     class1_vcs: Constant<Bits<16>>,
     port_num: Constant<Bits<4>>,
     port_num8: Constant<Bits<8>>,
-    vc_max: Constant<Bits<4>>,
+    /// Bit v set for VC numbers `v >= N` (a table: a comparison is constant when N = 16).
+    vc_invalid: Constant<Bits<16>>,
     port_field: Constant<Bits<8>>,
     one256: Constant<Bits<256>>,
     zero256: Constant<Bits<256>>,
@@ -168,7 +169,7 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             class1_vcs: Constant::new(bits(class1)),
             port_num: Constant::new(bits(port as u64)),
             port_num8: Constant::new(bits(port as u64)),
-            vc_max: Constant::new(bits((n - 1) as u64)),
+            vc_invalid: Constant::new(bits((n..16).fold(0, |m, v| m | 1 << v))),
             port_field: Constant::new(bits(0xf0)),
             one256: Constant::new(bits(1)),
             zero256: Constant::new(bits(0)),
@@ -244,7 +245,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             }
         }
         self.flit_error.next =
-            self.in_valid.val() & ((self.in_vc.val() > self.vc_max.val()) | self.target_full.val());
+            self.in_valid.val()
+            & (self.vc_invalid.val().get_bit(self.in_vc.val().index()) | self.target_full.val());
         for v in 0..self._vcs {
             self.vcs[v].clock.next = self.clock.val();
             self.vcs[v].reset.next = self.reset.val();

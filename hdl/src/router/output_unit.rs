@@ -105,7 +105,8 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     in_port_bit: Vec<Constant<Bits<16>>>,
     row_bit: Vec<Constant<Bits<256>>>,
     vc_num: Vec<Constant<Bits<4>>>,
-    vc_max: Constant<Bits<4>>,
+    /// Bit v set for VC numbers `v >= N`.
+    vc_invalid: Constant<Bits<16>>,
     depth: Constant<Bits<C>>,
     start_limit: Constant<Bits<C>>,
     zero_c: Constant<Bits<C>>,
@@ -171,7 +172,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
                 .map(|v| Constant::new(bits::<256>(1) << (16 * port + v) as u64))
                 .collect(),
             vc_num: (0..n).map(|v| Constant::new(bits(v as u64))).collect(),
-            vc_max: Constant::new(bits((n - 1) as u64)),
+            vc_invalid: Constant::new(bits((n..16).fold(0, |m, v| m | 1 << v))),
             depth: Constant::new(bits(p.buffer_flits as u64)),
             start_limit: Constant::new(bits((p.buffer_flits - p.max_packet_flits) as u64)),
             zero_c: Constant::new(bits(0)),
@@ -243,7 +244,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
             }
         }
         self.credit_error.next = self.credit_in_valid.val()
-            & ((self.credit_in_vc.val() > self.vc_max.val()) | self.saturated.val());
+            & (self.vc_invalid.val().get_bit(self.credit_in_vc.val().index()) | self.saturated.val());
         if self.credit_error.val() {
             self.errors.d.next = self.errors.q.val() + self.one32.val();
         }

@@ -101,10 +101,13 @@ pub struct RouteCompute {
     pos_kmax: Vec<Constant<Bits<4>>>,
     pos_plus_port: Vec<Constant<Bits<8>>>,
     pos_minus_port: Vec<Constant<Bits<8>>>,
-    kmax_x: Constant<Bits<4>>,
-    kmax_y: Constant<Bits<4>>,
-    kmax_z: Constant<Bits<4>>,
-    fpga_max: Constant<Bits<2>>,
+    // Bit c set when coordinate value c is outside the dimension (a table,
+    // not a comparison, which would be constant for a ring of 16).
+    outside_x: Constant<Bits<16>>,
+    outside_y: Constant<Bits<16>>,
+    outside_z: Constant<Bits<16>>,
+    /// Bit f set when fpga value f names no local port.
+    fpga_outside: Constant<Bits<4>>,
     class_base: Constant<Bits<8>>,
     upper_base: Constant<Bits<8>>,
     local_base: Constant<Bits<8>>,
@@ -119,6 +122,11 @@ fn steps(n: usize) -> Vec<Constant<Bits<8>>> {
             Constant::new(bits(if c < 64 { c as u64 } else { 255 }))
         })
         .collect()
+}
+
+/// Bits `k..n` set: the values at or above `k` of an `n`-value field.
+fn outside(k: usize, n: usize) -> u64 {
+    (k..n).fold(0, |m, v| m | 1 << v)
 }
 
 fn locals<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
@@ -193,10 +201,10 @@ impl RouteCompute {
             pos_kmax: dims.iter().map(|&d| c4(t.dims[d] - 1)).collect(),
             pos_plus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, true)))).collect(),
             pos_minus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, false)))).collect(),
-            kmax_x: c4(t.dims[0] - 1),
-            kmax_y: c4(t.dims[1] - 1),
-            kmax_z: c4(t.dims[2] - 1),
-            fpga_max: Constant::new(bits((t.local_ports - 1) as u64)),
+            outside_x: Constant::new(bits(outside(t.dims[0], 16))),
+            outside_y: Constant::new(bits(outside(t.dims[1], 16))),
+            outside_z: Constant::new(bits(outside(t.dims[2], 16))),
+            fpga_outside: Constant::new(bits(outside(t.local_ports, 4))),
             class_base: Constant::new(bits(class_base as u64)),
             upper_base: Constant::new(bits((class_base + lower) as u64)),
             local_base: Constant::new(bits((t.num_dir_ports() as u64) << 4)),
@@ -251,9 +259,9 @@ impl Logic for RouteCompute {
                 self.mod_hi[j + 1].next = self.mod_hi[j].val();
             }
         }
-        self.out_of_range.next = (self.tx.val() > self.kmax_x.val())
-            | (self.ty.val() > self.kmax_y.val())
-            | (self.tz.val() > self.kmax_z.val());
+        self.out_of_range.next = self.outside_x.val().get_bit(self.tx.val().index())
+            | self.outside_y.val().get_bit(self.ty.val().index())
+            | self.outside_z.val().get_bit(self.tz.val().index());
         // Ejection (every coordinate matches): local port `fpga`, whole class.
         self.ovc.next = self.eject_port[2].val() | (self.class_base.val() + self.mod_all[6].val());
         // Per routing-order position, lowest priority first: a later
@@ -306,7 +314,7 @@ impl Logic for RouteCompute {
         self.any_differs.next =
             self.differs[0].val() | self.differs[1].val() | self.differs[2].val();
         self.bad.next = self.out_of_range.val()
-            | (!self.any_differs.val() & (self.fpga.val() > self.fpga_max.val()));
+            | (!self.any_differs.val() & self.fpga_outside.val().get_bit(self.fpga.val().index()));
     }
 }
 

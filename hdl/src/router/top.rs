@@ -257,21 +257,20 @@ fn build<const W: usize, const A: usize, const C: usize>(p: &RouterParams) -> Re
     emit(&mut uut, &router_top_name(p))
 }
 
+/// Buffer address bits with a compiled instance (each costs compile time for
+/// every flit width): buffers of 9..=256 flits.
+pub const SUPPORTED_BUFFER_ADDRESS_BITS: std::ops::RangeInclusive<usize> = 4..=8;
+
 macro_rules! by_depth {
     ($w:literal, $p:expr) => {
         match buffer_address_bits($p.buffer_flits) {
-            1 => build::<$w, 1, 2>($p),
-            2 => build::<$w, 2, 3>($p),
-            3 => build::<$w, 3, 4>($p),
             4 => build::<$w, 4, 5>($p),
             5 => build::<$w, 5, 6>($p),
             6 => build::<$w, 6, 7>($p),
             7 => build::<$w, 7, 8>($p),
             8 => build::<$w, 8, 9>($p),
-            9 => build::<$w, 9, 10>($p),
-            10 => build::<$w, 10, 11>($p),
             _ => bail!(
-                "router.buffer_flits = {}: not supported; supported: 1..=1024",
+                "router.buffer_flits = {}: not supported by the RTL; supported: 9..=256 (buffers of 16, 32, 64, 128 or 256 slots)",
                 $p.buffer_flits
             ),
         }
@@ -281,6 +280,7 @@ macro_rules! by_depth {
 /// Validate `p` and emit its router as Verilog.
 pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
     p.validate()?;
+    p.topology.check_hardware()?;
     if p.num_ports() > MAX_FIELD {
         bail!(
             "router ports = {}: the RTL indexes at most {MAX_FIELD} ports",
@@ -294,7 +294,9 @@ pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
         );
     }
     match p.flit_bits {
-        128 => build::<128, 5, 6>(p),
+        64 => by_depth!(64, p),
+        128 => by_depth!(128, p),
+        256 => by_depth!(256, p),
         w => bail!("packet.flit_bits = {w}: not supported; supported: 64, 128, 256"),
     }
 }
@@ -305,7 +307,16 @@ mod tests {
     use crate::common::fifo::lint::assert_lint_clean;
     use exanet_sim::topology::Topology;
 
-    fn point(dims: [usize; 3], wrap: [bool; 3], local: usize, classes: usize, vpc: usize, flit: usize, buffer: usize) -> RouterParams {
+    #[allow(clippy::too_many_arguments)]
+    fn point(
+        dims: [usize; 3],
+        wrap: [bool; 3],
+        local: usize,
+        classes: usize,
+        vpc: usize,
+        flit: usize,
+        buffer: usize,
+    ) -> RouterParams {
         let hf = if flit == 64 { 2 } else { 1 };
         RouterParams {
             topology: Topology::new(dims, wrap, local).unwrap(),
@@ -318,12 +329,93 @@ mod tests {
         }
     }
 
+    /// Mesh and torus, 1 and 2 classes, 2 and 3 VCs, every flit width, up
+    /// to the largest router (6 + 4 ports, 2 x 3 VCs): lint clean, ports named
+    /// as documented, no `$`.
     #[test]
-    fn emits_lint_clean_verilog_minimal() {
-        let p = point([4, 4, 1], [false; 3], 1, 1, 2, 128, 32);
+    fn emits_lint_clean_verilog_across_the_range() {
+        for p in [
+            point([4, 4, 1], [false; 3], 1, 1, 2, 128, 32),
+            RouterParams::default(),
+            point([4, 4, 4], [true; 3], 2, 1, 3, 64, 40),
+            point([4, 3, 2], [false; 3], 4, 2, 3, 256, 16),
+            point([16, 1, 3], [true, true, false], 3, 2, 2, 64, 64),
+        ] {
+            let e = emit_router(&p).unwrap();
+            assert_eq!(e.top, router_top_name(&p));
+            let top = &e.modules.last().unwrap().1;
+            assert!(!e.text().contains('$'));
+            let w = p.flit_bits;
+            for port in 0..p.num_ports() {
+                for (name, width) in [
+                    ("in_valid", 1),
+                    ("in_data", w),
+                    ("in_vc", 4),
+                    ("out_valid", 1),
+                    ("out_data", w),
+                    ("out_head", 1),
+                    ("out_tail", 1),
+                    ("out_vc", 4),
+                    ("credit_in_vc", 4),
+                    ("credit_out_valid", 1),
+                    ("dropped_packets", 32),
+                    ("credit_errors", 32),
+                ] {
+                    let decl = if width == 1 {
+                        format!(" {name}_{port};")
+                    } else {
+                        format!("[{}:0] {name}_{port};", width - 1)
+                    };
+                    assert!(top.contains(&decl), "{} lacks `{decl}`", e.top);
+                }
+            }
+            assert!(!top.contains(&format!("in_valid_{};", p.num_ports())));
+            assert_lint_clean(&e);
+        }
+    }
+
+    #[test]
+    fn the_default_router_name_and_structure() {
+        let p = RouterParams::default();
+        assert_eq!(
+            router_top_name(&p),
+            "exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18"
+        );
         let e = emit_router(&p).unwrap();
-        std::fs::create_dir_all("/tmp/rt/min").unwrap();
-        e.write_dir(std::path::Path::new("/tmp/rt/min")).unwrap();
-        assert_lint_clean(&e);
+        // 7 input units of 4 VCs, each with its route compute and LUTRAM.
+        let names: Vec<&str> = e.modules.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(names.iter().any(|n| n.ends_with("_inputs_6_vcs_3_route")));
+        assert!(!names.iter().any(|n| n.contains("_inputs_7")));
+        assert!(!names.iter().any(|n| n.contains("_vcs_4")));
+        assert!(e.text().contains("ram_style = \"distributed\""));
+    }
+
+    #[test]
+    fn unsupported_parameters_are_errors_naming_key_and_rule() {
+        let p = RouterParams {
+            buffer_flits: 300,
+            ..Default::default()
+        };
+        let e = emit_router(&p).unwrap_err().to_string();
+        assert!(e.contains("router.buffer_flits = 300") && e.contains("9..=256"), "{e}");
+        let p = RouterParams {
+            topology: Topology::new([20, 1, 1], [true; 3], 1).unwrap(),
+            ..Default::default()
+        };
+        let e = emit_router(&p).unwrap_err().to_string();
+        assert!(e.contains("topology.dims[0]") && e.contains("20"), "{e}");
+        let p = RouterParams {
+            classes: 2,
+            vcs_per_class: 8,
+            buffer_flits: 32,
+            ..Default::default()
+        };
+        emit_router(&p).unwrap();
+        let p = RouterParams {
+            flit_bits: 96,
+            ..Default::default()
+        };
+        let e = emit_router(&p).unwrap_err().to_string();
+        assert!(e.contains("packet.flit_bits = 96"), "{e}");
     }
 }

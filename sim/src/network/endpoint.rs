@@ -147,7 +147,13 @@ impl Endpoint {
             }
             Rx::In { id, next, len } => (id, next, len),
         };
-        let header = sb.get(id).map_or(0, |r| r.header);
+        // only header flits carry the header: look it up for them alone
+        let header_flits = if words == 1 { 2 } else { 1 };
+        let header = if (idx as usize) < header_flits {
+            sb.get(id).map_or(0, |r| r.header)
+        } else {
+            0
+        };
         let want = packet_flit(id, header, idx as usize, len as usize, words, f.vc);
         if *f != want {
             sb.error(format!(

@@ -6,6 +6,7 @@ use super::params::{NetworkParams, Workload};
 use super::scoreboard::{Record, Scoreboard};
 use super::stats::{ClassAcc, Deadlock, Report};
 use super::watchdog::blocked_channels;
+use crate::packet::header::PacketType;
 use crate::rng::Rng;
 use crate::router::header_fields::Coords;
 use crate::router::route_compute::injection_vc;
@@ -289,7 +290,13 @@ impl Network {
             dest,
             dva: id,
             size: bytes as u16,
-            ptype: class as u8,
+            // a request type in class 0, a response type in class 1 (the class is the type's top bit)
+            ptype: if class == 1 {
+                PacketType::Ack
+            } else {
+                PacketType::RdmaWrite
+            }
+            .code(),
             vc,
             ..Default::default()
         }

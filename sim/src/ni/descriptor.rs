@@ -152,6 +152,8 @@ mod tests {
         s.write(DescField::Len, 0);
         assert_eq!(s.descriptor(40), Err(ChError::BadLen));
         s.write(DescField::Len, 0x1_0000);
+        assert!(s.descriptor(40).is_ok());
+        s.write(DescField::RaddrLo, 0xFFFF_FFF0);
         assert_eq!(s.descriptor(40), Err(ChError::BadAddr), "remote end beyond 2^42");
         s.write(DescField::RaddrHi, 0);
         assert_eq!(s.descriptor(40).unwrap().len, 0x1_0000);

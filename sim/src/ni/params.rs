@@ -17,8 +17,8 @@ pub struct NiParams {
     pub channels: usize,
     /// Descriptors a channel holds, the one in progress included: 1..=1024.
     pub desc_queue_depth: usize,
-    /// Packetizer messages a channel keeps until acknowledged: 1..=64, and
-    /// `channels * pkt_slots <= 1024` (the slot number is the 14-bit txid).
+    /// Packetizer messages a channel keeps until acknowledged: 1..=64 (the
+    /// NI-wide slot number, at most 16 * 64, is the message's 14-bit txid).
     pub pkt_slots: usize,
     /// Messages the receive mailbox holds: 1..=4096.
     pub mailbox_depth: usize,
@@ -95,13 +95,6 @@ impl NiParams {
             64,
             "CH_STATUS free-slot field",
         )?;
-        if self.channels * self.pkt_slots > 1024 {
-            bail!(
-                "ni.pkt_slots = {}: channels * pkt_slots = {} must be <= 1024 (message slot numbers are transaction ids)",
-                self.pkt_slots,
-                self.channels * self.pkt_slots
-            );
-        }
         range(
             "mailbox_depth",
             self.mailbox_depth,
@@ -217,11 +210,10 @@ mod tests {
             ),
             (
                 NiParams {
-                    channels: 16,
-                    pkt_slots: 64,
+                    pkt_slots: 65,
                     ..Default::default()
                 },
-                "ni.pkt_slots = 64",
+                "ni.pkt_slots = 65",
             ),
             (
                 NiParams {

@@ -124,8 +124,8 @@ pub const RESERVED: Field = Field {
 /// Every field, MSB first.
 pub const FIELDS: [Field; 5] = [X, Y, Z, FPGA, RESERVED];
 
-/// Coordinates of one FPGA in the torus.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Coordinates of one FPGA in the torus. Ordered by (x, y, z, fpga, reserved).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Coords {
     x: u8,
     y: u8,

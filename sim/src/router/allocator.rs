@@ -35,7 +35,11 @@ pub fn pick_class(masks: [u32; 2]) -> Option<usize> {
 /// The pointer after `winner` of `n` requesters was served.
 #[inline]
 pub fn rr_next(winner: usize, n: usize) -> u8 {
-    ((winner + 1) % n) as u8
+    if winner + 1 == n {
+        0
+    } else {
+        (winner + 1) as u8
+    }
 }
 
 #[cfg(test)]

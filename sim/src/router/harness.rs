@@ -240,7 +240,8 @@ impl RouterHarness {
             .pack();
         }
         if kind == 2 {
-            header ^= 1u128 << (lsb::ECC + self.rng.below(16) as u32);
+            // one upset anywhere in the protected bits or the check byte
+            header ^= 1u128 << self.rng.below(lsb::ECC as u64 + 8);
         }
         let words = self.p.flit_words();
         let mut flits: Vec<Flit> = (0..len)

@@ -18,27 +18,34 @@
 //! Routers of networks up to 16 per dimension (all hardware) ignore those
 //! bits, exactly as the reserved bits they are.
 //!
-//! This is the only place that knows the layout; it switches to `sim::packet`
-//! once that lands. Likewise the header check ([`header_ecc_ok`]) and the
-//! sealing of a header ([`seal_header`]) are the single hook to replace with
-//! `sim::common::secded`: until then the ecc field is not checked
-//! (`header_ecc_ok` accepts every header; a router can be given another check
-//! with `Router::set_header_check`).
+//! This is the only place the router and the simulator read the layout
+//! from; the offsets come from [`crate::packet::header`]'s field table.
+//!
+//! Header check ([`header_ecc_ok`]): the ecc field's low byte is the SECDED
+//! code of bits 111:0 ([`crate::packet::header::header_ecc`], ecc[15:8]
+//! reserved and ignored). The router does not correct: a header whose check
+//! byte differs from the recomputed one (any detected error, single or
+//! double) is bad and the packet is dropped and counted. Correcting would put
+//! a syndrome decoder and a correction mux between the buffer read and route
+//! compute in the allocation cycle; links carry their own CRC and
+//! retransmission, so a header error at a router is a rare upset. A router
+//! can be given another check with `Router::set_header_check`.
 
 /// A header check: `true` when the header is acceptable (SECDED reports no error).
 pub type HeaderCheck = fn(u128) -> bool;
 
-/// Least significant bit of each header field.
+/// Least significant bit of each header field (from `crate::packet::header`).
 pub mod lsb {
-    pub const ECC: u32 = 112;
-    pub const FPGA_OFFSET: u32 = 110;
-    pub const PATH: u32 = 107;
-    pub const DVA: u32 = 62;
-    pub const SIZE: u32 = 48;
-    pub const PTYPE: u32 = 43;
-    pub const DEST: u32 = 21;
-    pub const PDID: u32 = 5;
-    pub const VC: u32 = 0;
+    use crate::packet::header as h;
+    pub const ECC: u32 = h::ECC.offset;
+    pub const FPGA_OFFSET: u32 = h::FPGA_OFFSET.offset;
+    pub const PATH: u32 = h::PATH.offset;
+    pub const DVA: u32 = h::VADDR.offset;
+    pub const SIZE: u32 = h::SIZE.offset;
+    pub const PTYPE: u32 = h::PTYPE.offset;
+    pub const DEST: u32 = h::DEST.offset;
+    pub const PDID: u32 = h::PDID.offset;
+    pub const VC: u32 = h::VC.offset;
 }
 
 /// Destination (or source) coordinates of a packet.
@@ -148,15 +155,16 @@ impl HeaderFields {
 }
 
 /// Fill in the ecc field of `h` (bits 127:112) from the other 112 bits.
-/// Until `sim::common::secded` lands: the ecc field is left as it is.
 pub fn seal_header(h: u128) -> u128 {
-    h
+    use crate::packet::header::{header_ecc, ECC};
+    ECC.put(h, header_ecc(h) as u64)
 }
 
-/// The default header check: SECDED over the header. Until `sim::common::secded`
-/// lands it accepts every header (see the module doc).
-pub fn header_ecc_ok(_h: u128) -> bool {
-    true
+/// The default header check: the SECDED check byte matches bits 111:0 (no error detected).
+pub fn header_ecc_ok(h: u128) -> bool {
+    use crate::packet::header::{header_ecc, ECC, HEADER_CHECK_BITS};
+    let mask = (1u16 << HEADER_CHECK_BITS) - 1;
+    (ECC.get(h) as u16 & mask) == header_ecc(h)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::flit::Flit;
 use super::header_fields::{dest, dest_wide, header_ecc_ok, HeaderCheck};
 use super::input_unit::InputBuffers;
 use super::output_unit::OutputUnit;
-use super::params::{RouterParams, MAX_VCS};
+use super::params::RouterParams;
 use super::route_compute::{BadPacket, RouteCompute, RouteOut};
 use crate::topology::MAX_PORTS;
 use anyhow::Result;
@@ -73,6 +73,17 @@ pub struct RouterCounters {
     pub credit_errors: [u64; MAX_PORTS],
 }
 
+/// `want` encoding: kind in bits 9:8, output port in 7:4, output VC in 3:0.
+const WANT_UNKNOWN: u16 = 0;
+const WANT_HEAD: u16 = 1 << 8;
+const WANT_BODY: u16 = 2 << 8;
+const WANT_DROP: u16 = 3 << 8;
+
+#[inline]
+fn want(kind: u16, port: u8, vc: u8) -> u16 {
+    kind | (port as u16) << 4 | vc as u16
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Req {
     None,
@@ -86,7 +97,7 @@ pub struct Router {
     ports: usize,
     vcs: usize,
     vpc: usize,
-    max_packet: u16,
+    classes: usize,
     two_flit_header: bool,
     wide_coords: bool,
     rc: RouteCompute,
@@ -94,6 +105,9 @@ pub struct Router {
     inb: InputBuffers,
     /// Per input VC: its state and the memoised route of the head at its front.
     ivc: Vec<(IvcState, Option<Result<RouteOut, BadPacket>>)>,
+    /// Per input VC: what its front flit asks for, derived from `ivc` (a cache
+    /// for speed, `WANT_UNKNOWN` after every change of state or front).
+    want: Vec<u16>,
     out: OutputUnit,
     in_ptr: [[u8; 2]; MAX_PORTS],
     out_ptr: [[u8; 2]; MAX_PORTS],
@@ -116,14 +130,15 @@ impl Router {
             ports,
             vcs,
             vpc: p.vcs_per_class,
-            max_packet: p.max_packet_flits as u16,
+            classes: p.classes,
             two_flit_header: p.flit_bits == 64,
             wide_coords: p.topology.wide_coords(),
             rc: RouteCompute::new(p, node),
             check: header_ecc_ok,
             inb: InputBuffers::new(ports, vcs, p.buffer_flits, p.flit_words()),
             ivc: vec![(IvcState::Idle, None); ports * vcs],
-            out: OutputUnit::new(ports, vcs, p.buffer_flits),
+            out: OutputUnit::new(ports, vcs, p.buffer_flits, p.max_packet_flits),
+            want: vec![WANT_UNKNOWN; ports * vcs],
             in_ptr: [[0; 2]; MAX_PORTS],
             out_ptr: [[0; 2]; MAX_PORTS],
             credit_reg: [0; MAX_PORTS],
@@ -231,43 +246,54 @@ impl Router {
         }
     }
 
-    /// The request of input (p, v), from registered state (memoising the route of a head).
+    /// 1 if input (p, v) requests this cycle (from registered state), else 0.
+    #[inline(always)]
+    fn requests(&mut self, p: usize, v: usize) -> u32 {
+        let q = p * self.vcs + v;
+        let mut w = self.want[q];
+        if w == WANT_UNKNOWN {
+            w = self.derive_want(p, v);
+            self.want[q] = w;
+        }
+        self.out
+            .ok((w >> 8) as usize, (w >> 4 & 15) as usize, (w & 15) as usize)
+    }
+
+    /// The request of input (p, v), which `requests` found granted-able.
     #[inline]
-    fn request(&mut self, p: usize, v: usize) -> Req {
+    fn request_of(&self, p: usize, v: usize) -> Req {
+        let w = self.want[p * self.vcs + v];
+        if w & WANT_DROP == WANT_DROP {
+            Req::Drop
+        } else {
+            Req::Fwd {
+                port: (w >> 4 & 15) as u8,
+                vc: (w & 15) as u8,
+            }
+        }
+    }
+
+    /// What the front flit of non-empty input (p, v) asks for (memoising the route of a head);
+    /// `WANT_UNKNOWN` while a 64-bit header is incomplete.
+    fn derive_want(&mut self, p: usize, v: usize) -> u16 {
         let q = p * self.vcs + v;
         match self.ivc[q].0 {
-            IvcState::Active { port, vc } => {
-                if self.out.credits(port as usize, vc as usize) > 0 {
-                    Req::Fwd { port, vc }
-                } else {
-                    Req::None
-                }
-            }
-            IvcState::Dropping => Req::Drop,
+            IvcState::Active { port, vc } => want(WANT_BODY, port, vc),
+            IvcState::Dropping => WANT_DROP,
             IvcState::Idle => {
                 let r = match self.ivc[q].1 {
                     Some(r) => r,
                     None => {
                         let Some(r) = self.route_head(p, v) else {
-                            return Req::None;
+                            return WANT_UNKNOWN;
                         };
                         self.ivc[q].1 = Some(r);
                         r
                     }
                 };
                 match r {
-                    Err(_) => Req::Drop,
-                    Ok(r) => {
-                        let (o, w) = (r.port as usize, r.vc as usize);
-                        if !self.out.busy(o, w) && self.out.credits(o, w) >= self.max_packet {
-                            Req::Fwd {
-                                port: r.port,
-                                vc: r.vc,
-                            }
-                        } else {
-                            Req::None
-                        }
-                    }
+                    Err(_) => WANT_DROP,
+                    Ok(r) => want(WANT_HEAD, r.port, r.vc),
                 }
             }
         }
@@ -311,32 +337,34 @@ impl Router {
             self.land(inp);
             return;
         }
-        // 1-2. requests and input arbitration, from registered state
-        let mut chosen = [(0u8, Req::None); MAX_PORTS];
+        // 1-2. requests and input arbitration, from registered state; the class-1
+        // VCs of a port are looked at first, class 0 only if none of them requests
+        let mut chosen = [(0u8, 0u8, Req::None); MAX_PORTS];
         let mut out_req = [[0u32; 2]; MAX_PORTS];
-        for p in 0..self.ports {
-            let mut ne = self.inb.nonempty(p);
+        let class_mask = (1u32 << self.vpc) - 1;
+        for (p, ch) in chosen.iter_mut().enumerate().take(self.ports) {
+            let ne = self.inb.nonempty(p);
             if ne == 0 {
                 continue;
             }
-            let mut reqs = [Req::None; MAX_VCS];
-            let mut masks = [0u32; 2];
-            while ne != 0 {
-                let v = ne.trailing_zeros() as usize;
-                ne &= ne - 1;
-                let r = self.request(p, v);
-                if r != Req::None {
-                    reqs[v] = r;
-                    masks[v / self.vpc] |= 1 << (v % self.vpc);
+            for cls in (0..self.classes).rev() {
+                let base = cls * self.vpc;
+                let mut m = (ne >> base) & class_mask;
+                let mut req_mask = 0u32;
+                while m != 0 {
+                    let i = m.trailing_zeros();
+                    m &= m - 1;
+                    req_mask |= self.requests(p, base + i as usize) << i;
                 }
-            }
-            let Some(cls) = pick_class(masks) else {
-                continue;
-            };
-            let v = cls * self.vpc + rr_pick(masks[cls], self.in_ptr[p][cls]);
-            chosen[p] = (v as u8, reqs[v]);
-            if let Req::Fwd { port, .. } = reqs[v] {
-                out_req[port as usize][cls] |= 1 << p;
+                if req_mask != 0 {
+                    let v = base + rr_pick(req_mask, self.in_ptr[p][cls]);
+                    let r = self.request_of(p, v);
+                    *ch = (v as u8, cls as u8, r);
+                    if let Req::Fwd { port, .. } = r {
+                        out_req[port as usize][cls] |= 1 << p;
+                    }
+                    break;
+                }
             }
         }
         // 3. output arbitration
@@ -355,14 +383,14 @@ impl Router {
                 continue;
             }
             let p = g as usize;
-            let (v, req) = chosen[p];
+            let (v, cls, req) = chosen[p];
             let Req::Fwd { vc: w, .. } = req else {
                 unreachable!("grant without forward request")
             };
-            let v = v as usize;
-            let cls = v / self.vpc;
+            let (v, cls) = (v as usize, cls as usize);
             let mut f = self.inb.pop(p, v);
             let q = p * self.vcs + v;
+            self.want[q] = WANT_UNKNOWN;
             if self.ivc[q].0 == IvcState::Idle {
                 self.ivc[q].1 = None;
                 if !f.tail {
@@ -377,17 +405,18 @@ impl Router {
             f.vc = w;
             self.out.send(o, f);
             self.out_ptr[o][cls] = rr_next(p, self.ports);
-            self.in_ptr[p][cls] = rr_next(v % self.vpc, self.vpc);
+            self.in_ptr[p][cls] = rr_next(v - cls * self.vpc, self.vpc);
             self.credit_reg[p] = v as u8;
             self.credit_valid |= 1 << p;
         }
-        for (p, &(v, req)) in chosen.iter().enumerate().take(self.ports) {
+        for (p, &(v, cls, req)) in chosen.iter().enumerate().take(self.ports) {
             if req != Req::Drop {
                 continue;
             }
-            let v = v as usize;
+            let (v, cls) = (v as usize, cls as usize);
             let q = p * self.vcs + v;
             let f = self.inb.pop(p, v);
+            self.want[q] = WANT_UNKNOWN;
             if self.ivc[q].0 == IvcState::Idle {
                 self.ivc[q].1 = None;
                 self.counters.dropped_packets[p] += 1;
@@ -397,7 +426,7 @@ impl Router {
             } else if f.tail {
                 self.ivc[q].0 = IvcState::Idle;
             }
-            self.in_ptr[p][v / self.vpc] = rr_next(v % self.vpc, self.vpc);
+            self.in_ptr[p][cls] = rr_next(v - cls * self.vpc, self.vpc);
             self.credit_reg[p] = v as u8;
             self.credit_valid |= 1 << p;
         }

@@ -10,20 +10,37 @@ use crate::topology::MAX_PORTS;
 pub struct OutputUnit {
     vcs: usize,
     max_credits: u16,
+    /// Credits a head needs (max_packet_flits).
+    head_credits: u16,
     credits: Vec<u16>,
     busy: [u32; MAX_PORTS],
+    /// `ok[kind][port]`, bit w: a request of `kind` for (port, w) can be granted now.
+    /// Kind 0: none (all clear); 1: a head (VC free, >= head_credits credits);
+    /// 2: a body flit (a credit); 3: a drop (all set). A table so that the
+    /// request loop has no data-dependent branch.
+    ok: [[u32; MAX_PORTS]; 4],
     reg: [Flit; MAX_PORTS],
     reg_valid: u16,
 }
 
 impl OutputUnit {
-    /// All VCs free, every credit counter at `credits` (the downstream buffer depth).
-    pub fn new(ports: usize, vcs: usize, credits: usize) -> Self {
+    /// All VCs free, every credit counter at `credits` (the downstream buffer depth);
+    /// a head needs `head_credits`.
+    pub fn new(ports: usize, vcs: usize, credits: usize, head_credits: usize) -> Self {
+        let all = ((1u64 << vcs) - 1) as u32;
+        let head_all = if credits >= head_credits { all } else { 0 };
         OutputUnit {
             vcs,
             max_credits: credits as u16,
+            head_credits: head_credits as u16,
             credits: vec![credits as u16; ports * vcs],
             busy: [0; MAX_PORTS],
+            ok: [
+                [0; MAX_PORTS],
+                [head_all; MAX_PORTS],
+                [if credits > 0 { all } else { 0 }; MAX_PORTS],
+                [u32::MAX; MAX_PORTS],
+            ],
             reg: [Flit::default(); MAX_PORTS],
             reg_valid: 0,
         }
@@ -33,6 +50,26 @@ impl OutputUnit {
     #[inline]
     pub fn credits(&self, port: usize, vc: usize) -> u16 {
         self.credits[port * self.vcs + vc]
+    }
+
+    /// 1 if a request of `kind` (see the `ok` field) for (port, vc) can be granted now, else 0.
+    #[inline]
+    pub fn ok(&self, kind: usize, port: usize, vc: usize) -> u32 {
+        self.ok[kind][port] >> vc & 1
+    }
+
+    #[inline]
+    fn refresh(&mut self, port: usize, vc: usize) {
+        let c = self.credits[port * self.vcs + vc];
+        let bit = 1u32 << vc;
+        let free = self.busy[port] & bit == 0;
+        let head = if free && c >= self.head_credits {
+            bit
+        } else {
+            0
+        };
+        self.ok[1][port] = (self.ok[1][port] & !bit) | head;
+        self.ok[2][port] = (self.ok[2][port] & !bit) | if c > 0 { bit } else { 0 };
     }
 
     /// Whether output VC (port, vc) is held by a packet in progress.
@@ -54,6 +91,7 @@ impl OutputUnit {
         } else if f.tail {
             self.busy[port] &= !(1 << vc);
         }
+        self.refresh(port, vc);
         self.reg[port] = f;
         self.reg_valid |= 1 << port;
     }
@@ -69,6 +107,7 @@ impl OutputUnit {
             return false;
         }
         *c += 1;
+        self.refresh(port, vc);
         true
     }
 

@@ -1,12 +1,654 @@
-//! (being written)
-use super::BlockInfo;
+//! Co-simulation bench of `router`: RTL vs `exanet_sim::router::Router`.
+//!
+//! Stimulus and scoreboard come from the golden model's own test bench,
+//! `exanet_sim::router::harness::RouterHarness`: per input port an upstream
+//! source that sends random packets (random destinations, sizes, classes,
+//! a few bad ones: destination or fpga out of range, orphan body flits,
+//! truncated 64-bit headers) only with credits, per output port a sink that
+//! returns credits with random delays (backpressure). The same inputs go to
+//! the RTL and the golden model every cycle, and every output is compared
+//! every cycle: per port `out_valid` (and, when valid, data, head, tail, vc),
+//! `credit_out_valid` (and vc), and the `dropped_packets`, `flit_errors` and
+//! `credit_errors` counters. The harness's scoreboard (every good packet
+//! delivered once, intact, on the reference route, in order, no overflow)
+//! is checked too; a scoreboard error is reported as port `scoreboard`.
+//!
+//! On top of the harness's traffic the bench injects rare protocol errors
+//! the harness never makes: flits on a VC number `>= N` or into a full
+//! buffer, and credits on a VC number `>= N` (all discarded and counted).
+//!
+//! Rare reset pulses (about one per 20k cycles): the RTL's synchronous reset
+//! and a fresh golden model and harness, each phase with its own load
+//! (packet start rate, bubbles, credit return rate). The RTL starts from its
+//! power-on state, which is the golden model's initial state.
+
+use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use crate::cosim::{Bench, Mismatch};
+use crate::verilator::{Port, Sim};
+use anyhow::{bail, Context, Result};
+use exanet_hdl::emit::Emitted;
+use exanet_hdl::router::emit_router;
+use exanet_sim::rng::Rng;
+use exanet_sim::router::harness::{HarnessOptions, RouterHarness};
+use exanet_sim::router::route_compute::parse_dim_order;
+use exanet_sim::router::{Flit, Router, RouterInputs, RouterOutputs, RouterParams};
+use exanet_sim::topology::{Topology, MAX_PORTS};
+
+const KEYS: &[&str] = &[
+    "dims",
+    "wrap",
+    "local_ports",
+    "dim_order",
+    "classes",
+    "vcs_per_class",
+    "buffer_flits",
+    "flit_bits",
+    "max_packet_flits",
+    "node",
+];
 
 /// Registry entry for `exanet cosim router`.
 pub fn info() -> BlockInfo {
     BlockInfo {
         name: "router",
-        about: "(being written)",
-        matrix: Vec::new,
-        point: |_| anyhow::bail!("block `router` has no bench yet"),
+        about: "virtual-channel router (DOR, dateline VCs, credits, VCT, class-priority RR allocation)",
+        matrix,
+        point,
+    }
+}
+
+/// The default matrix: mesh and torus (and mixed), 1 and 2 classes, 2 and 3
+/// VCs per class, 64/128/256-bit flits, 1..4 local ports, several routing
+/// orders, the router at a node where datelines and mesh edges matter.
+pub fn matrix_points() -> Vec<&'static str> {
+    vec![
+        // The default ExaNeSt router at the corner x=7, y=3, z=0 of the 8x4x4
+        // torus: its x+, y+ and z- links are datelines.
+        "dims=8x4x4,wrap=ttt,local_ports=1,dim_order=zyx,classes=2,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=31",
+        // Minimal: 4x4 mesh, one class.
+        "dims=4x4x1,wrap=mmm,local_ports=1,dim_order=zyx,classes=1,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=5",
+        // 64-bit flits (two-flit headers), 3 VCs of one class on a torus.
+        "dims=4x4x4,wrap=ttt,local_ports=2,dim_order=xyz,classes=1,vcs_per_class=3,buffer_flits=40,flit_bits=64,max_packet_flits=36,node=63",
+        // 256-bit flits, 2 classes x 3 VCs, 3D mesh.
+        "dims=4x3x2,wrap=mmm,local_ports=2,dim_order=yzx,classes=2,vcs_per_class=3,buffer_flits=16,flit_bits=256,max_packet_flits=10,node=13",
+        // Odd torus rings (3 VCs split 2 + 1), 2 classes, 128-bit flits.
+        "dims=3x5x1,wrap=ttm,local_ports=3,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=24,flit_bits=128,max_packet_flits=18,node=14",
+        // A 16-node ring (4-bit wrap) and a mesh dimension, 64-bit flits, 4 local ports.
+        "dims=16x1x3,wrap=ttm,local_ports=4,dim_order=xzy,classes=2,vcs_per_class=2,buffer_flits=64,flit_bits=64,max_packet_flits=36,node=15",
+        // 256-bit flits on a torus, one class of 2 VCs.
+        "dims=2x2x4,wrap=ttt,local_ports=1,dim_order=zyx,classes=1,vcs_per_class=2,buffer_flits=12,flit_bits=256,max_packet_flits=10,node=0",
+    ]
+}
+
+fn matrix() -> Vec<Box<dyn Bench>> {
+    matrix_points()
+        .into_iter()
+        .map(|t| point(t).expect("matrix point is valid"))
+        .collect()
+}
+
+fn point(text: &str) -> Result<Box<dyn Bench>> {
+    let (p, node) = parse_point(text)?;
+    Ok(Box::new(RouterBench::new(p, node)?))
+}
+
+/// Parse a point: `dims=AxBxC`, `wrap=` one of `t`/`m` per dimension,
+/// `dim_order=zyx`, `node=` node index; the other keys are integers.
+/// Defaults are the default router (8x4x4 torus, node 0).
+pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
+    let kv = parse_kv(text)?;
+    check_keys(&kv, KEYS)?;
+    let get = |key: &str| kv.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let d = RouterParams::default();
+    let mut dims = d.topology.dims;
+    if let Some(v) = get("dims") {
+        let parts: Vec<&str> = v.split('x').collect();
+        if parts.len() != 3 {
+            bail!("point key `dims`: `{v}` is not AxBxC");
+        }
+        for (i, s) in parts.iter().enumerate() {
+            dims[i] = s
+                .parse()
+                .map_err(|_| anyhow::anyhow!("point key `dims`: `{s}` in `{v}` is not an integer"))?;
+        }
+    }
+    let mut wrap = d.topology.wrap;
+    if let Some(v) = get("wrap") {
+        let c: Vec<char> = v.chars().collect();
+        if c.len() != 3 || c.iter().any(|&x| x != 't' && x != 'm') {
+            bail!("point key `wrap`: `{v}` must be three letters t (torus) or m (mesh), e.g. ttm");
+        }
+        for i in 0..3 {
+            wrap[i] = c[i] == 't';
+        }
+    }
+    let dim_order = match get("dim_order") {
+        Some(v) => parse_dim_order(v)?,
+        None => d.dim_order,
+    };
+    let int = |key: &str, def: usize| -> Result<usize> {
+        let v = kv_u64(&kv, key, def as u64)?;
+        usize::try_from(v).map_err(|_| anyhow::anyhow!("point key `{key}`: {v} is out of range"))
+    };
+    let topology = Topology {
+        dims,
+        wrap,
+        local_ports: int("local_ports", d.topology.local_ports)?,
+    };
+    let p = RouterParams {
+        topology,
+        dim_order,
+        classes: int("classes", d.classes)?,
+        vcs_per_class: int("vcs_per_class", d.vcs_per_class)?,
+        buffer_flits: int("buffer_flits", d.buffer_flits)?,
+        flit_bits: int("flit_bits", d.flit_bits)?,
+        max_packet_flits: int("max_packet_flits", d.max_packet_flits)?,
+    };
+    p.validate()?;
+    let node = int("node", 0)?;
+    if node >= p.topology.num_nodes() {
+        bail!(
+            "point key `node` = {node}: must be below the {} nodes of {:?}",
+            p.topology.num_nodes(),
+            p.topology.dims
+        );
+    }
+    Ok((p, node))
+}
+
+/// The point text of `(p, node)`, parsable by [`parse_point`].
+pub fn point_text(p: &RouterParams, node: usize) -> String {
+    let t = &p.topology;
+    let wrap: String = t.wrap.iter().map(|&w| if w { 't' } else { 'm' }).collect();
+    let order: String = p.dim_order.iter().map(|&d| ['x', 'y', 'z'][d]).collect();
+    format!(
+        "dims={}x{}x{},wrap={wrap},local_ports={},dim_order={order},classes={},vcs_per_class={},buffer_flits={},flit_bits={},max_packet_flits={},node={node}",
+        t.dims[0],
+        t.dims[1],
+        t.dims[2],
+        t.local_ports,
+        p.classes,
+        p.vcs_per_class,
+        p.buffer_flits,
+        p.flit_bits,
+        p.max_packet_flits
+    )
+}
+
+/// What a run exercised; the integration test asserts on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouterCoverage {
+    /// Flits that left the router, per output port.
+    pub flits_out: [u64; MAX_PORTS],
+    /// Good packets injected and delivered (summed over harness phases).
+    pub injected: u64,
+    pub delivered: u64,
+    /// Bad packets the harness injected.
+    pub bad_injected: u64,
+    /// Bad packets the router counted as dropped.
+    pub dropped: u64,
+    /// Protocol errors the bench injected (flits, credits).
+    pub flit_errors_injected: u64,
+    pub credit_errors_injected: u64,
+    /// Reset pulses.
+    pub resets: u64,
+    /// Cycles with every output port sending.
+    pub all_outputs_busy: u64,
+}
+
+#[derive(Clone, Copy)]
+struct PortSet {
+    in_valid: Port,
+    in_data: Port,
+    in_head: Port,
+    in_tail: Port,
+    in_vc: Port,
+    credit_out_valid: Port,
+    credit_out_vc: Port,
+    out_valid: Port,
+    out_data: Port,
+    out_head: Port,
+    out_tail: Port,
+    out_vc: Port,
+    credit_in_valid: Port,
+    credit_in_vc: Port,
+    dropped_packets: Port,
+    flit_errors: Port,
+    credit_errors: Port,
+}
+
+/// Load levels of a harness phase: (start, bubble, drain).
+const LOADS: [(f64, f64, f64); 5] = [
+    (0.05, 0.1, 0.7),
+    (0.2, 0.0, 1.0),
+    (0.2, 0.0, 0.3),
+    (0.01, 0.3, 0.9),
+    (0.1, 0.05, 0.5),
+];
+/// Fraction of bad packets.
+const BAD: f64 = 0.03;
+/// Chance per cycle of a reset pulse.
+const RESET_CHANCE: f64 = 1.0 / 20_000.0;
+/// Chance per port and cycle of an injected protocol error (when possible).
+const ERROR_CHANCE: f64 = 1.0 / 3_000.0;
+
+/// The `router` bench at one parameter point.
+pub struct RouterBench {
+    params: RouterParams,
+    node: usize,
+    /// The golden model's parameters and node (differ only in fault tests).
+    golden_params: RouterParams,
+    golden_node: usize,
+    golden: Router,
+    harness: Option<RouterHarness>,
+    ports: Vec<PortSet>,
+    reset_port: Option<Port>,
+    inputs: RouterInputs,
+    outs: RouterOutputs,
+    reset_now: bool,
+    phase: u64,
+    cov: RouterCoverage,
+    /// Scoreboard errors seen (checked once per cycle).
+    scoreboard_errors: usize,
+}
+
+impl RouterBench {
+    /// A bench of router `node` of `params` (validated; the RTL must support it).
+    pub fn new(params: RouterParams, node: usize) -> Result<Self> {
+        Self::with_golden(params.clone(), node, params, node)
+    }
+
+    /// A bench whose golden model has other parameters or sits at another
+    /// node than the RTL: only for showing that the bench catches a wrong model.
+    pub fn with_golden(
+        params: RouterParams,
+        node: usize,
+        golden_params: RouterParams,
+        golden_node: usize,
+    ) -> Result<Self> {
+        params.validate()?;
+        let golden = Router::new(&golden_params, golden_node).context("golden router")?;
+        anyhow::ensure!(
+            node < params.topology.num_nodes(),
+            "router node {node}: must be below {} nodes",
+            params.topology.num_nodes()
+        );
+        Ok(RouterBench {
+            params,
+            node,
+            golden_params,
+            golden_node,
+            golden,
+            harness: None,
+            ports: Vec::new(),
+            reset_port: None,
+            inputs: RouterInputs::default(),
+            outs: RouterOutputs::default(),
+            reset_now: false,
+            phase: 0,
+            cov: RouterCoverage::default(),
+            scoreboard_errors: 0,
+        })
+    }
+
+    /// What the run since the last [`Bench::reset`] exercised (the current
+    /// harness phase's counts included).
+    pub fn coverage(&self) -> RouterCoverage {
+        let mut c = self.cov.clone();
+        if let Some(h) = &self.harness {
+            let r = h.report();
+            c.injected += r.injected;
+            c.delivered += r.delivered;
+            c.bad_injected += r.bad_injected.iter().sum::<u64>();
+        }
+        c.dropped += self.golden.counters().dropped_packets.iter().sum::<u64>();
+        c
+    }
+
+    fn new_harness(&mut self, rng: &mut Rng) {
+        let (start, bubble, drain) = LOADS[(self.phase % LOADS.len() as u64) as usize];
+        self.phase += 1;
+        let opt = HarnessOptions {
+            start,
+            bubble,
+            drain,
+            bad: BAD,
+            ..Default::default()
+        };
+        self.harness = Some(RouterHarness::new(
+            &self.golden_params,
+            self.golden_node,
+            opt,
+            rng.next_u64(),
+        ));
+    }
+
+    /// Fold the finished phase's counts into the coverage and restart.
+    fn end_phase(&mut self) {
+        if let Some(h) = self.harness.take() {
+            let r = h.report();
+            self.cov.injected += r.injected;
+            self.cov.delivered += r.delivered;
+            self.cov.bad_injected += r.bad_injected.iter().sum::<u64>();
+        }
+        self.cov.dropped += self.golden.counters().dropped_packets.iter().sum::<u64>();
+        self.golden = Router::new(&self.golden_params, self.golden_node).expect("validated");
+        self.scoreboard_errors = 0;
+    }
+
+    /// Add rare protocol errors the harness never makes; all are discarded
+    /// by the router without touching its state, so the harness is unaffected.
+    fn inject_errors(&mut self, rng: &mut Rng) {
+        let n = self.golden_params.num_vcs();
+        let depth = self.golden_params.buffer_flits;
+        for p in 0..self.params.num_ports() {
+            if self.inputs.flit_valid >> p & 1 == 0 && rng.chance(ERROR_CHANCE) {
+                let vc = if n < 16 && rng.chance(0.5) {
+                    Some((n + rng.below((16 - n) as u64) as usize) as u8)
+                } else {
+                    (0..n).find(|&v| self.golden.buffered(p, v) == depth).map(|v| v as u8)
+                };
+                if let Some(vc) = vc {
+                    let mut f = Flit {
+                        vc,
+                        head: rng.chance(0.5),
+                        tail: rng.chance(0.5),
+                        ..Default::default()
+                    };
+                    for w in 0..self.params.flit_words() {
+                        f.data[w] = rng.next_u64();
+                    }
+                    self.inputs.set_flit(p, f);
+                    self.cov.flit_errors_injected += 1;
+                }
+            }
+            if n < 16 && self.inputs.credit_valid >> p & 1 == 0 && rng.chance(ERROR_CHANCE) {
+                let vc = (n + rng.below((16 - n) as u64) as usize) as u8;
+                self.inputs.set_credit(p, vc);
+                self.cov.credit_errors_injected += 1;
+            }
+        }
+    }
+
+    fn write_inputs(&self) {
+        for (p, ps) in self.ports.iter().enumerate() {
+            let valid = self.inputs.flit_valid >> p & 1 == 1;
+            ps.in_valid.set(valid as u64);
+            if valid {
+                let f = &self.inputs.flit[p];
+                write_data(&ps.in_data, &f.data);
+                ps.in_head.set(f.head as u64);
+                ps.in_tail.set(f.tail as u64);
+                ps.in_vc.set(f.vc as u64);
+            }
+            let cvalid = self.inputs.credit_valid >> p & 1 == 1;
+            ps.credit_in_valid.set(cvalid as u64);
+            if cvalid {
+                ps.credit_in_vc.set(self.inputs.credit_vc[p] as u64);
+            }
+        }
+    }
+}
+
+fn write_data(port: &Port, data: &[u64; 4]) {
+    match port.width() {
+        64 => port.set(data[0]),
+        128 => port.set_u128((data[1] as u128) << 64 | data[0] as u128),
+        _ => {
+            let mut w = [0u32; 8];
+            for (i, x) in w.iter_mut().enumerate() {
+                *x = (data[i / 2] >> (32 * (i % 2))) as u32;
+            }
+            port.set_words(&w);
+        }
+    }
+}
+
+fn read_data(port: &Port) -> [u64; 4] {
+    let mut w = [0u32; 8];
+    let n = port.words();
+    port.get_words(&mut w[..n]);
+    let mut d = [0u64; 4];
+    for (i, x) in d.iter_mut().enumerate() {
+        *x = w[2 * i] as u64 | (w[2 * i + 1] as u64) << 32;
+    }
+    d
+}
+
+fn hex_words(d: &[u64; 4], words: usize) -> String {
+    let mut s = String::from("0x");
+    for w in d[..words].iter().rev() {
+        s.push_str(&format!("{w:016x}"));
+    }
+    s
+}
+
+impl Bench for RouterBench {
+    fn block(&self) -> &str {
+        "router"
+    }
+
+    fn point(&self) -> String {
+        point_text(&self.params, self.node)
+    }
+
+    fn emit(&self) -> Result<Emitted> {
+        emit_router(&self.params)
+    }
+
+    fn bind(&mut self, sim: &Sim) -> Result<()> {
+        let w = self.params.flit_bits as u32;
+        let port = |name: &str, p: usize, width: u32| sim.port_w(&format!("{name}_{p}"), width);
+        self.ports = (0..self.params.num_ports())
+            .map(|p| -> Result<PortSet> {
+                Ok(PortSet {
+                    in_valid: port("in_valid", p, 1)?,
+                    in_data: port("in_data", p, w)?,
+                    in_head: port("in_head", p, 1)?,
+                    in_tail: port("in_tail", p, 1)?,
+                    in_vc: port("in_vc", p, 4)?,
+                    credit_out_valid: port("credit_out_valid", p, 1)?,
+                    credit_out_vc: port("credit_out_vc", p, 4)?,
+                    out_valid: port("out_valid", p, 1)?,
+                    out_data: port("out_data", p, w)?,
+                    out_head: port("out_head", p, 1)?,
+                    out_tail: port("out_tail", p, 1)?,
+                    out_vc: port("out_vc", p, 4)?,
+                    credit_in_valid: port("credit_in_valid", p, 1)?,
+                    credit_in_vc: port("credit_in_vc", p, 4)?,
+                    dropped_packets: port("dropped_packets", p, 32)?,
+                    flit_errors: port("flit_errors", p, 32)?,
+                    credit_errors: port("credit_errors", p, 32)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        self.reset_port = Some(sim.port_w("reset", 1)?);
+        let c = self.params.topology.coords(self.node);
+        sim.port_w("node_x", 4)?.set(c[0] as u64);
+        sim.port_w("node_y", 4)?.set(c[1] as u64);
+        sim.port_w("node_z", 4)?.set(c[2] as u64);
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.golden = Router::new(&self.golden_params, self.golden_node).expect("validated");
+        self.harness = None;
+        self.inputs = RouterInputs::default();
+        self.reset_now = false;
+        self.phase = 0;
+        self.cov = RouterCoverage::default();
+        self.scoreboard_errors = 0;
+    }
+
+    fn drive(&mut self, rng: &mut Rng, cycle: u64) {
+        if self.harness.is_none() {
+            self.new_harness(rng);
+        }
+        self.reset_now = cycle > 0 && rng.chance(RESET_CHANCE);
+        if self.reset_now {
+            self.inputs.clear();
+        } else {
+            let h = self.harness.as_mut().expect("created above");
+            let i = h.drive();
+            self.inputs.flit = i.flit;
+            self.inputs.flit_valid = i.flit_valid;
+            self.inputs.credit_vc = i.credit_vc;
+            self.inputs.credit_valid = i.credit_valid;
+            self.inject_errors(rng);
+        }
+        self.reset_port
+            .as_ref()
+            .expect("bind before drive")
+            .set(self.reset_now as u64);
+        self.write_inputs();
+    }
+
+    fn check(&mut self, cycle: u64) -> Option<Mismatch> {
+        let words = self.params.flit_words();
+        let mut busy = 0;
+        for (p, ps) in self.ports.iter().enumerate() {
+            let want = self.golden.out_flit(p);
+            let valid = ps.out_valid.get() == 1;
+            if valid != want.is_some() {
+                return Some(Mismatch::hex(
+                    cycle,
+                    &format!("out_valid_{p}"),
+                    want.is_some() as u64,
+                    valid as u64,
+                ));
+            }
+            if let Some(f) = want {
+                busy += 1;
+                self.cov.flits_out[p] += 1;
+                let d = read_data(&ps.out_data);
+                if d[..words] != f.data[..words] {
+                    return Some(Mismatch {
+                        cycle,
+                        port: format!("out_data_{p}"),
+                        expected: hex_words(&f.data, words),
+                        actual: hex_words(&d, words),
+                    });
+                }
+                let got = (ps.out_head.get(), ps.out_tail.get(), ps.out_vc.get());
+                if got.0 != f.head as u64 {
+                    return Some(Mismatch::hex(cycle, &format!("out_head_{p}"), f.head as u64, got.0));
+                }
+                if got.1 != f.tail as u64 {
+                    return Some(Mismatch::hex(cycle, &format!("out_tail_{p}"), f.tail as u64, got.1));
+                }
+                if got.2 != f.vc as u64 {
+                    return Some(Mismatch::hex(cycle, &format!("out_vc_{p}"), f.vc as u64, got.2));
+                }
+            }
+            let want = self.golden.credit_out(p);
+            let cvalid = ps.credit_out_valid.get() == 1;
+            if cvalid != want.is_some() {
+                return Some(Mismatch::hex(
+                    cycle,
+                    &format!("credit_out_valid_{p}"),
+                    want.is_some() as u64,
+                    cvalid as u64,
+                ));
+            }
+            if let Some(vc) = want {
+                let got = ps.credit_out_vc.get();
+                if got != vc as u64 {
+                    return Some(Mismatch::hex(cycle, &format!("credit_out_vc_{p}"), vc as u64, got));
+                }
+            }
+            let c = self.golden.counters();
+            let counters = [
+                ("dropped_packets", &ps.dropped_packets, c.dropped_packets[p]),
+                ("flit_errors", &ps.flit_errors, c.flit_errors[p]),
+                ("credit_errors", &ps.credit_errors, c.credit_errors[p]),
+            ];
+            for (name, port, want) in counters {
+                let got = port.get();
+                if got != want & 0xffff_ffff {
+                    return Some(Mismatch::hex(cycle, &format!("{name}_{p}"), want & 0xffff_ffff, got));
+                }
+            }
+        }
+        if busy == self.ports.len() {
+            self.cov.all_outputs_busy += 1;
+        }
+        if let Some(h) = &self.harness {
+            let errors = &h.report().errors;
+            if errors.len() > self.scoreboard_errors {
+                self.scoreboard_errors = errors.len();
+                return Some(Mismatch {
+                    cycle,
+                    port: "scoreboard".into(),
+                    expected: "no scoreboard error".into(),
+                    actual: errors[0].clone(),
+                });
+            }
+        }
+        if !self.reset_now {
+            for p in 0..self.ports.len() {
+                self.outs.flit[p] = self.golden.out_flit(p).copied();
+                self.outs.credit[p] = self.golden.credit_out(p);
+            }
+        }
+        None
+    }
+
+    fn advance(&mut self) {
+        if self.reset_now {
+            self.cov.resets += 1;
+            self.end_phase();
+        } else {
+            self.golden.tick(&self.inputs);
+            if let Some(h) = self.harness.as_mut() {
+                h.advance(&self.outs);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_parse_round_trip_and_reject_bad_keys_and_values() {
+        for t in matrix_points() {
+            let (p, node) = parse_point(t).unwrap();
+            assert_eq!(point_text(&p, node), t);
+            let b = point(t).unwrap();
+            assert_eq!(b.point(), t);
+        }
+        let (p, node) = parse_point("").unwrap();
+        assert_eq!((p, node), (RouterParams::default(), 0));
+        let e = parse_point("vcs=3").unwrap_err().to_string();
+        assert!(e.contains("`vcs`") && e.contains("vcs_per_class"), "{e}");
+        let e = parse_point("dims=4x4").unwrap_err().to_string();
+        assert!(e.contains("`dims`"), "{e}");
+        let e = parse_point("wrap=tt").unwrap_err().to_string();
+        assert!(e.contains("`wrap`"), "{e}");
+        let e = parse_point("classes=3").unwrap_err().to_string();
+        assert!(e.contains("router.classes = 3"), "{e}");
+        let e = parse_point("dims=2x2x1,node=4").unwrap_err().to_string();
+        assert!(e.contains("`node` = 4"), "{e}");
+        let e = parse_point("flit_bits=x").unwrap_err().to_string();
+        assert!(e.contains("`flit_bits`"), "{e}");
+    }
+
+    #[test]
+    fn the_matrix_spans_the_required_range() {
+        let ps: Vec<RouterParams> = matrix_points().iter().map(|t| parse_point(t).unwrap().0).collect();
+        assert!(ps.len() >= 6);
+        assert!(ps.contains(&RouterParams::default()));
+        for f in [64, 128, 256] {
+            assert!(ps.iter().any(|p| p.flit_bits == f), "flit_bits {f}");
+        }
+        for c in [1, 2] {
+            assert!(ps.iter().any(|p| p.classes == c), "classes {c}");
+        }
+        for v in [2, 3] {
+            assert!(ps.iter().any(|p| p.vcs_per_class == v), "vcs_per_class {v}");
+        }
+        assert!(ps.iter().any(|p| p.topology.wrap.iter().all(|&w| !w)));
+        assert!(ps.iter().any(|p| p.topology.wrap.iter().all(|&w| w)));
     }
 }

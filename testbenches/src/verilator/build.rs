@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 1;
+const RECIPE_VERSION: u32 = 2;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
@@ -548,6 +548,7 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
     }
     s.push_str(&format!(
         "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; }};\n\
+         #pragma GCC visibility push(default)\n\
          extern \"C\" {{\n\
          void* exanet_new() {{\n\
            ExanetCtx* c = new ExanetCtx;\n\
@@ -605,7 +606,7 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
              void exanet_trace_close(void*) {}\n",
         );
     }
-    s.push_str("}\n");
+    s.push_str("}\n#pragma GCC visibility pop\n");
     s
 }
 

@@ -1,0 +1,616 @@
+//! The NI model's top: register access, packet emission order, receive path.
+//! The rules are written out in the `ni` module doc (`ni/mod.rs`).
+
+use super::channel::Channel;
+use super::completion::{CompletionQueue, CqEntry, CqKind, CqStatus, TransferTracker};
+use super::counters::Counters;
+use super::errors::{ErrorEntry, ErrorQueue, RejectReason};
+use super::mailbox::{Mailbox, MailboxEntry};
+use super::memory::{MemWrite, SparseMemory};
+use super::packetizer::{AckOutcome, NACK_FULL};
+use super::params::NiParams;
+use super::protection::Window;
+use super::rdma_rx::{check, response_packet, Accepted, Rejected, RxContext};
+use super::rdma_tx::TxStream;
+use super::regs::{self, AxilResp, ChError, Prot, Reg, WinField};
+use super::wire::Packet;
+use crate::packet::coords::Coords;
+use crate::packet::footer::Footer;
+use crate::packet::header::{Header, PacketType};
+use anyhow::{Context, Result};
+use std::collections::VecDeque;
+
+/// What the receive path did with a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxOutcome {
+    /// Consumed and acted on.
+    Accepted,
+    /// A mailbox message refused because the mailbox is full (nack sent).
+    Refused,
+    /// Consumed and rejected: nothing written, counted, reported.
+    Rejected(RejectReason),
+    /// Not consumed: a resource it needs (completion queue, response queue,
+    /// read queue) is full. Nothing changed; offer it again later.
+    Busy,
+}
+
+/// The network interface model.
+#[derive(Clone, Debug)]
+pub struct Ni {
+    p: NiParams,
+    me: Coords,
+    mem: SparseMemory,
+    log_writes: bool,
+    writes: Vec<MemWrite>,
+    channels: Vec<Channel>,
+    rr: usize,
+    tx_enable: bool,
+    rx_error: bool,
+    hdr_corrected: bool,
+    mbox_ctrl: u32,
+    windows: Vec<Window>,
+    resp: VecDeque<Packet>,
+    reads: VecDeque<TxStream>,
+    cq: CompletionQueue,
+    tracker: TransferTracker,
+    mailbox: Mailbox,
+    errq: ErrorQueue,
+    counters: Counters,
+}
+
+/// Resources an accepted or rejected packet needs before it may be consumed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Needs {
+    resp: bool,
+    cq: bool,
+    read: bool,
+}
+
+impl Ni {
+    /// An NI at `me` with empty memory, every register at its reset value.
+    pub fn new(params: &NiParams, me: Coords) -> Result<Ni> {
+        params.validate().context("NI parameters")?;
+        let p = params.clone();
+        let channels = (0..p.channels)
+            .map(|c| {
+                Channel::new(
+                    p.desc_queue_depth,
+                    p.mailbox_msg_bytes,
+                    p.pkt_slots,
+                    (c * p.pkt_slots) as u16,
+                )
+            })
+            .collect();
+        Ok(Ni {
+            me,
+            mem: SparseMemory::new(),
+            log_writes: false,
+            writes: Vec::new(),
+            channels,
+            rr: 0,
+            tx_enable: true,
+            rx_error: false,
+            hdr_corrected: false,
+            mbox_ctrl: 0,
+            windows: vec![Window::default(); p.windows],
+            resp: VecDeque::with_capacity(p.resp_queue_depth),
+            reads: VecDeque::with_capacity(p.read_queue_depth),
+            cq: CompletionQueue::new(p.cq_depth),
+            tracker: TransferTracker::new(p.poison_depth),
+            mailbox: Mailbox::new(p.mailbox_depth),
+            errq: ErrorQueue::new(p.errq_depth),
+            counters: Counters::default(),
+            p,
+        })
+    }
+
+    // ------------------------------------------------------------ accessors
+
+    /// Parameters.
+    pub fn params(&self) -> &NiParams {
+        &self.p
+    }
+    /// This node's coordinates.
+    pub fn me(&self) -> Coords {
+        self.me
+    }
+    /// Memory (test backdoor: the NI's own accesses go through it too).
+    pub fn mem(&self) -> &SparseMemory {
+        &self.mem
+    }
+    /// Memory, writable (test backdoor, e.g. to fill source buffers).
+    pub fn mem_mut(&mut self) -> &mut SparseMemory {
+        &mut self.mem
+    }
+    /// Counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    /// Record every memory write the receive path makes (see [`Ni::take_writes`]).
+    pub fn set_write_log(&mut self, on: bool) {
+        self.log_writes = on;
+    }
+    /// Memory writes since the last call (one per accepted data packet, in order).
+    pub fn take_writes(&mut self) -> Vec<MemWrite> {
+        std::mem::take(&mut self.writes)
+    }
+    /// Some packet is ready to emit.
+    pub fn has_packet(&self) -> bool {
+        !self.resp.is_empty()
+            || !self.reads.is_empty()
+            || (self.tx_enable && self.channels.iter().any(|c| c.ready()))
+    }
+    /// Nothing queued to send and no message awaiting an acknowledgement.
+    pub fn quiescent(&self) -> bool {
+        !self.has_packet()
+            && self
+                .channels
+                .iter()
+                .all(|c| !c.pkt.pending() && c.queued() == 0)
+    }
+    /// Transfers currently marked damaged.
+    pub fn damaged_transfers(&self) -> usize {
+        self.tracker.len()
+    }
+
+    // ------------------------------------------------------------ AXI4-Lite
+
+    /// Unprivileged (user) write.
+    pub fn axil_write(&mut self, addr: u32, data: u32) -> AxilResp {
+        self.axil_write_prot(addr, data, Prot::User)
+    }
+    /// Privileged write.
+    pub fn axil_write_priv(&mut self, addr: u32, data: u32) -> AxilResp {
+        self.axil_write_prot(addr, data, Prot::Privileged)
+    }
+    /// Unprivileged (user) read; SLVERR reads as 0.
+    pub fn axil_read(&self, addr: u32) -> u32 {
+        self.axil_read_prot(addr, Prot::User).0
+    }
+    /// Privileged read.
+    pub fn axil_read_priv(&self, addr: u32) -> u32 {
+        self.axil_read_prot(addr, Prot::Privileged).0
+    }
+
+    fn reg(&self, addr: u32, prot: Prot) -> Option<Reg> {
+        regs::decode(addr, &self.p).filter(|r| prot == Prot::Privileged || !r.privileged())
+    }
+
+    /// Read with explicit AxPROT\[0\]. Reads have no side effects.
+    pub fn axil_read_prot(&self, addr: u32, prot: Prot) -> (u32, AxilResp) {
+        let Some(r) = self.reg(addr, prot) else {
+            return (0, AxilResp::SlvErr);
+        };
+        let p = &self.p;
+        let v = match r {
+            Reg::Id => regs::ID_VALUE,
+            Reg::Params(0) => {
+                (p.channels | p.windows << 8 | p.max_payload_bytes / 16 << 16
+                    | p.mailbox_msg_bytes / 16 << 24) as u32
+            }
+            Reg::Params(1) => (p.mailbox_depth | p.cq_depth << 16) as u32,
+            Reg::Params(2) => (p.desc_queue_depth | p.errq_depth << 16) as u32,
+            Reg::Params(3) => {
+                (p.pkt_slots | p.resp_queue_depth << 8 | p.read_queue_depth << 16
+                    | p.poison_depth << 24) as u32
+            }
+            Reg::Params(_) => p.addr_bits,
+            Reg::Coords => self.me.to_bits(),
+            Reg::Control => self.tx_enable as u32,
+            Reg::Status => self.status(),
+            Reg::MboxCtrl => self.mbox_ctrl,
+            Reg::Counter(i) => self.counters.get(i) as u32,
+            Reg::Rej(c) => self.counters.rejected_by[c as usize] as u32,
+            Reg::ErrqCount => self.errq.len() as u32,
+            Reg::ErrqWord(k) => self.errq.head().map_or(0, |e| e.words()[k]),
+            Reg::ChPdidPriv(c) | Reg::ChPdid(c) => self.channels[c].pdid as u32,
+            Reg::Win(w, f) => {
+                let w = &self.windows[w];
+                match f {
+                    WinField::BaseLo => w.base as u32,
+                    WinField::BaseHi => (w.base >> 32) as u32,
+                    WinField::SizeLo => w.size as u32,
+                    WinField::SizeHi => (w.size >> 32) as u32,
+                    WinField::Ctrl => w.pdid as u32 | (w.enabled as u32) << 31,
+                }
+            }
+            Reg::CqCount => self.cq.len() as u32,
+            Reg::CqWord(k) => self.cq.head().map_or(0, |e| e.words()[k]),
+            Reg::MbCount => self.mailbox.len() as u32,
+            Reg::MbLen => self.mailbox.head().map_or(0, |e| e.data.len() as u32),
+            Reg::MbSrc => self.mailbox.head().map_or(0, |e| e.src.to_bits()),
+            Reg::MbPdid => self.mailbox.head().map_or(0, |e| e.pdid as u32),
+            Reg::MbData(i) => self.mailbox.data_word(i),
+            Reg::ChStatus(c) => self.channels[c].status(),
+            Reg::ChErr(c) => self.channels[c].err as u32,
+            Reg::Desc(c, f) => self.channels[c].staging.read(f),
+            Reg::PktDest(c) => self.channels[c].pkt_dest,
+            Reg::PktData(c, i) => {
+                let w = &self.channels[c].pkt_window;
+                u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+            }
+            Reg::ErrqPop | Reg::CqPop | Reg::MbPop | Reg::Doorbell(_) | Reg::PktSend(_) => 0,
+        };
+        (v, AxilResp::Okay)
+    }
+
+    fn status(&self) -> u32 {
+        (self.rx_error as u32) * regs::ST_RX_ERROR
+            | (self.errq.overflow as u32) * regs::ST_ERRQ_OVERFLOW
+            | (self.tracker.track_lost as u32) * regs::ST_TRACK_LOST
+            | (self.hdr_corrected as u32) * regs::ST_HDR_CORRECTED
+            | (!self.cq.is_empty() as u32) * regs::ST_CQ_NONEMPTY
+            | (!self.mailbox.is_empty() as u32) * regs::ST_MB_NONEMPTY
+            | (!self.errq.is_empty() as u32) * regs::ST_ERRQ_NONEMPTY
+    }
+
+    /// Write with explicit AxPROT\[0\]. SLVERR means no effect (except the
+    /// channel error code the refusal latches).
+    pub fn axil_write_prot(&mut self, addr: u32, v: u32, prot: Prot) -> AxilResp {
+        let Some(r) = self.reg(addr, prot) else {
+            return AxilResp::SlvErr;
+        };
+        let ok = |b: bool| if b { AxilResp::Okay } else { AxilResp::SlvErr };
+        match r {
+            Reg::Control => self.tx_enable = v & 1 == 1,
+            Reg::Status => {
+                if v & regs::ST_RX_ERROR != 0 {
+                    self.rx_error = false;
+                }
+                if v & regs::ST_ERRQ_OVERFLOW != 0 {
+                    self.errq.overflow = false;
+                }
+                if v & regs::ST_TRACK_LOST != 0 {
+                    self.tracker.track_lost = false;
+                }
+                if v & regs::ST_HDR_CORRECTED != 0 {
+                    self.hdr_corrected = false;
+                }
+            }
+            Reg::MboxCtrl => self.mbox_ctrl = v & 0x1_FFFF,
+            Reg::ErrqPop => {
+                self.errq.pop();
+            }
+            Reg::ChPdidPriv(c) => self.channels[c].pdid = v as u16,
+            Reg::Win(w, f) => {
+                let w = &mut self.windows[w];
+                match f {
+                    WinField::BaseLo => w.base = w.base & !0xFFFF_FFFF | v as u64,
+                    WinField::BaseHi => w.base = w.base & 0xFFFF_FFFF | (v as u64 & 0x3FF) << 32,
+                    WinField::SizeLo => w.size = w.size & !0xFFFF_FFFF | v as u64,
+                    WinField::SizeHi => w.size = w.size & 0xFFFF_FFFF | (v as u64 & 0x7FF) << 32,
+                    WinField::Ctrl => {
+                        w.pdid = v as u16;
+                        w.enabled = v >> 31 == 1;
+                    }
+                }
+            }
+            Reg::CqPop => {
+                self.cq.pop();
+            }
+            Reg::MbPop => {
+                self.mailbox.pop();
+            }
+            Reg::ChPdid(c) => {
+                self.channels[c].err = ChError::PdidWrite as u8;
+                return AxilResp::SlvErr;
+            }
+            Reg::ChErr(c) => self.channels[c].err = 0,
+            Reg::Desc(c, f) => self.channels[c].staging.write(f, v),
+            Reg::Doorbell(c) => {
+                let bits = self.p.addr_bits;
+                return ok(self.channels[c].doorbell(bits).is_ok());
+            }
+            Reg::PktDest(c) => self.channels[c].pkt_dest = v & 0x3F_FFFF,
+            Reg::PktSend(c) => return ok(self.channels[c].pkt_send(v & 0x1FF).is_ok()),
+            Reg::PktData(c, i) => {
+                self.channels[c].pkt_window[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes())
+            }
+            Reg::Id
+            | Reg::Params(_)
+            | Reg::Coords
+            | Reg::Counter(_)
+            | Reg::Rej(_)
+            | Reg::ErrqCount
+            | Reg::ErrqWord(_)
+            | Reg::CqCount
+            | Reg::CqWord(_)
+            | Reg::MbCount
+            | Reg::MbLen
+            | Reg::MbSrc
+            | Reg::MbPdid
+            | Reg::MbData(_)
+            | Reg::ChStatus(_) => return AxilResp::SlvErr,
+        }
+        AxilResp::Okay
+    }
+
+    // ------------------------------------------------------------ transmit
+
+    /// The next packet to the network, by the emission order rule:
+    /// responses first (FIFO), then the read-serve engine (one request at a
+    /// time, FIFO), then, when TX_ENABLE, the channels round-robin.
+    pub fn emit_packet(&mut self) -> Option<Packet> {
+        let pkt = if let Some(p) = self.resp.pop_front() {
+            p
+        } else if let Some(s) = self.reads.front_mut() {
+            let p = s.next_packet(&self.mem, self.me, self.p.max_payload_bytes);
+            if s.done() {
+                self.reads.pop_front();
+            }
+            p
+        } else if self.tx_enable {
+            let n = self.channels.len();
+            let c = (0..n)
+                .map(|i| (self.rr + i) % n)
+                .find(|&c| self.channels[c].ready())?;
+            self.rr = (c + 1) % n;
+            self.channels[c]
+                .next_packet(&self.mem, self.me, self.p.max_payload_bytes)
+                .expect("a ready channel has a packet")
+        } else {
+            return None;
+        };
+        self.counters.tx_packets += 1;
+        self.counters.tx_payload_bytes +=
+            Header::from_bits(pkt.header_word()).map_or(0, |h| h.size() as u64);
+        Some(pkt)
+    }
+
+    // ------------------------------------------------------------ receive
+
+    /// Offer a packet from the network.
+    pub fn receive_packet(&mut self, pkt: &Packet) -> RxOutcome {
+        let checked = {
+            let ctx = RxContext {
+                me: self.me,
+                max_payload: self.p.max_payload_bytes,
+                mailbox_msg_bytes: self.p.mailbox_msg_bytes,
+                addr_bits: self.p.addr_bits,
+                windows: &self.windows,
+                mailbox_open: self.mbox_ctrl >> 16 & 1 == 1,
+                mailbox_pdid: self.mbox_ctrl as u16,
+            };
+            check(pkt, &ctx)
+        };
+        let needs = match &checked.result {
+            Ok(a) => needs_of(a),
+            Err(r) => Needs {
+                resp: rejection_response_type(r).is_some(),
+                ..Needs::default()
+            },
+        };
+        if (needs.resp && self.resp.len() >= self.p.resp_queue_depth)
+            || (needs.cq && !self.cq.has_room())
+            || (needs.read && self.reads.len() >= self.p.read_queue_depth)
+        {
+            return RxOutcome::Busy;
+        }
+        self.counters.rx_packets += 1;
+        if checked.corrected {
+            self.counters.hdr_corrected += 1;
+            self.hdr_corrected = true;
+        }
+        let outcome = match checked.result {
+            Ok(a) => self.accept(a),
+            Err(r) => Err(r),
+        };
+        match outcome {
+            Ok(o) => o,
+            Err(r) => {
+                self.reject(r);
+                RxOutcome::Rejected(r.reason)
+            }
+        }
+    }
+
+    fn accept(&mut self, a: Accepted) -> Result<RxOutcome, Rejected> {
+        match a {
+            Accepted::Data {
+                header,
+                footer,
+                payload,
+            } => {
+                self.mem.write(header.vaddr(), &payload);
+                if self.log_writes {
+                    self.writes.push(MemWrite {
+                        addr: header.vaddr(),
+                        data: payload.clone(),
+                    });
+                }
+                self.counters.rx_data_bytes += payload.len() as u64;
+                let (src, txid) = (footer.src(), footer.txid());
+                if footer.first() {
+                    self.tracker.clear(src, txid);
+                }
+                if footer.last() {
+                    let status = self.tracker.finish(src, txid);
+                    let kind = if header.ptype() == PacketType::RdmaWrite {
+                        CqKind::WriteIn
+                    } else {
+                        CqKind::ReadDone
+                    };
+                    self.cq.push(CqEntry {
+                        kind,
+                        status,
+                        reason: 0,
+                        txid,
+                        peer: src,
+                        pdid: header.pdid(),
+                    });
+                    if footer.notify() {
+                        self.resp.push_back(response_packet(
+                            PacketType::RdmaCompletion,
+                            self.me,
+                            src,
+                            header.pdid(),
+                            txid,
+                            status as u8,
+                        ));
+                    }
+                }
+                Ok(RxOutcome::Accepted)
+            }
+            Accepted::ReadReq {
+                header,
+                footer,
+                req,
+            } => {
+                self.reads.push_back(TxStream {
+                    ptype: PacketType::RdmaReadResp,
+                    dest: footer.src(),
+                    pdid: header.pdid(),
+                    txid: footer.txid(),
+                    notify: footer.notify(),
+                    src_addr: header.vaddr(),
+                    land_addr: req.land,
+                    remaining: req.len as u64,
+                    emitted: 0,
+                });
+                Ok(RxOutcome::Accepted)
+            }
+            Accepted::Mailbox {
+                header,
+                footer,
+                payload,
+            } => {
+                let full = !self.mailbox.has_room();
+                let (t, flags) = if full {
+                    self.counters.mb_full_nacks += 1;
+                    (PacketType::MailboxNack, NACK_FULL)
+                } else {
+                    self.mailbox.push(MailboxEntry {
+                        src: footer.src(),
+                        pdid: header.pdid(),
+                        data: payload,
+                    });
+                    (PacketType::MailboxAck, 0)
+                };
+                self.resp.push_back(response_packet(
+                    t,
+                    self.me,
+                    footer.src(),
+                    header.pdid(),
+                    footer.txid(),
+                    flags,
+                ));
+                Ok(if full {
+                    RxOutcome::Refused
+                } else {
+                    RxOutcome::Accepted
+                })
+            }
+            Accepted::Response { header, footer } => self.response(header, footer),
+        }
+    }
+
+    fn response(&mut self, header: Header, footer: Footer) -> Result<RxOutcome, Rejected> {
+        let (src, txid, flags) = (footer.src(), footer.txid(), footer.flags());
+        match header.ptype() {
+            PacketType::RdmaCompletion => self.cq.push(CqEntry {
+                kind: CqKind::Notify,
+                status: CqStatus::from_code(flags).expect("checked: status code"),
+                reason: 0,
+                txid,
+                peer: src,
+                pdid: header.pdid(),
+            }),
+            PacketType::Nack => self.cq.push(CqEntry::denied(
+                txid,
+                src,
+                header.pdid(),
+                RejectReason::from_code(flags).expect("checked: reason code"),
+            )),
+            _ => {
+                let nack = (header.ptype() == PacketType::MailboxNack).then_some(flags);
+                let (ch, slot) = (txid as usize / self.p.pkt_slots, txid as usize % self.p.pkt_slots);
+                let outcome = match self.channels.get_mut(ch) {
+                    Some(c) => c.pkt.acknowledge(slot, src, header.pdid(), nack),
+                    None => Err(RejectReason::Stale),
+                };
+                match outcome {
+                    Ok(AckOutcome::Delivered) => {}
+                    Ok(AckOutcome::Retried) => self.counters.mb_retries += 1,
+                    Ok(AckOutcome::Denied) => {
+                        self.counters.mb_denied += 1;
+                        self.channels[ch].err = ChError::MsgDenied as u8;
+                    }
+                    Err(reason) => {
+                        return Err(Rejected {
+                            reason,
+                            header: Some(header),
+                            footer: Some(footer),
+                        })
+                    }
+                }
+            }
+        }
+        Ok(RxOutcome::Accepted)
+    }
+
+    fn reject(&mut self, r: Rejected) {
+        self.counters.rx_rejected += 1;
+        self.counters.rejected_by[r.reason.code() as usize] += 1;
+        self.rx_error = true;
+        self.errq.push(ErrorEntry {
+            reason: r.reason,
+            header: r.header,
+            footer: r.footer,
+        });
+        match &r.footer {
+            None => self.tracker.track_lost = true,
+            Some(f) if !f.last() => self.tracker.poison(f.src(), f.txid()),
+            Some(f) => {
+                if r.header.is_some_and(|h| is_data(h.ptype())) {
+                    self.tracker.clear(f.src(), f.txid());
+                }
+            }
+        }
+        if let (Some(t), Some(h), Some(f)) = (rejection_response_type(&r), r.header, r.footer) {
+            self.resp.push_back(response_packet(
+                t,
+                self.me,
+                f.src(),
+                h.pdid(),
+                f.txid(),
+                r.reason.code(),
+            ));
+        }
+    }
+}
+
+fn is_data(t: PacketType) -> bool {
+    matches!(t, PacketType::RdmaWrite | PacketType::RdmaReadResp)
+}
+
+/// A rejected mailbox message is answered with MailboxNack, a rejected read
+/// request with Nack (flags = reason), when header and footer are trusted.
+fn rejection_response_type(r: &Rejected) -> Option<PacketType> {
+    match (r.header?.ptype(), r.footer?) {
+        (PacketType::Mailbox, _) => Some(PacketType::MailboxNack),
+        (PacketType::RdmaReadReq, _) => Some(PacketType::Nack),
+        _ => None,
+    }
+}
+
+fn needs_of(a: &Accepted) -> Needs {
+    match a {
+        Accepted::Data { footer, .. } => Needs {
+            cq: footer.last(),
+            resp: footer.last() && footer.notify(),
+            read: false,
+        },
+        Accepted::ReadReq { .. } => Needs {
+            read: true,
+            ..Needs::default()
+        },
+        Accepted::Mailbox { .. } => Needs {
+            resp: true,
+            ..Needs::default()
+        },
+        Accepted::Response { header, .. } => Needs {
+            cq: matches!(header.ptype(), PacketType::RdmaCompletion | PacketType::Nack),
+            ..Needs::default()
+        },
+    }
+}
