@@ -114,13 +114,13 @@ fn memory_32x32x32() {
     let rss_built = peak_rss_mib();
     let t1 = Instant::now();
     let c0 = cpu_ns();
-    net.run_cycles(2_000);
+    net.run_cycles(1_000);
     let cpu = (cpu_ns() - c0) / 1e9;
     eprintln!(
-        "32x32x32: built in {built:.1} s ({rss_built:.0} MiB), 2000 cycles at 0.05 in {:.1} s wall, {cpu:.1} s CPU \
+        "32x32x32: built in {built:.1} s ({rss_built:.0} MiB), 1000 cycles at 0.05 in {:.1} s wall, {cpu:.1} s CPU \
          ({:.2} M router-cycles/s per core), peak RSS {:.0} MiB, {} packets live",
         t1.elapsed().as_secs_f64(),
-        32768.0 * 2000.0 / cpu / 1e6,
+        32768.0 * 1000.0 / cpu / 1e6,
         peak_rss_mib(),
         net.packets_live()
     );

@@ -61,7 +61,10 @@ fn packetizer_message_reaches_the_mailbox_as_one_packet() {
     b.receive_packet(&pk);
     let ack = b.emit_packet().unwrap();
     assert_eq!(a.receive_packet(&ack), RxOutcome::Accepted);
-    assert_eq!(a.receive_packet(&ack), RxOutcome::Rejected(RejectReason::Stale));
+    assert_eq!(
+        a.receive_packet(&ack),
+        RxOutcome::Rejected(RejectReason::Stale)
+    );
     assert_eq!(driver::rejections(&a, RejectReason::Stale), 1);
 }
 
@@ -73,17 +76,30 @@ fn full_mailbox_nacks_and_the_sender_retries_the_same_bytes() {
     };
     let mut a = ni(&p, 0);
     let mut b = ni(&p, 1);
-    assert_eq!(driver::send_message(&mut a, 0, at(1), b"first"), AxilResp::Okay);
-    assert_eq!(driver::send_message(&mut a, 0, at(1), b"second"), AxilResp::Okay);
+    assert_eq!(
+        driver::send_message(&mut a, 0, at(1), b"first"),
+        AxilResp::Okay
+    );
+    assert_eq!(
+        driver::send_message(&mut a, 0, at(1), b"second"),
+        AxilResp::Okay
+    );
     let m1 = a.emit_packet().unwrap();
     let m2 = a.emit_packet().unwrap();
     assert_eq!(b.receive_packet(&m1), RxOutcome::Accepted);
     assert_eq!(b.receive_packet(&m2), RxOutcome::Refused);
     let ack = b.emit_packet().unwrap();
     let nack = b.emit_packet().unwrap();
-    assert_eq!((ptype(&ack), ptype(&nack)), (PacketType::MailboxAck, PacketType::MailboxNack));
+    assert_eq!(
+        (ptype(&ack), ptype(&nack)),
+        (PacketType::MailboxAck, PacketType::MailboxNack)
+    );
     assert_eq!(driver::counter(&b, cnt::MB_FULL_NACKS), 1);
-    assert_eq!(driver::counter(&b, cnt::RX_REJECTED), 0, "a refusal is not an error");
+    assert_eq!(
+        driver::counter(&b, cnt::RX_REJECTED),
+        0,
+        "a refusal is not an error"
+    );
     a.receive_packet(&ack);
     a.receive_packet(&nack);
     assert_eq!(driver::counter(&a, cnt::MB_RETRIES), 1);
@@ -98,7 +114,11 @@ fn full_mailbox_nacks_and_the_sender_retries_the_same_bytes() {
 /// every message arrives exactly once, nacks happen and are retried.
 #[test]
 fn many_to_one_burst_loses_nothing() {
-    for (seed, senders, depth, per) in [(1u64, 5usize, 2usize, 30usize), (2, 7, 1, 20), (3, 3, 4, 40)] {
+    for (seed, senders, depth, per) in [
+        (1u64, 5usize, 2usize, 30usize),
+        (2, 7, 1, 20),
+        (3, 3, 4, 40),
+    ] {
         let p = NiParams {
             channels: 2,
             pkt_slots: 2,
@@ -134,7 +154,10 @@ fn many_to_one_burst_loses_nothing() {
                     let q = &mut todo[2 * (s - 1) + c];
                     if !q.is_empty() && driver::pkt_free(&fab.nodes[s], c) > 0 && rng.chance(0.7) {
                         let m = q.pop().unwrap();
-                        assert_eq!(driver::send_message(&mut fab.nodes[s], c, at(0), &m), AxilResp::Okay);
+                        assert_eq!(
+                            driver::send_message(&mut fab.nodes[s], c, at(0), &m),
+                            AxilResp::Okay
+                        );
                     }
                 }
             }
@@ -161,14 +184,20 @@ fn many_to_one_burst_loses_nothing() {
         assert_eq!(got.len(), sent.len());
         assert_eq!(got, sent, "every message exactly once");
         let nacks = driver::counter(&fab.nodes[0], cnt::MB_FULL_NACKS);
-        let retries: u32 = fab.nodes[1..].iter().map(|n| driver::counter(n, cnt::MB_RETRIES)).sum();
+        let retries: u32 = fab.nodes[1..]
+            .iter()
+            .map(|n| driver::counter(n, cnt::MB_RETRIES))
+            .sum();
         assert!(nacks > 0, "the burst must overflow the mailbox");
         assert_eq!(retries, nacks, "every nack retried");
         for n in &fab.nodes {
             assert_eq!(driver::counter(n, cnt::RX_REJECTED), 0);
             assert_eq!(driver::counter(n, cnt::MB_DENIED), 0);
         }
-        eprintln!("{senders} senders x {} msgs, depth {depth}: {nacks} nacks, {steps} steps", 2 * per);
+        eprintln!(
+            "{senders} senders x {} msgs, depth {depth}: {nacks} nacks, {steps} steps",
+            2 * per
+        );
     }
 }
 
@@ -179,23 +208,43 @@ fn mailbox_pdid_mismatch_is_refused_for_good_and_reported() {
     let mut b = ni(&p, 1);
     driver::set_mailbox(&mut b, 9, false).unwrap();
     driver::set_channel_pdid(&mut a, 1, 5).unwrap();
-    assert_eq!(driver::send_message(&mut a, 1, at(1), b"let me in"), AxilResp::Okay);
+    assert_eq!(
+        driver::send_message(&mut a, 1, at(1), b"let me in"),
+        AxilResp::Okay
+    );
     let m = a.emit_packet().unwrap();
-    assert_eq!(b.receive_packet(&m), RxOutcome::Rejected(RejectReason::Pdid));
+    assert_eq!(
+        b.receive_packet(&m),
+        RxOutcome::Rejected(RejectReason::Pdid)
+    );
     assert_eq!(b.axil_read(regs::MB_PAGE + regs::MB_COUNT), 0);
     let e = driver::pop_error(&mut b).unwrap();
-    assert_eq!((e.reason, e.ptype, e.pdid, e.src), (Some(RejectReason::Pdid), Some(PacketType::Mailbox), 5, at(0)));
+    assert_eq!(
+        (e.reason, e.ptype, e.pdid, e.src),
+        (
+            Some(RejectReason::Pdid),
+            Some(PacketType::Mailbox),
+            5,
+            at(0)
+        )
+    );
     let nack = b.emit_packet().unwrap();
     assert_eq!(ptype(&nack), PacketType::MailboxNack);
     assert_eq!(a.receive_packet(&nack), RxOutcome::Accepted);
     assert_eq!(driver::counter(&a, cnt::MB_DENIED), 1);
-    assert_eq!(a.axil_read(regs::ch_page(1) + regs::CH_ERR), ChError::MsgDenied as u32);
+    assert_eq!(
+        a.axil_read(regs::ch_page(1) + regs::CH_ERR),
+        ChError::MsgDenied as u32
+    );
     assert_eq!(driver::pkt_free(&a, 1), p.pkt_slots, "slot freed");
     assert!(a.emit_packet().is_none(), "not retried");
     // Matching PDID gets in.
     driver::set_mailbox(&mut b, 5, false).unwrap();
     driver::send_message(&mut a, 1, at(1), b"let me in");
-    assert_eq!(b.receive_packet(&a.emit_packet().unwrap()), RxOutcome::Accepted);
+    assert_eq!(
+        b.receive_packet(&a.emit_packet().unwrap()),
+        RxOutcome::Accepted
+    );
 }
 
 #[test]
@@ -208,7 +257,10 @@ fn corrupted_message_is_nacked_and_resent_intact() {
     let good = a.emit_packet().unwrap();
     let mut bad = good.clone();
     bad.words[2] ^= 1 << 100;
-    assert_eq!(b.receive_packet(&bad), RxOutcome::Rejected(RejectReason::PayloadCrc));
+    assert_eq!(
+        b.receive_packet(&bad),
+        RxOutcome::Rejected(RejectReason::PayloadCrc)
+    );
     assert_eq!(b.axil_read(regs::MB_PAGE + regs::MB_COUNT), 0);
     let nack = b.emit_packet().unwrap();
     a.receive_packet(&nack);

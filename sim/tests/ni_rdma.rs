@@ -7,7 +7,9 @@ use exanet_sim::ni::driver;
 use exanet_sim::ni::fabric::Fabric;
 use exanet_sim::ni::rdma_tx::packet_count;
 use exanet_sim::ni::regs::cnt;
-use exanet_sim::ni::{AxilResp, CqEntry, CqKind, CqStatus, Descriptor, Ni, NiParams, Op, SparseMemory};
+use exanet_sim::ni::{
+    AxilResp, CqEntry, CqKind, CqStatus, Descriptor, Ni, NiParams, Op, SparseMemory,
+};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 
@@ -96,10 +98,17 @@ fn plan(nodes: &[Ni], p: &NiParams, ops: usize, loopback: bool, big: bool, rng: 
         *slot += rng.below(300);
         let land = region(c) + DEST_OFF + *slot;
         *slot += len as u64;
-        let (data_node, land_pkts) = (if op == Op::Write { s } else { t }, packet_count(land, len as u64, pm));
+        let (data_node, land_pkts) = (
+            if op == Op::Write { s } else { t },
+            packet_count(land, len as u64, pm),
+        );
         let bytes = nodes[data_node].mem().read(src, len as usize);
         reference[land_node].write(land, &bytes);
-        let (laddr, raddr) = if op == Op::Write { (src, land) } else { (land, src) };
+        let (laddr, raddr) = if op == Op::Write {
+            (src, land)
+        } else {
+            (land, src)
+        };
         plan.ops.push((
             s,
             c,
@@ -290,9 +299,15 @@ fn one_mib_write_unaligned() {
     assert_eq!(fab.nodes[1].mem().read(land - 1, 1), vec![0]);
     assert_eq!(fab.nodes[1].mem().read(land + len as u64, 1), vec![0]);
     let e = driver::pop_completion(&mut fab.nodes[1]).unwrap();
-    assert_eq!((e.kind, e.status, e.txid, e.peer), (CqKind::WriteIn, CqStatus::Ok, 0x3FFF, coords(0)));
+    assert_eq!(
+        (e.kind, e.status, e.txid, e.peer),
+        (CqKind::WriteIn, CqStatus::Ok, 0x3FFF, coords(0))
+    );
     let e = driver::pop_completion(&mut fab.nodes[0]).unwrap();
-    assert_eq!((e.kind, e.status, e.peer), (CqKind::Notify, CqStatus::Ok, coords(1)));
+    assert_eq!(
+        (e.kind, e.status, e.peer),
+        (CqKind::Notify, CqStatus::Ok, coords(1))
+    );
     assert_eq!(
         driver::counter(&fab.nodes[0], cnt::TX_PACKETS) as u64,
         packet_count(land, len as u64, 256)

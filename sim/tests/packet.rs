@@ -91,6 +91,10 @@ fn coords_fields_land_at_their_bits() {
     assert_eq!(all_ones_coords().to_bits() as u128, mask(21, 0));
 }
 
+/// A change to one field of a header / footer.
+type SetHeader = Box<dyn Fn(&mut Header)>;
+type SetFooter = Box<dyn Fn(&mut Footer)>;
+
 /// A header word without its ecc field.
 fn body(h: &Header) -> u128 {
     h.to_bits() & mask(111, 0)
@@ -103,7 +107,7 @@ fn header_fields_land_at_their_bits() {
     let base = Header::new(PacketType::RdmaWrite, Coords::default());
     let b0 = body(&base);
     assert_eq!(b0, 1u128 << 43, "RdmaWrite = code 1 at bit 43");
-    let cases: [(&str, Box<dyn Fn(&mut Header)>); 8] = [
+    let cases: [(&str, SetHeader); 8] = [
         (
             "fpga_offset",
             Box::new(|h| {
@@ -174,7 +178,7 @@ fn header_fields_land_at_their_bits() {
 fn footer_fields_land_at_their_bits() {
     let zero = Footer::default().to_bits() & !mask(95, 88);
     assert_eq!(zero, 0);
-    let cases: [(&str, Box<dyn Fn(&mut Footer)>); 10] = [
+    let cases: [(&str, SetFooter); 10] = [
         (
             "payload_crc",
             Box::new(|f| {

@@ -91,8 +91,8 @@ fn a_wrong_golden_model_is_caught_on_crc() {
     }
 }
 
-/// One input bit dropped from one XOR tree of the data matrix, loaded as
-/// external Verilog, is caught on `crc`.
+/// One data bit toggled in the mask of one XOR tree of the core, loaded
+/// as external Verilog, is caught on `crc`.
 #[test]
 fn a_mutated_rtl_is_caught_on_crc() {
     if skip() {
@@ -104,15 +104,21 @@ fn a_mutated_rtl_is_caught_on_crc() {
     let (_, m) = e
         .modules
         .iter_mut()
-        .find(|(n, _)| n == "exanet_crc32_w64_data_map")
-        .expect("data matrix module");
+        .find(|(n, _)| n == "exanet_crc32_w64_core")
+        .expect("core module");
     let line = m
         .lines()
-        .find(|l| l.trim_start().starts_with("y[7] = x["))
+        .find(|l| l.starts_with("assign full[7] = "))
         .expect("row 7")
         .to_string();
-    let mutated = line.replacen(" ^ x[", " ^ 1'b0 & x[", 1);
-    assert_ne!(line, mutated);
+    let at = line.find("(masked & 64'h").expect("data term") + "(masked & 64'h".len();
+    let mask = u64::from_str_radix(&line[at..at + 16], 16).unwrap();
+    let mutated = format!(
+        "{}{:016x}{}",
+        &line[..at],
+        mask ^ (1 << 5),
+        &line[at + 16..]
+    );
     *m = m.replace(&line, &mutated);
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();

@@ -23,6 +23,15 @@
 //!   for each flit that left a buffer at the previous edge;
 //! - `dropped_packets`, `flit_errors` (32 b): wrapping counters.
 //!
+//! Header check: the header's SECDED check byte (bits 119:112) must match
+//! the code over bits 111:0 exactly (any error, even a correctable one, makes
+//! the packet bad and dropped), as `exanet_sim::router::header_fields::
+//! header_ecc_ok`. It is computed once per port as a flit arrives (eight
+//! XOR trees, masks derived from the model's `header_ecc`) and stored with
+//! the flit: with 128/256-bit flits on the head itself; with 64-bit flits the
+//! head's partial syndrome waits in a per-VC register and the result is
+//! stored with the next flit of that VC (the header's second half).
+//!
 //! Latency: requests combinational from registered state; the credit for a
 //! flit leaving at the edge ending cycle t is on `credit_out_*` during t+1.
 //!
@@ -100,6 +109,19 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     do_pop: Signal<Local, bool>,
     target_full: Signal<Local, bool>,
     flit_error: Signal<Local, bool>,
+    /// Syndrome chain over the arriving flit as (the first half of) a header.
+    syndrome_first: Vec<Signal<Local, Bits<8>>>,
+    /// 64-bit flits only: syndrome chain over the flit as a header's second half.
+    syndrome_second: Vec<Signal<Local, Bits<8>>>,
+    /// The arriving flit completes a header that passes the check.
+    check_in: Signal<Local, bool>,
+    /// 64-bit flits only, per VC: a head arrived, its second half is next.
+    expect_second: Vec<DFF<bool>>,
+    /// 64-bit flits only, per VC: the syndrome of that head's first half.
+    partial: Vec<DFF<Bits<8>>>,
+    mask_first: Vec<Constant<Bits<W>>>,
+    mask_second: Vec<Constant<Bits<W>>>,
+    syndrome_bit: Vec<Constant<Bits<8>>>,
     vc_num: Vec<Constant<Bits<4>>>,
     vc_bit: Vec<Constant<Bits<16>>>,
     class1_vcs: Constant<Bits<16>>,
@@ -117,6 +139,43 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     _vcs: usize,
+    /// 1 when a header fits one flit (128/256 bits), else 0.
+    _single: usize,
+    /// 1 when a header takes two flits (64 bits), else 0.
+    _double: usize,
+    /// VCs with a partial syndrome register (N with 64-bit flits, else 0).
+    _partials: usize,
+}
+
+/// Check masks over the 120 header bits: `mask[j]` bit i set when header bit
+/// i enters check bit j (the code is linear, so probe it with unit vectors);
+/// the received check bit j itself (header bit 112 + j) is in the mask too,
+/// so a header passes when every masked parity is 0.
+pub fn header_check_masks() -> [u128; 8] {
+    use exanet_sim::packet::header::{header_ecc, HEADER_PROTECTED_BITS};
+    let mut m = [0u128; 8];
+    for i in 0..HEADER_PROTECTED_BITS {
+        let c = header_ecc(1u128 << i);
+        for (j, mj) in m.iter_mut().enumerate() {
+            if c >> j & 1 == 1 {
+                *mj |= 1 << i;
+            }
+        }
+    }
+    for (j, mj) in m.iter_mut().enumerate() {
+        *mj |= 1 << (HEADER_PROTECTED_BITS as usize + j);
+    }
+    m
+}
+
+fn wide<const W: usize>(v: u128) -> Bits<W> {
+    let lo: Bits<W> = bits(v as u64);
+    let hi: Bits<W> = bits((v >> 64) as u64);
+    if W > 64 {
+        lo | (hi << 64u64)
+    } else {
+        lo
+    }
 }
 
 impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
@@ -124,6 +183,8 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
     pub fn new(p: &RouterParams, port: usize) -> Self {
         let n = p.num_vcs();
         let class1 = (p.vcs_per_class..n).fold(0u64, |m, v| m | 1 << v);
+        let double = usize::from(p.header_flits() == 2);
+        let masks = header_check_masks();
         InputUnit {
             clock: Default::default(),
             reset: Default::default(),
@@ -164,6 +225,20 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             do_pop: Default::default(),
             target_full: Default::default(),
             flit_error: Default::default(),
+            syndrome_first: (0..=8).map(|_| Default::default()).collect(),
+            syndrome_second: (0..9 * double).map(|_| Default::default()).collect(),
+            check_in: Default::default(),
+            expect_second: (0..n * double).map(|_| Default::default()).collect(),
+            partial: (0..n * double).map(|_| Default::default()).collect(),
+            mask_first: masks
+                .iter()
+                .map(|&m| Constant::new(wide(if double == 1 { m & u64::MAX as u128 } else { m })))
+                .collect(),
+            mask_second: masks[..8 * double]
+                .iter()
+                .map(|&m| Constant::new(wide(m >> 64)))
+                .collect(),
+            syndrome_bit: (0..8).map(|j| Constant::new(bits(1 << j))).collect(),
             vc_num: (0..n).map(|v| Constant::new(bits(v as u64))).collect(),
             vc_bit: (0..n).map(|v| Constant::new(bits(1 << v))).collect(),
             class1_vcs: Constant::new(bits(class1)),
@@ -180,6 +255,9 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
             _vcs: n,
+            _single: 1 - double,
+            _double: double,
+            _partials: n * double,
         }
     }
 }
@@ -247,6 +325,48 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.flit_error.next =
             self.in_valid.val()
             & (self.vc_invalid.val().get_bit(self.in_vc.val().index()) | self.target_full.val());
+        // Header check of the arriving flit.
+        self.syndrome_first[0].next = self.zero8.val();
+        for j in 0..8 {
+            if (self.in_data.val() & self.mask_first[j].val()).xor() {
+                self.syndrome_first[j + 1].next =
+                    self.syndrome_first[j].val() | self.syndrome_bit[j].val();
+            } else {
+                self.syndrome_first[j + 1].next = self.syndrome_first[j].val();
+            }
+        }
+        self.check_in.next = false;
+        for _k in 0..self._single {
+            self.check_in.next = self.syndrome_first[8].val() == self.zero8.val();
+        }
+        for _k in 0..self._double {
+            self.syndrome_second[0].next = self.zero8.val();
+            for j in 0..8 {
+                if (self.in_data.val() & self.mask_second[j].val()).xor() {
+                    self.syndrome_second[j + 1].next =
+                        self.syndrome_second[j].val() | self.syndrome_bit[j].val();
+                } else {
+                    self.syndrome_second[j + 1].next = self.syndrome_second[j].val();
+                }
+            }
+        }
+        for v in 0..self._partials {
+            self.expect_second[v].clock.next = self.clock.val();
+            self.partial[v].clock.next = self.clock.val();
+            self.expect_second[v].d.next = self.expect_second[v].q.val();
+            self.partial[v].d.next = self.partial[v].q.val();
+            if self.in_vc.val() == self.vc_num[v].val() {
+                self.check_in.next = self.expect_second[v].q.val()
+                    & ((self.partial[v].q.val() ^ self.syndrome_second[8].val()) == self.zero8.val());
+                if self.in_valid.val() & !self.flit_error.val() {
+                    self.expect_second[v].d.next = self.in_head.val() & !self.in_tail.val();
+                    self.partial[v].d.next = self.syndrome_first[8].val();
+                }
+            }
+            if self.reset.val() {
+                self.expect_second[v].d.next = false;
+            }
+        }
         for v in 0..self._vcs {
             self.vcs[v].clock.next = self.clock.val();
             self.vcs[v].reset.next = self.reset.val();
@@ -256,6 +376,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.vcs[v].din.next = self.in_data.val();
             self.vcs[v].din_head.next = self.in_head.val();
             self.vcs[v].din_tail.next = self.in_tail.val();
+            self.vcs[v].din_check.next = self.check_in.val();
             self.vcs[v].pop.next = self.do_pop.val() & self.arb.grant.val().get_bit(v);
             self.vcs[v].node_x.next = self.node_x.val();
             self.vcs[v].node_y.next = self.node_y.val();
@@ -284,5 +405,32 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.credit_out_vc.next = self.credit_vc.q.val();
         self.dropped_packets.next = self.dropped.q.val();
         self.flit_errors.next = self.errors.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use exanet_sim::rng::Rng;
+    use exanet_sim::router::header_fields::{header_ecc_ok, seal_header};
+
+    /// The masked parities are all 0 exactly when the model's check passes.
+    #[test]
+    fn header_check_masks_agree_with_the_model() {
+        let m = header_check_masks();
+        let pass = |h: u128| m.iter().all(|&mj| (h & mj).count_ones() % 2 == 0);
+        let mut rng = Rng::new(4);
+        for _ in 0..20_000 {
+            let h = seal_header(rng.next_u128());
+            assert!(header_ecc_ok(h) && pass(h));
+            let flips = 1 + rng.below(3);
+            let mut g = h;
+            for _ in 0..flips {
+                g ^= 1u128 << rng.below(128);
+            }
+            assert_eq!(pass(g), header_ecc_ok(g), "{h:032x} -> {g:032x}");
+        }
+        // the reserved ecc byte is not checked
+        assert!(pass(seal_header(5) ^ 1u128 << 127));
     }
 }

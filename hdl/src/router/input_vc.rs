@@ -8,7 +8,8 @@
 //! Ports:
 //! - `clock`; `reset` (synchronous: buffer emptied, state `Idle`);
 //! - `push`, `din` (W b), `din_head`, `din_tail`: write a flit (the input unit
-//!   only pushes when the buffer is not full);
+//!   only pushes when the buffer is not full); `din_check`: the header this
+//!   flit completes passes the SECDED check (see `input_unit`);
 //! - `pop`: the front flit leaves (forwarded or dropped) at this edge;
 //! - `node_x`, `node_y`, `node_z`: this router's coordinates (to route compute);
 //! - `has_credit`, `can_start` (256 b): bit `16*port + vc` tells whether output
@@ -54,6 +55,8 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     pub din_head: Signal<In, bool>,
     /// The written flit is a tail.
     pub din_tail: Signal<In, bool>,
+    /// The header the written flit completes passes its check.
+    pub din_check: Signal<In, bool>,
     /// The front flit leaves at this edge.
     pub pop: Signal<In, bool>,
     /// This router's x coordinate.
@@ -84,6 +87,8 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     pub full: Signal<Out, bool>,
     data: FifoMem<W, A>,
     meta: FifoMem<2, A>,
+    /// The header check result, stored with the flit that completes a header.
+    checks: FifoMem<1, A>,
     route: RouteCompute,
     rd: DFF<Bits<A>>,
     wr: DFF<Bits<A>>,
@@ -96,6 +101,8 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     nonempty: Signal<Local, bool>,
     header_incomplete: Signal<Local, bool>,
     malformed: Signal<Local, bool>,
+    header_ok: Signal<Local, bool>,
+    check_in: Signal<Local, Bits<1>>,
     two_flit_header: Constant<bool>,
     depth: Constant<Bits<C>>,
     two_c: Constant<Bits<C>>,
@@ -111,6 +118,8 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     meta_tail: Constant<Bits<2>>,
     meta_both: Constant<Bits<2>>,
     meta_none: Constant<Bits<2>>,
+    check_pass: Constant<Bits<1>>,
+    check_fail: Constant<Bits<1>>,
 }
 
 impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
@@ -124,6 +133,7 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             din: Default::default(),
             din_head: Default::default(),
             din_tail: Default::default(),
+            din_check: Default::default(),
             pop: Default::default(),
             node_x: Default::default(),
             node_y: Default::default(),
@@ -140,6 +150,7 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             full: Default::default(),
             data: Default::default(),
             meta: Default::default(),
+            checks: Default::default(),
             route: RouteCompute::new(p, in_port, in_vc),
             rd: Default::default(),
             wr: Default::default(),
@@ -152,6 +163,8 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             nonempty: Default::default(),
             header_incomplete: Default::default(),
             malformed: Default::default(),
+            header_ok: Default::default(),
+            check_in: Default::default(),
             two_flit_header: Constant::new(p.header_flits() == 2),
             depth: Constant::new(bits(p.buffer_flits as u64)),
             two_c: Constant::new(bits(2)),
@@ -167,6 +180,8 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             meta_tail: Constant::new(bits(2)),
             meta_both: Constant::new(bits(3)),
             meta_none: Constant::new(bits(0)),
+            check_pass: Constant::new(bits(1)),
+            check_fail: Constant::new(bits(0)),
         }
     }
 }
@@ -195,6 +210,22 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         self.meta.write_address.next = self.wr.q.val();
         self.meta.write_data.next = self.meta_in.val();
         self.meta.read_address.next = self.rd.q.val();
+        if self.din_check.val() {
+            self.check_in.next = self.check_pass.val();
+        } else {
+            self.check_in.next = self.check_fail.val();
+        }
+        self.checks.clock.next = self.clock.val();
+        self.checks.write_enable.next = self.push.val();
+        self.checks.write_address.next = self.wr.q.val();
+        self.checks.write_data.next = self.check_in.val();
+        // The check sits with the header's last flit: the second with 64-bit flits.
+        if self.two_flit_header.val() {
+            self.checks.read_address.next = self.rd.q.val() + self.one_a.val();
+        } else {
+            self.checks.read_address.next = self.rd.q.val();
+        }
+        self.header_ok.next = self.checks.read_data.val().any();
         self.head.next = self.meta.read_data.val().get_bit(0);
         self.tail.next = self.meta.read_data.val().get_bit(1);
         self.front.next = self.data.read_data.val();
@@ -225,7 +256,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
                 self.req_drop.next = true;
                 self.new_drop.next = true;
             } else if !self.header_incomplete.val() {
-                if self.route.bad.val() {
+                if self.route.bad.val() | !self.header_ok.val() {
                     self.req_drop.next = true;
                     self.new_drop.next = true;
                 } else {

@@ -324,9 +324,9 @@ mod tests {
         let p = SecdedParams { data_bits: bits };
         let r = p.hamming_bits();
         let mut word = vec![false; 256];
-        let mut pos = 1;
+        let mut pos = 1usize;
         for i in 0..bits {
-            while (pos as usize).is_power_of_two() {
+            while pos.is_power_of_two() {
                 pos += 1;
             }
             word[pos] = data >> i & 1 == 1;

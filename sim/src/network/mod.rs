@@ -37,9 +37,11 @@
 //! cycles (which must exceed `link_latency`).
 
 pub mod endpoint;
+mod measure;
 pub mod params;
 pub mod scoreboard;
 pub mod sim;
+mod source;
 pub mod stats;
 pub mod watchdog;
 

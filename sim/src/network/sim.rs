@@ -1,22 +1,19 @@
 //! The network: routers, links, endpoints and the cycle loop (see the
 //! timing in the [`crate::network`] doc).
 
-use super::endpoint::{Endpoint, Queued};
+use super::endpoint::Endpoint;
 use super::params::{NetworkParams, Workload};
-use super::scoreboard::{Record, Scoreboard};
-use super::stats::{ClassAcc, Deadlock, Report};
+use super::scoreboard::Scoreboard;
+use super::source::geometric;
+use super::stats::{ClassAcc, Deadlock};
 use super::watchdog::blocked_channels;
-use crate::packet::header::PacketType;
 use crate::rng::Rng;
-use crate::router::header_fields::Coords;
-use crate::router::route_compute::injection_vc;
-use crate::router::{Flit, HeaderFields, Router, RouterInputs};
+use crate::router::{Flit, Router, RouterInputs};
 use crate::topology::Topology;
 use crate::traffic::{Destinations, PacketSizes, TraceEvent};
 use anyhow::Result;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::time::Instant;
 
 /// What arrives at one port in one cycle: a flit (into the input) and a credit
 /// (for the output); which of them are valid is in the arrival masks.
@@ -42,49 +39,49 @@ const NONE: u32 = u32::MAX;
 
 /// A whole network of router models with endpoints.
 pub struct Network {
-    p: NetworkParams,
-    topo: Topology,
-    ports: usize,
-    dir_ports: usize,
-    locals: usize,
-    words: usize,
+    pub(super) p: NetworkParams,
+    pub(super) topo: Topology,
+    pub(super) ports: usize,
+    pub(super) dir_ports: usize,
+    pub(super) locals: usize,
+    pub(super) words: usize,
     /// Link slots per port: link_latency + 2.
-    depth: usize,
-    routers: Vec<Router>,
+    pub(super) depth: usize,
+    pub(super) routers: Vec<Router>,
     /// Per (node, port): the node and port at the other end of the link (`NONE` if unconnected/local).
-    peer: Vec<(u32, u8)>,
+    pub(super) peer: Vec<(u32, u8)>,
     /// Per ((node, slot), port): what arrives at that port during cycles = slot (mod depth).
     slots: Vec<Slot>,
     /// Per (node, slot): bit p = a flit arrives on port p, bit 16 + p = a credit.
-    arrive: Vec<u32>,
-    eps: Vec<Endpoint>,
+    pub(super) arrive: Vec<u32>,
+    pub(super) eps: Vec<Endpoint>,
     /// Per (terminal, cycle mod 2): what the router's local port delivers to the endpoint.
     ep_in: Vec<Inbox>,
-    wake: Vec<Vec<u32>>,
-    sched: Vec<u64>,
-    last_tick: Vec<u64>,
-    ep_wake: [Vec<u32>; 2],
-    ep_sched: Vec<u64>,
-    ep_last: Vec<u64>,
-    gen: BinaryHeap<Reverse<(u64, u32)>>,
-    gen_p: f64,
-    trace: Vec<TraceEvent>,
-    trace_pos: usize,
-    dests: Option<Destinations>,
-    sizes: PacketSizes,
-    class1: f64,
-    rng: Rng,
-    sb: Scoreboard,
-    acc: [ClassAcc; 2],
-    next_id: u64,
-    tagged_live: u64,
-    generating: bool,
-    t: u64,
-    flits_in_network: u64,
-    last_move: u64,
-    deadlock: Option<Deadlock>,
-    inputs: RouterInputs,
-    router_cycles: u64,
+    pub(super) wake: Vec<Vec<u32>>,
+    pub(super) sched: Vec<u64>,
+    pub(super) last_tick: Vec<u64>,
+    pub(super) ep_wake: [Vec<u32>; 2],
+    pub(super) ep_sched: Vec<u64>,
+    pub(super) ep_last: Vec<u64>,
+    pub(super) gen: BinaryHeap<Reverse<(u64, u32)>>,
+    pub(super) gen_p: f64,
+    pub(super) trace: Vec<TraceEvent>,
+    pub(super) trace_pos: usize,
+    pub(super) dests: Option<Destinations>,
+    pub(super) sizes: PacketSizes,
+    pub(super) class1: f64,
+    pub(super) rng: Rng,
+    pub(super) sb: Scoreboard,
+    pub(super) acc: [ClassAcc; 2],
+    pub(super) next_id: u64,
+    pub(super) tagged_live: u64,
+    pub(super) generating: bool,
+    pub(super) t: u64,
+    pub(super) flits_in_network: u64,
+    pub(super) last_move: u64,
+    pub(super) deadlock: Option<Deadlock>,
+    pub(super) inputs: RouterInputs,
+    pub(super) router_cycles: u64,
 }
 
 impl Network {
@@ -228,19 +225,8 @@ impl Network {
     pub fn delivered(&self) -> u64 {
         self.sb.delivered
     }
-
-    /// Stop creating packets (synthetic and trace).
-    pub fn stop_traffic(&mut self) {
-        self.generating = false;
-    }
-
-    /// Create a packet now from terminal `src` to `dst` with `bytes` payload in `class`.
-    pub fn send(&mut self, src: usize, dst: usize, bytes: usize, class: usize) {
-        self.create(src, dst, bytes, class);
-    }
-
     #[inline]
-    fn wake_router(&mut self, node: usize, cycle: u64) {
+    pub(super) fn wake_router(&mut self, node: usize, cycle: u64) {
         if self.sched[node] != cycle {
             self.sched[node] = cycle;
             self.wake[(cycle % self.depth as u64) as usize].push(node as u32);
@@ -248,119 +234,12 @@ impl Network {
     }
 
     #[inline]
-    fn wake_ep(&mut self, term: usize, cycle: u64) {
+    pub(super) fn wake_ep(&mut self, term: usize, cycle: u64) {
         if self.ep_sched[term] != cycle {
             self.ep_sched[term] = cycle;
             self.ep_wake[(cycle & 1) as usize].push(term as u32);
         }
     }
-
-    fn in_window(&self, t: u64) -> bool {
-        t >= self.p.warmup && t < self.p.warmup + self.p.window
-    }
-
-    fn create(&mut self, src: usize, dst: usize, bytes: usize, class: usize) {
-        let r = &self.p.router;
-        let flits = r.packet_flits(bytes);
-        let tagged = self.in_window(self.t);
-        let acc = &mut self.acc[class];
-        if tagged {
-            acc.created_packets += 1;
-            acc.created_flits += flits as u64;
-        }
-        let limit = self.p.source_queue_limit;
-        if limit > 0 && self.eps[src].queued(class) >= limit {
-            if tagged {
-                acc.refused_packets += 1;
-            }
-            return;
-        }
-        let id = self.next_id;
-        self.next_id += 1;
-        let l = self.locals;
-        let c = self.topo.coords(dst / l);
-        let dest = Coords {
-            x: c[0] as u8,
-            y: c[1] as u8,
-            z: c[2] as u8,
-            fpga: (dst % l) as u8,
-        };
-        let vc = injection_vc(r, class, dest);
-        let header = HeaderFields {
-            dest,
-            dva: id,
-            size: bytes as u16,
-            // a request type in class 0, a response type in class 1 (the class is the type's top bit)
-            ptype: if class == 1 {
-                PacketType::Ack
-            } else {
-                PacketType::RdmaWrite
-            }
-            .code(),
-            vc,
-            ..Default::default()
-        }
-        .pack();
-        self.sb.add(
-            id,
-            Record {
-                src: src as u32,
-                dst: dst as u32,
-                class: class as u8,
-                flits: flits as u16,
-                created: self.t,
-                injected: 0,
-                tagged,
-                header,
-                flow_seq: 0,
-            },
-        );
-        if tagged {
-            self.tagged_live += 1;
-        }
-        self.eps[src].queues[class].push_back(Queued {
-            id,
-            header,
-            flits: flits as u16,
-            vc,
-        });
-        self.wake_ep(src, self.t);
-    }
-
-    fn generate(&mut self) {
-        let t = self.t;
-        while let Some(&Reverse((at, term))) = self.gen.peek() {
-            if at > t {
-                break;
-            }
-            self.gen.pop();
-            let src = term as usize;
-            let dests = self.dests.as_ref().expect("synthetic traffic");
-            let dst = dests.dest(src, &mut self.rng);
-            let bytes = self.sizes.draw(&mut self.rng);
-            let class = usize::from(self.class1 > 0.0 && self.rng.chance(self.class1));
-            self.create(src, dst, bytes, class);
-            let next = t + geometric(&mut self.rng, self.gen_p);
-            self.gen.push(Reverse((next, term)));
-        }
-        let max = self.p.max_payload();
-        while let Some(&e) = self.trace.get(self.trace_pos) {
-            if e.cycle > t {
-                break;
-            }
-            self.trace_pos += 1;
-            let mut left = e.bytes;
-            loop {
-                let b = left.min(max);
-                self.create(e.src, e.dst, b, 0);
-                left -= b;
-                if left == 0 {
-                    break;
-                }
-            }
-        }
-    }
-
     /// One cycle: traffic, endpoints, routers, links.
     pub fn step(&mut self) {
         let t = self.t;
@@ -512,107 +391,6 @@ impl Network {
         }
         self.t += 1;
     }
-
-    fn delivered_packet(&mut self, r: Record) {
-        if !r.tagged {
-            return;
-        }
-        self.tagged_live -= 1;
-        let t = self.t;
-        let hops = self
-            .topo
-            .hops(r.src as usize / self.locals, r.dst as usize / self.locals);
-        let acc = &mut self.acc[r.class as usize];
-        acc.latency.push((t - r.created) as u32);
-        acc.network_latency.push((t - r.injected) as u32);
-        acc.hops += hops as u64;
-    }
-
-    /// Run `n` cycles (stops early on deadlock).
-    pub fn run_cycles(&mut self, n: u64) {
-        for _ in 0..n {
-            if self.deadlock.is_some() {
-                return;
-            }
-            self.step();
-        }
-    }
-
-    /// Stop traffic and run until every packet is delivered; `false` if
-    /// `max` cycles pass first or the watchdog fires.
-    pub fn drain_all(&mut self, max: u64) -> bool {
-        self.stop_traffic();
-        for _ in 0..max {
-            if self.sb.live() == 0 && self.flits_in_network == 0 {
-                return true;
-            }
-            if self.deadlock.is_some() {
-                return false;
-            }
-            self.step();
-        }
-        self.sb.live() == 0
-    }
-
-    /// Warm-up, measurement window, then drain until every tagged packet is
-    /// delivered (traffic continues, untagged) or `drain_max` passes; the report.
-    pub fn run(&mut self) -> Report {
-        let start = Instant::now();
-        let cycles0 = self.t;
-        let end = self.p.warmup + self.p.window;
-        while self.t < end && self.deadlock.is_none() {
-            self.step();
-        }
-        let limit = end + self.p.drain_max;
-        while self.tagged_live > 0 && self.t < limit && self.deadlock.is_none() {
-            self.step();
-        }
-        let secs = start.elapsed().as_secs_f64().max(1e-9);
-        self.report((self.t - cycles0) as f64 * self.routers.len() as f64 / secs)
-    }
-
-    /// The report of the measurement so far.
-    pub fn report(&mut self, router_cycles_per_s: f64) -> Report {
-        let (terms, window) = (self.eps.len(), self.p.window);
-        let classes = self.p.router.classes;
-        let mut total = ClassAcc::default();
-        for a in &self.acc[..classes] {
-            total.created_packets += a.created_packets;
-            total.created_flits += a.created_flits;
-            total.refused_packets += a.refused_packets;
-            total.accepted_flits += a.accepted_flits;
-            total.latency.extend_from_slice(&a.latency);
-            total.network_latency.extend_from_slice(&a.network_latency);
-            total.hops += a.hops;
-        }
-        let per_class = (0..classes)
-            .map(|c| self.acc[c].report(Some(c), terms, window))
-            .collect();
-        Report {
-            terminals: terms,
-            cycles: self.t,
-            warmup: self.p.warmup,
-            window,
-            total: total.report(None, terms, window),
-            per_class,
-            unfinished: self.tagged_live,
-            deadlock: self.deadlock.clone(),
-            errors: self.sb.errors.clone(),
-            error_count: self.sb.error_count,
-            dropped: self
-                .routers
-                .iter()
-                .map(|r| r.counters().dropped_packets.iter().sum::<u64>())
-                .sum(),
-            router_cycles_per_s,
-        }
-    }
-
-    /// Latencies (creation to tail received) of delivered tagged packets of `class`, in delivery order.
-    pub fn tagged_latencies(&self, class: usize) -> &[u32] {
-        &self.acc[class].latency
-    }
-
     /// The router models, mutable (fault injection in tests).
     pub fn routers_mut(&mut self) -> &mut [Router] {
         &mut self.routers
@@ -622,13 +400,4 @@ impl Network {
     pub fn router_ticks(&self) -> u64 {
         self.router_cycles
     }
-}
-
-/// Cycles until the next success of a Bernoulli(p) trial sequence, >= 1.
-fn geometric(rng: &mut Rng, p: f64) -> u64 {
-    if p >= 1.0 {
-        return 1;
-    }
-    let u = ((rng.next_u64() >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
-    1 + (u.ln() / (1.0 - p).ln()).floor() as u64
 }

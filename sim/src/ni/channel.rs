@@ -130,7 +130,7 @@ impl Channel {
                 ))
             }
             Op::Write => {
-                let s = self.active.get_or_insert_with(|| TxStream {
+                let s = self.active.get_or_insert(TxStream {
                     ptype: PacketType::RdmaWrite,
                     dest: d.dest,
                     pdid,
@@ -183,7 +183,14 @@ mod tests {
         };
         stage(&mut c, &w);
         c.doorbell(40).unwrap();
-        stage(&mut c, &Descriptor { op: Op::Read, txid: 2, ..w });
+        stage(
+            &mut c,
+            &Descriptor {
+                op: Op::Read,
+                txid: 2,
+                ..w
+            },
+        );
         c.doorbell(40).unwrap();
         assert_eq!(c.doorbell(40), Err(ChError::QueueFull));
         assert_eq!(c.err, ChError::QueueFull as u8);
@@ -200,12 +207,22 @@ mod tests {
         let p4 = c.next_packet(&mem, me, 256).unwrap();
         assert!(c.next_packet(&mem, me, 256).is_none());
         let t = |p: &Packet| Header::from_bits(p.header_word()).unwrap();
-        assert_eq!((t(&p1).ptype(), t(&p1).size(), t(&p1).pdid()), (PacketType::RdmaWrite, 256, 5));
-        assert_eq!(t(&p2).ptype(), PacketType::Mailbox, "message jumps the RDMA queue");
+        assert_eq!(
+            (t(&p1).ptype(), t(&p1).size(), t(&p1).pdid()),
+            (PacketType::RdmaWrite, 256, 5)
+        );
+        assert_eq!(
+            t(&p2).ptype(),
+            PacketType::Mailbox,
+            "message jumps the RDMA queue"
+        );
         assert_eq!(t(&p2).pdid(), 6);
         assert_eq!(t(&p3).size(), 44);
         assert!(Footer::from_bits(p3.footer_word()).unwrap().last());
-        assert_eq!((t(&p4).ptype(), t(&p4).pdid()), (PacketType::RdmaReadReq, 5));
+        assert_eq!(
+            (t(&p4).ptype(), t(&p4).pdid()),
+            (PacketType::RdmaReadReq, 5)
+        );
         assert_eq!(c.status() & 0xFFFF, 2);
         // Bad staging is refused with its code.
         c.staging.write(DescField::Len, 0);

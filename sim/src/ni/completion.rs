@@ -76,8 +76,8 @@ pub struct CqEntry {
 }
 
 impl CqEntry {
-    /// Register words CQ_W0..W2: W0 = kind[3:0], status[7:4], reason[11:8],
-    /// txid[29:16]; W1 = peer coordinates[21:0]; W2 = pdid[15:0].
+    /// Register words CQ_W0..W2: W0 = kind\[3:0\], status\[7:4\], reason\[11:8\],
+    /// txid\[29:16\]; W1 = peer coordinates\[21:0\]; W2 = pdid\[15:0\].
     pub fn words(&self) -> [u32; 3] {
         [
             self.kind as u32

@@ -154,12 +154,20 @@ mod tests {
         s.write(DescField::Len, 0x1_0000);
         assert!(s.descriptor(40).is_ok());
         s.write(DescField::RaddrLo, 0xFFFF_FFF0);
-        assert_eq!(s.descriptor(40), Err(ChError::BadAddr), "remote end beyond 2^42");
+        assert_eq!(
+            s.descriptor(40),
+            Err(ChError::BadAddr),
+            "remote end beyond 2^42"
+        );
         s.write(DescField::RaddrHi, 0);
         assert_eq!(s.descriptor(40).unwrap().len, 0x1_0000);
         s.write(DescField::LaddrHi, 0xFF);
         s.write(DescField::LaddrLo, 0xFFFF_0001);
-        assert_eq!(s.descriptor(40), Err(ChError::BadAddr), "local end beyond 2^40");
+        assert_eq!(
+            s.descriptor(40),
+            Err(ChError::BadAddr),
+            "local end beyond 2^40"
+        );
         assert!(s.descriptor(42).is_ok());
         s.write(DescField::Dest, u32::MAX);
         assert_eq!(s.read(DescField::Dest), 0x3F_FFFF);

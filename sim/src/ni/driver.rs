@@ -101,7 +101,10 @@ pub fn pop_message(ni: &mut Ni) -> Option<MailboxEntry> {
     let pdid = ni.axil_read(base + regs::MB_PDID) as u16;
     let mut data = Vec::with_capacity(len);
     for i in 0..len.div_ceil(4) {
-        data.extend_from_slice(&ni.axil_read(base + regs::MB_DATA + 4 * i as u32).to_le_bytes());
+        data.extend_from_slice(
+            &ni.axil_read(base + regs::MB_DATA + 4 * i as u32)
+                .to_le_bytes(),
+        );
     }
     data.truncate(len);
     ni.axil_write(base + regs::MB_POP, 1);

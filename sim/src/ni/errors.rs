@@ -74,10 +74,10 @@ pub struct ErrorEntry {
 
 impl ErrorEntry {
     /// The five register words ERRQ_W0..W4:
-    /// - W0: reason[3:0], header_ok[4], footer_ok[5], ptype[12:8], txid[29:16];
-    /// - W1: source coordinates[21:0];
-    /// - W2: pdid[15:0], size[29:16];
-    /// - W3: vaddr[31:0]; W4: vaddr[41:32].
+    /// - W0: reason\[3:0\], header_ok\[4\], footer_ok\[5\], ptype\[12:8\], txid\[29:16\];
+    /// - W1: source coordinates\[21:0\];
+    /// - W2: pdid\[15:0\], size\[29:16\];
+    /// - W3: vaddr\[31:0\]; W4: vaddr\[41:32\].
     ///
     /// Fields from an untrusted header or footer read as zero.
     pub fn words(&self) -> [u32; 5] {

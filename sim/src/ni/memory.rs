@@ -69,11 +69,7 @@ impl SparseMemory {
 
     /// Addresses of allocated pages' first bytes, ascending.
     pub fn pages(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self
-            .pages
-            .keys()
-            .map(|k| k * PAGE_BYTES as u64)
-            .collect();
+        let mut v: Vec<u64> = self.pages.keys().map(|k| k * PAGE_BYTES as u64).collect();
         v.sort_unstable();
         v
     }
@@ -81,7 +77,12 @@ impl SparseMemory {
     /// Address of the first byte where `self` and `other` differ, if any.
     pub fn first_difference(&self, other: &SparseMemory) -> Option<u64> {
         let zero = [0u8; PAGE_BYTES];
-        let mut keys: Vec<u64> = self.pages.keys().chain(other.pages.keys()).copied().collect();
+        let mut keys: Vec<u64> = self
+            .pages
+            .keys()
+            .chain(other.pages.keys())
+            .copied()
+            .collect();
         keys.sort_unstable();
         keys.dedup();
         for k in keys {

@@ -13,7 +13,8 @@
 //! network side [`Ni::emit_packet`] (next packet out, or `None`) and
 //! [`Ni::receive_packet`] (returns [`RxOutcome`]); [`Ni::mem`] /
 //! [`Ni::mem_mut`] (backdoor), [`Ni::counters`], [`Ni::take_writes`] (memory
-//! write log). [`driver`] holds the register sequences software uses;
+//! write log); [`Packet::to_flits`] / [`Packet::from_flits`] convert to and
+//! from 128-bit router flits. [`driver`] holds the register sequences software uses;
 //! [`fabric`] an in-order network stub joining several NIs.
 //!
 //! # Parameters ([`NiParams`])
@@ -87,6 +88,21 @@
 //! 5 PKT_FULL (no free slot); asynchronous: 7 MSG_DENIED (a message was
 //! refused for good); 8 PDID_WRITE. AXI4-Lite write strobes are assumed all
 //! ones.
+//!
+//! Reset: every queue empty, counters 0, TX_ENABLE 1, all other registers
+//! 0 (windows disabled, PDIDs 0, MBOX_CTRL 0, staging, PKT_DEST and
+//! packetizer windows 0), round-robin pointer at channel 0.
+//!
+//! # Codes
+//! - Reject reasons ([`RejectReason`], ERRQ W0\[3:0\], REJ\[r\], Nack
+//!   flags): 1 HEADER_ECC, 2 HEADER_TYPE, 3 FOOTER_CRC, 4 FORMAT,
+//!   5 MISROUTED, 6 PAYLOAD_CRC, 7 WINDOW, 8 PDID, 9 STALE, 10 UNSUPPORTED.
+//! - Completion kinds ([`CqKind`]): 1 WRITE_IN (an RDMA write landed here),
+//!   2 READ_DONE (a read this node asked for landed here, or was refused),
+//!   3 NOTIFY (data this node sent — a write, or the data of a read it
+//!   served — landed at the peer, whose transfer had notify set).
+//! - Completion status ([`CqStatus`]): 0 OK, 1 PACKET_REJECTED, 2 UNTRACKED,
+//!   3 REMOTE_DENIED.
 //!
 //! # Packets ([`wire`], `crate::packet`)
 //! Header, `ceil(size/16)` payload words (payload byte i = byte i%16 of word
@@ -178,9 +194,11 @@
 //! untrusted footer sets TRACK_LOST; a trusted footer with last = 0 marks
 //! (src, txid) damaged (lowest free slot; TRACK_LOST when full); a trusted
 //! footer with last = 1 and a trusted data-type header forgets (src, txid).
-//! A rejected Mailbox (trusted header and footer) is answered MailboxNack
-//! (flags = reason), a rejected RdmaReadReq Nack (flags = reason); nothing
-//! else is answered.
+//! A rejected Mailbox (trusted header and footer, not MISROUTED) is answered
+//! MailboxNack (flags = reason), a rejected RdmaReadReq likewise Nack (flags
+//! = reason); nothing else is answered. A Nack is not matched against
+//! outstanding reads (the requester keeps no read state): any valid Nack
+//! posts a READ_DONE / REMOTE_DENIED entry.
 //!
 //! # Protection ([`protection`])
 //! Windows and PDIDs are set only through page 0. A data packet needs one

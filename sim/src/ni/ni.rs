@@ -185,13 +185,17 @@ impl Ni {
         let v = match r {
             Reg::Id => regs::ID_VALUE,
             Reg::Params(0) => {
-                (p.channels | p.windows << 8 | p.max_payload_bytes / 16 << 16
-                    | p.mailbox_msg_bytes / 16 << 24) as u32
+                (p.channels
+                    | p.windows << 8
+                    | (p.max_payload_bytes / 16) << 16
+                    | (p.mailbox_msg_bytes / 16) << 24) as u32
             }
             Reg::Params(1) => (p.mailbox_depth | p.cq_depth << 16) as u32,
             Reg::Params(2) => (p.desc_queue_depth | p.errq_depth << 16) as u32,
             Reg::Params(3) => {
-                (p.pkt_slots | p.resp_queue_depth << 8 | p.read_queue_depth << 16
+                (p.pkt_slots
+                    | p.resp_queue_depth << 8
+                    | p.read_queue_depth << 16
                     | p.poison_depth << 24) as u32
             }
             Reg::Params(_) => p.addr_bits,
@@ -235,13 +239,14 @@ impl Ni {
     }
 
     fn status(&self) -> u32 {
-        (self.rx_error as u32) * regs::ST_RX_ERROR
-            | (self.errq.overflow as u32) * regs::ST_ERRQ_OVERFLOW
-            | (self.tracker.track_lost as u32) * regs::ST_TRACK_LOST
-            | (self.hdr_corrected as u32) * regs::ST_HDR_CORRECTED
-            | (!self.cq.is_empty() as u32) * regs::ST_CQ_NONEMPTY
-            | (!self.mailbox.is_empty() as u32) * regs::ST_MB_NONEMPTY
-            | (!self.errq.is_empty() as u32) * regs::ST_ERRQ_NONEMPTY
+        let bit = |on: bool, b: u32| if on { b } else { 0 };
+        bit(self.rx_error, regs::ST_RX_ERROR)
+            | bit(self.errq.overflow, regs::ST_ERRQ_OVERFLOW)
+            | bit(self.tracker.track_lost, regs::ST_TRACK_LOST)
+            | bit(self.hdr_corrected, regs::ST_HDR_CORRECTED)
+            | bit(!self.cq.is_empty(), regs::ST_CQ_NONEMPTY)
+            | bit(!self.mailbox.is_empty(), regs::ST_MB_NONEMPTY)
+            | bit(!self.errq.is_empty(), regs::ST_ERRQ_NONEMPTY)
     }
 
     /// Write with explicit AxPROT\[0\]. SLVERR means no effect (except the
@@ -523,7 +528,10 @@ impl Ni {
             )),
             _ => {
                 let nack = (header.ptype() == PacketType::MailboxNack).then_some(flags);
-                let (ch, slot) = (txid as usize / self.p.pkt_slots, txid as usize % self.p.pkt_slots);
+                let (ch, slot) = (
+                    txid as usize / self.p.pkt_slots,
+                    txid as usize % self.p.pkt_slots,
+                );
                 let outcome = match self.channels.get_mut(ch) {
                     Some(c) => c.pkt.acknowledge(slot, src, header.pdid(), nack),
                     None => Err(RejectReason::Stale),
@@ -584,8 +592,13 @@ fn is_data(t: PacketType) -> bool {
 }
 
 /// A rejected mailbox message is answered with MailboxNack, a rejected read
-/// request with Nack (flags = reason), when header and footer are trusted.
+/// request with Nack (flags = reason), when header and footer are trusted
+/// and the packet was meant for this node (an answer from a node that is not
+/// the destination would be stale at the sender).
 fn rejection_response_type(r: &Rejected) -> Option<PacketType> {
+    if r.reason == RejectReason::Misrouted {
+        return None;
+    }
     match (r.header?.ptype(), r.footer?) {
         (PacketType::Mailbox, _) => Some(PacketType::MailboxNack),
         (PacketType::RdmaReadReq, _) => Some(PacketType::Nack),
@@ -609,7 +622,10 @@ fn needs_of(a: &Accepted) -> Needs {
             ..Needs::default()
         },
         Accepted::Response { header, .. } => Needs {
-            cq: matches!(header.ptype(), PacketType::RdmaCompletion | PacketType::Nack),
+            cq: matches!(
+                header.ptype(),
+                PacketType::RdmaCompletion | PacketType::Nack
+            ),
             ..Needs::default()
         },
     }

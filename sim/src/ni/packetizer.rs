@@ -182,7 +182,10 @@ mod tests {
         assert_eq!(f.txid(), 10);
         assert!(f.first() && f.last());
         let h = Header::from_bits(a.header_word()).unwrap();
-        assert_eq!((h.ptype(), h.dest(), h.pdid(), h.size()), (PacketType::Mailbox, d, 4, 5));
+        assert_eq!(
+            (h.ptype(), h.dest(), h.pdid(), h.size()),
+            (PacketType::Mailbox, d, 4, 5)
+        );
         assert_eq!(a.payload_bytes(5), b"hello");
         let b = p.next_packet(me).unwrap();
         assert_eq!(Footer::from_bits(b.footer_word()).unwrap().txid(), 11);
@@ -192,8 +195,15 @@ mod tests {
         assert_eq!(p.acknowledge(0, d, 5, None), Err(RejectReason::Stale));
         assert_eq!(p.acknowledge(7, d, 4, None), Err(RejectReason::Stale));
         // Full: retried with the same bytes.
-        assert_eq!(p.acknowledge(0, d, 4, Some(NACK_FULL)), Ok(AckOutcome::Retried));
-        assert_eq!(p.acknowledge(0, d, 4, None), Err(RejectReason::Stale), "queued, not sent");
+        assert_eq!(
+            p.acknowledge(0, d, 4, Some(NACK_FULL)),
+            Ok(AckOutcome::Retried)
+        );
+        assert_eq!(
+            p.acknowledge(0, d, 4, None),
+            Err(RejectReason::Stale),
+            "queued, not sent"
+        );
         assert_eq!(p.next_packet(me).unwrap(), a);
         assert_eq!(p.acknowledge(0, d, 4, None), Ok(AckOutcome::Delivered));
         assert_eq!(

@@ -109,7 +109,7 @@ impl NiParams {
                 MAX_PAYLOAD_CHOICES
             );
         }
-        if self.mailbox_msg_bytes % 16 != 0
+        if !self.mailbox_msg_bytes.is_multiple_of(16)
             || self.mailbox_msg_bytes < 16
             || self.mailbox_msg_bytes > self.max_payload_bytes
         {

@@ -142,7 +142,8 @@ mod tests {
             let addr = rng.below(128);
             let len = 1 + rng.below(32);
             let pdid = rng.below(2) as u16;
-            let covers = |w: &Window| (addr..addr + len).all(|b| b >= w.base && b < w.base + w.size);
+            let covers =
+                |w: &Window| (addr..addr + len).all(|b| b >= w.base && b < w.base + w.size);
             let want = if ws.iter().any(|w| w.enabled && w.pdid == pdid && covers(w)) {
                 Ok(())
             } else if ws.iter().any(|w| w.enabled && covers(w)) {

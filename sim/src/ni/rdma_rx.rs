@@ -125,7 +125,13 @@ fn single(footer: &Footer) -> bool {
 
 /// Run checks 1..=8 on `p`.
 pub fn check(p: &Packet, ctx: &RxContext) -> Checked {
-    let reject = |reason, header, footer| Err(Rejected { reason, header, footer });
+    let reject = |reason, header, footer| {
+        Err(Rejected {
+            reason,
+            header,
+            footer,
+        })
+    };
     if p.words.len() < 2 {
         return Checked {
             corrected: false,
@@ -310,8 +316,15 @@ mod tests {
         let good = write(0x1100, 100, 3);
         assert!(matches!(check(&good, &c).result, Ok(Accepted::Data { .. })));
         assert_eq!(reason(&write(0x1100, 100, 4), &c), Some(RejectReason::Pdid));
-        assert_eq!(reason(&write(0x0F80, 100, 3), &c), Some(RejectReason::Window));
-        assert_eq!(reason(&write(0x10F0, 32, 3), &c), Some(RejectReason::Format), "crosses 256");
+        assert_eq!(
+            reason(&write(0x0F80, 100, 3), &c),
+            Some(RejectReason::Window)
+        );
+        assert_eq!(
+            reason(&write(0x10F0, 32, 3), &c),
+            Some(RejectReason::Format),
+            "crosses 256"
+        );
         assert_eq!(reason(&write(0x1100, 0, 3), &c), Some(RejectReason::Format));
 
         let mut bad = good.clone();
@@ -320,7 +333,10 @@ mod tests {
         let mut bad = good.clone();
         bad.words[0] ^= 0b11 << 70;
         let r = check(&bad, &c).result.unwrap_err();
-        assert_eq!((r.reason, r.header.is_none(), r.footer.is_some()), (RejectReason::HeaderEcc, true, true));
+        assert_eq!(
+            (r.reason, r.header.is_none(), r.footer.is_some()),
+            (RejectReason::HeaderEcc, true, true)
+        );
         let mut one = good.clone();
         one.words[0] ^= 1 << 70;
         let k = check(&one, &c);
@@ -329,14 +345,24 @@ mod tests {
         let last = bad.words.len() - 1;
         bad.words[last] ^= 1 << 3;
         let r = check(&bad, &c).result.unwrap_err();
-        assert_eq!((r.reason, r.header.is_some(), r.footer.is_none()), (RejectReason::FooterCrc, true, true));
+        assert_eq!(
+            (r.reason, r.header.is_some(), r.footer.is_none()),
+            (RejectReason::FooterCrc, true, true)
+        );
         let mut bad = good.clone();
         bad.words.pop();
-        assert_eq!(reason(&bad, &c), Some(RejectReason::FooterCrc), "payload word taken as footer");
+        assert_eq!(
+            reason(&bad, &c),
+            Some(RejectReason::FooterCrc),
+            "payload word taken as footer"
+        );
         let mut bad = good.clone();
         bad.words.remove(1);
         assert_eq!(reason(&bad, &c), Some(RejectReason::Format), "word count");
-        assert_eq!(reason(&Packet { words: vec![0] }, &c), Some(RejectReason::Format));
+        assert_eq!(
+            reason(&Packet { words: vec![0] }, &c),
+            Some(RejectReason::Format)
+        );
         let mut c2 = c;
         c2.me = Coords::new(1, 1, 0, 1).unwrap();
         assert_eq!(reason(&good, &c2), Some(RejectReason::Misrouted));
@@ -353,14 +379,24 @@ mod tests {
         let c = ctx(&w);
         let me = c.me;
         let src = Coords::new(0, 0, 0, 0).unwrap();
-        let req = ReadRequest { land: 0x40, len: 0x100 };
+        let req = ReadRequest {
+            land: 0x40,
+            len: 0x100,
+        };
         let rq = read_request_packet(src, me, 0x200, req, 3, 1, false);
         assert!(matches!(check(&rq, &c).result, Ok(Accepted::ReadReq { req: r, .. }) if r == req));
         let rq = read_request_packet(src, me, (1 << 20) - 0x80, req, 3, 1, false);
-        assert_eq!(reason(&rq, &c), Some(RejectReason::Window), "source range leaves the window");
+        assert_eq!(
+            reason(&rq, &c),
+            Some(RejectReason::Window),
+            "source range leaves the window"
+        );
 
         let resp = response_packet(PacketType::MailboxAck, src, me, 3, 9, 0);
-        assert!(matches!(check(&resp, &c).result, Ok(Accepted::Response { .. })));
+        assert!(matches!(
+            check(&resp, &c).result,
+            Ok(Accepted::Response { .. })
+        ));
         let ack = response_packet(PacketType::Ack, src, me, 3, 9, 0);
         assert_eq!(reason(&ack, &c), Some(RejectReason::Unsupported));
 
@@ -371,7 +407,10 @@ mod tests {
             f.set_first(true).set_last(true);
             Packet::build(h, f, &vec![1; n])
         };
-        assert!(matches!(check(&msg(64, 3), &c).result, Ok(Accepted::Mailbox { .. })));
+        assert!(matches!(
+            check(&msg(64, 3), &c).result,
+            Ok(Accepted::Mailbox { .. })
+        ));
         assert_eq!(reason(&msg(65, 3), &c), Some(RejectReason::Format));
         assert_eq!(reason(&msg(8, 4), &c), Some(RejectReason::Pdid));
         let mut open = c;

@@ -182,7 +182,7 @@ mod tests {
         let mut rng = Rng::new(5);
         for &p in &[16usize, 64, 256] {
             for _ in 0..3000 {
-                let land = rng.bits(42) & !0xFFFF_FFF | rng.bits(12);
+                let land = (rng.bits(42) & !0x0FFF_FFFF) | rng.bits(12);
                 let span = if rng.chance(0.5) { 600 } else { 5000 };
                 let len = 1 + rng.below(span);
                 let s = segments(land, len, p);
@@ -192,7 +192,11 @@ mod tests {
                     assert_eq!(off, next);
                     assert_eq!(a, land + off);
                     assert!(n >= 1 && n <= p);
-                    assert_eq!(a / p as u64, (a + n as u64 - 1) / p as u64, "crosses boundary");
+                    assert_eq!(
+                        a / p as u64,
+                        (a + n as u64 - 1) / p as u64,
+                        "crosses boundary"
+                    );
                     if k > 0 && k + 1 < s.len() {
                         assert_eq!((n, a % p as u64), (p, 0));
                     }
@@ -201,7 +205,10 @@ mod tests {
                 assert_eq!(next, len);
             }
         }
-        assert_eq!(segments(0x1F0, 0x30, 256), vec![(0, 0x1F0, 0x10), (0x10, 0x200, 0x20)]);
+        assert_eq!(
+            segments(0x1F0, 0x30, 256),
+            vec![(0, 0x1F0, 0x10), (0x10, 0x200, 0x20)]
+        );
         assert_eq!(packet_count(0, 1 << 20, 256), 4096);
         assert_eq!(packet_count(1, 1 << 20, 256), 4097);
     }
@@ -230,7 +237,10 @@ mod tests {
             let pk = s.next_packet(&mem, me, 256);
             let h = Header::from_bits(pk.header_word()).unwrap();
             let f = Footer::from_bits(pk.footer_word()).unwrap();
-            assert_eq!((h.ptype(), h.dest(), h.pdid()), (PacketType::RdmaWrite, dest, 9));
+            assert_eq!(
+                (h.ptype(), h.dest(), h.pdid()),
+                (PacketType::RdmaWrite, dest, 9)
+            );
             assert_eq!((f.src(), f.txid(), f.notify(), f.seq()), (me, 77, true, k));
             assert_eq!(f.first(), k == 0);
             assert_eq!(h.vaddr(), 0x80F0 + got.len() as u64);

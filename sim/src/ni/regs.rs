@@ -453,14 +453,20 @@ mod tests {
         assert_eq!(decode(ERRQ_W0 + 16, &p), Some(Reg::ErrqWord(4)));
         assert_eq!(decode(CH_PDID_BASE + 4, &p), Some(Reg::ChPdidPriv(1)));
         assert_eq!(decode(CH_PDID_BASE + 8, &p), None);
-        assert_eq!(decode(win_reg(2, WIN_CTRL), &p), Some(Reg::Win(2, WinField::Ctrl)));
+        assert_eq!(
+            decode(win_reg(2, WIN_CTRL), &p),
+            Some(Reg::Win(2, WinField::Ctrl))
+        );
         assert_eq!(decode(win_reg(2, 0x14), &p), None);
         assert_eq!(decode(win_reg(3, 0), &p), None);
         assert_eq!(decode(CQ_PAGE + CQ_W0 + 8, &p), Some(Reg::CqWord(2)));
         assert_eq!(decode(MB_PAGE + MB_DATA + 60, &p), Some(Reg::MbData(15)));
         assert_eq!(decode(MB_PAGE + MB_DATA + 64, &p), None);
         assert_eq!(decode(ch_page(1) + DOORBELL, &p), Some(Reg::Doorbell(1)));
-        assert_eq!(decode(ch_page(1) + PKT_DATA + 4, &p), Some(Reg::PktData(1, 1)));
+        assert_eq!(
+            decode(ch_page(1) + PKT_DATA + 4, &p),
+            Some(Reg::PktData(1, 1))
+        );
         assert_eq!(decode(ch_page(2), &p), None);
         assert_eq!(decode(ch_page(0) + 2, &p), None, "unaligned");
         assert!(Reg::Win(0, WinField::Ctrl).privileged());

@@ -11,6 +11,7 @@
 use crate::common::crc32::crc32;
 use crate::packet::footer::Footer;
 use crate::packet::header::Header;
+use crate::router::Flit;
 
 /// Bytes per packet word.
 pub const WORD_BYTES: usize = 16;
@@ -86,6 +87,30 @@ impl Packet {
     pub fn len_words(&self) -> usize {
         self.words.len()
     }
+
+    /// The packet as 128-bit router flits on virtual channel `vc`: word `i`
+    /// in `data[0..2]` (low 64 bits first), `head` on the first, `tail` on
+    /// the last.
+    pub fn to_flits(&self, vc: u8) -> Vec<Flit> {
+        let n = self.words.len();
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| Flit {
+                data: [w as u64, (w >> 64) as u64, 0, 0],
+                head: i == 0,
+                tail: i + 1 == n,
+                vc,
+            })
+            .collect()
+    }
+
+    /// The packet carried by 128-bit `flits` (sideband ignored).
+    pub fn from_flits(flits: &[Flit]) -> Packet {
+        Packet {
+            words: flits.iter().map(|f| f.low128()).collect(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -110,8 +135,18 @@ mod tests {
         assert_eq!(hd.size(), 37);
         let fd = Footer::from_bits(p.footer_word()).unwrap();
         assert_eq!(fd.payload_crc(), crc32fast::hash(&payload));
+        let flits = p.to_flits(3);
+        assert_eq!(flits.len(), 5);
+        assert!(flits[0].head && !flits[0].tail && flits[4].tail && !flits[4].head);
+        assert!(flits.iter().all(|f| f.vc == 3 && f.data[2] == 0));
+        assert_eq!(Packet::from_flits(&flits), p);
         let empty = Packet::build(h, f, &[]);
         assert_eq!(empty.len_words(), 2);
-        assert_eq!(Footer::from_bits(empty.footer_word()).unwrap().payload_crc(), 0);
+        assert_eq!(
+            Footer::from_bits(empty.footer_word())
+                .unwrap()
+                .payload_crc(),
+            0
+        );
     }
 }

@@ -42,9 +42,11 @@
 //!      as header bits 63:0 and the second flit's bits 63:0 as header bits
 //!      127:64 — so a 64-bit head waits until both header flits are buffered
 //!      (a 64-bit head that is also a tail is a truncated header: drop). The
-//!      packet is **bad** if the header check fails (SECDED; see
-//!      [`header_fields`]), a destination coordinate is outside `dims`, or
-//!      (at the destination router) `fpga >= local_ports`: drop. Otherwise
+//!      packet is **bad** if the header check fails (the SECDED check byte
+//!      ecc[7:0] differs from the code of bits 111:0, i.e. any detected error;
+//!      the router never corrects — see [`header_fields`]), a destination
+//!      coordinate (x 42:39, y 38:35, z 34:31) is outside `dims`, or (at the
+//!      destination router) `fpga` (30:29) `>= local_ports`: drop. Otherwise
 //!      [`route_compute`] gives the output port `o` and the one output VC `w`
 //!      for it; the head requests `(o, w)` if `w` is not busy and
 //!      `credits[o][w] >= max_packet_flits` (virtual cut-through), else it
@@ -95,6 +97,14 @@
 //! popped at the edge ending cycle `t` is credited upstream during `t+1+L`,
 //! usable upstream during `t+2+L`, and the new flit is written at the edge
 //! ending `t+3+2L` at the earliest.
+//!
+//! # Reserved and unused header bits
+//! The router reads only the ecc, destination and (through the check) the
+//! other protected bits; it never rewrites a header (only the flit's VC
+//! sideband). The header's own `vc` field is not read: a packet's class is
+//! its sideband VC's class. Networks with a dimension above 16 exist only in
+//! simulation and read a fifth coordinate bit from the coordinates' reserved
+//! bits (see [`header_fields`]); hardware routers ignore those bits.
 //!
 //! # Ordering
 //! A flow (source, destination, class) takes one path and one VC per hop

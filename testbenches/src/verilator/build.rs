@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 2;
+const RECIPE_VERSION: u32 = 3;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
