@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 3;
+const RECIPE_VERSION: u32 = 5;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
@@ -343,7 +343,6 @@ fn build_into(
         bail!("model `{top}` has no ports");
     }
     std::fs::write(tmp.join("ports.txt"), write_ports(&ports))?;
-    std::fs::write(obj.join("exanet_shim.cpp"), shim(top, &ports, opts.trace))?;
 
     let classes = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk")))
         .with_context(|| format!("reading V{top}_classes.mk"))?;
@@ -364,7 +363,6 @@ fn build_into(
             cpp.push(root.join("include").join(format!("{n}.cpp")));
         }
     }
-    cpp.push(obj.join("exanet_shim.cpp"));
     let inc = [
         format!("-I{}", obj.display()),
         format!("-I{}", root.join("include").display()),
@@ -379,6 +377,10 @@ fn build_into(
         "-O2",
         "-fPIC",
         "-fno-semantic-interposition",
+        // Only the shim's entry points are exported (it pushes default
+        // visibility); everything else binds inside the library.
+        "-fvisibility=hidden",
+        "-fvisibility-inlines-hidden",
         "-w",
     ];
     let objs: Vec<PathBuf> = cpp
@@ -418,12 +420,29 @@ fn build_into(
     if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
         return Err(e);
     }
+    // The shim: first with the fast eval (see `shim`), which relies on
+    // Verilator 5's generated names; if that does not compile, the plain one.
+    let shim_cpp = obj.join("exanet_shim.cpp");
+    let shim_o = obj.join("exanet_shim.o");
+    for fast in [true, false] {
+        std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, fast))?;
+        let mut cmd = Command::new("g++");
+        cmd.args(cflags).args(&inc).args(&defs).arg("-c").arg(&shim_cpp).arg("-o").arg(&shim_o);
+        match run(&mut cmd, "g++ exanet_shim.cpp", &obj.join("exanet_shim.log")) {
+            Ok(()) => break,
+            Err(e) if !fast => return Err(e),
+            Err(_) => {}
+        }
+    }
     let lib = tmp.join(format!("lib{top}.so"));
     let mut link = Command::new("g++");
+    // -Bsymbolic: calls inside the model bind directly, not through the PLT.
     link.arg("-shared")
+        .arg("-Wl,-Bsymbolic")
         .arg("-o")
         .arg(&lib)
         .args(&objs)
+        .arg(&shim_o)
         .arg("-pthread");
     run(&mut link, "linking the model", &tmp.join("link.log"))?;
     Ok(())
@@ -538,13 +557,28 @@ fn read_ports(text: &str) -> Result<Vec<PortInfo>> {
         .collect()
 }
 
-fn shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
+/// The C shim the Rust side loads. With `fast`, `exanet_eval` calls the
+/// model's root evaluation directly after the first `eval()`: the model's
+/// `eval_step` also writes and reads Verilator thread-locals (multithreading
+/// bookkeeping: `mtaskId`, end-of-eval message queues) that a single-threaded
+/// model without `$display` does not need, and in a `dlopen`ed library each
+/// such access is a `__tls_get_addr` call. Reaching the root needs the
+/// model's private `vlSymsp`, hence the `private` redefinition around that
+/// one header.
+fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
     let mut s = String::new();
-    s.push_str(&format!(
-        "#include \"V{top}.h\"\n#include \"verilated.h\"\n"
-    ));
+    s.push_str("#include \"verilated.h\"\n");
     if trace {
         s.push_str("#include \"verilated_vcd_c.h\"\n");
+    }
+    if fast {
+        s.push_str(&format!(
+            "#define private public\n#include \"V{top}.h\"\n#undef private\n\
+             #include \"V{top}__Syms.h\"\n\
+             void V{top}___024root___eval(V{top}___024root* vlSelf);\n"
+        ));
+    } else {
+        s.push_str(&format!("#include \"V{top}.h\"\n"));
     }
     s.push_str(&format!(
         "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; }};\n\
@@ -570,7 +604,22 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
            delete c->ctx;\n\
            delete c;\n\
          }\n\
-         void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n\
+",
+    );
+    if fast {
+        s.push_str(&format!(
+            "void exanet_eval(void* p) {{\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               V{top}__Syms* syms = c->m->vlSymsp;\n\
+               if (VL_UNLIKELY(!syms->__Vm_didInit)) c->m->eval();\n\
+               else V{top}___024root___eval(&syms->TOP);\n\
+             }}\n"
+        ));
+    } else {
+        s.push_str("void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n");
+    }
+    s.push_str(
+        "\
          void exanet_ports(void* p, void** out) {\n\
            ExanetCtx* c = (ExanetCtx*)p;\n",
     );
