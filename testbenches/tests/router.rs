@@ -93,7 +93,9 @@ fn a_wrong_golden_cut_through_threshold_is_caught() {
     let mut bench = RouterBench::with_golden(p, node, wrong, node).unwrap();
     let r = run(&mut bench, &opts(50_000, 8, tmp.path())).unwrap();
     println!("{}", r.summary());
-    let m = r.first.expect("the wrong virtual cut-through threshold must be caught");
+    let m = r
+        .first
+        .expect("the wrong virtual cut-through threshold must be caught");
     assert!(
         m.port.starts_with("out_") || m.port.starts_with("credit_out_"),
         "{m}"

@@ -24,9 +24,7 @@
 //!
 //! Structure: the CRC register update is linear over GF(2), so it is
 //! computed at elaboration as XOR matrices and the RTL is XOR trees
-//! (`^(x & mask)` per output bit), no per-bit steps. The datapath is one
-//! generated leaf, [`Crc32Core`]; the rust-hdl block around it holds the
-//! register, `start`, `valid` and `reset`.
+//! (`^(x & mask)` per output bit), no per-bit steps.
 //! 1. bytes at and above `bytes` are zeroed (a thermometer mask from `bytes`);
 //! 2. `full = A^n·base ⊕ B·data` — the register after all `n = width/8`
 //!    bytes (the zeroed tail included);
@@ -39,6 +37,17 @@
 //!
 //! The register holds the finished CRC (`0` = no bytes), so its power-on
 //! value 0 equals its reset value.
+//!
+//! The block is one generated module (rust-hdl `Verilog::Custom`; `update`
+//! is the same function for rust-hdl's simulator), with the datapath in one
+//! `always @(*)` in dependency order. Why not rust-hdl glue around XOR
+//! leaves: rust-hdl puts each module's logic in one `always @(*)`, so a
+//! parent feeding a leaf and reading it back is a loop to Verilator
+//! (UNOPTFLAT). That version ran at 0.3–0.9 M cycles/s (the loop is
+//! re-settled several times per evaluation), and one variant of it
+//! (`assign`s mixed with `always` blocks in the leaf) was mis-simulated by
+//! Verilator 5.006 at width 256 although iverilog and the leaf alone were
+//! right. As one module there is no loop.
 //!
 //! Parameters ([`Crc32Params`]):
 //! - `width`: flit width in bits; supported 64, 128, 256.
@@ -201,172 +210,8 @@ fn xor_of(x: &str, width: usize, row: &[u16]) -> String {
     format!("^({x} & {width}'h{hex})")
 }
 
-/// The combinational CRC datapath, one generated leaf: `packet` = the CRC
-/// register after the `bytes` valid bytes of `data`, starting from `base`
-/// (no init, no final xor). One module, so the simulator evaluates it in
-/// one pass (split over several leaves, every parent↔leaf crossing costs
-/// Verilator another settle iteration of the whole design).
-#[derive(LogicBlock)]
-pub struct Crc32Core<const W: usize, const B: usize> {
-    /// Register before this flit.
-    pub base: Signal<In, Bits<32>>,
-    /// Flit.
-    pub data: Signal<In, Bits<W>>,
-    /// Valid bytes (0 or above W/8: all).
-    pub bytes: Signal<In, Bits<B>>,
-    /// Register after the valid bytes.
-    pub packet: Signal<Out, Bits<32>>,
-    _state_rows: Vec<Vec<u16>>,
-    _data_rows: Vec<Vec<u16>>,
-    _lo_rows: Vec<Vec<Vec<u16>>>,
-    _hi_rows: Vec<Vec<Vec<u16>>>,
-    _l: usize,
-}
-
-impl<const W: usize, const B: usize> Crc32Core<W, B> {
-    /// Build the tables; `W = 8·n`, `n = 2^(B-1) >= 2` (checked).
-    pub fn new() -> Result<Self> {
-        let n = W / 8;
-        if W != 8 * n || n < 2 || !n.is_power_of_two() || 1usize << (B - 1) != n {
-            bail!("Crc32Core<{W}, {B}>: W must be 8·2^i (i >= 1) and B = log2(W/8) + 1");
-        }
-        let l = (B - 1).div_ceil(2);
-        let state =
-            XorMatrix::<32, 32>::from_columns(|j, _| crc32_update(1 << j, &vec![0u8; n]) as u128)?;
-        let data = XorMatrix::<W, 32>::from_columns(|i, _| {
-            let mut msg = vec![0u8; n];
-            msg[i / 8] = 1 << (i % 8);
-            crc32_update(0, &msg) as u128
-        })?;
-        Ok(Crc32Core {
-            base: Default::default(),
-            data: Default::default(),
-            bytes: Default::default(),
-            packet: Default::default(),
-            _state_rows: state._rows,
-            _data_rows: data._rows,
-            _lo_rows: (1..1 << l).map(unshift_rows).collect::<Result<_>>()?,
-            _hi_rows: (1..n >> l)
-                .map(|j| unshift_rows(j << l))
-                .collect::<Result<_>>()?,
-            _l: l,
-        })
-    }
-}
-
-impl<const W: usize, const B: usize> Logic for Crc32Core<W, B> {
-    fn update(&mut self) {
-        let n = W / 8;
-        let k = self.bytes.val().index();
-        let k = if k == 0 || k > n { n } else { k };
-        let mut msg = [0u8; 64];
-        for (i, b) in msg.iter_mut().enumerate().take(k) {
-            *b = self.data.val().get_bits::<8>(8 * i).index() as u8;
-        }
-        let base = self.base.val().index() as u32;
-        self.packet.next = (crc32_update(base, &msg[..k]) as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.packet.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let n = W / 8;
-        let l = self._l;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "// Generated at elaboration from the CRC-32 tables (see crc32.rs).\n\
-             // m = zero bytes to undo: W/8 - bytes, or 0 for a full flit.\n\
-             wire in_range = (bytes != {B}'d0) && (bytes <= {B}'d{n});\n\
-             wire [{bm}:0] m = in_range ? ({B}'d{n} - bytes) : {B}'d0;\n\
-             // Bytes 0..W/8-m are valid; the rest are zeroed.\n\
-             wire [{nm}:0] byte_valid = {{{n}{{1'b1}}}} >> m;\n\
-             wire [{wm}:0] masked = data & {{{expand}}};",
-            bm = B - 1,
-            nm = n - 1,
-            wm = W - 1,
-            expand = (0..n)
-                .rev()
-                .map(|i| format!("{{8{{byte_valid[{i}]}}}}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        s.push_str(
-            "// full = A^n·base ^ B·masked: the register after all W/8 bytes.\nwire [31:0] full;\n",
-        );
-        for o in 0..32 {
-            let _ = writeln!(
-                s,
-                "assign full[{o}] = {} ^ {};",
-                xor_of("base", 32, &self._state_rows[o]),
-                xor_of("masked", W, &self._data_rows[o])
-            );
-        }
-        let stage = |s: &mut String, name: &str, input: &str, tables: &[Vec<Vec<u16>>]| {
-            for (j, rows) in tables.iter().enumerate() {
-                let _ = writeln!(s, "wire [31:0] {name}_{};", j + 1);
-                for (o, row) in rows.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "assign {name}_{}[{o}] = {};",
-                        j + 1,
-                        xor_of(input, 32, row)
-                    );
-                }
-            }
-        };
-        // Selections are continuous assignments, not `always @(*)` + case:
-        // Verilator 5.006 mis-orders an always block feeding assigns feeding
-        // another always block when the module sits in a parent<->child
-        // UNOPTFLAT loop (found by this block's co-simulation; iverilog and
-        // the leaf alone are right).
-        let select = |s: &mut String,
-                      out: &str,
-                      field: &str,
-                      bits: usize,
-                      cands: &str,
-                      n: usize,
-                      dflt: &str| {
-            let _ = write!(s, "wire [31:0] {out} =");
-            for j in 1..n {
-                let _ = write!(s, "\n    ({field} == {bits}'d{j}) ? {cands}_{j} :");
-            }
-            let _ = writeln!(s, "\n    {dflt};");
-        };
-        s.push_str("// lo_j = A^-j·full: undo the low field of m.\n");
-        stage(&mut s, "lo", "full", &self._lo_rows);
-        select(
-            &mut s,
-            "lo_out",
-            &format!("m[{}:0]", l - 1),
-            l,
-            "lo",
-            1 << l,
-            "full",
-        );
-        let _ = writeln!(
-            s,
-            "// hi_j = A^-(j·2^{l})·lo_out: undo the high field of m."
-        );
-        stage(&mut s, "hi", "lo_out", &self._hi_rows);
-        select(
-            &mut s,
-            "hi_out",
-            &format!("m[{}:{l}]", B - 1),
-            B - l,
-            "hi",
-            n >> l,
-            "lo_out",
-        );
-        s.push_str("always @(*) packet = hi_out;\n");
-        Verilog::Custom(s)
-    }
-}
-
 /// The CRC-32 block for `W`-bit flits; `B` is the width of `bytes`
-/// (`log2(W/8) + 1`).
+/// (`log2(W/8) + 1`). One generated module (see the module doc for why).
 #[derive(LogicBlock)]
 pub struct Crc32<const W: usize, const B: usize> {
     /// Clock.
@@ -383,18 +228,31 @@ pub struct Crc32<const W: usize, const B: usize> {
     pub bytes: Signal<In, Bits<B>>,
     /// CRC of the packet so far, including this cycle's flit.
     pub crc: Signal<Out, Bits<32>>,
-    core: Crc32Core<W, B>,
-    crc_q: DFF<Bits<32>>,
-    base: Signal<Local, Bits<32>>,
-    next: Signal<Local, Bits<32>>,
-    // Typed constants: untyped literals become 32-bit and trip WIDTH lint.
-    ones32: Constant<Bits<32>>,
-    zero32: Constant<Bits<32>>,
+    _state_rows: Vec<Vec<u16>>,
+    _data_rows: Vec<Vec<u16>>,
+    _lo_rows: Vec<Vec<Vec<u16>>>,
+    _hi_rows: Vec<Vec<Vec<u16>>>,
+    _l: usize,
+    // rust-hdl simulation state: the register and this cycle's output.
+    _crc_q: u32,
+    _crc_now: u32,
 }
 
 impl<const W: usize, const B: usize> Crc32<W, B> {
-    /// Build the block; `W = 8·n`, `n = 2^(B-1) >= 2` (checked).
+    /// Build the tables; `W = 8·n`, `n = 2^(B-1) >= 2` (checked).
     pub fn new() -> Result<Self> {
+        let n = W / 8;
+        if W != 8 * n || n < 2 || !n.is_power_of_two() || 1usize << (B - 1) != n {
+            bail!("Crc32<{W}, {B}>: W must be 8·2^i (i >= 1) and B = log2(W/8) + 1");
+        }
+        let l = (B - 1).div_ceil(2);
+        let state =
+            XorMatrix::<32, 32>::from_columns(|j, _| crc32_update(1 << j, &vec![0u8; n]) as u128)?;
+        let data = XorMatrix::<W, 32>::from_columns(|i, _| {
+            let mut msg = vec![0u8; n];
+            msg[i / 8] = 1 << (i % 8);
+            crc32_update(0, &msg) as u128
+        })?;
         Ok(Crc32 {
             clock: Default::default(),
             reset: Default::default(),
@@ -403,40 +261,142 @@ impl<const W: usize, const B: usize> Crc32<W, B> {
             data: Default::default(),
             bytes: Default::default(),
             crc: Default::default(),
-            core: Crc32Core::new()?,
-            crc_q: Default::default(),
-            base: Default::default(),
-            next: Default::default(),
-            ones32: Constant::new(bits(0xFFFF_FFFF)),
-            zero32: Constant::new(bits(0)),
+            _state_rows: state._rows,
+            _data_rows: data._rows,
+            _lo_rows: (1..1 << l).map(unshift_rows).collect::<Result<_>>()?,
+            _hi_rows: (1..n >> l)
+                .map(|j| unshift_rows(j << l))
+                .collect::<Result<_>>()?,
+            _l: l,
+            _crc_q: 0,
+            _crc_now: 0,
         })
     }
 }
 
 impl<const W: usize, const B: usize> Logic for Crc32<W, B> {
-    #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc_q);
-        // The register holds the finished CRC; the running value is its inverse.
-        if self.start.val() {
-            self.base.next = self.ones32.val();
-        } else {
-            self.base.next = !self.crc_q.q.val();
+        // `pos_edge` is true in one settle iteration, before this cycle's
+        // inputs change: the register takes last cycle's output.
+        if self.clock.pos_edge() {
+            self._crc_q = if self.reset.val() { 0 } else { self._crc_now };
         }
-        self.core.base.next = self.base.val();
-        self.core.data.next = self.data.val();
-        self.core.bytes.next = self.bytes.val();
-        if self.valid.val() {
-            self.next.next = self.core.packet.val();
+        let n = W / 8;
+        let base = if self.start.val() { !0 } else { !self._crc_q };
+        let next = if self.valid.val() {
+            let k = self.bytes.val().index();
+            let k = if k == 0 || k > n { n } else { k };
+            let mut msg = [0u8; 64];
+            for (i, b) in msg.iter_mut().enumerate().take(k) {
+                *b = self.data.val().get_bits::<8>(8 * i).index() as u8;
+            }
+            crc32_update(base, &msg[..k])
         } else {
-            self.next.next = self.base.val();
+            base
+        };
+        self._crc_now = !next;
+        self.crc.next = (self._crc_now as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.crc.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        // One `always @(*)` with blocking assignments in dependency order,
+        // the shape rust-hdl gives every module. Verilator 5.006 mis-simulated
+        // this datapath written as `assign`s mixed with `always` blocks once
+        // the leaf sat in a parent<->child UNOPTFLAT loop (found by this
+        // block's co-simulation; iverilog and the leaf alone were right).
+        let n = W / 8;
+        let l = self._l;
+        let mut d =
+            String::from("// Generated at elaboration from the CRC-32 tables (see crc32.rs).\n");
+        d.push_str(
+            "// The register holds the finished CRC: 0 = no bytes, so its\n\
+             // power-on value is its reset value.\n\
+             reg [31:0] crc_q;\n\
+             initial crc_q = 32'h0;\n\
+             always @(posedge clock) crc_q <= reset ? 32'h0 : crc;\n\
+             reg [31:0] base;\nreg [31:0] packet;\n",
+        );
+        let _ = writeln!(
+            d,
+            "reg in_range;\nreg [{}:0] m;\nreg [{}:0] byte_valid;\nreg [{}:0] masked;\n\
+             reg [31:0] full;\nreg [31:0] lo_out;",
+            B - 1,
+            n - 1,
+            W - 1
+        );
+        let mut s = String::from(
+            "always @(*) begin\n    // The running register: init at a start, else the inverse of the CRC.\n\
+             \x20   base = start ? 32'hffffffff : ~crc_q;\n",
+        );
+        let _ = writeln!(
+            s,
+            "    // m = zero bytes to undo: W/8 - bytes, or 0 for a full flit.\n\
+             \x20   in_range = (bytes != {B}'d0) && (bytes <= {B}'d{n});\n\
+             \x20   m = in_range ? ({B}'d{n} - bytes) : {B}'d0;\n\
+             \x20   // Bytes 0..W/8-m are valid; the rest are zeroed.\n\
+             \x20   byte_valid = {{{n}{{1'b1}}}} >> m;\n\
+             \x20   masked = data & {{{expand}}};\n\
+             \x20   // full = A^n·base ^ B·masked: the register after all W/8 bytes.",
+            expand = (0..n)
+                .rev()
+                .map(|i| format!("{{8{{byte_valid[{i}]}}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for o in 0..32 {
+            let _ = writeln!(
+                s,
+                "    full[{o}] = {} ^ {};",
+                xor_of("base", 32, &self._state_rows[o]),
+                xor_of("masked", W, &self._data_rows[o])
+            );
         }
-        self.crc.next = !self.next.val();
-        if self.reset.val() {
-            self.crc_q.d.next = self.zero32.val();
-        } else {
-            self.crc_q.d.next = !self.next.val();
-        }
+        // Each stage: a case over m's field whose arms apply one matrix
+        // (same mux of candidates in hardware; the simulator evaluates only
+        // the selected matrix).
+        let stage = |s: &mut String,
+                     out: &str,
+                     field: &str,
+                     input: &str,
+                     tables: &[Vec<Vec<u16>>],
+                     dflt: &str| {
+            let _ = writeln!(s, "    case ({field})");
+            for (j, rows) in tables.iter().enumerate() {
+                let _ = writeln!(s, "        {}: begin", j + 1);
+                for (o, row) in rows.iter().enumerate() {
+                    let _ = writeln!(s, "            {out}[{o}] = {};", xor_of(input, 32, row));
+                }
+                s.push_str("        end\n");
+            }
+            let _ = writeln!(s, "        default: {out} = {dflt};\n    endcase");
+        };
+        s.push_str("    // Undo the low field of m: lo_out = A^-lo·full.\n");
+        stage(
+            &mut s,
+            "lo_out",
+            &format!("m[{}:0]", l - 1),
+            "full",
+            &self._lo_rows,
+            "full",
+        );
+        let _ = writeln!(
+            s,
+            "    // Undo the high field: packet = A^-(hi·2^{l})·lo_out."
+        );
+        stage(
+            &mut s,
+            "packet",
+            &format!("m[{}:{l}]", B - 1),
+            "lo_out",
+            &self._hi_rows,
+            "lo_out",
+        );
+        s.push_str("    crc = ~(valid ? packet : base);\nend\n");
+        Verilog::Custom(d + &s)
     }
 }
 
@@ -565,7 +525,7 @@ mod tests {
             })
         }
         fn check<const W: usize, const B: usize>() {
-            let core = Crc32Core::<W, B>::new().unwrap();
+            let core = Crc32::<W, B>::new().unwrap();
             let n = W / 8;
             let lo = 1 << core._l;
             assert_eq!(core._lo_rows.len() + 1, lo);

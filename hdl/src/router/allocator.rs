@@ -80,8 +80,8 @@ impl Logic for ClassArbiter {
 mod tests {
     use super::*;
     use crate::emit::emit;
-    use exanet_sim::router::allocator::{pick_class, rr_next, rr_pick};
     use exanet_sim::rng::Rng;
+    use exanet_sim::router::allocator::{pick_class, rr_next, rr_pick};
 
     /// rust-hdl's simulator against the golden model's allocator functions,
     /// with `n` requesters of which the upper `n - split` are class 1.

@@ -322,8 +322,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 self.target_full.next = true;
             }
         }
-        self.flit_error.next =
-            self.in_valid.val()
+        self.flit_error.next = self.in_valid.val()
             & (self.vc_invalid.val().get_bit(self.in_vc.val().index()) | self.target_full.val());
         // Header check of the arriving flit.
         self.syndrome_first[0].next = self.zero8.val();
@@ -357,7 +356,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.partial[v].d.next = self.partial[v].q.val();
             if self.in_vc.val() == self.vc_num[v].val() {
                 self.check_in.next = self.expect_second[v].q.val()
-                    & ((self.partial[v].q.val() ^ self.syndrome_second[8].val()) == self.zero8.val());
+                    & ((self.partial[v].q.val() ^ self.syndrome_second[8].val())
+                        == self.zero8.val());
                 if self.in_valid.val() & !self.flit_error.val() {
                     self.expect_second[v].d.next = self.in_head.val() & !self.in_tail.val();
                     self.partial[v].d.next = self.syndrome_first[8].val();
@@ -418,7 +418,7 @@ mod tests {
     #[test]
     fn header_check_masks_agree_with_the_model() {
         let m = header_check_masks();
-        let pass = |h: u128| m.iter().all(|&mj| (h & mj).count_ones() % 2 == 0);
+        let pass = |h: u128| m.iter().all(|&mj| (h & mj).count_ones().is_multiple_of(2));
         let mut rng = Rng::new(4);
         for _ in 0..20_000 {
             let h = seal_header(rng.next_u128());

@@ -249,7 +249,10 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         if self.nonempty.val() {
             if self.state.q.val() == self.st_active.val() {
                 self.ovc.next = self.active_ovc.q.val();
-                self.req_fwd.next = self.has_credit.val().get_bit(self.active_ovc.q.val().index());
+                self.req_fwd.next = self
+                    .has_credit
+                    .val()
+                    .get_bit(self.active_ovc.q.val().index());
             } else if self.state.q.val() == self.st_dropping.val() {
                 self.req_drop.next = true;
             } else if self.malformed.val() {

@@ -166,7 +166,9 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             credit_error: Default::default(),
             credit_row: (0..=n).map(|_| Default::default()).collect(),
             start_row: (0..=n).map(|_| Default::default()).collect(),
-            request_bit: (0..ports).map(|i| Constant::new(bits((16 * port + i) as u64))).collect(),
+            request_bit: (0..ports)
+                .map(|i| Constant::new(bits((16 * port + i) as u64)))
+                .collect(),
             in_port_bit: (0..ports).map(|i| Constant::new(bits(1 << i))).collect(),
             row_bit: (0..n)
                 .map(|v| Constant::new(bits::<256>(1) << (16 * port + v) as u64))
@@ -202,12 +204,20 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
         self.requests[0].next = self.zero16.val();
         self.requests1[0].next = self.zero16.val();
         for i in 0..self._ports {
-            if self.req_mat.val().get_bit(self.request_bit[i].val().index()) {
+            if self
+                .req_mat
+                .val()
+                .get_bit(self.request_bit[i].val().index())
+            {
                 self.requests[i + 1].next = self.requests[i].val() | self.in_port_bit[i].val();
             } else {
                 self.requests[i + 1].next = self.requests[i].val();
             }
-            if self.req_mat1.val().get_bit(self.request_bit[i].val().index()) {
+            if self
+                .req_mat1
+                .val()
+                .get_bit(self.request_bit[i].val().index())
+            {
                 self.requests1[i + 1].next = self.requests1[i].val() | self.in_port_bit[i].val();
             } else {
                 self.requests1[i + 1].next = self.requests1[i].val();
@@ -244,7 +254,11 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
             }
         }
         self.credit_error.next = self.credit_in_valid.val()
-            & (self.vc_invalid.val().get_bit(self.credit_in_vc.val().index()) | self.saturated.val());
+            & (self
+                .vc_invalid
+                .val()
+                .get_bit(self.credit_in_vc.val().index())
+                | self.saturated.val());
         if self.credit_error.val() {
             self.errors.d.next = self.errors.q.val() + self.one32.val();
         }

@@ -145,10 +145,13 @@ impl RouteCompute {
         };
         let in_upper = in_vc % vpc >= lower;
         // Position r = 0 is the last dimension in `dim_order`.
-        let dims: Vec<usize> = (0..POSITIONS).map(|r| p.dim_order[POSITIONS - 1 - r]).collect();
+        let dims: Vec<usize> = (0..POSITIONS)
+            .map(|r| p.dim_order[POSITIONS - 1 - r])
+            .collect();
         let torus = |d: usize| t.is_torus_dim(d);
         let split = |d: usize| torus(d) && lower != vpc;
-        let port8 = |d: usize, plus: bool| -> u64 { (t.dir_port(d, plus).unwrap_or(0) as u64) << 4 };
+        let port8 =
+            |d: usize, plus: bool| -> u64 { (t.dir_port(d, plus).unwrap_or(0) as u64) << 4 };
         let c4 = |v: usize| Constant::new(bits::<4>(v as u64));
         let class_base = in_vc / vpc * vpc;
         RouteCompute {
@@ -199,8 +202,14 @@ impl RouteCompute {
             pos_k: dims.iter().map(|&d| c4(t.dims[d] % 16)).collect(),
             pos_half: dims.iter().map(|&d| c4(t.dims[d] / 2)).collect(),
             pos_kmax: dims.iter().map(|&d| c4(t.dims[d] - 1)).collect(),
-            pos_plus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, true)))).collect(),
-            pos_minus_port: dims.iter().map(|&d| Constant::new(bits(port8(d, false)))).collect(),
+            pos_plus_port: dims
+                .iter()
+                .map(|&d| Constant::new(bits(port8(d, true))))
+                .collect(),
+            pos_minus_port: dims
+                .iter()
+                .map(|&d| Constant::new(bits(port8(d, false))))
+                .collect(),
             outside_x: Constant::new(bits(outside(t.dims[0], 16))),
             outside_y: Constant::new(bits(outside(t.dims[1], 16))),
             outside_z: Constant::new(bits(outside(t.dims[2], 16))),
@@ -345,7 +354,12 @@ mod tests {
             params([16, 2, 3], [true, true, false], 4, [1, 0, 2]),
         ] {
             let t = p.topology.clone();
-            for (in_port, in_vc) in [(0, 0), (1, 1), (t.num_ports() - 1, p.num_vcs() - 1), (2, 3 % p.num_vcs())] {
+            for (in_port, in_vc) in [
+                (0, 0),
+                (1, 1),
+                (t.num_ports() - 1, p.num_vcs() - 1),
+                (2, 3 % p.num_vcs()),
+            ] {
                 let mut uut = RouteCompute::new(&p, in_port, in_vc);
                 uut.connect_all();
                 for node in [0, t.num_nodes() / 2, t.num_nodes() - 1] {
@@ -363,7 +377,11 @@ mod tests {
                                     assert!(simulate(&mut uut, 10));
                                     let want = golden.compute(d, in_port, in_vc);
                                     let got_bad = uut.bad.val();
-                                    assert_eq!(got_bad, want.is_err(), "{d:?} at {c:?} port {in_port} vc {in_vc}");
+                                    assert_eq!(
+                                        got_bad,
+                                        want.is_err(),
+                                        "{d:?} at {c:?} port {in_port} vc {in_vc}"
+                                    );
                                     if let Ok(r) = want {
                                         let o = uut.ovc.val().to_u64();
                                         assert_eq!(

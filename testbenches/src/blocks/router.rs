@@ -51,7 +51,8 @@ const KEYS: &[&str] = &[
 pub fn info() -> BlockInfo {
     BlockInfo {
         name: "router",
-        about: "virtual-channel router (DOR, dateline VCs, credits, VCT, class-priority RR allocation)",
+        about:
+            "virtual-channel router (DOR, dateline VCs, credits, VCT, class-priority RR allocation)",
         matrix,
         point,
     }
@@ -98,7 +99,12 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
 pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
     let kv = parse_kv(text)?;
     check_keys(&kv, KEYS)?;
-    let get = |key: &str| kv.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let get = |key: &str| {
+        kv.iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
     let d = RouterParams::default();
     let mut dims = d.topology.dims;
     if let Some(v) = get("dims") {
@@ -107,9 +113,9 @@ pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
             bail!("point key `dims`: `{v}` is not AxBxC");
         }
         for (i, s) in parts.iter().enumerate() {
-            dims[i] = s
-                .parse()
-                .map_err(|_| anyhow::anyhow!("point key `dims`: `{s}` in `{v}` is not an integer"))?;
+            dims[i] = s.parse().map_err(|_| {
+                anyhow::anyhow!("point key `dims`: `{s}` in `{v}` is not an integer")
+            })?;
         }
     }
     let mut wrap = d.topology.wrap;
@@ -346,7 +352,9 @@ impl RouterBench {
                 let vc = if n < 16 && rng.chance(0.5) {
                     Some((n + rng.below((16 - n) as u64) as usize) as u8)
                 } else {
-                    (0..n).find(|&v| self.golden.buffered(p, v) == depth).map(|v| v as u8)
+                    (0..n)
+                        .find(|&v| self.golden.buffered(p, v) == depth)
+                        .map(|v| v as u8)
                 };
                 if let Some(vc) = vc {
                     let mut f = Flit {
@@ -432,8 +440,16 @@ impl Bench for RouterBench {
         point_text(&self.params, self.node)
     }
 
+    /// The router as one source file: a router has hundreds of modules
+    /// (rust-hdl emits one per instance), and hundreds of file arguments
+    /// overflow the command line the `verilator` wrapper script hands to
+    /// `/bin/sh` (128 KiB per argument) for routers beyond ~40 VCs.
     fn emit(&self) -> Result<Emitted> {
-        emit_router(&self.params)
+        let e = emit_router(&self.params)?;
+        Ok(Emitted {
+            modules: vec![(e.top.clone(), e.text())],
+            top: e.top,
+        })
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {
@@ -531,13 +547,28 @@ impl Bench for RouterBench {
                 }
                 let got = (ps.out_head.get(), ps.out_tail.get(), ps.out_vc.get());
                 if got.0 != f.head as u64 {
-                    return Some(Mismatch::hex(cycle, &format!("out_head_{p}"), f.head as u64, got.0));
+                    return Some(Mismatch::hex(
+                        cycle,
+                        &format!("out_head_{p}"),
+                        f.head as u64,
+                        got.0,
+                    ));
                 }
                 if got.1 != f.tail as u64 {
-                    return Some(Mismatch::hex(cycle, &format!("out_tail_{p}"), f.tail as u64, got.1));
+                    return Some(Mismatch::hex(
+                        cycle,
+                        &format!("out_tail_{p}"),
+                        f.tail as u64,
+                        got.1,
+                    ));
                 }
                 if got.2 != f.vc as u64 {
-                    return Some(Mismatch::hex(cycle, &format!("out_vc_{p}"), f.vc as u64, got.2));
+                    return Some(Mismatch::hex(
+                        cycle,
+                        &format!("out_vc_{p}"),
+                        f.vc as u64,
+                        got.2,
+                    ));
                 }
             }
             let want = self.golden.credit_out(p);
@@ -553,7 +584,12 @@ impl Bench for RouterBench {
             if let Some(vc) = want {
                 let got = ps.credit_out_vc.get();
                 if got != vc as u64 {
-                    return Some(Mismatch::hex(cycle, &format!("credit_out_vc_{p}"), vc as u64, got));
+                    return Some(Mismatch::hex(
+                        cycle,
+                        &format!("credit_out_vc_{p}"),
+                        vc as u64,
+                        got,
+                    ));
                 }
             }
             let c = self.golden.counters();
@@ -565,7 +601,12 @@ impl Bench for RouterBench {
             for (name, port, want) in counters {
                 let got = port.get();
                 if got != want & 0xffff_ffff {
-                    return Some(Mismatch::hex(cycle, &format!("{name}_{p}"), want & 0xffff_ffff, got));
+                    return Some(Mismatch::hex(
+                        cycle,
+                        &format!("{name}_{p}"),
+                        want & 0xffff_ffff,
+                        got,
+                    ));
                 }
             }
         }
@@ -636,7 +677,10 @@ mod tests {
 
     #[test]
     fn the_matrix_spans_the_required_range() {
-        let ps: Vec<RouterParams> = matrix_points().iter().map(|t| parse_point(t).unwrap().0).collect();
+        let ps: Vec<RouterParams> = matrix_points()
+            .iter()
+            .map(|t| parse_point(t).unwrap().0)
+            .collect();
         assert!(ps.len() >= 6);
         assert!(ps.contains(&RouterParams::default()));
         for f in [64, 128, 256] {

@@ -427,8 +427,18 @@ fn build_into(
     for fast in [true, false] {
         std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, fast))?;
         let mut cmd = Command::new("g++");
-        cmd.args(cflags).args(&inc).args(&defs).arg("-c").arg(&shim_cpp).arg("-o").arg(&shim_o);
-        match run(&mut cmd, "g++ exanet_shim.cpp", &obj.join("exanet_shim.log")) {
+        cmd.args(cflags)
+            .args(&inc)
+            .args(&defs)
+            .arg("-c")
+            .arg(&shim_cpp)
+            .arg("-o")
+            .arg(&shim_o);
+        match run(
+            &mut cmd,
+            "g++ exanet_shim.cpp",
+            &obj.join("exanet_shim.log"),
+        ) {
             Ok(()) => break,
             Err(e) if !fast => return Err(e),
             Err(_) => {}
