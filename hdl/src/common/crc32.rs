@@ -39,15 +39,18 @@
 //! value 0 equals its reset value.
 //!
 //! The block is one generated module (rust-hdl `Verilog::Custom`; `update`
-//! is the same function for rust-hdl's simulator), with the datapath in one
-//! `always @(*)` in dependency order. Why not rust-hdl glue around XOR
+//! is the same function for rust-hdl's simulator): the register and one
+//! `always @(*)` in dependency order, each unshift stage a `case` whose
+//! arms apply one matrix (a mux of candidates in hardware; the simulator
+//! evaluates only the selected one). Why not rust-hdl glue around XOR
 //! leaves: rust-hdl puts each module's logic in one `always @(*)`, so a
 //! parent feeding a leaf and reading it back is a loop to Verilator
 //! (UNOPTFLAT). That version ran at 0.3–0.9 M cycles/s (the loop is
-//! re-settled several times per evaluation), and one variant of it
-//! (`assign`s mixed with `always` blocks in the leaf) was mis-simulated by
-//! Verilator 5.006 at width 256 although iverilog and the leaf alone were
-//! right. As one module there is no loop.
+//! re-settled several times per evaluation), and two variants of it — a
+//! leaf whose `always @(*)` fed `assign`s feeding another `always @(*)`
+//! (width 64), and an all-`assign` leaf (width 256) — were mis-simulated by
+//! Verilator 5.006 inside the loop, while iverilog and Verilator on the
+//! leaf alone were right. As one module there is no loop.
 //!
 //! Parameters ([`Crc32Params`]):
 //! - `width`: flit width in bits; supported 64, 128, 256.
@@ -304,10 +307,8 @@ impl<const W: usize, const B: usize> Logic for Crc32<W, B> {
 
     fn hdl(&self) -> Verilog {
         // One `always @(*)` with blocking assignments in dependency order,
-        // the shape rust-hdl gives every module. Verilator 5.006 mis-simulated
-        // this datapath written as `assign`s mixed with `always` blocks once
-        // the leaf sat in a parent<->child UNOPTFLAT loop (found by this
-        // block's co-simulation; iverilog and the leaf alone were right).
+        // the shape rust-hdl gives every module, so the block also simulates
+        // correctly when a rust-hdl parent instantiates it (see module doc).
         let n = W / 8;
         let l = self._l;
         let mut d =

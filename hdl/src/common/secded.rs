@@ -13,11 +13,11 @@
 //!   `corrected[D]`, `single_err` (one bit was flipped; a flipped data bit
 //!   is corrected), `double_err` (uncorrectable: two flipped bits, or an odd
 //!   count whose syndrome names no position). Not `single`/`double`:
-//!   `double` is a C++ keyword, which Verilator's lint rejects. Structure: `syn = E·data ⊕ check`
-//!   (the encoder's matrix); the received overall parity is `^syn`; data
+//!   `double` is a C++ keyword, which Verilator's lint rejects.
+//!   Structure: `syn = E·data ⊕ check` (the encoder's matrix); the received overall parity is `^syn`; data
 //!   bit `i` is flipped when `syn` equals its pattern (position `pos_i`,
 //!   top bit `1 ⊕ parity(pos_i)`), a one-hot decode of `D` comparators.
-//!   Three logic levels deep; the router uses it inside its header stage.
+//!   Depth: the XOR trees, one (r+1)-bit compare, the correcting XOR.
 //! - [`Secded`], the co-simulation top: both side by side, outputs
 //!   registered.
 //!
