@@ -17,4 +17,4 @@ pub mod output_unit;
 pub mod route_compute;
 pub mod top;
 
-pub use top::{emit_router, router_top_name, Router};
+pub use top::{emit_router, router_top_name, single_file, Router};

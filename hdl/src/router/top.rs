@@ -262,6 +262,24 @@ fn build<const W: usize, const A: usize, const C: usize>(p: &RouterParams) -> Re
     Ok(e)
 }
 
+/// The whole design as one Verilog source, top module first (so the file
+/// name matches the first module, as `-Wall`'s DECLFILENAME wants). Routers
+/// have hundreds of modules (rust-hdl emits one per instance); one file per
+/// module overflows the command line the `verilator` wrapper script hands
+/// to `/bin/sh` for the larger routers.
+pub fn single_file(e: &Emitted) -> String {
+    let mut s = String::new();
+    for (_, text) in e.modules.iter().filter(|(n, _)| *n == e.top) {
+        s.push_str(text);
+        s.push('\n');
+    }
+    for (_, text) in e.modules.iter().filter(|(n, _)| *n != e.top) {
+        s.push_str(text);
+        s.push('\n');
+    }
+    s
+}
+
 /// Verilator hint against false combinational loops (a simulation-speed
 /// matter only; other tools read it as a comment).
 pub const ISOLATE: &str = "/*verilator isolate_assignments*/";
@@ -366,7 +384,7 @@ mod tests {
             std::env::temp_dir().join(format!("exanet-lint-{}-{}", e.top, std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let v = dir.join(format!("{}.v", e.top));
-        std::fs::write(&v, e.text()).unwrap();
+        std::fs::write(&v, single_file(e)).unwrap();
         let vlt = dir.join(LINT_WAIVERS_FILE);
         std::fs::write(&vlt, LINT_WAIVERS).unwrap();
         let out = Command::new("verilator")
@@ -464,8 +482,16 @@ mod tests {
         assert!(!names.iter().any(|n| n.contains("_vcs_4")));
         assert!(e.text().contains("ram_style = \"distributed\""));
         // Child inputs (e.g. the output arbiter's accept) are isolated; ports are not.
-        let out0 = &e.modules.iter().find(|(n, _)| n.ends_with("_outputs_0")).unwrap().1;
-        assert!(out0.contains(&format!("reg  arb_accept {ISOLATE};")), "{out0}");
+        let out0 = &e
+            .modules
+            .iter()
+            .find(|(n, _)| n.ends_with("_outputs_0"))
+            .unwrap()
+            .1;
+        assert!(
+            out0.contains(&format!("reg  arb_accept {ISOLATE};")),
+            "{out0}"
+        );
         assert!(!out0.contains(&format!("output reg  out_valid {ISOLATE}")));
         assert!(!out0.contains(&format!("send {ISOLATE}")));
     }

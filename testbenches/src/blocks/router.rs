@@ -27,7 +27,7 @@ use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::router::emit_router;
+use exanet_hdl::router::{emit_router, single_file};
 use exanet_sim::rng::Rng;
 use exanet_sim::router::harness::{HarnessOptions, RouterHarness};
 use exanet_sim::router::route_compute::parse_dim_order;
@@ -440,14 +440,13 @@ impl Bench for RouterBench {
         point_text(&self.params, self.node)
     }
 
-    /// The router as one source file: a router has hundreds of modules
-    /// (rust-hdl emits one per instance), and hundreds of file arguments
-    /// overflow the command line the `verilator` wrapper script hands to
-    /// `/bin/sh` (128 KiB per argument) for routers beyond ~40 VCs.
+    /// The router as one source file (see `exanet_hdl::router::top::single_file`):
+    /// hundreds of file arguments overflow the command line the `verilator`
+    /// wrapper script hands to `/bin/sh` (128 KiB per argument) beyond ~40 VCs.
     fn emit(&self) -> Result<Emitted> {
         let e = emit_router(&self.params)?;
         Ok(Emitted {
-            modules: vec![(e.top.clone(), e.text())],
+            modules: vec![(e.top.clone(), single_file(&e))],
             top: e.top,
         })
     }
