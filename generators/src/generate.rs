@@ -188,6 +188,19 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         exanet_hdl::common::secded::emit_secded,
     )?);
 
+    // The router of this config. One module serves every node (coordinates
+    // are inputs); the point names node 0 for `exanet cosim router --point`.
+    let rp = p.router_model()?;
+    let point = exanet_tb::blocks::router::point_text(&rp, 0);
+    let emitted = exanet_hdl::router::top::emit_router(&rp)
+        .with_context(|| format!("emitting router [{point}]"))?;
+    out.push(Instance {
+        block: "router".to_string(),
+        point,
+        notes: Vec::new(),
+        emitted,
+    });
+
     Ok(out)
 }
 

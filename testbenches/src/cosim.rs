@@ -115,6 +115,44 @@ pub trait Bench {
     fn check(&mut self, cycle: u64) -> Option<Mismatch>;
     /// After the rising edge: advance the golden model by one cycle.
     fn advance(&mut self);
+
+    /// The lockstep loop over `cycles` cycles from power-on (the model has
+    /// been bound and both sides reset): returns the cycles run, up to and
+    /// including a mismatching one, and the first mismatch.
+    ///
+    /// Provided, not overridden: each bench type gets its own copy in which
+    /// `drive`, `check` and `advance` are static calls the compiler inlines,
+    /// so the per-cycle loop pays no virtual calls even when the bench is a
+    /// `dyn Bench` (one virtual call per run).
+    fn run_cycles(
+        &mut self,
+        sim: &mut Sim,
+        rng: &mut Rng,
+        cycles: u64,
+        tracing: bool,
+    ) -> Result<(u64, Option<Mismatch>)> {
+        let clock = sim.port("clock")?;
+        clock.set(0);
+        sim.eval();
+        for cycle in 0..cycles {
+            clock.set(0);
+            self.drive(rng, cycle);
+            sim.eval();
+            if tracing {
+                sim.trace_dump(2 * cycle);
+            }
+            if let Some(m) = self.check(cycle) {
+                return Ok((cycle + 1, Some(m)));
+            }
+            clock.set(1);
+            sim.eval();
+            if tracing {
+                sim.trace_dump(2 * cycle + 1);
+            }
+            self.advance();
+        }
+        Ok((cycles, None))
+    }
 }
 
 /// How to run one bench.
@@ -206,28 +244,8 @@ fn run_loop(
 ) -> Result<(u64, Option<Mismatch>)> {
     bench.bind(sim)?;
     bench.reset();
-    let clock = sim.port("clock")?;
     let mut rng = Rng::new(seed);
-    clock.set(0);
-    sim.eval();
-    for cycle in 0..cycles {
-        clock.set(0);
-        bench.drive(&mut rng, cycle);
-        sim.eval();
-        if tracing {
-            sim.trace_dump(2 * cycle);
-        }
-        if let Some(m) = bench.check(cycle) {
-            return Ok((cycle + 1, Some(m)));
-        }
-        clock.set(1);
-        sim.eval();
-        if tracing {
-            sim.trace_dump(2 * cycle + 1);
-        }
-        bench.advance();
-    }
-    Ok((cycles, None))
+    bench.run_cycles(sim, &mut rng, cycles, tracing)
 }
 
 /// Run `bench` per `opts`: RTL vs golden model in lockstep, first mismatch

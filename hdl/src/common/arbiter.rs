@@ -175,7 +175,7 @@ pub fn emit_arbiter(p: &ArbiterParams) -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::fifo::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     #[test]
     fn emits_lint_clean_verilog_for_every_n() {

@@ -422,49 +422,10 @@ pub fn emit_crc32(p: &Crc32Params) -> Result<Emitted> {
     }
 }
 
-/// Test support shared by this project's common and packet blocks: lint an
-/// emitted design with `verilator --lint-only -Wall` and the waivers.
-#[cfg(test)]
-pub(crate) mod lint {
-    use crate::emit::{Emitted, LINT_WAIVERS, LINT_WAIVERS_FILE};
-    use std::process::Command;
-
-    /// Assert the design lints clean, or print why the lint was skipped.
-    pub(crate) fn assert_lint_clean(e: &Emitted) {
-        if Command::new("verilator").arg("--version").output().is_err() {
-            println!(
-                "ignored: verilator not installed; lint of {} skipped",
-                e.top
-            );
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!(
-            "exanet-lint-{}-{}-{:?}",
-            e.top,
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let files = e.write_dir(&dir).expect("writing RTL");
-        let vlt = dir.join(LINT_WAIVERS_FILE);
-        std::fs::write(&vlt, LINT_WAIVERS).unwrap();
-        let out = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", &e.top])
-            .arg(&vlt)
-            .args(&files)
-            .output()
-            .expect("running verilator");
-        let _ = std::fs::remove_dir_all(&dir);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        let clean = out.status.success() && !text.contains("%Warning") && !text.contains("%Error");
-        assert!(clean, "verilator lint of {} failed:\n{text}", e.top);
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::lint::assert_lint_clean;
     use super::*;
+    use crate::emit::assert_lint_clean;
     use exanet_sim::common::crc32::crc32;
 
     #[test]

@@ -151,7 +151,7 @@ pub fn emit_credit_counter(p: &CreditCounterParams) -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::fifo::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     fn p(max: u32, need: u32) -> CreditCounterParams {
         CreditCounterParams { max, need }

@@ -296,53 +296,10 @@ pub fn emit_fifo(p: &FifoParams) -> Result<Emitted> {
     }
 }
 
-/// Test support shared by the common blocks' unit tests: lint an emitted
-/// design with `verilator --lint-only -Wall` and the project's waivers.
-#[cfg(test)]
-pub(crate) mod lint {
-    use crate::emit::{Emitted, LINT_WAIVERS, LINT_WAIVERS_FILE};
-    use std::process::Command;
-
-    /// `None` (after printing why) when verilator is not installed, else the
-    /// lint output, which must be empty of warnings: the caller asserts.
-    pub(crate) fn verilator_lint(e: &Emitted) -> Option<(bool, String)> {
-        if Command::new("verilator").arg("--version").output().is_err() {
-            println!(
-                "ignored: verilator not installed; lint of {} skipped",
-                e.top
-            );
-            return None;
-        }
-        let dir =
-            std::env::temp_dir().join(format!("exanet-lint-{}-{}", e.top, std::process::id()));
-        let files = e.write_dir(&dir).expect("writing RTL");
-        let vlt = dir.join(LINT_WAIVERS_FILE);
-        std::fs::write(&vlt, LINT_WAIVERS).unwrap();
-        let out = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", &e.top])
-            .arg(&vlt)
-            .args(&files)
-            .output()
-            .expect("running verilator");
-        let _ = std::fs::remove_dir_all(&dir);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        let clean = out.status.success() && !text.contains("%Warning") && !text.contains("%Error");
-        Some((clean, text))
-    }
-
-    /// Assert the design lints clean (or print the skip reason).
-    pub(crate) fn assert_lint_clean(e: &Emitted) {
-        if let Some((clean, text)) = verilator_lint(e) {
-            assert!(clean, "verilator lint of {} failed:\n{text}", e.top);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::lint::assert_lint_clean;
     use super::*;
+    use crate::emit::assert_lint_clean;
 
     fn p(width: u32, depth: u32, almost_full: u32) -> FifoParams {
         FifoParams {

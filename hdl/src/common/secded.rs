@@ -310,8 +310,8 @@ pub fn emit_secded(p: &SecdedParams) -> Result<Emitted> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::crc32::lint::assert_lint_clean;
     use super::*;
+    use crate::emit::assert_lint_clean;
     use exanet_sim::common::secded::{CodeBit, EccStatus};
 
     #[test]

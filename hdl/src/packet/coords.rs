@@ -152,7 +152,7 @@ pub fn emit_coords_unpack() -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::crc32::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     #[test]
     fn emits_lint_clean_verilog() {

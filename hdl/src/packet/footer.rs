@@ -319,7 +319,7 @@ pub fn emit_footer_unpack() -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::crc32::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
     use exanet_sim::rng::Rng;
 
     #[test]

@@ -342,7 +342,7 @@ pub fn emit_header_unpack() -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::crc32::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     #[test]
     fn emits_lint_clean_verilog() {
@@ -678,7 +678,7 @@ pub fn emit_packet_codec() -> Result<Emitted> {
 #[cfg(test)]
 mod codec_tests {
     use super::*;
-    use crate::common::crc32::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     #[test]
     fn codec_top_emits_lint_clean_verilog() {

@@ -124,6 +124,6 @@ mod tests {
     fn emits_lint_clean_verilog() {
         let mut uut = ClassArbiter::default();
         let e = emit(&mut uut, "exanet_router_class_arbiter_test").unwrap();
-        crate::common::fifo::lint::assert_lint_clean(&e);
+        crate::emit::assert_lint_clean(&e);
     }
 }

@@ -404,6 +404,6 @@ mod tests {
         let p = params([8, 4, 4], [true; 3], 2, [2, 1, 0]);
         let mut uut = RouteCompute::new(&p, 1, 3);
         let e = emit(&mut uut, "exanet_router_route_compute_test").unwrap();
-        crate::common::fifo::lint::assert_lint_clean(&e);
+        crate::emit::assert_lint_clean(&e);
     }
 }

@@ -364,44 +364,8 @@ pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::{LINT_WAIVERS, LINT_WAIVERS_FILE};
+    use crate::emit::assert_lint_clean;
     use exanet_sim::topology::Topology;
-    use std::process::Command;
-
-    /// `verilator --lint-only -Wall` with the project's waivers, one file per
-    /// module, named in a `-f` file list: a router has hundreds of modules, and
-    /// one argument per file overflows the command line the `verilator`
-    /// wrapper script passes to `/bin/sh` for the larger routers.
-    fn assert_lint_clean(e: &Emitted) {
-        if Command::new("verilator").arg("--version").output().is_err() {
-            println!(
-                "ignored: verilator not installed; lint of {} skipped",
-                e.top
-            );
-            return;
-        }
-        let dir =
-            std::env::temp_dir().join(format!("exanet-lint-{}-{}", e.top, std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let files = e.write_dir(&dir).unwrap();
-        let list = dir.join("files.f");
-        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        std::fs::write(&list, names.join("\n")).unwrap();
-        let vlt = dir.join(LINT_WAIVERS_FILE);
-        std::fs::write(&vlt, LINT_WAIVERS).unwrap();
-        let out = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", &e.top])
-            .arg(&vlt)
-            .arg("-f")
-            .arg(&list)
-            .output()
-            .expect("running verilator");
-        let _ = std::fs::remove_dir_all(&dir);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        let clean = out.status.success() && !text.contains("%Warning") && !text.contains("%Error");
-        assert!(clean, "verilator lint of {} failed:\n{text}", e.top);
-    }
 
     #[allow(clippy::too_many_arguments)]
     fn point(
@@ -429,7 +393,6 @@ mod tests {
     /// to the largest router (6 + 4 ports, 2 x 3 VCs): lint clean, ports named
     /// as documented, no `$`.
     #[test]
-    #[ignore = "router RTL in progress (issue 3): lint not yet clean across the range"]
     fn emits_lint_clean_verilog_across_the_range() {
         for p in [
             point([4, 4, 1], [false; 3], 1, 1, 2, 128, 32),

@@ -113,13 +113,15 @@ pub struct FifoBench {
     golden: Fifo<Word>,
     words: usize,
     word_mask: Word,
-    reset_chance: f64,
     ports: Option<Ports>,
     inputs: FifoInputs<Word>,
     expected: FifoOutputs<Word>,
     phase_left: u64,
-    p_push: f64,
-    p_pop: f64,
+    /// Push and pop probabilities as thresholds of a 16-bit draw (0..=65536).
+    push_thr: u32,
+    pop_thr: u32,
+    /// Reset probability as a threshold of a 32-bit draw.
+    reset_thr: u64,
     obey: bool,
     cov: FifoCoverage,
     filled: bool,
@@ -162,14 +164,14 @@ impl FifoBench {
             words,
             word_mask,
             // Rare: deep FIFOs need long stretches without reset to fill.
-            reset_chance: 1.0 / (2048.0 + 8.0 * rtl.depth as f64),
+            reset_thr: (4_294_967_296.0 / (2048.0 + 8.0 * rtl.depth as f64)) as u64,
             params: rtl,
             ports: None,
             inputs: FifoInputs::default(),
             expected: FifoOutputs::default(),
             phase_left: 0,
-            p_push: 0.5,
-            p_pop: 0.5,
+            push_thr: 1 << 15,
+            pop_thr: 1 << 15,
             obey: false,
             cov: FifoCoverage::default(),
             filled: false,
@@ -191,8 +193,8 @@ impl FifoBench {
             (1.0, 0.0),   // push only
         ];
         let (a, b) = PHASES[rng.below(PHASES.len() as u64) as usize];
-        self.p_push = a;
-        self.p_pop = b;
+        self.push_thr = (a * 65536.0) as u32;
+        self.pop_thr = (b * 65536.0) as u32;
         self.obey = rng.chance(0.5);
         self.phase_left = 1 + rng.below(3 * self.params.depth as u64 + 32);
     }
@@ -256,22 +258,26 @@ impl Bench for FifoBench {
         }
         self.phase_left -= 1;
         let now = self.golden.outputs(&self.inputs);
-        let mut push = rng.chance(self.p_push);
-        let mut pop = rng.chance(self.p_pop);
+        // Two draws per cycle: one for the controls (16-bit push and pop
+        // draws, a 32-bit reset draw against integer thresholds), one for
+        // the data, spread over 160 bits by odd-constant multiplies (the
+        // data only needs to vary, not to be independent across words).
+        let c = rng.next_u64();
+        let mut push = ((c & 0xffff) as u32) < self.push_thr;
+        let mut pop = (((c >> 16) & 0xffff) as u32) < self.pop_thr;
         if self.obey {
             push &= !now.full;
             pop &= !now.empty;
         }
-        let reset = rng.chance(self.reset_chance);
-        // Straight-line: three draws cover 160 bits; a fixed mask cuts them
-        // to the width (words above it stay zero, as the golden model's).
-        let (r0, r1, r2) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
+        let reset = (c >> 32) < self.reset_thr;
+        let r0 = rng.next_u64();
+        let r1 = r0.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
         let raw: Word = [
             r0 as u32,
             (r0 >> 32) as u32,
             r1 as u32,
             (r1 >> 32) as u32,
-            r2 as u32,
+            (r0 ^ r1).rotate_left(17) as u32,
         ];
         let din: Word = std::array::from_fn(|k| raw[k] & self.word_mask[k]);
         self.inputs = FifoInputs {

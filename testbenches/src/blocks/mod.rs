@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod packet;
 pub mod router;
 pub mod secded;
 
@@ -30,6 +31,7 @@ pub fn all() -> Vec<BlockInfo> {
         credit_counter::info(),
         crc32::info(),
         secded::info(),
+        packet::info(),
         router::info(),
     ]
 }
