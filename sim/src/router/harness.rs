@@ -42,6 +42,10 @@ pub struct HarnessOptions {
     pub bad: f64,
     /// The header check the router uses (the bench predicts drops with it).
     pub check: HeaderCheck,
+    /// Good packets pick their output port uniformly among the ports some
+    /// destination routes to, then a destination routed there (a router
+    /// measured alone); otherwise destinations are uniform over the nodes.
+    pub uniform_ports: bool,
 }
 
 impl Default for HarnessOptions {
@@ -52,6 +56,7 @@ impl Default for HarnessOptions {
             drain: 0.7,
             bad: 0.0,
             check: header_ecc_ok,
+            uniform_ports: false,
         }
     }
 }
@@ -101,6 +106,8 @@ pub struct RouterHarness {
     order: HashMap<(usize, usize), VecDeque<u64>>,
     inputs: RouterInputs,
     report: HarnessReport,
+    /// With `uniform_ports`: the good destinations of each output port that has any.
+    by_port: Vec<Vec<Coords>>,
 }
 
 /// Payload word `w` of flit `i` of packet `id` (word 0 names the packet for framing checks).
@@ -117,7 +124,7 @@ impl RouterHarness {
     /// A bench for router `node` of `p` (params must be valid).
     pub fn new(p: &RouterParams, node: usize, opt: HarnessOptions, seed: u64) -> Self {
         let ports = p.num_ports();
-        RouterHarness {
+        let mut h = RouterHarness {
             topo: p.topology.clone(),
             here: p.topology.coords(node),
             p: p.clone(),
@@ -133,7 +140,28 @@ impl RouterHarness {
             order: HashMap::new(),
             inputs: RouterInputs::default(),
             report: HarnessReport::default(),
+            by_port: Vec::new(),
+        };
+        if h.opt.uniform_ports {
+            let t = &h.topo;
+            let mut by_port = vec![Vec::new(); ports];
+            for node in 0..t.num_nodes() {
+                let [x, y, z] = t.coords(node);
+                for fpga in 0..t.local_ports {
+                    let d = Coords {
+                        x: x as u8,
+                        y: y as u8,
+                        z: z as u8,
+                        fpga: fpga as u8,
+                    };
+                    if let Some(port) = h.reference_port(d) {
+                        by_port[port].push(d);
+                    }
+                }
+            }
+            h.by_port = by_port.into_iter().filter(|v| !v.is_empty()).collect();
         }
+        h
     }
 
     /// Stop starting new packets (to drain).
@@ -206,6 +234,10 @@ impl RouterHarness {
             z: self.rng.below(t.dims[2] as u64) as u8,
             fpga: self.rng.below(t.local_ports as u64) as u8,
         };
+        if !self.by_port.is_empty() {
+            let dests = &self.by_port[self.rng.below(self.by_port.len() as u64) as usize];
+            d = dests[self.rng.below(dests.len() as u64) as usize];
+        }
         let bad = self.rng.chance(self.opt.bad);
         let kind = if bad { self.rng.below(5) } else { 9 };
         let mut header = HeaderFields {
