@@ -192,13 +192,13 @@ impl<T: Copy + Default> Fifo<T> {
         let mask = self.mem.len() - 1;
         let do_pop = i.pop && self.count > 0;
         let do_push = i.push && (self.count < self.mem.len() || do_pop);
-        if do_push {
-            self.mem[self.wr] = i.din;
-            self.wr = (self.wr + 1) & mask;
-        }
-        if do_pop {
-            self.rd = (self.rd + 1) & mask;
-        }
+        // Branch-free (the co-simulation drives push and pop at random, so
+        // branches on them mispredict): the slot is always rewritten, with
+        // its old word when nothing is pushed.
+        let slot = &mut self.mem[self.wr];
+        *slot = if do_push { i.din } else { *slot };
+        self.wr = (self.wr + do_push as usize) & mask;
+        self.rd = (self.rd + do_pop as usize) & mask;
         self.count = self.count + do_push as usize - do_pop as usize;
         self.overflow |= i.push && !do_push;
         self.underflow |= i.pop && !do_pop;
