@@ -49,6 +49,12 @@ pub struct Config {
     pub link: Link,
     /// Target device.
     pub fpga: Fpga,
+    /// Simulated traffic (network simulator only; absent in manifests written before it existed).
+    #[serde(default)]
+    pub traffic: Traffic,
+    /// Simulation method (network simulator only).
+    #[serde(default)]
+    pub sim: Sim,
 }
 
 /// `[topology]`
@@ -111,6 +117,67 @@ pub struct Link {
 pub struct Fpga {
     /// Vivado part name.
     pub part: String,
+}
+
+/// `[traffic]` (network simulator only)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Traffic {
+    /// Destination pattern: uniform, transpose, bit_complement, bit_reverse,
+    /// tornado, neighbour, hotspot, trace.
+    pub pattern: String,
+    /// Offered load, flits per terminal per cycle.
+    pub rate: f64,
+    /// Share of packets to the hotspots (pattern = "hotspot").
+    pub hotspot_fraction: f64,
+    /// Hotspot node indices.
+    pub hotspot_nodes: Vec<u32>,
+    /// Trace CSV file (pattern = "trace").
+    pub trace: String,
+    /// Unit of the trace's time column: "cycles" or "ns".
+    pub trace_unit: String,
+    /// Payload size distribution: "fixed" or "bimodal".
+    pub sizes: String,
+    /// Payload bytes (sizes = "fixed").
+    pub bytes: u32,
+    /// Small payload bytes (sizes = "bimodal").
+    pub small_bytes: u32,
+    /// Large payload bytes (sizes = "bimodal").
+    pub large_bytes: u32,
+    /// Probability of a large payload (sizes = "bimodal").
+    pub large_fraction: f64,
+    /// Share of packets in class 1.
+    pub class1_fraction: f64,
+}
+
+/// `[sim]` (network simulator only)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sim {
+    /// Warm-up cycles.
+    pub warmup: u64,
+    /// Measurement window, cycles.
+    pub measure: u64,
+    /// Longest drain after the window, cycles.
+    pub drain: u64,
+    /// Source queue limit per class, packets (0 = unbounded).
+    pub source_queue: u32,
+    /// Deadlock watchdog, cycles (0 = off).
+    pub watchdog: u64,
+    /// Random seed of the traffic.
+    pub seed: u64,
+}
+
+impl Default for Traffic {
+    fn default() -> Self {
+        Config::default().traffic
+    }
+}
+
+impl Default for Sim {
+    fn default() -> Self {
+        Config::default().sim
+    }
 }
 
 impl Default for Config {
@@ -193,15 +260,32 @@ impl Loaded {
         self.origins.get(base).cloned().unwrap_or(Origin::Default)
     }
 
-    /// Elaborate the config; a rule violation is prefixed with the position
-    /// (file:line:col, or the `-P` flag) of the offending key.
+    /// Elaborate the config for hardware; a rule violation is prefixed with
+    /// the position (file:line:col, or the `-P` flag) of the offending key.
     pub fn elaborate(&self) -> Result<crate::params::Params> {
-        crate::params::elaborate(&self.config).map_err(|e| {
-            match e.downcast_ref::<crate::params::RuleError>() {
-                Some(r) => usage(format!("{}: {r}", self.origin(&r.key))),
-                None => e,
-            }
-        })
+        crate::params::elaborate(&self.config).map_err(|e| self.locate(e))
+    }
+
+    /// Elaborate the config for the network simulator (dimensions up to 32)
+    /// and check its `[traffic]` and `[sim]` keys; errors located as in
+    /// [`Loaded::elaborate`]. A relative `traffic.trace` is resolved against
+    /// the directory of the config file that set it.
+    pub fn elaborate_sim(&self) -> Result<crate::simulate::Setup> {
+        let params = crate::params::elaborate_for(&self.config, crate::params::Target::Simulation)
+            .map_err(|e| self.locate(e))?;
+        let dir = match self.origin("traffic.trace") {
+            Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
+            _ => None,
+        };
+        crate::simulate::setup(&self.config, params, dir.as_deref()).map_err(|e| self.locate(e))
+    }
+
+    /// A rule error prefixed with where its key was set; other errors unchanged.
+    fn locate(&self, e: anyhow::Error) -> anyhow::Error {
+        match e.downcast_ref::<crate::params::RuleError>() {
+            Some(r) => usage(format!("{}: {r}", self.origin(&r.key))),
+            None => e,
+        }
     }
 }
 
@@ -690,7 +774,9 @@ mod tests {
         let f = Config::default().flatten().unwrap();
         assert_eq!(f["router.vcs_per_class"], "2");
         assert_eq!(f["topology.dims"], "[8, 4, 4]");
-        assert_eq!(f.len(), 14);
+        assert_eq!(f["traffic.pattern"], "\"uniform\"");
+        assert_eq!(f["sim.seed"], "1");
+        assert_eq!(f.len(), 14 + 12 + 6);
     }
 
     #[test]

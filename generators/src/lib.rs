@@ -14,5 +14,8 @@ pub mod error;
 pub mod generate;
 pub mod lint;
 pub mod params;
+pub mod plot;
+pub mod simulate;
+pub mod sweep;
 pub mod synth;
 pub mod tools;

@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use exanet_gen::config::{self, Loaded};
 use exanet_gen::error::{is_usage, usage};
-use exanet_gen::{cosim, generate, lint, synth};
+use exanet_gen::{cosim, generate, lint, simulate, sweep, synth};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +26,8 @@ Typical session:
   exanet lint                              # verilator -Wall on every top
   exanet synth                             # Yosys LUT/FF/BRAM estimate vs ZU9EG
   exanet cosim fifo                        # RTL vs golden model, every test point
+  exanet simulate -P traffic.rate=0.3      # whole-network simulation of the golden routers
+  exanet sweep configs/sweeps/vcs-buffers-8x4x4.toml --jobs 2   # load-latency curves, plots
 
 Exit codes: 0 ok, 1 a check failed (lint warning, RTL mismatch, tool error),
 2 a usage or config error.";
@@ -139,6 +141,85 @@ enum Cmd {
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
     #[command(verbatim_doc_comment)]
     Blocks,
+    /// Simulate the whole network of golden router models under the config's traffic.
+    ///
+    /// Traffic and method are config keys ([traffic] and [sim], see
+    /// configs/exanest-8x4x4.toml), set in a file or with -P like any other key:
+    /// pattern (uniform, transpose, bit_complement, bit_reverse, tornado,
+    /// neighbour, hotspot, trace), rate (flits/terminal/cycle), packet sizes
+    /// (fixed or bimodal), warm-up / measurement / drain cycles, seed.
+    /// Dimensions up to 32 are accepted here (16 for hardware).
+    ///
+    /// Reports offered and accepted load (flits/terminal/cycle and Gb/s),
+    /// average/p50/p99/max latency (cycles and ns), hops, per class.
+    ///
+    /// Examples:
+    ///   exanet simulate
+    ///   exanet simulate -P traffic.pattern=tornado -P traffic.rate=0.3 --json
+    ///   exanet simulate -P traffic.sizes=bimodal -P traffic.small_bytes=16
+    ///   exanet simulate -P traffic.pattern=hotspot -P traffic.hotspot_nodes=[0,5] -P traffic.hotspot_fraction=0.1
+    ///   exanet simulate -P traffic.pattern=trace -P traffic.trace=app.csv -P sim.warmup=0
+    ///   exanet simulate -P topology.dims=[32,32,32] -P traffic.rate=0.05 -P sim.measure=2000
+    #[command(verbatim_doc_comment)]
+    Simulate {
+        /// Print the result as JSON instead of the text report.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a parameter sweep (cross product of value lists) and plot it.
+    ///
+    /// A sweep file names a base config, fixed overrides ([set]), lists of
+    /// values for any config keys ([vary]) and optionally a saturation search
+    /// on traffic.rate ([saturation]); see configs/sweeps/. Writes
+    /// OUT/results.csv, results.json, timing.csv, latency.svg, throughput.svg,
+    /// saturation.svg and index.html. --config and -P change the base config.
+    ///
+    /// With --slurm, nothing runs: OUT gets sweep.sbatch (one array task per
+    /// sweep point) and the per-point configs; after the job, `exanet sweep
+    /// collect OUT` merges the task results into the same outputs.
+    ///
+    /// Examples:
+    ///   exanet sweep configs/sweeps/vcs-buffers-8x4x4.toml --jobs 2 --out out/vcs
+    ///   exanet sweep configs/sweeps/torus-dims.toml --slurm --out /scratch/dims
+    ///   sbatch /scratch/dims/sweep.sbatch
+    ///   exanet sweep collect /scratch/dims
+    #[command(verbatim_doc_comment, args_conflicts_with_subcommands = true)]
+    Sweep(SweepArgs),
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    #[command(subcommand)]
+    action: Option<SweepCmd>,
+    /// The sweep file (TOML).
+    #[arg(value_name = "SWEEP.toml")]
+    file: Option<PathBuf>,
+    /// Output folder (default: out/sweeps/<name>).
+    #[arg(long, short, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Simulations run in parallel (default: the number of CPUs).
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write a Slurm array job and the per-point configs instead of running.
+    #[arg(long)]
+    slurm: bool,
+}
+
+#[derive(Subcommand)]
+enum SweepCmd {
+    /// Merge the task results of a sweep folder into results, plots and index.html.
+    Collect {
+        /// Folder written by `exanet sweep --slurm` (or a local sweep).
+        dir: PathBuf,
+    },
+    /// Run one task of a planned sweep (what each Slurm array task runs).
+    #[command(hide = true)]
+    Task {
+        /// Folder written by `exanet sweep --slurm`.
+        dir: PathBuf,
+        /// Task number (SLURM_ARRAY_TASK_ID).
+        id: usize,
+    },
 }
 
 #[derive(Args)]
@@ -317,11 +398,139 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let block = a.block.as_deref().unwrap_or_default();
             run_cosim(block, &a)
         }
+        Cmd::Simulate { json } => {
+            let loaded = cli.cfg.load()?;
+            let setup = loaded.elaborate_sim()?;
+            let nodes = setup.params.topology.nodes;
+            let spin = ProgressBar::new_spinner();
+            spin.set_draw_target(ProgressDrawTarget::stderr());
+            spin.set_message(format!(
+                "simulating {nodes} routers for {} + {} cycles (+ drain)",
+                setup.net.warmup, setup.net.window
+            ));
+            spin.enable_steady_tick(std::time::Duration::from_millis(250));
+            let r = simulate::run(&setup);
+            spin.finish_and_clear();
+            let r = r?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", simulate::text(&r));
+            }
+            Ok(if r.clean {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Cmd::Sweep(a) => run_sweep(&cli.cfg, a),
         Cmd::Blocks => {
             if cli.cfg.given() {
                 return Err(usage("`exanet blocks` takes no config"));
             }
             print_blocks();
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
+    let report = |dir: &std::path::Path, c: &sweep::Collected| {
+        for s in &c.series {
+            let load = match (s.saturation_load, s.reached) {
+                (Some(l), true) => format!("saturates above {l:.4}"),
+                (Some(l), false) => format!("not saturated up to {l:.4}"),
+                (None, _) => "saturated at every load".to_string(),
+            };
+            println!(
+                "{:<48} throughput {:.4} flits/terminal/cycle ({:.2} Gb/s), {load}",
+                s.series, s.saturation_throughput, s.saturation_gbps
+            );
+        }
+        println!(
+            "{} simulation(s), {} series: {}",
+            c.rows,
+            c.series.len(),
+            dir.join("index.html").display()
+        );
+    };
+    match a.action {
+        Some(SweepCmd::Collect { dir }) => {
+            let c = sweep::collect(&dir)?;
+            report(&dir, &c);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(SweepCmd::Task { dir, id }) => {
+            let plan = sweep::read_plan(&dir)?;
+            let out = sweep::run_task(&dir, &plan, id)?;
+            for r in &out.rows {
+                println!(
+                    "task {id} [{}] rate {}: accepted {:.4}, latency {:.1} cycles{}",
+                    r.series,
+                    r.result.rate,
+                    r.result.total.accepted_flits,
+                    r.result.total.latency_cycles.avg,
+                    if r.result.saturated {
+                        " (saturated)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let Some(file) = a.file else {
+                return Err(usage(
+                    "exanet sweep: give a sweep file (exanet sweep SWEEP.toml) or `collect DIR`",
+                ));
+            };
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "sweep".into());
+            let dir = a
+                .out
+                .unwrap_or_else(|| PathBuf::from("out/sweeps").join(stem));
+            let plan = sweep::plan(&file, cfg.config.as_deref(), &cfg.set, &dir)?;
+            if a.slurm {
+                let exe = std::env::current_exe()?;
+                let script = sweep::write_slurm(&dir, &plan, &exe)?;
+                println!(
+                    "wrote {} ({} array task(s)) and {} point config(s) in {}",
+                    script.display(),
+                    plan.tasks.len(),
+                    plan.tasks.len(),
+                    dir.join("points").display()
+                );
+                println!(
+                    "submit: sbatch {}; then: exanet sweep collect {}",
+                    script.display(),
+                    dir.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let jobs = a
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let bar = ProgressBar::with_draw_target(
+                Some(plan.tasks.len() as u64),
+                ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = ProgressStyle::with_template(
+                "{spinner} sweep [{bar:30}] {pos}/{len} {elapsed} ETA {eta} {msg}",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            let ran = sweep::run_local(&dir, &plan, jobs, &|t| {
+                bar.set_message(t.series.clone());
+                bar.inc(1);
+            });
+            bar.finish_and_clear();
+            ran?;
+            let c = sweep::collect(&dir)?;
+            report(&dir, &c);
             Ok(ExitCode::SUCCESS)
         }
     }

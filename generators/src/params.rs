@@ -17,6 +17,18 @@ use std::fmt;
 pub const COORD_BITS: u32 = 4;
 /// Largest size of one dimension, from [`COORD_BITS`].
 pub const MAX_DIM: u32 = 1 << COORD_BITS;
+/// Largest size of one dimension in the network simulator only (5-bit
+/// coordinates; see `exanet_sim::topology::MAX_DIM`).
+pub const MAX_SIM_DIM: u32 = 32;
+
+/// What a config is elaborated for: the dimension limit differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// RTL generation, lint, synthesis: every dimension 1..=[`MAX_DIM`].
+    Hardware,
+    /// The network simulator (`exanet simulate`, `exanet sweep`): 1..=[`MAX_SIM_DIM`].
+    Simulation,
+}
 /// Flit widths the datapath supports.
 pub const FLIT_BITS: [u32; 3] = [64, 128, 256];
 /// Bits of a packet header (and of a footer).
@@ -188,9 +200,15 @@ fn ceil_u32(x: f64) -> u32 {
     (x - 1e-9).ceil().max(0.0) as u32
 }
 
-/// Check every rule on `c` and derive [`Params`]; the first violation is a
-/// [`RuleError`].
+/// Check every rule on `c` for hardware and derive [`Params`]; the first
+/// violation is a [`RuleError`].
 pub fn elaborate(c: &Config) -> Result<Params> {
+    elaborate_for(c, Target::Hardware)
+}
+
+/// [`elaborate`] for `target`: [`Target::Simulation`] accepts dimensions up to
+/// [`MAX_SIM_DIM`] (with 5-bit coordinates), everything else is the same.
+pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let t = &c.topology;
     if c.name.is_empty()
         || !c
@@ -219,12 +237,26 @@ pub fn elaborate(c: &Config) -> Result<Params> {
         )
     })?;
     for (i, &d) in dims.iter().enumerate() {
-        if !(1..=MAX_DIM).contains(&d) {
-            return Err(rule(
-                format!("topology.dims[{i}]"),
-                d,
-                format!("each dimension must be 1..={MAX_DIM} ({COORD_BITS}-bit coordinates)"),
-            ));
+        let max = match target {
+            Target::Hardware => MAX_DIM,
+            Target::Simulation => MAX_SIM_DIM,
+        };
+        if !(1..=max).contains(&d) {
+            let why = match target {
+                Target::Hardware if (1..=MAX_SIM_DIM).contains(&d) => format!(
+                    "each dimension must be 1..={MAX_DIM} for hardware ({COORD_BITS}-bit \
+                     coordinates in the packet header); only the simulator \
+                     (`exanet simulate`, `exanet sweep`) accepts up to {MAX_SIM_DIM}"
+                ),
+                Target::Hardware => {
+                    format!("each dimension must be 1..={MAX_DIM} ({COORD_BITS}-bit coordinates)")
+                }
+                Target::Simulation => format!(
+                    "each dimension must be 1..={MAX_SIM_DIM} in simulation \
+                     (1..={MAX_DIM} for hardware)"
+                ),
+            };
+            return Err(rule(format!("topology.dims[{i}]"), d, why));
         }
         if wrap[i] && d == 1 {
             return Err(rule(
@@ -331,7 +363,11 @@ pub fn elaborate(c: &Config) -> Result<Params> {
             route_axes,
             nodes: dims.iter().product(),
             any_torus,
-            coord_bits: COORD_BITS,
+            coord_bits: if dims.iter().any(|&d| d > MAX_DIM) {
+                COORD_BITS + 1
+            } else {
+                COORD_BITS
+            },
             local_ports: t.local_ports,
             network_ports: topo.num_dir_ports() as u32,
         },
@@ -696,6 +732,26 @@ mod tests {
         })
         .unwrap();
         assert!(exanet_sim::deadlock::find_cycle(&p.router_model().unwrap()).is_none());
+    }
+
+    #[test]
+    fn simulation_accepts_dimensions_up_to_32_hardware_up_to_16() {
+        let mut c = Config::default();
+        c.topology.dims = vec![32, 32, 32];
+        let r = rule_of(elaborate(&c));
+        assert_eq!(r.key, "topology.dims[0]");
+        assert!(r.rule.contains("1..=16 for hardware"), "{r}");
+        assert!(r.rule.contains("up to 32"), "{r}");
+        let p = elaborate_for(&c, Target::Simulation).unwrap();
+        assert_eq!(p.topology.nodes, 32 * 32 * 32);
+        assert_eq!(p.topology.coord_bits, 5);
+        assert_eq!(p.router_model().unwrap().topology.dims, [32, 32, 32]);
+        c.topology.dims = vec![8, 33, 4];
+        let r = rule_of(elaborate_for(&c, Target::Simulation));
+        assert_eq!(r.key, "topology.dims[1]");
+        assert!(r.rule.contains("1..=32 in simulation"), "{r}");
+        c.topology.dims = vec![16, 4, 4];
+        assert_eq!(elaborate(&c).unwrap().topology.coord_bits, 4);
     }
 
     #[test]

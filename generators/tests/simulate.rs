@@ -1,0 +1,331 @@
+//! `exanet simulate` end to end: zero-load latency against the formula,
+//! accepted vs offered load, units of the report, the dimension rule
+//! (32 in simulation, 16 for hardware), traffic keys and their errors.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn exanet(args: &[&str], cwd: &Path) -> Run {
+    let o = Command::new(EXE)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("running exanet");
+    Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn json(args: &[&str], cwd: &Path) -> Value {
+    let mut a = vec!["simulate", "--json"];
+    a.extend_from_slice(args);
+    let r = exanet(&a, cwd);
+    assert_eq!(r.code, 0, "exanet {a:?}:\n{}{}", r.stdout, r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// One-line usage error (exit 2) and its text.
+fn usage_error(r: &Run) -> String {
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    lines[0].to_string()
+}
+
+/// Node index of router (x, y, z) on the default 8x4x4 torus.
+fn node(x: usize, y: usize, z: usize) -> usize {
+    x + 8 * (y + 4 * z)
+}
+
+/// Packets sent one at a time (1,000 cycles apart) never meet another: each
+/// takes exactly R (H + 1) + L H + (F - 1) cycles, R = 2 per router (3 with
+/// 64-bit flits), L = 16 (100 ns at 6.4 ns per cycle, rounded up).
+#[test]
+fn zero_load_latency_is_hops_times_router_cycles_plus_link_latency() {
+    let d = tempfile::tempdir().unwrap();
+    // (destination terminal, hops, payload bytes, flit bits, trace time unit)
+    let cases: [(usize, usize, usize, usize, &str); 5] = [
+        (node(1, 0, 0), 1, 256, 128, "cycles"),
+        (node(7, 0, 0), 1, 256, 128, "cycles"),
+        (node(2, 1, 0), 3, 100, 128, "ns"),
+        (node(4, 2, 2), 8, 16, 128, "cycles"),
+        (node(3, 3, 1), 5, 256, 64, "cycles"),
+    ];
+    for (i, &(dst, hops, bytes, bits, unit)) in cases.iter().enumerate() {
+        let name = format!("t{i}.csv");
+        let mut csv = String::from("time,src,dst,bytes\n");
+        let n = 20;
+        for k in 0..n {
+            let cycle = 1_000 * k;
+            let time = if unit == "ns" {
+                format!("{:.1}", cycle as f64 * 6.4)
+            } else {
+                cycle.to_string()
+            };
+            csv += &format!("{time},0,{dst},{bytes}\n");
+        }
+        std::fs::write(d.path().join(&name), csv).unwrap();
+        let trace = format!("traffic.trace={name}");
+        let unit_flag = format!("traffic.trace_unit={unit}");
+        let bits_flag = format!("packet.flit_bits={bits}");
+        let v = json(
+            &[
+                "-P",
+                "traffic.pattern=trace",
+                "-P",
+                &trace,
+                "-P",
+                &unit_flag,
+                "-P",
+                &bits_flag,
+                "-P",
+                "router.buffer_flits=40",
+                "-P",
+                "sim.warmup=0",
+                "-P",
+                "sim.measure=20000",
+            ],
+            d.path(),
+        );
+        let header_flits = if bits == 64 { 2 } else { 1 };
+        let flits = 2 * header_flits + (bytes * 8).div_ceil(bits);
+        let per_router = if bits == 64 { 3 } else { 2 };
+        let want = per_router * (hops + 1) + 16 * hops + flits - 1;
+        let t = &v["total"];
+        assert_eq!(t["packets"], n, "case {i}: {v}");
+        assert_eq!(f(&t["hops"]), hops as f64, "case {i}");
+        let l = &t["latency_cycles"];
+        assert_eq!(
+            (f(&l["avg"]), l["p50"].as_u64(), l["max"].as_u64()),
+            (want as f64, Some(want as u64), Some(want as u64)),
+            "case {i}: {hops} hops, {flits} flits of {bits} bits: {l}"
+        );
+        assert_eq!(f(&v["zero_load_cycles"]), want as f64, "case {i}");
+        assert!(
+            (f(&t["latency_ns"]["max"]) - want as f64 * 6.4).abs() < 1e-6,
+            "case {i}: ns at 156.25 MHz"
+        );
+        assert_eq!(v["clean"], true);
+    }
+}
+
+#[test]
+fn accepted_equals_offered_below_saturation_and_flattens_above() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |rate: f64| {
+        let r = format!("traffic.rate={rate}");
+        json(
+            &["-P", &r, "-P", "sim.measure=4000", "-P", "sim.warmup=1000"],
+            d.path(),
+        )
+    };
+    // Very low load: the average latency is the zero-load latency of the mix.
+    let v = run(0.01);
+    let (avg, t0) = (
+        f(&v["total"]["latency_cycles"]["avg"]),
+        f(&v["zero_load_cycles"]),
+    );
+    assert!((avg - t0).abs() < 0.05 * t0, "avg {avg} vs zero-load {t0}");
+    for rate in [0.05, 0.1] {
+        let v = run(rate);
+        let (off, acc) = (
+            f(&v["total"]["offered_flits"]),
+            f(&v["total"]["accepted_flits"]),
+        );
+        assert!((off - rate).abs() < 0.1 * rate, "offered {off} at {rate}");
+        assert!((acc - off).abs() < 0.03 * off, "accepted {acc} vs {off}");
+        assert_eq!(v["saturated"], false);
+        // Gb/s per terminal at 156.25 MHz x 128 bits = 20 Gb/s per flit/cycle
+        assert!((f(&v["total"]["accepted_gbps"]) - 20.0 * acc).abs() < 1e-9);
+    }
+    let hi: Vec<Value> = [0.35, 0.6].iter().map(|&r| run(r)).collect();
+    let acc: Vec<f64> = hi
+        .iter()
+        .map(|v| f(&v["total"]["accepted_flits"]))
+        .collect();
+    for (v, a) in hi.iter().zip(&acc) {
+        let off = f(&v["total"]["offered_flits"]);
+        assert!(*a < 0.8 * off, "saturated: accepted {a} vs offered {off}");
+        assert_eq!(v["saturated"], true);
+        assert!(v["total"]["refused"].as_u64().unwrap() > 0);
+        assert_eq!(v["clean"], true, "{v}");
+    }
+    assert!(
+        (acc[1] - acc[0]).abs() < 0.15 * acc[0],
+        "accepted load flattens: {acc:?}"
+    );
+}
+
+#[test]
+fn text_report_has_units_and_per_class_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(
+        &[
+            "simulate",
+            "-P",
+            "traffic.class1_fraction=0.3",
+            "-P",
+            "traffic.sizes=bimodal",
+            "-P",
+            "sim.measure=3000",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for w in [
+        "8x4x4 torus",
+        "128 terminals",
+        "offered",
+        "accepted",
+        "flits per terminal per cycle",
+        "Gb/s",
+        "p99",
+        "avg ns",
+        "hops",
+        "class 0",
+        "class 1",
+        "zero-load latency",
+        "below saturation",
+    ] {
+        assert!(r.stdout.contains(w), "{w:?} missing:\n{}", r.stdout);
+    }
+    let v = json(
+        &[
+            "-P",
+            "traffic.class1_fraction=0.3",
+            "-P",
+            "traffic.sizes=bimodal",
+            "-P",
+            "sim.measure=3000",
+        ],
+        d.path(),
+    );
+    let c = v["per_class"].as_array().unwrap();
+    assert_eq!(c.len(), 2);
+    let (p0, p1) = (
+        c[0]["packets"].as_u64().unwrap(),
+        c[1]["packets"].as_u64().unwrap(),
+    );
+    assert_eq!(p0 + p1, v["total"]["packets"].as_u64().unwrap());
+    let share = p1 as f64 / (p0 + p1) as f64;
+    assert!((0.25..0.35).contains(&share), "class 1 share {share}");
+    // bimodal 32 B / 256 B (75 % / 25 %): 0.75 x 4 + 0.25 x 18 flits
+    assert!((f(&v["mean_packet_flits"]) - 7.5).abs() < 1e-9);
+}
+
+#[test]
+fn simulation_takes_dimensions_up_to_32_hardware_up_to_16() {
+    let d = tempfile::tempdir().unwrap();
+    let v = json(
+        &[
+            "-P",
+            "topology.dims=[32,4,2]",
+            "-P",
+            "traffic.rate=0.05",
+            "-P",
+            "sim.warmup=200",
+            "-P",
+            "sim.measure=1000",
+        ],
+        d.path(),
+    );
+    assert_eq!(v["terminals"], 256);
+    assert_eq!(v["clean"], true, "{v}");
+    assert!(v["total"]["packets"].as_u64().unwrap() > 100);
+    let line = usage_error(&exanet(
+        &["generate", "-P", "topology.dims=[32,4,2]", "--out", "o"],
+        d.path(),
+    ));
+    assert!(
+        line.contains("topology.dims[0] = 32: each dimension must be 1..=16 for hardware"),
+        "{line}"
+    );
+    assert!(line.contains("exanet simulate"), "{line}");
+    let line = usage_error(&exanet(
+        &["simulate", "-P", "topology.dims=[33,4,2]"],
+        d.path(),
+    ));
+    assert!(line.contains("topology.dims[0] = 33"), "{line}");
+}
+
+#[test]
+fn traffic_patterns_run_and_bad_traffic_keys_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    for p in [
+        "transpose",
+        "bit_complement",
+        "bit_reverse",
+        "tornado",
+        "neighbour",
+        "hotspot",
+    ] {
+        let flag = format!("traffic.pattern={p}");
+        let v = json(
+            &[
+                "-P",
+                &flag,
+                "-P",
+                "traffic.rate=0.02",
+                "-P",
+                "sim.measure=1500",
+            ],
+            d.path(),
+        );
+        assert_eq!(v["clean"], true, "{p}: {v}");
+        assert_eq!(v["pattern"], p);
+        if p == "neighbour" {
+            assert_eq!(f(&v["total"]["hops"]), 1.0);
+        }
+    }
+    let line = usage_error(&exanet(
+        &["simulate", "-P", "traffic.pattern=random"],
+        d.path(),
+    ));
+    assert!(
+        line.contains(
+            "-P traffic.pattern=random: traffic.pattern = \"random\": must be one of uniform"
+        ),
+        "{line}"
+    );
+    let line = usage_error(&exanet(&["simulate", "-P", "traffic.patern=x"], d.path()));
+    assert!(line.contains("unknown key `patern` in [traffic]"), "{line}");
+    std::fs::write(
+        d.path().join("c.toml"),
+        "[traffic]\npattern = \"hotspot\"\nhotspot_nodes = [500]\n",
+    )
+    .unwrap();
+    let line = usage_error(&exanet(&["simulate", "--config", "c.toml"], d.path()));
+    assert!(
+        line.contains("c.toml:3:17: traffic.hotspot_nodes = [500]"),
+        "{line}"
+    );
+    let line = usage_error(&exanet(
+        &[
+            "simulate",
+            "-P",
+            "traffic.pattern=trace",
+            "-P",
+            "traffic.trace=none.csv",
+        ],
+        d.path(),
+    ));
+    assert!(
+        line.contains("traffic.trace") && line.contains("none.csv"),
+        "{line}"
+    );
+}
