@@ -7,5 +7,6 @@
 
 pub mod common;
 pub mod emit;
+pub mod ni;
 pub mod packet;
 pub mod router;

@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod ni;
 pub mod packet;
 pub mod router;
 pub mod secded;
@@ -33,6 +34,7 @@ pub fn all() -> Vec<BlockInfo> {
         secded::info(),
         packet::info(),
         router::info(),
+        ni::info(),
     ]
 }
 

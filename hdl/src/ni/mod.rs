@@ -1,0 +1,88 @@
+//! `ni`: the network interface RTL, cycle-level, checked transaction by
+//! transaction against the golden model `exanet_sim::ni` (its module doc is
+//! the contract: register map, packets, emission order).
+//!
+//! # Status (phase 1 of issue 4)
+//! Built: the **transmit side** — the AXI4-Lite register file (privileged
+//! page: CONTROL, MBOX_CTRL, CH_PDID\[c\], WIN\[w\], ID, PARAMS, COORDS,
+//! TX_PACKETS, TX_PAYLOAD_BYTES; every channel page in full), per-channel
+//! descriptor queues with doorbell checks, the RDMA write engine (AXI4
+//! read bursts, realignment, aligned segmentation), RDMA read request
+//! packets, and the packetizer (message slots, send queue). Not built yet
+//! (phase 2, the receive side): pages 0x1000/0x2000, STATUS, the RX
+//! counters, REJ\[r\], ERRQ_*; these addresses answer SLVERR today, and the
+//! co-simulation bench does not access them. Responses and the read-serve
+//! engine (emission priorities 1 and 2) come with the receive side; the
+//! scheduler already has the single pick point they plug into.
+//!
+//! # Structure
+//! One rust-hdl block ([`top::Ni`], top module `exanet_ni_<suffix>`)
+//! whose body is Verilog generated at elaboration from the parameters (as
+//! `common::crc32`), assembled from one generator per sub-block file:
+//! [`axil_regs`] (AXI4-Lite slave, register file, descriptor queues),
+//! [`packetizer`] (windows, message slots, send queues), [`rdma_tx`]
+//! (scheduler, segmentation, payload datapath, flit output and credits),
+//! [`axi_master`] (AR channel). Children are rust-hdl blocks: `HeaderPack`
+//! (SECDED), `FooterPack` (CRC-8) and `Crc32` (payload CRC). Why generated
+//! Verilog and not rust-hdl glue between sub-blocks: rust-hdl emits one
+//! `always @(*)` per module, and the sub-blocks here exchange many signals
+//! in both directions in the same cycle (a doorbell's queue-full check
+//! against the scheduler's pop, the scheduler's pick against the register
+//! file); as separate rust-hdl modules that is the parent↔child pattern
+//! Verilator 5.006 can mis-simulate (TOOLING.md). Generated, each piece of
+//! logic is its own `always` block in dependency order, and every child
+//! input is driven from registers only.
+//!
+//! The block's rust-hdl `update` is empty: this block is simulated with
+//! Verilator only (the golden model is the Rust behaviour; rust-hdl's own
+//! simulator is not used for it).
+//!
+//! # Ports
+//! - `clock`; `reset` (synchronous; required once after power-on);
+//! - `node[22]`: this node's coordinates (held constant);
+//! - AXI4-Lite slave (32-bit data, 20-bit byte address, `*prot` = AxPROT\[0\]):
+//!   `s_awvalid s_awready s_awaddr s_awprot s_wvalid s_wready s_wdata
+//!   s_bvalid s_bready s_bresp s_arvalid s_arready s_araddr s_arprot
+//!   s_rvalid s_rready s_rdata s_rresp`. Write strobes are assumed all ones
+//!   (no `wstrb`), as in the golden model. AW and W are taken together.
+//! - AXI4 master read (128-bit data, one ID, in-order): `m_arvalid
+//!   m_arready m_araddr[42] m_arlen[8] m_arsize[3] (=4) m_arburst[2]
+//!   (=INCR) m_aruser[16] (= the transfer's PDID) m_rvalid m_rready
+//!   m_rdata[128]`. `m_araddr` bits at and above `addr_bits` are 0; no
+//!   burst crosses a 4 KiB boundary.
+//! - Flit output to a router local port: `out_valid out_data[128] out_head
+//!   out_tail out_vc[4]` (registered), `credit_in_valid credit_in_vc[4]`.
+//!   The NI starts with `buffer_flits` credits on VC `vc`, sends a flit
+//!   only with a credit, and ignores credits for other VCs.
+//! - `tx_pick`: this cycle the scheduler chooses the next packet (the
+//!   golden model's `emit_packet` instant); `tx_busy`: a packet is in
+//!   progress. Observability for co-simulation and debug.
+//!
+//! # Timing contract (what the bench relies on)
+//! - The slave handles one transaction at a time: a write (AW and W
+//!   together) or a read is accepted in a cycle when no response is
+//!   pending, the scheduler is not picking, and it is not loading; its
+//!   effect is committed at the end of the accepting cycle; the response
+//!   is valid from the next cycle. A read returns the state at the start
+//!   of the accepting cycle.
+//! - `tx_pick` in cycle t: the packet chosen is the golden model's
+//!   `emit_packet()` applied to the state at the start of t (every write
+//!   accepted before t included, none after). The pick's effects (queue
+//!   pops, slot states, counters, round-robin pointer) are visible to
+//!   transactions accepted from t+2 on (none is accepted in t or t+1).
+//! - Per packet: header flit no earlier than t+2, then payload flits,
+//!   then the footer; one packet at a time. Payload bytes are read from
+//!   memory after the pick (software must not change a source buffer
+//!   before the transfer completes, as in the golden model).
+//!
+//! # Parameters
+//! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`
+//! (credits of the router's local input VC) and `vc` (request VC).
+
+pub mod axi_master;
+pub mod axil_regs;
+pub mod packetizer;
+pub mod rdma_tx;
+pub mod top;
+
+pub use top::{emit_ni, ni_top_name, Geometry, Ni, NiRtlParams};

@@ -1,0 +1,1013 @@
+//! Co-simulation bench of `ni` (transmit side, phase 1): RTL vs
+//! `exanet_sim::ni::Ni`, transaction by transaction.
+//!
+//! Agents, all random (seeded):
+//! - **Software** (AXI4-Lite master): after each reset, privileged set-up
+//!   (channel PDIDs, windows, MBOX_CTRL); then random mixes of RDMA write
+//!   and read descriptors (staging writes + DOORBELL; lengths 0..20000, any
+//!   alignment, a few refused: bad op, length 0, address beyond the limit,
+//!   queue full), packetizer sends (window words, PKT_DEST, PKT_SEND with
+//!   good and bad lengths, slots running out), TX_ENABLE toggles, PDID
+//!   changes, reads of every implemented register, and bad accesses (user
+//!   access to page 0, user write to CH_PDID, unaligned, unmapped, RO).
+//!   Valid/ready delays are random on every channel.
+//! - **Memory** (AXI4 slave): accepts AR with random backpressure, returns
+//!   each burst after a random latency with random gaps between beats,
+//!   from a sparse memory holding the same bytes as the golden model's.
+//! - **Router port**: returns credits after random delays (and stray
+//!   credits on other VCs, which the NI must ignore).
+//!
+//! Checks (the first failure stops the run): every AXI4-Lite response
+//! (OKAY/SLVERR and read data) against the golden model's for the same
+//! access in the same order; at `tx_pick` the golden model must have a
+//! packet (`emit_packet`), and when the RTL is idle and not picking it
+//! must have none; every flit against the golden packet's words (data,
+//! head, tail, VC); no flit without a credit; every AR: 16-byte aligned,
+//! INCR, size 16, no 4 KiB crossing, address below `2^addr_bits`, ARUSER
+//! = the packet's PDID. Order of golden calls within a cycle: read
+//! accepted, pick, write accepted (the RTL never does two at once).
+//!
+//! Phases end with a drain (no new accesses until both sides are idle)
+//! and a reset pulse: without the receive side no acknowledgement frees a
+//! packetizer slot, so resets recycle them.
+
+use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use crate::cosim::{Bench, Mismatch};
+use crate::verilator::{Port, Sim};
+use anyhow::Result;
+use exanet_hdl::emit::Emitted;
+use exanet_hdl::ni::{emit_ni, NiRtlParams};
+use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Prot, SparseMemory};
+use exanet_sim::packet::coords::Coords;
+use exanet_sim::packet::header::{Header, PacketType};
+use exanet_sim::rng::Rng;
+use std::collections::VecDeque;
+
+const KEYS: &[&str] = &[
+    "channels",
+    "desc_queue_depth",
+    "pkt_slots",
+    "mailbox_msg_bytes",
+    "max_payload_bytes",
+    "addr_bits",
+    "windows",
+    "buffer_flits",
+    "vc",
+];
+
+/// Registry entry for `exanet cosim ni`.
+pub fn info() -> BlockInfo {
+    BlockInfo {
+        name: "ni",
+        about:
+            "network interface, transmit side (AXI4-Lite regs, RDMA write/read request, packetizer)",
+        matrix,
+        point,
+    }
+}
+
+/// The default matrix.
+pub fn matrix_points() -> Vec<&'static str> {
+    vec![
+        // The default NI: 4 channels, 256-byte packets, 64-byte messages.
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,buffer_flits=32,vc=0",
+        // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits.
+        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,buffer_flits=6,vc=2",
+        // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits.
+        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,buffer_flits=3,vc=1",
+    ]
+}
+
+fn matrix() -> Vec<Box<dyn Bench>> {
+    matrix_points()
+        .into_iter()
+        .map(|t| point(t).expect("matrix point is valid"))
+        .collect()
+}
+
+fn point(text: &str) -> Result<Box<dyn Bench>> {
+    Ok(Box::new(NiBench::new(parse_point(text)?)?))
+}
+
+/// Parse a point (`key=value,...`; missing keys take the defaults).
+pub fn parse_point(text: &str) -> Result<NiRtlParams> {
+    let kv = parse_kv(text)?;
+    check_keys(&kv, KEYS)?;
+    let d = NiRtlParams::default();
+    let int = |k: &str, def: usize| -> Result<usize> { Ok(kv_u64(&kv, k, def as u64)? as usize) };
+    let p = NiRtlParams {
+        ni: NiParams {
+            channels: int("channels", d.ni.channels)?,
+            desc_queue_depth: int("desc_queue_depth", d.ni.desc_queue_depth)?,
+            pkt_slots: int("pkt_slots", d.ni.pkt_slots)?,
+            mailbox_msg_bytes: int("mailbox_msg_bytes", d.ni.mailbox_msg_bytes)?,
+            max_payload_bytes: int("max_payload_bytes", d.ni.max_payload_bytes)?,
+            addr_bits: int("addr_bits", d.ni.addr_bits as usize)? as u32,
+            windows: int("windows", d.ni.windows)?,
+            ..d.ni.clone()
+        },
+        buffer_flits: int("buffer_flits", d.buffer_flits)?,
+        vc: int("vc", d.vc)?,
+    };
+    exanet_hdl::ni::Geometry::new(&p)?;
+    Ok(p)
+}
+
+/// The point text of `p`.
+pub fn point_text(p: &NiRtlParams) -> String {
+    let n = &p.ni;
+    format!(
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},buffer_flits={},vc={}",
+        n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
+        n.addr_bits, n.windows, p.buffer_flits, p.vc
+    )
+}
+
+/// What a run exercised; the integration test asserts on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NiCoverage {
+    /// Packets compared, by type: RDMA write, read request, mailbox.
+    pub writes: u64,
+    pub read_reqs: u64,
+    pub messages: u64,
+    /// Flits compared.
+    pub flits: u64,
+    /// AR bursts, and packets read as two bursts (4 KiB crossing).
+    pub bursts: u64,
+    pub split_reads: u64,
+    /// AXI4-Lite writes and reads compared; of those answered SLVERR.
+    pub axil_writes: u64,
+    pub axil_reads: u64,
+    pub slverr: u64,
+    /// Doorbells and sends refused (SLVERR).
+    pub refused_doorbells: u64,
+    pub refused_sends: u64,
+    /// Reset pulses.
+    pub resets: u64,
+    /// Cycles the flit output was stalled by credits.
+    pub credit_stalls: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Write { addr: u32, data: u32, prot: bool },
+    Read { addr: u32, prot: bool },
+    Wait(u32),
+}
+
+#[derive(Clone, Copy)]
+struct Ports {
+    reset: Port,
+    awvalid: Port,
+    awready: Port,
+    awaddr: Port,
+    awprot: Port,
+    wvalid: Port,
+    wready: Port,
+    wdata: Port,
+    bvalid: Port,
+    bready: Port,
+    bresp: Port,
+    arvalid: Port,
+    arready: Port,
+    araddr: Port,
+    arprot: Port,
+    rvalid: Port,
+    rready: Port,
+    rdata: Port,
+    rresp: Port,
+    m_arvalid: Port,
+    m_arready: Port,
+    m_araddr: Port,
+    m_arlen: Port,
+    m_arsize: Port,
+    m_arburst: Port,
+    m_aruser: Port,
+    m_rvalid: Port,
+    m_rready: Port,
+    m_rdata: Port,
+    out_valid: Port,
+    out_data: Port,
+    out_head: Port,
+    out_tail: Port,
+    out_vc: Port,
+    credit_in_valid: Port,
+    credit_in_vc: Port,
+    tx_pick: Port,
+    tx_busy: Port,
+}
+
+struct Burst {
+    addr: u64,
+    beats: u32,
+    done: u32,
+    ready_at: u64,
+}
+
+/// Memory regions the software's sources lie in (filled with random bytes).
+const REGION: u64 = 64 * 1024;
+
+/// The `ni` bench at one parameter point.
+pub struct NiBench {
+    params: NiRtlParams,
+    golden_params: NiParams,
+    me: Coords,
+    golden: Ni,
+    /// The memory the RTL's AXI master reads (same bytes as the golden's).
+    mem: SparseMemory,
+    regions: Vec<u64>,
+    ports: Option<Ports>,
+    // Software.
+    sw: VecDeque<Op>,
+    cur: Option<Op>,
+    presented: bool,
+    wait: u32,
+    pend_b: VecDeque<(u32, AxilResp)>,
+    pend_r: VecDeque<(u32, u32, AxilResp)>,
+    bready: bool,
+    rready: bool,
+    tx_off: bool,
+    // Memory.
+    arready: bool,
+    bursts: VecDeque<Burst>,
+    r_presented: bool,
+    // Flits.
+    expect: VecDeque<(Vec<u128>, u16)>,
+    flit_idx: usize,
+    held: usize,
+    credit_now: bool,
+    // Phases.
+    cycle_in_phase: u64,
+    phase_len: u64,
+    draining: bool,
+    reset_now: bool,
+    load: f64,
+    idle_run: u64,
+    cov: NiCoverage,
+}
+
+fn fill(mem: &mut SparseMemory, base: u64, rng: &mut Rng) {
+    let mut buf = vec![0u8; REGION as usize];
+    for chunk in buf.chunks_mut(8) {
+        let v = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+    mem.write(base, &buf);
+}
+
+impl NiBench {
+    /// A bench of `params` (validated; the RTL must support it).
+    pub fn new(params: NiRtlParams) -> Result<Self> {
+        let g = params.ni.clone();
+        Self::with_golden(params, g)
+    }
+
+    /// A bench whose golden model has other parameters than the RTL: only
+    /// for showing that the bench catches a wrong model.
+    pub fn with_golden(params: NiRtlParams, golden_params: NiParams) -> Result<Self> {
+        exanet_hdl::ni::Geometry::new(&params)?;
+        let me = Coords::new(3, 1, 2, 1)?;
+        let mut rng = Rng::new(0xE1A5);
+        let lim = 1u64 << params.ni.addr_bits;
+        let mut regions: Vec<u64> = (0..3)
+            .map(|_| rng.below(lim / REGION - 2) * REGION)
+            .collect();
+        regions.push(lim - REGION);
+        let mut mem = SparseMemory::new();
+        for &b in &regions {
+            fill(&mut mem, b, &mut rng);
+        }
+        let mut golden = Ni::new(&golden_params, me)?;
+        *golden.mem_mut() = mem.clone();
+        Ok(NiBench {
+            params,
+            golden_params,
+            me,
+            golden,
+            mem,
+            regions,
+            ports: None,
+            sw: VecDeque::new(),
+            cur: None,
+            presented: false,
+            wait: 0,
+            pend_b: VecDeque::new(),
+            pend_r: VecDeque::new(),
+            bready: false,
+            rready: false,
+            tx_off: false,
+            arready: false,
+            bursts: VecDeque::new(),
+            r_presented: false,
+            expect: VecDeque::new(),
+            flit_idx: 0,
+            held: 0,
+            credit_now: false,
+            cycle_in_phase: 0,
+            phase_len: 0,
+            draining: false,
+            reset_now: false,
+            load: 0.5,
+            idle_run: 0,
+            cov: NiCoverage::default(),
+        })
+    }
+
+    /// What the run since the last [`Bench::reset`] exercised.
+    pub fn coverage(&self) -> NiCoverage {
+        self.cov.clone()
+    }
+
+    fn ports(&self) -> Ports {
+        self.ports.expect("bind() before running")
+    }
+
+    /// Privileged set-up at the start of a phase.
+    fn setup(&mut self, rng: &mut Rng) {
+        let n = self.params.ni.clone();
+        for c in 0..n.channels {
+            self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32);
+        }
+        for _ in 0..2 {
+            let w = rng.below(n.windows as u64) as usize;
+            let f = [
+                regs::WIN_BASE_LO,
+                regs::WIN_BASE_HI,
+                regs::WIN_SIZE_LO,
+                regs::WIN_SIZE_HI,
+                regs::WIN_CTRL,
+            ][rng.below(5) as usize];
+            self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32);
+        }
+        self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32);
+    }
+
+    fn priv_write(&mut self, addr: u32, data: u32) {
+        self.sw.push_back(Op::Write {
+            addr,
+            data,
+            prot: true,
+        });
+    }
+
+    fn user_write(&mut self, addr: u32, data: u32) {
+        self.sw.push_back(Op::Write {
+            addr,
+            data,
+            prot: false,
+        });
+    }
+
+    /// One random software action.
+    fn generate(&mut self, rng: &mut Rng) {
+        let n = self.params.ni.clone();
+        let c = rng.below(n.channels as u64) as usize;
+        let page = regs::ch_page(c);
+        let r = rng.below(100);
+        if r < 38 {
+            self.descriptor(rng, page);
+        } else if r < 58 {
+            // Packetizer send.
+            let words = n.mailbox_msg_bytes / 4;
+            for _ in 0..rng.below(words as u64 + 1) {
+                let i = rng.below(words as u64) as u32;
+                self.user_write(page + regs::PKT_DATA + 4 * i, rng.next_u64() as u32);
+            }
+            if rng.chance(0.7) {
+                self.user_write(page + regs::PKT_DEST, rng.next_u64() as u32);
+            }
+            let len = match rng.below(20) {
+                0 => 0,
+                1 => n.mailbox_msg_bytes as u64 + 1 + rng.below(300),
+                _ => 1 + rng.below(n.mailbox_msg_bytes as u64),
+            };
+            self.user_write(
+                page + regs::PKT_SEND,
+                len as u32 | (rng.bits(23) as u32) << 9,
+            );
+        } else if r < 78 {
+            // Reads of implemented registers.
+            let prot = rng.chance(0.3);
+            let addr = match rng.below(8) {
+                0 => page + regs::CH_STATUS,
+                1 => page + 4 * rng.below(11) as u32, // 0x00..0x28
+                2 => page + regs::PKT_DATA + 4 * rng.below(n.mailbox_msg_bytes as u64 / 4) as u32,
+                3 => page + [regs::PKT_DEST, regs::PKT_SEND, regs::DOORBELL][rng.below(3) as usize],
+                4 => [
+                    regs::ID,
+                    regs::PARAMS0,
+                    regs::PARAMS1,
+                    regs::PARAMS2,
+                    regs::PARAMS3,
+                    regs::PARAMS4,
+                    regs::COORDS,
+                    regs::CONTROL,
+                    regs::MBOX_CTRL,
+                    regs::CNT_BASE + 4 * regs::cnt::TX_PACKETS as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::TX_PAYLOAD_BYTES as u32,
+                ][rng.below(11) as usize],
+                5 => regs::CH_PDID_BASE + 4 * rng.below(n.channels as u64) as u32,
+                6 => regs::win_reg(
+                    rng.below(n.windows as u64) as usize,
+                    4 * rng.below(5) as u32,
+                ),
+                _ => self.bad_addr(rng),
+            };
+            self.sw.push_back(Op::Read {
+                addr,
+                prot: prot || rng.chance(0.5),
+            });
+        } else if r < 84 {
+            // Privileged configuration.
+            match rng.below(4) {
+                0 => self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32),
+                1 => {
+                    let w = rng.below(n.windows as u64) as usize;
+                    self.priv_write(
+                        regs::win_reg(w, 4 * rng.below(5) as u32),
+                        rng.next_u64() as u32,
+                    )
+                }
+                2 => self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32),
+                _ => {
+                    // TX_ENABLE off for a while, then on again.
+                    if !self.tx_off && rng.chance(0.3) {
+                        self.priv_write(regs::CONTROL, 0);
+                        self.tx_off = true;
+                    } else {
+                        self.priv_write(regs::CONTROL, 1 | (rng.next_u64() as u32 & !1));
+                        self.tx_off = false;
+                    }
+                }
+            }
+        } else if r < 92 {
+            // Bad or refused accesses.
+            let v = rng.next_u64() as u32;
+            match rng.below(5) {
+                0 => self.user_write(page + regs::CH_PDID, v),
+                1 => self.user_write(page + regs::CH_ERR, v),
+                2 => self.user_write(page + regs::CH_STATUS, v),
+                3 => self.user_write(4 * rng.below(0x100) as u32, v), // user to page 0
+                _ => {
+                    let a = self.bad_addr(rng);
+                    self.sw.push_back(Op::Write {
+                        addr: a,
+                        data: v,
+                        prot: rng.chance(0.5),
+                    })
+                }
+            }
+        } else {
+            self.sw.push_back(Op::Wait(1 + rng.below(200) as u32));
+        }
+    }
+
+    /// An address no register answers (in both models), or an unaligned one.
+    fn bad_addr(&self, rng: &mut Rng) -> u32 {
+        let n = &self.params.ni;
+        match rng.below(4) {
+            0 => {
+                regs::ch_page(n.channels)
+                    + 4 * rng.below(1024) as u32
+                    + (rng.below(0xFF - 3 - n.channels as u64) as u32) * regs::PAGE
+            }
+            1 => {
+                regs::ch_page(rng.below(n.channels as u64) as usize)
+                    + [
+                        0x00C,
+                        0x030,
+                        0x048,
+                        0x0FC,
+                        0x100 + n.mailbox_msg_bytes as u32,
+                        0xFFC,
+                    ][rng.below(6) as usize]
+            }
+            2 => [
+                0x018,
+                0x030,
+                0x0E0,
+                0x100 + 4 * n.channels as u32,
+                0x200 + 0x20 * n.windows as u32,
+                0x214,
+                0xFFC,
+            ][rng.below(7) as usize],
+            _ => (rng.bits(20) as u32 & !3) | (1 + rng.below(3) as u32),
+        }
+    }
+
+    fn descriptor(&mut self, rng: &mut Rng, page: u32) {
+        let n = &self.params.ni;
+        let lim = 1u64 << n.addr_bits;
+        let len: u64 = match rng.below(100) {
+            0..=44 => 1 + rng.below(64),
+            45..=79 => 1 + rng.below(700),
+            80..=94 => 1 + rng.below(5000),
+            95..=97 => 1 + rng.below(20000),
+            _ => 0,
+        };
+        let base = self.regions[rng.below(self.regions.len() as u64) as usize];
+        let mut laddr = base + rng.below(REGION - 20000);
+        if rng.chance(0.03) {
+            laddr = lim - len.max(1) + rng.below(3); // may run past the limit
+        }
+        let mut raddr = rng.bits(42);
+        if rng.chance(0.3) {
+            raddr &= !0xFFF; // page-aligned landing
+        }
+        if rng.chance(0.03) {
+            raddr = (1u64 << 42) - len.max(1) + rng.below(3);
+        }
+        let op = match rng.below(100) {
+            0..=74 => 0,
+            75..=96 => 1,
+            _ => 2 + rng.below(2) as u32,
+        };
+        let ctrl = op
+            | (rng.below(2) as u32) << 4
+            | (rng.bits(14) as u32) << 16
+            | (rng.next_u64() as u32 & 0xC000_FFE0);
+        let writes = [
+            (regs::DESC_LADDR_LO, laddr as u32),
+            (regs::DESC_LADDR_HI, (laddr >> 32) as u32),
+            (regs::DESC_RADDR_LO, raddr as u32),
+            (
+                regs::DESC_RADDR_HI,
+                (raddr >> 32) as u32 | (rng.bits(22) as u32) << 10,
+            ),
+            (regs::DESC_LEN, len as u32),
+            (regs::DESC_DEST, rng.next_u64() as u32),
+            (regs::DESC_CTRL, ctrl),
+        ];
+        for (off, v) in writes {
+            if rng.chance(0.9) {
+                self.user_write(page + off, v);
+            }
+        }
+        self.user_write(page + regs::DOORBELL, rng.next_u64() as u32);
+    }
+
+    fn idle(&self) -> bool {
+        self.sw.is_empty()
+            && self.cur.is_none()
+            && self.pend_b.is_empty()
+            && self.pend_r.is_empty()
+            && self.expect.is_empty()
+            && self.bursts.is_empty()
+            && self.held == 0
+            && !self.golden.has_packet()
+    }
+}
+
+impl Bench for NiBench {
+    fn block(&self) -> &str {
+        "ni"
+    }
+
+    fn point(&self) -> String {
+        point_text(&self.params)
+    }
+
+    fn emit(&self) -> Result<Emitted> {
+        emit_ni(&self.params)
+    }
+
+    fn bind(&mut self, sim: &Sim) -> Result<()> {
+        let p = |n: &str, w: u32| sim.port_w(n, w);
+        self.ports = Some(Ports {
+            reset: p("reset", 1)?,
+            awvalid: p("s_awvalid", 1)?,
+            awready: p("s_awready", 1)?,
+            awaddr: p("s_awaddr", 20)?,
+            awprot: p("s_awprot", 1)?,
+            wvalid: p("s_wvalid", 1)?,
+            wready: p("s_wready", 1)?,
+            wdata: p("s_wdata", 32)?,
+            bvalid: p("s_bvalid", 1)?,
+            bready: p("s_bready", 1)?,
+            bresp: p("s_bresp", 2)?,
+            arvalid: p("s_arvalid", 1)?,
+            arready: p("s_arready", 1)?,
+            araddr: p("s_araddr", 20)?,
+            arprot: p("s_arprot", 1)?,
+            rvalid: p("s_rvalid", 1)?,
+            rready: p("s_rready", 1)?,
+            rdata: p("s_rdata", 32)?,
+            rresp: p("s_rresp", 2)?,
+            m_arvalid: p("m_arvalid", 1)?,
+            m_arready: p("m_arready", 1)?,
+            m_araddr: p("m_araddr", 42)?,
+            m_arlen: p("m_arlen", 8)?,
+            m_arsize: p("m_arsize", 3)?,
+            m_arburst: p("m_arburst", 2)?,
+            m_aruser: p("m_aruser", 16)?,
+            m_rvalid: p("m_rvalid", 1)?,
+            m_rready: p("m_rready", 1)?,
+            m_rdata: p("m_rdata", 128)?,
+            out_valid: p("out_valid", 1)?,
+            out_data: p("out_data", 128)?,
+            out_head: p("out_head", 1)?,
+            out_tail: p("out_tail", 1)?,
+            out_vc: p("out_vc", 4)?,
+            credit_in_valid: p("credit_in_valid", 1)?,
+            credit_in_vc: p("credit_in_vc", 4)?,
+            tx_pick: p("tx_pick", 1)?,
+            tx_busy: p("tx_busy", 1)?,
+        });
+        p("node", 22)?.set(self.me.to_bits() as u64);
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        let mem = self.mem.clone();
+        let mut fresh = Self::with_golden(self.params.clone(), self.golden_params.clone())
+            .expect("validated at construction");
+        fresh.ports = self.ports;
+        fresh.mem = mem.clone();
+        *fresh.golden.mem_mut() = mem;
+        *self = fresh;
+        self.reset_now = true; // power-on: reset in the first cycle
+    }
+
+    fn drive(&mut self, rng: &mut Rng, _cycle: u64) {
+        let p = self.ports();
+        self.cycle_in_phase += 1;
+        if !self.reset_now && self.draining && self.idle() {
+            self.reset_now = true;
+        }
+        if self.reset_now {
+            p.reset.set(1);
+            for q in [
+                p.awvalid,
+                p.wvalid,
+                p.arvalid,
+                p.m_rvalid,
+                p.credit_in_valid,
+            ] {
+                q.set(0);
+            }
+            p.m_arready.set(0);
+            p.bready.set(0);
+            p.rready.set(0);
+            self.arready = false;
+            self.credit_now = false;
+            self.bready = false;
+            self.rready = false;
+            self.r_presented = false;
+            return;
+        }
+        p.reset.set(0);
+        // Software.
+        if self.cur.is_none() && self.wait == 0 {
+            if self.sw.is_empty() && !self.draining {
+                if self.cycle_in_phase > self.phase_len {
+                    self.draining = true;
+                } else if rng.chance(self.load) {
+                    self.generate(rng);
+                }
+            }
+            match self.sw.pop_front() {
+                Some(Op::Wait(n)) => self.wait = n,
+                Some(op) => {
+                    self.cur = Some(op);
+                    self.presented = false;
+                }
+                None => {}
+            }
+        }
+        if self.wait > 0 {
+            self.wait -= 1;
+        }
+        p.awvalid.set(0);
+        p.wvalid.set(0);
+        p.arvalid.set(0);
+        if let Some(op) = self.cur {
+            if !self.presented && rng.chance(0.7) {
+                self.presented = true;
+            }
+            if self.presented {
+                match op {
+                    Op::Write { addr, data, prot } => {
+                        p.awvalid.set(1);
+                        p.wvalid.set(1);
+                        p.awaddr.set(addr as u64);
+                        p.wdata.set(data as u64);
+                        p.awprot.set(prot as u64);
+                        p.arvalid.set(0);
+                    }
+                    Op::Read { addr, prot } => {
+                        p.arvalid.set(1);
+                        p.araddr.set(addr as u64);
+                        p.arprot.set(prot as u64);
+                        p.awvalid.set(0);
+                        p.wvalid.set(0);
+                    }
+                    Op::Wait(_) => unreachable!("waits are not presented"),
+                }
+            }
+        }
+        self.bready = rng.chance(0.7);
+        self.rready = rng.chance(0.7);
+        p.bready.set(self.bready as u64);
+        p.rready.set(self.rready as u64);
+        // Memory.
+        self.arready = rng.chance(0.6);
+        p.m_arready.set(self.arready as u64);
+        if !self.r_presented {
+            if let Some(b) = self.bursts.front() {
+                if self.cycle_in_phase >= b.ready_at && rng.chance(0.8) {
+                    self.r_presented = true;
+                }
+            }
+        }
+        if self.r_presented {
+            let b = self.bursts.front().expect("presented beat has a burst");
+            let mut bytes = [0u8; 16];
+            self.mem.read_into(b.addr + 16 * b.done as u64, &mut bytes);
+            p.m_rdata.set_u128(u128::from_le_bytes(bytes));
+            p.m_rvalid.set(1);
+        } else {
+            p.m_rvalid.set(0);
+            p.m_rdata.set_u128(rng.next_u128());
+        }
+        // Credits back from the router (and stray ones on other VCs).
+        self.credit_now = self.held > 0 && rng.chance(0.35);
+        if self.credit_now {
+            p.credit_in_valid.set(1);
+            p.credit_in_vc.set(self.params.vc as u64);
+        } else if rng.chance(0.02) {
+            p.credit_in_valid.set(1);
+            p.credit_in_vc
+                .set((self.params.vc as u64 + 1 + rng.below(15)) % 16);
+        } else {
+            p.credit_in_valid.set(0);
+        }
+    }
+
+    fn check(&mut self, cycle: u64) -> Option<Mismatch> {
+        let p = self.ports();
+        if self.reset_now {
+            return None;
+        }
+        let bad = |port: &str, e: String, a: String| {
+            Some(Mismatch {
+                cycle,
+                port: port.to_string(),
+                expected: e,
+                actual: a,
+            })
+        };
+        // 1. A read accepted: the golden read of the same state.
+        let presented = self.cur.is_some() && self.presented;
+        let rd_fire = p.arready.get() == 1;
+        let wr_fire = p.awready.get() == 1;
+        if p.wready.get() != p.awready.get() {
+            return bad(
+                "s_wready",
+                format!("{}", p.awready.get()),
+                format!("{}", p.wready.get()),
+            );
+        }
+        if (rd_fire || wr_fire) && !presented {
+            return bad(
+                "s_arready/s_awready",
+                "0 (nothing presented)".into(),
+                "1".into(),
+            );
+        }
+        if rd_fire {
+            match self.cur.take() {
+                Some(Op::Read { addr, prot }) => {
+                    let pr = if prot { Prot::Privileged } else { Prot::User };
+                    let (v, r) = self.golden.axil_read_prot(addr, pr);
+                    self.pend_r.push_back((addr, v, r));
+                }
+                other => {
+                    return bad(
+                        "s_arready",
+                        "0 (a write is presented)".into(),
+                        format!("1 ({other:?})"),
+                    )
+                }
+            }
+        }
+        // 2. Pick.
+        let busy = p.tx_busy.get() == 1;
+        if p.tx_pick.get() == 1 {
+            if busy {
+                return bad("tx_pick", "0 (engine busy)".into(), "1".into());
+            }
+            match self.golden.emit_packet() {
+                None => return bad("tx_pick", "0 (golden has no packet)".into(), "1".into()),
+                Some(pk) => {
+                    let h = Header::from_bits(pk.header_word()).expect("golden header");
+                    match h.ptype() {
+                        PacketType::RdmaWrite => self.cov.writes += 1,
+                        PacketType::RdmaReadReq => self.cov.read_reqs += 1,
+                        _ => self.cov.messages += 1,
+                    }
+                    self.expect.push_back((pk.words, h.pdid()));
+                }
+            }
+        } else if !busy && self.golden.has_packet() {
+            return bad("tx_pick", "1 (golden has a packet)".into(), "0".into());
+        }
+        // 3. A write accepted.
+        if wr_fire {
+            match self.cur.take() {
+                Some(Op::Write { addr, data, prot }) => {
+                    let pr = if prot { Prot::Privileged } else { Prot::User };
+                    let r = self.golden.axil_write_prot(addr, data, pr);
+                    if r == AxilResp::SlvErr {
+                        let off = addr % regs::PAGE;
+                        if addr >= regs::CH_PAGE0 && off == regs::DOORBELL {
+                            self.cov.refused_doorbells += 1;
+                        }
+                        if addr >= regs::CH_PAGE0 && off == regs::PKT_SEND {
+                            self.cov.refused_sends += 1;
+                        }
+                    }
+                    self.pend_b.push_back((addr, r));
+                }
+                other => {
+                    return bad(
+                        "s_awready",
+                        "0 (a read is presented)".into(),
+                        format!("1 ({other:?})"),
+                    )
+                }
+            }
+        }
+        // 4. Responses.
+        let code = |r: AxilResp| if r == AxilResp::Okay { 0 } else { 2 };
+        if p.bvalid.get() == 1 && self.bready {
+            let Some((addr, r)) = self.pend_b.pop_front() else {
+                return bad("s_bvalid", "0".into(), "1".into());
+            };
+            self.cov.axil_writes += 1;
+            self.cov.slverr += (r == AxilResp::SlvErr) as u64;
+            if p.bresp.get() != code(r) {
+                return bad(
+                    &format!("s_bresp (write 0x{addr:05x})"),
+                    format!("{}", code(r)),
+                    format!("{}", p.bresp.get()),
+                );
+            }
+        }
+        if p.rvalid.get() == 1 && self.rready {
+            let Some((addr, v, r)) = self.pend_r.pop_front() else {
+                return bad("s_rvalid", "0".into(), "1".into());
+            };
+            self.cov.axil_reads += 1;
+            self.cov.slverr += (r == AxilResp::SlvErr) as u64;
+            if p.rresp.get() != code(r) {
+                return bad(
+                    &format!("s_rresp (read 0x{addr:05x})"),
+                    format!("{}", code(r)),
+                    format!("{}", p.rresp.get()),
+                );
+            }
+            if p.rdata.get() != v as u64 {
+                return Some(Mismatch::hex(
+                    cycle,
+                    &format!("s_rdata (read 0x{addr:05x})"),
+                    v as u64,
+                    p.rdata.get(),
+                ));
+            }
+        }
+        // 5. AXI4 master: AR checks, R beats.
+        if p.m_arvalid.get() == 1 && self.arready {
+            let addr = p.m_araddr.get();
+            let beats = p.m_arlen.get() as u32 + 1;
+            let lim = 1u64 << self.params.ni.addr_bits;
+            let pdid = self.expect.back().map_or(0, |e| e.1);
+            if !addr.is_multiple_of(16) || addr >= lim || (addr % 4096) + 16 * beats as u64 > 4096 {
+                return bad(
+                    "m_araddr/m_arlen",
+                    "16-byte aligned, below 2^addr_bits, within a 4 KiB page".into(),
+                    format!("0x{addr:x} len {}", beats - 1),
+                );
+            }
+            if p.m_arsize.get() != 4 || p.m_arburst.get() != 1 {
+                return bad(
+                    "m_arsize/m_arburst",
+                    "4/1".into(),
+                    format!("{}/{}", p.m_arsize.get(), p.m_arburst.get()),
+                );
+            }
+            if p.m_aruser.get() != pdid as u64 {
+                return Some(Mismatch::hex(
+                    cycle,
+                    "m_aruser",
+                    pdid as u64,
+                    p.m_aruser.get(),
+                ));
+            }
+            self.cov.bursts += 1;
+            if self
+                .bursts
+                .back()
+                .is_some_and(|b| b.addr + 16 * b.beats as u64 == addr && addr.is_multiple_of(4096))
+            {
+                self.cov.split_reads += 1;
+            }
+            let lat = 1 + rng_lat(cycle);
+            self.bursts.push_back(Burst {
+                addr,
+                beats,
+                done: 0,
+                ready_at: self.cycle_in_phase + lat,
+            });
+        }
+        if self.r_presented && p.m_rready.get() == 1 {
+            let b = self.bursts.front_mut().expect("presented beat has a burst");
+            b.done += 1;
+            if b.done == b.beats {
+                self.bursts.pop_front();
+            }
+            self.r_presented = false;
+        }
+        // 6. Flits.
+        if self.credit_now {
+            self.held -= 1;
+        }
+        if p.out_valid.get() == 1 {
+            if self.held >= self.params.buffer_flits {
+                return bad("out_valid", "0 (no credit)".into(), "1".into());
+            }
+            self.held += 1;
+            self.cov.flits += 1;
+            let Some((words, _)) = self.expect.front() else {
+                return bad("out_valid", "0 (no packet picked)".into(), "1".into());
+            };
+            let i = self.flit_idx;
+            let n = words.len();
+            let data = p.out_data.get_u128();
+            if data != words[i] {
+                return bad(
+                    &format!("out_data (flit {i} of {n})"),
+                    format!("0x{:032x}", words[i]),
+                    format!("0x{data:032x}"),
+                );
+            }
+            let (h, t, v) = (p.out_head.get() == 1, p.out_tail.get() == 1, p.out_vc.get());
+            if h != (i == 0) || t != (i + 1 == n) || v != self.params.vc as u64 {
+                return bad(
+                    &format!("out_head/tail/vc (flit {i} of {n})"),
+                    format!("{}/{}/{}", i == 0, i + 1 == n, self.params.vc),
+                    format!("{h}/{t}/{v}"),
+                );
+            }
+            if i + 1 == n {
+                self.expect.pop_front();
+                self.flit_idx = 0;
+            } else {
+                self.flit_idx += 1;
+            }
+        } else if busy && self.held >= self.params.buffer_flits {
+            self.cov.credit_stalls += 1;
+        }
+        // Liveness: something must move within a bounded time.
+        if busy || self.golden.has_packet() {
+            self.idle_run += 1;
+            if p.out_valid.get() == 1 {
+                self.idle_run = 0;
+            }
+            if self.idle_run > 5000 {
+                return bad(
+                    "out_valid",
+                    "a flit within 5000 cycles".into(),
+                    "none".into(),
+                );
+            }
+        } else {
+            self.idle_run = 0;
+        }
+        None
+    }
+
+    fn advance(&mut self) {
+        if self.reset_now {
+            // The reset cycle: a new phase with a fresh golden model.
+            self.reset_now = false;
+            let mem = self.mem.clone();
+            let mut g = Ni::new(&self.golden_params, self.me).expect("validated");
+            *g.mem_mut() = mem;
+            self.golden = g;
+            self.cov.resets += 1;
+            self.draining = false;
+            self.cycle_in_phase = 0;
+            let mut rng = Rng::new(self.cov.resets.wrapping_mul(0x9E37_79B9) ^ self.cov.flits);
+            self.phase_len = 1000 + rng.below(8000);
+            self.load = [0.9, 0.5, 0.2, 0.05][rng.below(4) as usize];
+            self.tx_off = false;
+            self.setup(&mut rng);
+        }
+    }
+}
+
+/// Memory latency of a burst accepted in `cycle` (1..=24, deterministic).
+fn rng_lat(cycle: u64) -> u64 {
+    let x = cycle.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (x >> 59) % 24
+}
