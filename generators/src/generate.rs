@@ -497,7 +497,12 @@ pub fn read_manifest(out: &Path) -> Result<Manifest> {
 pub fn check_same_config(manifest: &Manifest, wanted: &Config, out: &Path) -> Result<()> {
     let have = manifest.config.flatten()?;
     let want = wanted.flatten()?;
-    if let Some((k, w)) = want.iter().find(|(k, w)| have.get(*k) != Some(*w)) {
+    // The traffic and simulation settings do not shape the hardware.
+    let hardware = |k: &str| !(k.starts_with("traffic.") || k.starts_with("sim."));
+    if let Some((k, w)) = want
+        .iter()
+        .find(|(k, w)| hardware(k) && have.get(*k) != Some(*w))
+    {
         let h = have.get(k).map(String::as_str).unwrap_or("(unset)");
         return Err(usage(format!(
             "{} was generated with {k} = {h}, not {w}: run `exanet generate` with the same \

@@ -590,6 +590,7 @@ fn random_traffic_keeps_credits_buffers_order_and_packets_intact() {
                 bad,
                 bubble: 0.15,
                 check: ecc_matches,
+                uniform_ports: j == 2,
             };
             stress(p, node, 20_000, opt, (i * 10 + j) as u64);
         }

@@ -409,7 +409,7 @@ pub fn emit_ni(p: &NiRtlParams) -> Result<Emitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::crc32::lint::assert_lint_clean;
+    use crate::emit::assert_lint_clean;
 
     fn small() -> NiRtlParams {
         NiRtlParams {
