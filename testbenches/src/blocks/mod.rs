@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod network;
 pub mod router;
 pub mod secded;
 
@@ -31,6 +32,7 @@ pub fn all() -> Vec<BlockInfo> {
         crc32::info(),
         secded::info(),
         router::info(),
+        network::info(),
     ]
 }
 
