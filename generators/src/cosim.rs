@@ -7,6 +7,7 @@ use crate::error::usage;
 use crate::generate::Manifest;
 use anyhow::Result;
 use exanet_tb::blocks;
+use exanet_tb::blocks::network::{self, NetworkBench};
 use exanet_tb::cosim::{Bench, CosimOptions, CosimReport};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,81 @@ pub fn benches(block: &str, point: Option<&str>) -> Result<Vec<Box<dyn Bench>>> 
             Ok(m)
         }
     }
+}
+
+/// One bench to run; the network bench also reports scoreboard figures.
+pub enum CosimItem {
+    Block(Box<dyn Bench>),
+    Network(Box<NetworkBench>),
+}
+
+impl CosimItem {
+    /// The bench.
+    pub fn bench(&mut self) -> &mut dyn Bench {
+        match self {
+            CosimItem::Block(b) => b.as_mut(),
+            CosimItem::Network(b) => b.as_mut(),
+        }
+    }
+
+    /// An extra summary line after run `r` (the network's scoreboard
+    /// figures, and its speed, too slow for the summary's M cycles/s).
+    pub fn figures(&self, r: &CosimReport) -> Option<String> {
+        match self {
+            CosimItem::Block(_) => None,
+            CosimItem::Network(b) => Some(format!(
+                "  {} ({:.0} cycles/s)",
+                b.coverage().summary(),
+                r.cycles_per_sec
+            )),
+        }
+    }
+}
+
+/// The benches to run for `exanet cosim BLOCK [--point P] [--dims AxBxC]`:
+/// `--dims` (network only) sets the point's `dims` key; `network` benches
+/// report scoreboard figures.
+pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>> {
+    if block != "network" {
+        if dims.is_some() {
+            return Err(usage(format!(
+                "--dims applies to `exanet cosim network` only, not `{block}`"
+            )));
+        }
+        return Ok(benches(block, point)?
+            .into_iter()
+            .map(CosimItem::Block)
+            .collect());
+    }
+    let texts: Vec<String> = match (point, dims) {
+        (Some(p), Some(_))
+            if blocks::parse_kv(p)
+                .map_err(|e| usage(format!("--point {p}: {e:#}")))?
+                .iter()
+                .any(|(k, _)| k == "dims") =>
+        {
+            return Err(usage(format!(
+                "--dims and a `dims` key in --point {p}: give the dimensions once"
+            )));
+        }
+        (Some(p), Some(d)) => vec![format!("{p},dims={d}")],
+        (None, Some(d)) => vec![format!("dims={d}")],
+        (Some(p), None) => vec![p.to_string()],
+        (None, None) => network::matrix_points(),
+    };
+    texts
+        .iter()
+        .map(|t| {
+            let what = if dims.is_some() && point.is_none() {
+                format!("--dims {}", dims.unwrap_or_default())
+            } else {
+                format!("--point {t}")
+            };
+            let (p, lat) = network::parse_point(t).map_err(|e| usage(format!("{what}: {e:#}")))?;
+            let b = NetworkBench::new(p, lat).map_err(|e| usage(format!("{what}: {e:#}")))?;
+            Ok(CosimItem::Network(Box::new(b)))
+        })
+        .collect()
 }
 
 /// The benches of the tops of `block` in a generated folder's manifest.
@@ -133,6 +209,51 @@ mod tests {
         assert_eq!(
             trace_path(p, "width=8,depth=4", 3),
             PathBuf::from("w/t-width_8_depth_4.vcd")
+        );
+    }
+
+    #[test]
+    fn dims_make_a_network_point_and_are_refused_elsewhere() {
+        let mut v = items("network", None, Some("2x2x1")).unwrap();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].bench().point().starts_with("dims=2x2x1,"));
+        let r = CosimReport {
+            block: "network".into(),
+            point: v[0].bench().point(),
+            cycles: 0,
+            mismatches: 0,
+            first: None,
+            seed: 1,
+            waveform: None,
+            cycles_per_sec: 1234.4,
+        };
+        let f = v[0].figures(&r).unwrap();
+        assert!(
+            f.contains("delivered=0") && f.contains("(1234 cycles/s)"),
+            "{f}"
+        );
+        let v = items("network", Some("link_latency=2"), Some("3x1x1")).unwrap();
+        assert_eq!(v.len(), 1);
+        let e = items("network", Some("dims=2x2x2"), Some("3x1x1"))
+            .err()
+            .unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("once"),
+            "{e}"
+        );
+        let e = items("network", None, Some("4x2")).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("--dims 4x2"),
+            "{e}"
+        );
+        let e = items("fifo", None, Some("4x2x2")).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("`exanet cosim network` only"),
+            "{e}"
+        );
+        assert_eq!(
+            items("network", None, None).unwrap().len(),
+            network::matrix_points().len()
         );
     }
 

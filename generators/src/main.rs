@@ -136,6 +136,7 @@ enum Cmd {
     ///   exanet cosim fifo --point width=133,depth=32,almost_full=15 --cycles 1000000
     ///   exanet cosim fifo --point width=8,depth=4,almost_full=3 --rtl my-rtl/ --trace f.vcd
     ///   exanet generate && exanet cosim fifo --generated     # the generated instance
+    ///   exanet cosim network --dims 4x2x2 --cycles 200000    # 16 RTL routers vs the golden network
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
@@ -239,6 +240,9 @@ struct CosimArgs {
     /// One parameter point, key=value,... (keys as printed by the run or in OUT/manifest.json).
     #[arg(long, value_name = "K=V,...")]
     point: Option<String>,
+    /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
+    #[arg(long, value_name = "AxBxC")]
+    dims: Option<String>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
@@ -556,25 +560,40 @@ fn bar(len: u64, what: &str) -> ProgressBar {
 
 fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
     let (mut benches, rtl) = if a.generated {
+        if a.dims.is_some() {
+            return Err(usage(
+                "--dims and --generated: the generated points fix their dimensions",
+            ));
+        }
         let manifest = generate::read_manifest(&a.out)?;
         (
-            cosim::generated_benches(&manifest, block)?,
+            cosim::generated_benches(&manifest, block)?
+                .into_iter()
+                .map(cosim::CosimItem::Block)
+                .collect(),
             Some(a.out.join("rtl")),
         )
     } else {
-        (cosim::benches(block, a.point.as_deref())?, a.rtl.clone())
+        (
+            cosim::items(block, a.point.as_deref(), a.dims.as_deref())?,
+            a.rtl.clone(),
+        )
     };
     let n = benches.len();
     let bar = bar(n as u64, "cosim");
     let mut failed = 0;
-    for bench in benches.iter_mut() {
+    for item in benches.iter_mut() {
+        let bench = item.bench();
         let point = bench.point();
         bar.set_message(format!("[{point}]"));
         let trace = a.trace.as_ref().map(|t| cosim::trace_path(t, &point, n));
         let opts = cosim::options(a.cycles, a.seed, trace, rtl.clone(), a.fail_dir.clone());
-        let report = exanet_tb::cosim::run(bench.as_mut(), &opts)?;
+        let report = exanet_tb::cosim::run(bench, &opts)?;
         bar.suspend(|| {
             println!("{}", report.summary());
+            if let Some(f) = item.figures(&report) {
+                println!("{f}");
+            }
             let lines = cosim::mismatch_lines(&report, rtl.as_deref());
             for line in &lines {
                 println!("{line}");

@@ -9,12 +9,16 @@
 //! - [`output_unit`]: one output port: output arbitration, credits, busy bits,
 //!   output register;
 //! - [`top`]: the router top, crossbar and [`emit_router`].
+//! - [`network`]: a structural top of A x B x C routers wired as the topology
+//!   (for co-simulating whole networks).
 
 pub mod allocator;
 pub mod input_unit;
 pub mod input_vc;
+pub mod network;
 pub mod output_unit;
 pub mod route_compute;
 pub mod top;
 
+pub use network::{emit_network, network_top_name};
 pub use top::{emit_router, router_top_name, single_file, Router};

@@ -27,6 +27,11 @@ pub struct Queued {
     pub header: u128,
     pub flits: u16,
     pub vc: u8,
+    /// A deliberately bad packet ([`Network::send_bad`]): a router drops it,
+    /// so its flits are not counted as in the network.
+    ///
+    /// [`Network::send_bad`]: super::Network::send_bad
+    pub bad: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,9 +80,10 @@ impl Endpoint {
         self.queues[c].len()
     }
 
-    /// The flit to inject this cycle, if any, and the id of a packet whose head it is.
+    /// The flit to inject this cycle, if any, the id of a packet whose head
+    /// it is, and whether it belongs to a bad packet.
     #[inline]
-    pub fn inject(&mut self, words: usize) -> Option<(Flit, Option<u64>)> {
+    pub fn inject(&mut self, words: usize) -> Option<(Flit, Option<u64>, bool)> {
         if self.sending.is_none() {
             let c = (0..2).rev().find(|&c| {
                 self.queues[c]
@@ -92,10 +98,11 @@ impl Endpoint {
         self.credits[q.vc as usize] -= 1;
         *i += 1;
         let head = (*i == 1).then_some(q.id);
+        let bad = q.bad;
         if *i == q.flits {
             self.sending = None;
         }
-        Some((f, head))
+        Some((f, head, bad))
     }
 
     /// A credit from the router for `vc`.

@@ -46,5 +46,6 @@ pub mod stats;
 pub mod watchdog;
 
 pub use params::{NetworkParams, Workload};
-pub use sim::Network;
+pub use sim::{LocalIo, Network};
+pub use source::HeaderFault;
 pub use stats::{ClassReport, Deadlock, Latency, Report};

@@ -32,6 +32,19 @@ struct Inbox {
     credit_vc: u8,
 }
 
+/// What crossed one terminal's local router port during one cycle (the
+/// router's view; recorded only when [`Network::record_local_io`] is on).
+/// The endpoint returns a credit for `from_router`'s VC in the same cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LocalIo {
+    /// The flit the endpoint injected (on the router's local input).
+    pub to_router: Option<Flit>,
+    /// The flit on the router's local output (consumed by the endpoint).
+    pub from_router: Option<Flit>,
+    /// The VC of the credit on the router's local credit output.
+    pub credit_from_router: Option<u8>,
+}
+
 /// Arrival mask bit of a credit on `port` (flits use bit `port`).
 const CREDIT: u32 = 16;
 
@@ -82,6 +95,8 @@ pub struct Network {
     pub(super) deadlock: Option<Deadlock>,
     pub(super) inputs: RouterInputs,
     pub(super) router_cycles: u64,
+    /// Per terminal: its local port's traffic during the last cycle (empty when off).
+    local_io: Vec<LocalIo>,
 }
 
 impl Network {
@@ -182,6 +197,7 @@ impl Network {
             deadlock: None,
             inputs: RouterInputs::default(),
             router_cycles: 0,
+            local_io: Vec::new(),
             p: p.clone(),
         })
     }
@@ -225,6 +241,31 @@ impl Network {
     pub fn delivered(&self) -> u64 {
         self.sb.delivered
     }
+
+    /// Record every terminal's local-port traffic of each cycle (for
+    /// co-simulation against RTL routers); off by default.
+    pub fn record_local_io(&mut self, on: bool) {
+        self.local_io = if on {
+            vec![LocalIo::default(); self.eps.len()]
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// Per terminal, its local port's traffic during the last cycle
+    /// [`Network::step`] ran (empty unless [`Network::record_local_io`] is on).
+    pub fn local_io(&self) -> &[LocalIo] {
+        &self.local_io
+    }
+
+    /// Whether nothing is left: no packet queued or being sent at an
+    /// endpoint, no flit in a router, no flit or credit on a link.
+    pub fn quiet(&self) -> bool {
+        self.eps.iter().all(|e| !e.busy())
+            && self.routers.iter().all(|r| !r.has_flits())
+            && self.arrive.iter().all(|&m| m == 0)
+            && self.ep_in.iter().all(|i| !i.flit_valid && !i.credit_valid)
+    }
     #[inline]
     pub(super) fn wake_router(&mut self, node: usize, cycle: u64) {
         if self.sched[node] != cycle {
@@ -247,6 +288,7 @@ impl Network {
         if self.generating {
             self.generate();
         }
+        self.local_io.fill(LocalIo::default());
         // endpoints: consume ejected flits (credit them back now), then inject
         let mut list = std::mem::take(&mut self.ep_wake[(t & 1) as usize]);
         for &term in &list {
@@ -260,6 +302,10 @@ impl Network {
             let ms = node * self.depth + (t % self.depth as u64) as usize;
             let rslot = ms * self.ports + lport;
             let inbox = std::mem::take(&mut self.ep_in[term * 2 + (t & 1) as usize]);
+            if let Some(io) = self.local_io.get_mut(term) {
+                io.from_router = inbox.flit_valid.then_some(inbox.flit);
+                io.credit_from_router = inbox.credit_valid.then_some(inbox.credit_vc);
+            }
             if inbox.flit_valid {
                 moved = true;
                 self.flits_in_network -= 1;
@@ -276,9 +322,14 @@ impl Network {
                     self.delivered_packet(rec);
                 }
             }
-            if let Some((f, head)) = self.eps[term].inject(self.words) {
+            if let Some((f, head, bad)) = self.eps[term].inject(self.words) {
                 moved = true;
-                self.flits_in_network += 1;
+                if !bad {
+                    self.flits_in_network += 1;
+                }
+                if let Some(io) = self.local_io.get_mut(term) {
+                    io.to_router = Some(f);
+                }
                 self.slots[rslot].flit = f;
                 self.arrive[ms] |= 1 << lport;
                 self.wake_router(node, t);

@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod network;
 pub mod ni;
 pub mod packet;
 pub mod router;
@@ -35,6 +36,7 @@ pub fn all() -> Vec<BlockInfo> {
         packet::info(),
         router::info(),
         ni::info(),
+        network::info(),
     ]
 }
 
