@@ -12,9 +12,11 @@
 //! queue (LUTRAM, `2^dqa` slots, `desc_queue_depth` usable); the
 //! scheduler pops it when it picks the descriptor's last packet.
 //!
-//! Reads return the state at the start of the accepting cycle. Addresses
-//! of the receive side (pages 1 and 2, STATUS, RX counters, REJ, ERRQ)
-//! answer SLVERR until phase 2.
+//! Reads return the state at the start of the accepting cycle. The
+//! receive counters RX_PACKETS, RX_REJECTED, HDR_CORRECTED, RX_DATA_BYTES,
+//! REJ\[1..=10\] and the error queue (ERRQ_COUNT, ERRQ_W0..W4, ERRQ_POP)
+//! are here; the rest of the receive side (pages 1 and 2, STATUS, MB_*
+//! counters) answers SLVERR until it is built.
 
 use super::top::Geometry;
 use anyhow::Result;
@@ -80,7 +82,7 @@ reg        w_isch;
 reg [@CWM1@:0] w_ch;
 reg  [3:0] w_win;
 reg        w_ok;
-reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata;
+reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata, a_eqpop;
 reg  [3:0] db_code;
 reg  [3:0] ps_code;
 reg [42:0] lsum;
@@ -106,12 +108,13 @@ always @(*) begin
     else if (!ps_found) ps_code = 4'd5;
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
-    a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0;
+    a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
     if (s_awaddr[1:0] == 2'd0) begin
         if (w_page == 8'd0) begin
             if (s_awprot) begin
                 if (w_off == 12'h024) begin a_ctrl = 1'b1; w_ok = 1'b1; end
                 else if (w_off == 12'h02C) begin a_mbox = 1'b1; w_ok = 1'b1; end
+                else if (w_off == 12'h0D8) begin a_eqpop = 1'b1; w_ok = 1'b1; end
                 else if ((w_off >= 12'h100) && (w_off < 12'h@PDEND@)) begin a_pdid = 1'b1; w_ok = 1'b1; end
                 else if ((w_off[11:9] == 3'b001) && (w_win < 4'd@WIN@) && ((w_off[4:0] == 5'h00) || (w_off[4:0] == 5'h04)
                          || (w_off[4:0] == 5'h08) || (w_off[4:0] == 5'h0C) || (w_off[4:0] == 5'h10))) begin
@@ -166,8 +169,20 @@ always @(*) begin
                     12'h02C: r_val = {15'd0, mbox_q};
                     12'h040: r_val = tx_packets;
                     12'h060: r_val = tx_bytes;
+                    12'h044: r_val = rx_packets;
+                    12'h048: r_val = rx_rejected;
+                    12'h04C: r_val = rx_hdrc;
+                    12'h05C: r_val = rx_bytes;
+                    12'h0C0: r_val = {@EQPAD@eq_count};
+                    12'h0C4: r_val = eq_w0;
+                    12'h0C8: r_val = eq_w1;
+                    12'h0CC: r_val = eq_w2;
+                    12'h0D0: r_val = eq_w3;
+                    12'h0D4: r_val = eq_w4;
+                    12'h0D8: r_val = 32'd0;
                     default: begin
-                        if ((r_off >= 12'h100) && (r_off < 12'h@PDEND@)) r_val = {16'd0, ch_pdid[r_off[@CWP1@:2]]};
+                        if ((r_off >= 12'h084) && (r_off <= 12'h0A8)) r_val = rej_cnt[r_off[5:2]];
+                        else if ((r_off >= 12'h100) && (r_off < 12'h@PDEND@)) r_val = {16'd0, ch_pdid[r_off[@CWP1@:2]]};
                         else if ((r_off[11:9] == 3'b001) && (r_win < 4'd@WIN@)) begin
                             case (r_off[4:0])
                                 5'h00: r_val = win_base_lo[r_win[@WAM1@:0]];
@@ -335,6 +350,7 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             .replace("@PAR4@", &format!("{:08X}", n.addr_bits))
             .replace("@SPAD@", &pad(8 - (g.sa + 1)))
             .replace("@DQPAD@", &pad(16 - (g.dqa + 1)))
+            .replace("@EQPAD@", &pad(32 - (g.eqa + 1)))
     };
     let mut s = g.fill(&local(DECL))?;
     s.push_str(&g.fill(SEQ_HEAD)?);

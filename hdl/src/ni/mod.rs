@@ -2,18 +2,25 @@
 //! transaction against the golden model `exanet_sim::ni` (its module doc is
 //! the contract: register map, packets, emission order).
 //!
-//! # Status (phase 1 of issue 4)
+//! # Status (issue 4: phase 1 done, phase 2 increment 1)
 //! Built: the **transmit side** — the AXI4-Lite register file (privileged
 //! page: CONTROL, MBOX_CTRL, CH_PDID\[c\], WIN\[w\], ID, PARAMS, COORDS,
 //! TX_PACKETS, TX_PAYLOAD_BYTES; every channel page in full), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
 //! read bursts, realignment, aligned segmentation), RDMA read request
-//! packets, and the packetizer (message slots, send queue). Not built yet
-//! (phase 2, the receive side): pages 0x1000/0x2000, STATUS, the RX
-//! counters, REJ\[r\], ERRQ_*; these addresses answer SLVERR today, and the
-//! co-simulation bench does not access them. Responses and the read-serve
-//! engine (emission priorities 1 and 2) come with the receive side; the
-//! scheduler already has the single pick point they plug into.
+//! packets, and the packetizer (message slots, send queue). The
+//! **receive path, first increment** ([`rdma_rx`]): flit input with
+//! credits, every golden check in order, the reject path (RX_PACKETS,
+//! RX_REJECTED, REJ\[r\], HDR_CORRECTED, the error queue ERRQ_COUNT /
+//! ERRQ_W0..W4 / ERRQ_POP), and the AXI4 write of accepted RdmaWrite /
+//! RdmaReadResp packets with `last = 0` (RX_DATA_BYTES). Not built yet:
+//! completions (data `last = 1`, page 0x1000), the damaged-transfer table
+//! (TRACK_LOST), STATUS, the mailbox (page 0x2000, MB_* counters), read
+//! requests, acks/nacks, the response queue and the read-serve engine
+//! (emission priorities 1 and 2; the scheduler has the single pick point
+//! they plug into), and `Busy` (back-pressure when a queue is full). Those
+//! addresses answer SLVERR; the co-simulation bench neither reads them nor
+//! sends packets of those kinds.
 //!
 //! # Structure
 //! One rust-hdl block ([`top::Ni`], top module `exanet_ni_<suffix>`)
@@ -57,6 +64,21 @@
 //! - `tx_pick`: this cycle the scheduler chooses the next packet (the
 //!   golden model's `emit_packet` instant); `tx_busy`: a packet is in
 //!   progress. Observability for co-simulation and debug.
+//! - Flit input from a router local port: `in_valid in_data[128] in_head
+//!   in_tail in_vc[4]`; `credit_out_valid credit_out_vc[4]` return one
+//!   receive-buffer credit per cycle. The buffer holds one packet of up to
+//!   [`rx_buffer_flits`] `= 2 + P/16` flits; the sender starts with that
+//!   many credits (one pool, whatever the VC) and starts a packet only when
+//!   it holds all of them (virtual cut-through into a one-packet buffer).
+//!   Credits return on the packet's VC, one per flit, after it is done.
+//! - AXI4 master write (128-bit, one ID, in order): `m_awvalid m_awready
+//!   m_awaddr[42] m_awlen[8] m_awsize[3] (=4) m_awburst[2] (=INCR)
+//!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]
+//!   m_wstrb[16] m_wlast m_bvalid m_bready m_bresp[2]` (bresp not used yet).
+//!   One burst per accepted data packet, strobes exactly its bytes; AW
+//!   before W; the next packet is taken after B.
+//! - `rx_commit`: this cycle the receive path decides a packet (the golden
+//!   model's `receive_packet` instant).
 //!
 //! # Timing contract (what the bench relies on)
 //! - The slave handles one transaction at a time: a write (AW and W
@@ -74,6 +96,12 @@
 //!   then the footer; one packet at a time. Payload bytes are read from
 //!   memory after the pick (software must not change a source buffer
 //!   before the transfer completes, as in the golden model).
+//! - `rx_commit` in cycle t: the decision is the golden model's
+//!   `receive_packet` applied to the state at the start of t, after a read
+//!   and a pick of the same cycle, before a write accepted in t (so an
+//!   ERRQ_POP in t pops after the push). Its counter and error-queue
+//!   effects are visible to reads accepted from t+1 on; its memory write
+//!   follows on AXI4.
 //!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`
@@ -82,7 +110,8 @@
 pub mod axi_master;
 pub mod axil_regs;
 pub mod packetizer;
+pub mod rdma_rx;
 pub mod rdma_tx;
 pub mod top;
 
-pub use top::{emit_ni, ni_top_name, Geometry, Ni, NiRtlParams};
+pub use top::{emit_ni, ni_top_name, rx_buffer_flits, Geometry, Ni, NiRtlParams};

@@ -3,8 +3,8 @@
 
 use crate::common::crc32::Crc32;
 use crate::emit::{emit, Emitted};
-use crate::packet::footer::FooterPack;
-use crate::packet::header::HeaderPack;
+use crate::packet::footer::{FooterPack, FooterUnpack};
+use crate::packet::header::{HeaderPack, HeaderUnpack};
 use anyhow::{bail, Result};
 use exanet_sim::ni::NiParams;
 use rust_hdl::prelude::*;
@@ -62,6 +62,16 @@ pub struct Geometry {
     pub crw: usize,
     /// log2(max payload).
     pub pa: usize,
+    /// Receive buffer index bits (`2^rxa >= 2 + P/16` words).
+    pub rxa: usize,
+    /// Error queue index bits (storage `2^eqa` entries).
+    pub eqa: usize,
+}
+
+/// Flits of the receive buffer (one maximum packet): the credits a sender
+/// starts with.
+pub fn rx_buffer_flits(max_payload_bytes: usize) -> usize {
+    2 + max_payload_bytes / 16
 }
 
 /// Register-file size limits of the phase-1 RTL (message slot bytes are
@@ -100,6 +110,8 @@ impl Geometry {
             wa: clog2(n.windows),
             crw: clog2(p.buffer_flits + 1).max(2),
             pa: n.max_payload_bytes.trailing_zeros() as usize,
+            rxa: clog2(rx_buffer_flits(n.max_payload_bytes)),
+            eqa: clog2(n.errq_depth),
             p: p.clone(),
         })
     }
@@ -253,9 +265,58 @@ pub struct Ni {
     pub tx_pick: Signal<Out, bool>,
     /// A packet is in progress.
     pub tx_busy: Signal<Out, bool>,
+    /// Received flit valid.
+    pub in_valid: Signal<In, bool>,
+    /// Received flit data.
+    pub in_data: Signal<In, Bits<128>>,
+    /// Received head flit.
+    pub in_head: Signal<In, bool>,
+    /// Received tail flit.
+    pub in_tail: Signal<In, bool>,
+    /// Received flit VC.
+    pub in_vc: Signal<In, Bits<4>>,
+    /// A receive-buffer credit returns to the sender.
+    pub credit_out_valid: Signal<Out, bool>,
+    /// Its VC (the packet's).
+    pub credit_out_vc: Signal<Out, Bits<4>>,
+    /// AXI4 AW valid.
+    pub m_awvalid: Signal<Out, bool>,
+    /// AW ready.
+    pub m_awready: Signal<In, bool>,
+    /// AW address (16-byte aligned).
+    pub m_awaddr: Signal<Out, Bits<42>>,
+    /// AW burst length - 1.
+    pub m_awlen: Signal<Out, Bits<8>>,
+    /// AW size (4: 16 bytes).
+    pub m_awsize: Signal<Out, Bits<3>>,
+    /// AW burst (1: INCR).
+    pub m_awburst: Signal<Out, Bits<2>>,
+    /// AW user: the packet's PDID.
+    pub m_awuser: Signal<Out, Bits<16>>,
+    /// W valid.
+    pub m_wvalid: Signal<Out, bool>,
+    /// W ready.
+    pub m_wready: Signal<In, bool>,
+    /// W data.
+    pub m_wdata: Signal<Out, Bits<128>>,
+    /// W strobes.
+    pub m_wstrb: Signal<Out, Bits<16>>,
+    /// W last.
+    pub m_wlast: Signal<Out, bool>,
+    /// B valid.
+    pub m_bvalid: Signal<In, bool>,
+    /// B ready.
+    pub m_bready: Signal<Out, bool>,
+    /// B response (not used yet).
+    pub m_bresp: Signal<In, Bits<2>>,
+    /// This cycle the receive path decides a packet.
+    pub rx_commit: Signal<Out, bool>,
     header_pack: HeaderPack,
     footer_pack: FooterPack,
     crc32: Crc32<128, 5>,
+    header_unpack: HeaderUnpack,
+    footer_unpack: FooterUnpack,
+    crc_rx: Crc32<128, 5>,
     _body: String,
 }
 
@@ -268,6 +329,7 @@ impl Ni {
         body.push_str(&super::packetizer::verilog(&g)?);
         body.push_str(&super::rdma_tx::verilog(&g)?);
         body.push_str(&super::axi_master::verilog(&g)?);
+        body.push_str(&super::rdma_rx::verilog(&g)?);
         Ok(Ni {
             clock: Default::default(),
             reset: Default::default(),
@@ -309,9 +371,35 @@ impl Ni {
             credit_in_vc: Default::default(),
             tx_pick: Default::default(),
             tx_busy: Default::default(),
+            in_valid: Default::default(),
+            in_data: Default::default(),
+            in_head: Default::default(),
+            in_tail: Default::default(),
+            in_vc: Default::default(),
+            credit_out_valid: Default::default(),
+            credit_out_vc: Default::default(),
+            m_awvalid: Default::default(),
+            m_awready: Default::default(),
+            m_awaddr: Default::default(),
+            m_awlen: Default::default(),
+            m_awsize: Default::default(),
+            m_awburst: Default::default(),
+            m_awuser: Default::default(),
+            m_wvalid: Default::default(),
+            m_wready: Default::default(),
+            m_wdata: Default::default(),
+            m_wstrb: Default::default(),
+            m_wlast: Default::default(),
+            m_bvalid: Default::default(),
+            m_bready: Default::default(),
+            m_bresp: Default::default(),
+            rx_commit: Default::default(),
             header_pack: HeaderPack::new()?,
             footer_pack: FooterPack::new()?,
             crc32: Crc32::new()?,
+            header_unpack: HeaderUnpack::new()?,
+            footer_unpack: FooterUnpack::new()?,
+            crc_rx: Crc32::new()?,
             _body: body,
         })
     }
@@ -348,6 +436,29 @@ impl Logic for Ni {
         self.m_aruser.connect();
         self.out_data.connect();
         self.out_vc.connect();
+        self.credit_out_valid.connect();
+        self.credit_out_vc.connect();
+        self.m_awvalid.connect();
+        self.m_awaddr.connect();
+        self.m_awlen.connect();
+        self.m_awsize.connect();
+        self.m_awburst.connect();
+        self.m_awuser.connect();
+        self.m_wvalid.connect();
+        self.m_wdata.connect();
+        self.m_wstrb.connect();
+        self.m_wlast.connect();
+        self.m_bready.connect();
+        self.rx_commit.connect();
+        self.header_unpack.word.connect();
+        self.footer_unpack.word.connect();
+        let c = &mut self.crc_rx;
+        c.clock.connect();
+        c.reset.connect();
+        c.start.connect();
+        c.valid.connect();
+        c.data.connect();
+        c.bytes.connect();
         let h = &mut self.header_pack;
         h.fpga_offset.connect();
         h.path.connect();
@@ -431,7 +542,22 @@ mod tests {
     /// The default and a small odd point lint clean, ports as documented.
     #[test]
     fn emits_lint_clean_verilog() {
-        for p in [NiRtlParams::default(), small()] {
+        let tiny = NiRtlParams {
+            ni: NiParams {
+                channels: 1,
+                desc_queue_depth: 2,
+                pkt_slots: 1,
+                mailbox_msg_bytes: 16,
+                max_payload_bytes: 16,
+                addr_bits: 42,
+                windows: 1,
+                errq_depth: 1,
+                ..Default::default()
+            },
+            buffer_flits: 3,
+            vc: 1,
+        };
+        for p in [NiRtlParams::default(), small(), tiny] {
             let e = emit_ni(&p).unwrap();
             assert_eq!(e.top, ni_top_name(&p));
             let top = &e.modules.last().unwrap().1;
@@ -442,6 +568,9 @@ mod tests {
                 "[127:0] out_data;",
                 "[15:0] m_aruser;",
                 " tx_pick;",
+                "[127:0] in_data;",
+                "[15:0] m_wstrb;",
+                " rx_commit;",
             ] {
                 assert!(top.contains(decl), "{} lacks `{decl}`", e.top);
             }

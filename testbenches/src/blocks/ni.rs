@@ -1,5 +1,6 @@
-//! Co-simulation bench of `ni` (transmit side, phase 1): RTL vs
-//! `exanet_sim::ni::Ni`, transaction by transaction.
+//! Co-simulation bench of `ni` (transmit side, and the receive path's
+//! checks, reject path and data writes): RTL vs `exanet_sim::ni::Ni`,
+//! transaction by transaction.
 //!
 //! Agents, all random (seeded):
 //! - **Software** (AXI4-Lite master): after each reset, privileged set-up
@@ -16,6 +17,16 @@
 //!   from a sparse memory holding the same bytes as the golden model's.
 //! - **Router port**: returns credits after random delays (and stray
 //!   credits on other VCs, which the NI must ignore).
+//! - **Receive agent** (a router local output): sends packets into the NI
+//!   (flits with random gaps; a packet starts only when every receive
+//!   credit is back, random VC): RdmaWrite / RdmaReadResp with `last = 0`
+//!   into the landing area (window 0, set up at each phase), good or
+//!   damaged one way — forged PDID, outside the window, beyond
+//!   `2^addr_bits`, crossing a P boundary, misrouted, size 0, Ack type,
+//!   unknown type, payload bit flip, single (corrected) and double header
+//!   errors, footer bit flip, a word dropped or added, header only.
+//!   The memory's AXI4 write slave has random AW/W backpressure and B
+//!   latency.
 //!
 //! Checks (the first failure stops the run): every AXI4-Lite response
 //! (OKAY/SLVERR and read data) against the golden model's for the same
@@ -24,22 +35,32 @@
 //! must have none; every flit against the golden packet's words (data,
 //! head, tail, VC); no flit without a credit; every AR: 16-byte aligned,
 //! INCR, size 16, no 4 KiB crossing, address below `2^addr_bits`, ARUSER
-//! = the packet's PDID. Order of golden calls within a cycle: read
-//! accepted, pick, write accepted (the RTL never does two at once).
+//! = the packet's PDID. At `rx_commit` the golden model receives the
+//! oldest packet sent (it must be consumed, not Busy); its memory writes
+//! (`take_writes`) must then appear on AXI4 in order, one burst each:
+//! AW aligned, length, size 16, INCR, AWUSER = the packet's PDID, no 4 KiB
+//! crossing; the strobed bytes exactly the written range and data. Any AW
+//! with no golden write pending (e.g. from a rejected packet) fails. Credits
+//! return on the packet's VC, as many as its flits, none unowed. Order of
+//! golden calls within a cycle: read accepted, pick, receive, write
+//! accepted.
 //!
-//! Phases end with a drain (no new accesses until both sides are idle)
-//! and a reset pulse: without the receive side no acknowledgement frees a
-//! packetizer slot, so resets recycle them.
+//! Phases end with a drain (no new accesses or packets until both sides
+//! are idle) and a reset pulse: mailbox acknowledgements are not built in
+//! the RTL yet, so no acknowledgement frees a packetizer slot and resets
+//! recycle them.
 
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::ni::{emit_ni, NiRtlParams};
-use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Prot, SparseMemory};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
+use exanet_sim::ni::memory::MemWrite;
+use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
-use exanet_sim::packet::header::{Header, PacketType};
+use exanet_sim::packet::footer::Footer;
+use exanet_sim::packet::header::{header_ecc, Header, PacketType};
 use exanet_sim::rng::Rng;
 use std::collections::VecDeque;
 
@@ -51,6 +72,7 @@ const KEYS: &[&str] = &[
     "max_payload_bytes",
     "addr_bits",
     "windows",
+    "errq_depth",
     "buffer_flits",
     "vc",
 ];
@@ -60,7 +82,7 @@ pub fn info() -> BlockInfo {
     BlockInfo {
         name: "ni",
         about:
-            "network interface, transmit side (AXI4-Lite regs, RDMA write/read request, packetizer)",
+            "network interface: transmit side; receive checks, reject path, error queue, data writes",
         matrix,
         point,
     }
@@ -70,11 +92,12 @@ pub fn info() -> BlockInfo {
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
         // The default NI: 4 channels, 256-byte packets, 64-byte messages.
-        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,buffer_flits=32,vc=0",
-        // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits.
-        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,buffer_flits=6,vc=2",
-        // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits.
-        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,buffer_flits=3,vc=1",
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,buffer_flits=32,vc=0",
+        // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits,
+        // a 3-entry error queue (wraps at a non-power of two).
+        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,buffer_flits=6,vc=2",
+        // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits, one error entry.
+        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,buffer_flits=3,vc=1",
     ]
 }
 
@@ -104,6 +127,7 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
             max_payload_bytes: int("max_payload_bytes", d.ni.max_payload_bytes)?,
             addr_bits: int("addr_bits", d.ni.addr_bits as usize)? as u32,
             windows: int("windows", d.ni.windows)?,
+            errq_depth: int("errq_depth", d.ni.errq_depth)?,
             ..d.ni.clone()
         },
         buffer_flits: int("buffer_flits", d.buffer_flits)?,
@@ -117,9 +141,9 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
 pub fn point_text(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},buffer_flits={},vc={}",
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},buffer_flits={},vc={}",
         n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
-        n.addr_bits, n.windows, p.buffer_flits, p.vc
+        n.addr_bits, n.windows, n.errq_depth, p.buffer_flits, p.vc
     )
 }
 
@@ -146,6 +170,19 @@ pub struct NiCoverage {
     pub resets: u64,
     /// Cycles the flit output was stalled by credits.
     pub credit_stalls: u64,
+    /// Packets injected into the receive path and decided.
+    pub rx_packets: u64,
+    /// Of those: accepted; accepted after a corrected header error.
+    pub rx_accepted: u64,
+    pub rx_corrected: u64,
+    /// Rejected, by reason code (index 1..=10).
+    pub rx_rejected: [u64; 11],
+    /// AXI4 write bursts compared against the golden writes, and bytes.
+    pub rx_writes: u64,
+    pub rx_write_bytes: u64,
+    /// ERRQ_W* reads compared with a non-zero value; ERRQ pops accepted.
+    pub errq_words: u64,
+    pub errq_pops: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -195,6 +232,29 @@ struct Ports {
     credit_in_vc: Port,
     tx_pick: Port,
     tx_busy: Port,
+    in_valid: Port,
+    in_data: Port,
+    in_head: Port,
+    in_tail: Port,
+    in_vc: Port,
+    credit_out_valid: Port,
+    credit_out_vc: Port,
+    m_awvalid: Port,
+    m_awready: Port,
+    m_awaddr: Port,
+    m_awlen: Port,
+    m_awsize: Port,
+    m_awburst: Port,
+    m_awuser: Port,
+    m_wvalid: Port,
+    m_wready: Port,
+    m_wdata: Port,
+    m_wstrb: Port,
+    m_wlast: Port,
+    m_bvalid: Port,
+    m_bready: Port,
+    m_bresp: Port,
+    rx_commit: Port,
 }
 
 struct Burst {
@@ -244,6 +304,89 @@ pub struct NiBench {
     load: f64,
     idle_run: u64,
     cov: NiCoverage,
+    rx: Rx,
+    /// Inject only packets the receive path must reject, and leave the
+    /// windows as set up (for the zero-bytes-written test).
+    only_bad: bool,
+}
+
+/// The receive agent: a router local port sending flits into the NI, and
+/// the memory's AXI4 write slave.
+struct Rx {
+    /// Landing area: window 0 covers `[land, land + REGION)`; the next
+    /// REGION is outside it. Neither overlaps a source region.
+    land: u64,
+    /// PDID window 0 is set up with.
+    pdid: u16,
+    /// Credits of the NI's receive buffer.
+    buffer: usize,
+    credits: usize,
+    /// Packet being sent: words, next flit, VC.
+    sending: Option<(Vec<u128>, usize, u8)>,
+    /// A flit is on `in_*` this cycle.
+    flit_now: bool,
+    /// Sent, awaiting `rx_commit`: packet, VC.
+    sent: VecDeque<(Packet, u8)>,
+    /// Committed, credits owed: VC, flits.
+    owed: VecDeque<(u8, usize)>,
+    /// Golden memory writes not yet seen on AXI: write, PDID.
+    exp: VecDeque<(MemWrite, u16)>,
+    /// AW accepted: address, beats.
+    aw: VecDeque<(u64, u32)>,
+    beats: Vec<(u128, u16)>,
+    awready: bool,
+    wready: bool,
+    /// B responses owed (ready cycle), and one presented.
+    b_owed: VecDeque<u64>,
+    b_now: bool,
+    wait_commit: u64,
+    load: f64,
+}
+
+impl Rx {
+    fn new(land: u64, buffer: usize) -> Rx {
+        Rx {
+            land,
+            pdid: 0,
+            buffer,
+            credits: buffer,
+            sending: None,
+            flit_now: false,
+            sent: VecDeque::new(),
+            owed: VecDeque::new(),
+            exp: VecDeque::new(),
+            aw: VecDeque::new(),
+            beats: Vec::new(),
+            awready: false,
+            wready: false,
+            b_owed: VecDeque::new(),
+            b_now: false,
+            wait_commit: 0,
+            load: 0.05,
+        }
+    }
+
+    fn idle(&self) -> bool {
+        self.sending.is_none()
+            && self.sent.is_empty()
+            && self.owed.is_empty()
+            && self.exp.is_empty()
+            && self.aw.is_empty()
+            && self.b_owed.is_empty()
+            && self.credits == self.buffer
+    }
+}
+
+/// A REGION-aligned base with two free REGIONs (no source region there).
+fn landing_base(regions: &[u64], lim: u64) -> u64 {
+    (1..lim / REGION - 2)
+        .map(|k| k * REGION)
+        .find(|&b| {
+            regions
+                .iter()
+                .all(|&r| r + REGION <= b || r >= b + 2 * REGION)
+        })
+        .expect("the address space has room for the landing area")
 }
 
 fn fill(mem: &mut SparseMemory, base: u64, rng: &mut Rng) {
@@ -279,6 +422,9 @@ impl NiBench {
         }
         let mut golden = Ni::new(&golden_params, me)?;
         *golden.mem_mut() = mem.clone();
+        golden.set_write_log(true);
+        let land = landing_base(&regions, lim);
+        let params_p = params.ni.max_payload_bytes;
         Ok(NiBench {
             params,
             golden_params,
@@ -310,7 +456,26 @@ impl NiBench {
             load: 0.5,
             idle_run: 0,
             cov: NiCoverage::default(),
+            rx: Rx::new(land, rx_buffer_flits(params_p)),
+            only_bad: false,
         })
+    }
+
+    /// Inject only packets the receive path must reject, and never move
+    /// the landing window (the zero-bytes-written test).
+    pub fn set_only_bad(&mut self, on: bool) {
+        self.only_bad = on;
+    }
+
+    /// The landing area `[base, base + 2 * REGION)` the receive agent's
+    /// packets aim at, and the bytes there in the RTL's memory and the
+    /// golden model's.
+    pub fn landing_bytes(&self) -> (Vec<u8>, Vec<u8>) {
+        let n = 2 * REGION as usize;
+        (
+            self.mem.read(self.rx.land, n),
+            self.golden.mem().read(self.rx.land, n),
+        )
     }
 
     /// What the run since the last [`Bench::reset`] exercised.
@@ -325,11 +490,22 @@ impl NiBench {
     /// Privileged set-up at the start of a phase.
     fn setup(&mut self, rng: &mut Rng) {
         let n = self.params.ni.clone();
+        // Window 0: the landing area, for the receive agent's packets.
+        self.rx.pdid = rng.bits(16) as u16;
+        let land = self.rx.land;
+        self.priv_write(regs::win_reg(0, regs::WIN_BASE_LO), land as u32);
+        self.priv_write(regs::win_reg(0, regs::WIN_BASE_HI), (land >> 32) as u32);
+        self.priv_write(regs::win_reg(0, regs::WIN_SIZE_LO), REGION as u32);
+        self.priv_write(regs::win_reg(0, regs::WIN_SIZE_HI), 0);
+        self.priv_write(
+            regs::win_reg(0, regs::WIN_CTRL),
+            self.rx.pdid as u32 | 1 << 31,
+        );
         for c in 0..n.channels {
             self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32);
         }
-        for _ in 0..2 {
-            let w = rng.below(n.windows as u64) as usize;
+        for _ in 0..2 * (!self.only_bad && n.windows > 1) as usize {
+            let w = 1 + rng.below(n.windows as u64 - 1) as usize;
             let f = [
                 regs::WIN_BASE_LO,
                 regs::WIN_BASE_HI,
@@ -340,6 +516,98 @@ impl NiBench {
             self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32);
         }
         self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32);
+    }
+
+    /// A packet for the receive path: an RdmaWrite or RdmaReadResp with
+    /// `last = 0` into the landing area, good or damaged in one way.
+    fn rx_packet(&self, rng: &mut Rng) -> Vec<u128> {
+        let pm = self.params.ni.max_payload_bytes as u64;
+        let lim = 1u64 << self.params.ni.addr_bits;
+        let mut size = 1 + rng.below(pm);
+        let mut off = rng.below(pm - size + 1);
+        let block = rng.below(REGION / pm);
+        let mut base = self.rx.land + block * pm;
+        let mut pdid = self.rx.pdid;
+        let mut dest = self.me;
+        let mut ptype = if rng.chance(0.7) {
+            PacketType::RdmaWrite
+        } else {
+            PacketType::RdmaReadResp
+        };
+        let kind = if self.only_bad {
+            let bad = [5, 15, 23, 27, 31, 35, 38, 40, 64, 72, 80, 86, 87];
+            let k = bad[rng.below(bad.len() as u64) as usize];
+            if k == 23 && self.params.ni.addr_bits == 42 {
+                5
+            } else {
+                k
+            }
+        } else {
+            rng.below(100)
+        };
+        match kind {
+            5..=14 => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
+            15..=22 => base += REGION,                      // outside window 0
+            23..=26 if self.params.ni.addr_bits < 42 => base = lim + block * pm, // beyond 2^addr_bits
+            27..=30 if pm > 1 => {
+                // crosses a P boundary
+                size = 2 + rng.below(pm - 1);
+                off = pm - 1;
+            }
+            31..=34 => {
+                dest = Coords::from_bits(self.me.to_bits() ^ (1 << rng.below(14)))
+                    .expect("22-bit coordinates")
+            }
+            35..=37 => ptype = PacketType::Ack,
+            38..=39 => size = 0,
+            _ => {}
+        }
+        if ptype == PacketType::Ack {
+            size = 0;
+        }
+        let vaddr = base + off;
+        let src = Coords::from_bits(rng.bits(14) as u32).expect("14-bit coordinates");
+        let mut h = Header::new(ptype, dest);
+        h.set_vaddr(vaddr & ((1 << 42) - 1))
+            .expect("42-bit address")
+            .set_pdid(pdid)
+            .expect("16-bit PDID");
+        let mut f = Footer::new(src);
+        f.set_first(rng.chance(0.3))
+            .set_last(false)
+            .set_notify(rng.chance(0.5));
+        f.set_seq(rng.bits(14) as u16).expect("14-bit seq");
+        f.set_txid(rng.bits(14) as u16).expect("14-bit txid");
+        let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
+        let mut words = Packet::build(h, f, &payload).words;
+        let n = words.len();
+        match kind {
+            40..=51 if size > 0 => {
+                // payload bit flip inside the size bytes
+                let b = rng.below(size);
+                words[1 + b as usize / 16] ^= 1u128 << (8 * (b % 16) + rng.below(8));
+            }
+            52..=63 => words[0] ^= 1u128 << rng.below(128), // single header error
+            64..=71 => {
+                let a = rng.below(120);
+                let b = (a + 1 + rng.below(119)) % 120;
+                words[0] ^= 1u128 << a | 1u128 << b; // double error (body + check bits)
+            }
+            72..=79 => words[n - 1] ^= 1u128 << rng.below(128), // footer bit flip
+            80..=83 => {
+                words.remove(1 + rng.below(n as u64 - 1) as usize);
+            }
+            84..=85 if n < self.rx.buffer => words.insert(1, rng.next_u128()),
+            86 => words.truncate(1),
+            87..=89 => {
+                // a type code no packet has, with a valid ECC
+                let unknown = [0x00u128, 0x05, 0x0F, 0x16, 0x1F][rng.below(5) as usize];
+                let body = (words[0] & !(0x1F << 43) | unknown << 43) & ((1 << 112) - 1);
+                words[0] = body | (header_ecc(body) as u128) << 112;
+            }
+            _ => {}
+        }
+        words
     }
 
     fn priv_write(&mut self, addr: u32, data: u32) {
@@ -388,7 +656,8 @@ impl NiBench {
         } else if r < 78 {
             // Reads of implemented registers.
             let prot = rng.chance(0.3);
-            let addr = match rng.below(8) {
+            let addr = match rng.below(10) {
+                7 | 8 => regs::ERRQ_COUNT + 4 * rng.below(6) as u32, // ERRQ_COUNT, W0..W4
                 0 => page + regs::CH_STATUS,
                 1 => page + 4 * rng.below(11) as u32, // 0x00..0x28
                 2 => page + regs::PKT_DATA + 4 * rng.below(n.mailbox_msg_bytes as u64 / 4) as u32,
@@ -405,7 +674,18 @@ impl NiBench {
                     regs::MBOX_CTRL,
                     regs::CNT_BASE + 4 * regs::cnt::TX_PACKETS as u32,
                     regs::CNT_BASE + 4 * regs::cnt::TX_PAYLOAD_BYTES as u32,
-                ][rng.below(11) as usize],
+                    regs::CNT_BASE + 4 * regs::cnt::RX_PACKETS as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::RX_REJECTED as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::HDR_CORRECTED as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::RX_DATA_BYTES as u32,
+                    regs::REJ_BASE + 4 * (1 + rng.below(10) as u32),
+                    regs::REJ_BASE + 4 * (1 + rng.below(10) as u32),
+                    regs::ERRQ_COUNT,
+                    regs::ERRQ_W0 + 4 * rng.below(5) as u32,
+                    regs::ERRQ_W0 + 4 * rng.below(5) as u32,
+                    regs::ERRQ_W0 + 4 * rng.below(5) as u32,
+                    regs::ERRQ_POP,
+                ][rng.below(22) as usize],
                 5 => regs::CH_PDID_BASE + 4 * rng.below(n.channels as u64) as u32,
                 6 => regs::win_reg(
                     rng.below(n.windows as u64) as usize,
@@ -421,14 +701,31 @@ impl NiBench {
             // Privileged configuration.
             match rng.below(4) {
                 0 => self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32),
-                1 => {
+                1 if !self.only_bad => {
+                    // Window 0 (the landing area) only changes PDID or
+                    // enable, and is usually restored.
                     let w = rng.below(n.windows as u64) as usize;
-                    self.priv_write(
-                        regs::win_reg(w, 4 * rng.below(5) as u32),
-                        rng.next_u64() as u32,
-                    )
+                    if w == 0 {
+                        let ctrl = if rng.chance(0.7) {
+                            self.rx.pdid as u32 | 1 << 31
+                        } else {
+                            rng.next_u64() as u32
+                        };
+                        self.priv_write(regs::win_reg(0, regs::WIN_CTRL), ctrl)
+                    } else {
+                        self.priv_write(
+                            regs::win_reg(w, 4 * rng.below(5) as u32),
+                            rng.next_u64() as u32,
+                        )
+                    }
                 }
-                2 => self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32),
+                1 | 2 if rng.chance(0.5) => {
+                    // Software drains the error queue.
+                    for _ in 0..1 + rng.below(4) {
+                        self.priv_write(regs::ERRQ_POP, rng.next_u64() as u32)
+                    }
+                }
+                1 | 2 => self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32),
                 _ => {
                     // TX_ENABLE off for a while, then on again.
                     if !self.tx_off && rng.chance(0.3) {
@@ -555,6 +852,7 @@ impl NiBench {
             && self.bursts.is_empty()
             && self.held == 0
             && !self.golden.has_packet()
+            && self.rx.idle()
     }
 }
 
@@ -612,6 +910,29 @@ impl Bench for NiBench {
             credit_in_vc: p("credit_in_vc", 4)?,
             tx_pick: p("tx_pick", 1)?,
             tx_busy: p("tx_busy", 1)?,
+            in_valid: p("in_valid", 1)?,
+            in_data: p("in_data", 128)?,
+            in_head: p("in_head", 1)?,
+            in_tail: p("in_tail", 1)?,
+            in_vc: p("in_vc", 4)?,
+            credit_out_valid: p("credit_out_valid", 1)?,
+            credit_out_vc: p("credit_out_vc", 4)?,
+            m_awvalid: p("m_awvalid", 1)?,
+            m_awready: p("m_awready", 1)?,
+            m_awaddr: p("m_awaddr", 42)?,
+            m_awlen: p("m_awlen", 8)?,
+            m_awsize: p("m_awsize", 3)?,
+            m_awburst: p("m_awburst", 2)?,
+            m_awuser: p("m_awuser", 16)?,
+            m_wvalid: p("m_wvalid", 1)?,
+            m_wready: p("m_wready", 1)?,
+            m_wdata: p("m_wdata", 128)?,
+            m_wstrb: p("m_wstrb", 16)?,
+            m_wlast: p("m_wlast", 1)?,
+            m_bvalid: p("m_bvalid", 1)?,
+            m_bready: p("m_bready", 1)?,
+            m_bresp: p("m_bresp", 2)?,
+            rx_commit: p("rx_commit", 1)?,
         });
         p("node", 22)?.set(self.me.to_bits() as u64);
         Ok(())
@@ -622,6 +943,7 @@ impl Bench for NiBench {
         let mut fresh = Self::with_golden(self.params.clone(), self.golden_params.clone())
             .expect("validated at construction");
         fresh.ports = self.ports;
+        fresh.only_bad = self.only_bad;
         fresh.mem = mem.clone();
         *fresh.golden.mem_mut() = mem;
         *self = fresh;
@@ -648,6 +970,13 @@ impl Bench for NiBench {
             p.m_arready.set(0);
             p.bready.set(0);
             p.rready.set(0);
+            for q in [p.in_valid, p.m_awready, p.m_wready, p.m_bvalid] {
+                q.set(0);
+            }
+            self.rx.flit_now = false;
+            self.rx.awready = false;
+            self.rx.wready = false;
+            self.rx.b_now = false;
             self.arready = false;
             self.credit_now = false;
             self.bready = false;
@@ -729,6 +1058,51 @@ impl Bench for NiBench {
             p.m_rvalid.set(0);
             p.m_rdata.set_u128(rng.next_u128());
         }
+        // Receive agent: flits into the NI (a packet starts only with every
+        // credit back), and the memory's write slave.
+        if self.rx.sending.is_none()
+            && self.rx.credits == self.rx.buffer
+            && !self.draining
+            && rng.chance(self.rx.load)
+        {
+            let words = self.rx_packet(rng);
+            self.rx.sending = Some((words, 0, rng.below(16) as u8));
+        }
+        self.rx.flit_now = false;
+        p.in_valid.set(0);
+        p.in_data.set_u128(rng.next_u128());
+        if let Some((words, i, vc)) = &mut self.rx.sending {
+            if self.rx.credits > 0 && rng.chance(0.8) {
+                p.in_valid.set(1);
+                p.in_data.set_u128(words[*i]);
+                p.in_head.set((*i == 0) as u64);
+                p.in_tail.set((*i + 1 == words.len()) as u64);
+                p.in_vc.set(*vc as u64);
+                self.rx.flit_now = true;
+                self.rx.credits -= 1;
+                *i += 1;
+                if *i == words.len() {
+                    let (words, _, vc) = self.rx.sending.take().expect("sending");
+                    self.rx.sent.push_back((Packet { words }, vc));
+                }
+            }
+        }
+        self.rx.awready = rng.chance(0.6);
+        self.rx.wready = rng.chance(0.7);
+        p.m_awready.set(self.rx.awready as u64);
+        p.m_wready.set(self.rx.wready as u64);
+        if !self.rx.b_now
+            && self
+                .rx
+                .b_owed
+                .front()
+                .is_some_and(|&t| self.cycle_in_phase >= t)
+            && rng.chance(0.8)
+        {
+            self.rx.b_now = true;
+        }
+        p.m_bvalid.set(self.rx.b_now as u64);
+        p.m_bresp.set(0);
         // Credits back from the router (and stray ones on other VCs).
         self.credit_now = self.held > 0 && rng.chance(0.35);
         if self.credit_now {
@@ -811,7 +1185,169 @@ impl Bench for NiBench {
         } else if !busy && self.golden.has_packet() {
             return bad("tx_pick", "1 (golden has a packet)".into(), "0".into());
         }
-        // 3. A write accepted.
+        // 3. A packet decided by the receive path: the golden receives it.
+        if p.rx_commit.get() == 1 {
+            let Some((pkt, vc)) = self.rx.sent.pop_front() else {
+                return bad("rx_commit", "0 (no packet sent)".into(), "1".into());
+            };
+            let before = self.golden.counters().hdr_corrected;
+            let outcome = self.golden.receive_packet(&pkt);
+            self.cov.rx_packets += 1;
+            match outcome {
+                RxOutcome::Accepted => {
+                    self.cov.rx_accepted += 1;
+                    if self.golden.counters().hdr_corrected != before {
+                        self.cov.rx_corrected += 1;
+                    }
+                }
+                RxOutcome::Rejected(r) => self.cov.rx_rejected[r.code() as usize] += 1,
+                other => {
+                    return bad(
+                        "rx_commit",
+                        "a packet kind the RTL handles".into(),
+                        format!("golden outcome {other:?}"),
+                    )
+                }
+            }
+            let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
+            for w in self.golden.take_writes() {
+                self.rx.exp.push_back((w, pdid));
+            }
+            self.rx.owed.push_back((vc, pkt.words.len()));
+            self.rx.wait_commit = 0;
+        } else if !self.rx.sent.is_empty() {
+            self.rx.wait_commit += 1;
+            if self.rx.wait_commit > 2000 {
+                return bad(
+                    "rx_commit",
+                    "a decision within 2000 cycles of the tail".into(),
+                    "none".into(),
+                );
+            }
+        }
+        if p.credit_out_valid.get() == 1 {
+            let Some((vc, n)) = self.rx.owed.front_mut() else {
+                return bad("credit_out_valid", "0 (no credit owed)".into(), "1".into());
+            };
+            if p.credit_out_vc.get() != *vc as u64 {
+                return bad(
+                    "credit_out_vc",
+                    format!("{vc}"),
+                    format!("{}", p.credit_out_vc.get()),
+                );
+            }
+            *n -= 1;
+            if *n == 0 {
+                self.rx.owed.pop_front();
+            }
+            self.rx.credits += 1;
+        }
+        // AXI4 write: one burst per golden write, strobes exactly its bytes.
+        if p.m_awvalid.get() == 1 && self.rx.awready {
+            let addr = p.m_awaddr.get();
+            let beats = p.m_awlen.get() as u32 + 1;
+            let Some((w, pdid)) = self.rx.exp.get(self.rx.aw.len()) else {
+                return bad(
+                    "m_awvalid",
+                    "0 (the golden model wrote nothing)".into(),
+                    format!("1 (0x{addr:x})"),
+                );
+            };
+            if addr != w.addr & !15
+                || 16 * beats as u64 != (w.addr % 16 + w.data.len() as u64).div_ceil(16) * 16
+                || p.m_awsize.get() != 4
+                || p.m_awburst.get() != 1
+                || (addr % 4096) + 16 * beats as u64 > 4096
+            {
+                return bad(
+                    "m_awaddr/len/size/burst",
+                    format!(
+                        "0x{:x}/{}/4/1",
+                        w.addr & !15,
+                        (w.addr % 16 + w.data.len() as u64).div_ceil(16) - 1
+                    ),
+                    format!(
+                        "0x{addr:x}/{}/{}/{}",
+                        beats - 1,
+                        p.m_awsize.get(),
+                        p.m_awburst.get()
+                    ),
+                );
+            }
+            if p.m_awuser.get() != *pdid as u64 {
+                return Some(Mismatch::hex(
+                    cycle,
+                    "m_awuser",
+                    *pdid as u64,
+                    p.m_awuser.get(),
+                ));
+            }
+            self.rx.aw.push_back((addr, beats));
+        }
+        if p.m_wvalid.get() == 1 && self.rx.wready {
+            let Some(&(addr, beats)) = self.rx.aw.front() else {
+                return bad("m_wvalid", "0 (no AW accepted)".into(), "1".into());
+            };
+            self.rx
+                .beats
+                .push((p.m_wdata.get_u128(), p.m_wstrb.get() as u16));
+            let k = self.rx.beats.len() as u32;
+            if (p.m_wlast.get() == 1) != (k == beats) {
+                return bad(
+                    &format!("m_wlast (beat {} of {beats})", k - 1),
+                    format!("{}", k == beats),
+                    format!("{}", p.m_wlast.get() == 1),
+                );
+            }
+            if k == beats {
+                let (w, _) = self.rx.exp.pop_front().expect("AW matched a write");
+                self.rx.aw.pop_front();
+                let mut got = Vec::new();
+                let mut first = None;
+                for (j, (d, st)) in self.rx.beats.drain(..).enumerate() {
+                    let bytes = d.to_le_bytes();
+                    for (b, byte) in bytes.iter().enumerate() {
+                        if st >> b & 1 == 1 {
+                            let a = addr + 16 * j as u64 + b as u64;
+                            if first.is_none() {
+                                first = Some(a);
+                            }
+                            if a != first.expect("set") + got.len() as u64 {
+                                return bad(
+                                    "m_wstrb",
+                                    "contiguous strobes".into(),
+                                    format!("a gap before 0x{a:x}"),
+                                );
+                            }
+                            got.push(*byte);
+                        }
+                    }
+                }
+                if first != Some(w.addr) || got != w.data {
+                    return bad(
+                        "m_wdata/m_wstrb",
+                        format!("{} bytes at 0x{:x}: {:02x?}", w.data.len(), w.addr, w.data),
+                        format!(
+                            "{} bytes at 0x{:x}: {:02x?}",
+                            got.len(),
+                            first.unwrap_or(0),
+                            got
+                        ),
+                    );
+                }
+                self.mem.write(w.addr, &got);
+                self.cov.rx_writes += 1;
+                self.cov.rx_write_bytes += got.len() as u64;
+                self.rx
+                    .b_owed
+                    .push_back(self.cycle_in_phase + 1 + rng_lat(cycle) / 2);
+            }
+        }
+        if self.rx.b_now && p.m_bready.get() == 1 {
+            self.rx.b_owed.pop_front();
+            self.rx.b_now = false;
+        }
+        // 4. A write accepted.
         if wr_fire {
             match self.cur.take() {
                 Some(Op::Write { addr, data, prot }) => {
@@ -826,6 +1362,9 @@ impl Bench for NiBench {
                             self.cov.refused_sends += 1;
                         }
                     }
+                    if addr == regs::ERRQ_POP && prot && r == AxilResp::Okay {
+                        self.cov.errq_pops += 1;
+                    }
                     self.pend_b.push_back((addr, r));
                 }
                 other => {
@@ -837,7 +1376,7 @@ impl Bench for NiBench {
                 }
             }
         }
-        // 4. Responses.
+        // 5. Responses.
         let code = |r: AxilResp| if r == AxilResp::Okay { 0 } else { 2 };
         if p.bvalid.get() == 1 && self.bready {
             let Some((addr, r)) = self.pend_b.pop_front() else {
@@ -859,6 +1398,9 @@ impl Bench for NiBench {
             };
             self.cov.axil_reads += 1;
             self.cov.slverr += (r == AxilResp::SlvErr) as u64;
+            if (regs::ERRQ_W0..regs::ERRQ_POP).contains(&addr) && v != 0 {
+                self.cov.errq_words += 1;
+            }
             if p.rresp.get() != code(r) {
                 return bad(
                     &format!("s_rresp (read 0x{addr:05x})"),
@@ -875,7 +1417,7 @@ impl Bench for NiBench {
                 ));
             }
         }
-        // 5. AXI4 master: AR checks, R beats.
+        // 6. AXI4 master: AR checks, R beats.
         if p.m_arvalid.get() == 1 && self.arready {
             let addr = p.m_araddr.get();
             let beats = p.m_arlen.get() as u32 + 1;
@@ -927,7 +1469,7 @@ impl Bench for NiBench {
             }
             self.r_presented = false;
         }
-        // 6. Flits.
+        // 7. Flits.
         if self.credit_now {
             self.held -= 1;
         }
@@ -993,6 +1535,7 @@ impl Bench for NiBench {
             let mem = self.mem.clone();
             let mut g = Ni::new(&self.golden_params, self.me).expect("validated");
             *g.mem_mut() = mem;
+            g.set_write_log(true);
             self.golden = g;
             self.cov.resets += 1;
             self.draining = false;
@@ -1001,6 +1544,11 @@ impl Bench for NiBench {
             self.phase_len = 1000 + rng.below(8000);
             self.load = [0.9, 0.5, 0.2, 0.05][rng.below(4) as usize];
             self.tx_off = false;
+            self.rx.load = if self.only_bad {
+                0.6
+            } else {
+                [0.3, 0.1, 0.02][rng.below(3) as usize]
+            };
             self.setup(&mut rng);
         }
     }
