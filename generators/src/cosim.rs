@@ -226,6 +226,7 @@ mod tests {
             seed: 1,
             waveform: None,
             cycles_per_sec: 1234.4,
+            cpu_cycles_per_sec: 1234.4,
         };
         let f = v[0].figures(&r).unwrap();
         assert!(
