@@ -349,20 +349,24 @@ fn build_into(
     let classes = std::fs::read_to_string(obj.join(format!("V{top}_classes.mk")))
         .with_context(|| format!("reading V{top}_classes.mk"))?;
     let root = verilator_root()?;
-    let mut cpp: Vec<PathBuf> = Vec::new();
-    for var in [
-        "VM_CLASSES_FAST",
-        "VM_CLASSES_SLOW",
-        "VM_SUPPORT_FAST",
-        "VM_SUPPORT_SLOW",
+    // (source, kind): the design's eval code, its run-once code (constructors,
+    // initial settling: compiled without optimisation, as Verilator's own
+    // makefiles do, which saves much of a large design's compile time), and
+    // Verilator's design-independent runtime.
+    let mut cpp: Vec<(PathBuf, Unit)> = Vec::new();
+    for (var, unit) in [
+        ("VM_CLASSES_FAST", Unit::Fast),
+        ("VM_CLASSES_SLOW", Unit::Slow),
+        ("VM_SUPPORT_FAST", Unit::Fast),
+        ("VM_SUPPORT_SLOW", Unit::Slow),
     ] {
         for n in mk_list(&classes, var) {
-            cpp.push(obj.join(format!("{n}.cpp")));
+            cpp.push((obj.join(format!("{n}.cpp")), unit));
         }
     }
     for var in ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"] {
         for n in mk_list(&classes, var) {
-            cpp.push(root.join("include").join(format!("{n}.cpp")));
+            cpp.push((root.join("include").join(format!("{n}.cpp")), Unit::Runtime));
         }
     }
     let inc = [
@@ -388,7 +392,7 @@ fn build_into(
     let objs: Vec<PathBuf> = cpp
         .iter()
         .enumerate()
-        .map(|(i, c)| {
+        .map(|(i, (c, _))| {
             obj.join(format!(
                 "{}_{i}.o",
                 c.file_stem().unwrap().to_string_lossy()
@@ -396,22 +400,61 @@ fn build_into(
         })
         .collect();
     let jobs = opts.jobs.max(1);
-    let work: Vec<(PathBuf, PathBuf)> = cpp.into_iter().zip(objs.iter().cloned()).collect();
+    // The runtime (verilated.cpp, …) is the same for every design: compiled
+    // once per Verilator version, flags and trace setting, then copied in.
+    let runtime_dir = {
+        let mut h = Sha256::new();
+        h.update(format!(
+            "runtime {RECIPE_VERSION}\n{}\n{}\n{}\n",
+            verilator_version()?,
+            cflags.join(" "),
+            defs.join(" ")
+        ));
+        let key: String = h
+            .finalize()
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        opts.cache_dir.join(format!("runtime-{key}"))
+    };
+    std::fs::create_dir_all(&runtime_dir)
+        .with_context(|| format!("creating {}", runtime_dir.display()))?;
+    let runtime_inc = &inc[1..];
+    let slow_cflags: Vec<&str> = cflags
+        .iter()
+        .map(|f| if *f == "-O2" { "-O0" } else { *f })
+        .collect();
+    let work: Vec<((PathBuf, Unit), PathBuf)> = cpp.into_iter().zip(objs.iter().cloned()).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let errors = std::sync::Mutex::new(Vec::<anyhow::Error>::new());
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((c, o)) = work.get(i) else { break };
+                let Some(((c, unit), o)) = work.get(i) else {
+                    break;
+                };
+                if *unit == Unit::Runtime {
+                    let r = runtime_object(c, &runtime_dir, &cflags, runtime_inc, &defs).and_then(
+                        |r| {
+                            std::fs::copy(&r, o)
+                                .map(|_| ())
+                                .with_context(|| format!("copying {}", r.display()))
+                        },
+                    );
+                    if let Err(e) = r {
+                        errors.lock().unwrap().push(e);
+                    }
+                    continue;
+                }
                 let mut cmd = Command::new("g++");
-                cmd.args(cflags)
-                    .args(&inc)
-                    .args(&defs)
-                    .arg("-c")
-                    .arg(c)
-                    .arg("-o")
-                    .arg(o);
+                if *unit == Unit::Slow {
+                    cmd.args(&slow_cflags);
+                } else {
+                    cmd.args(cflags);
+                }
+                cmd.args(&inc).args(&defs).arg("-c").arg(c).arg("-o").arg(o);
                 let log = o.with_extension("log");
                 if let Err(e) = run(&mut cmd, &format!("g++ {}", c.display()), &log) {
                     errors.lock().unwrap().push(e);
@@ -458,6 +501,64 @@ fn build_into(
         .arg("-pthread");
     run(&mut link, "linking the model", &tmp.join("link.log"))?;
     Ok(())
+}
+
+/// What a generated C++ file is, for how it is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// Evaluation code (`-O2`).
+    Fast,
+    /// Run-once code: constructors, initial settling (`-O0`).
+    Slow,
+    /// Verilator's runtime library, shared by every design.
+    Runtime,
+}
+
+/// The object of Verilator runtime source `c` in the shared runtime cache
+/// `dir`, compiled there first if missing (into a private name, then
+/// renamed: concurrent builds may race, the first rename wins).
+fn runtime_object(
+    c: &Path,
+    dir: &Path,
+    cflags: &[&str],
+    inc: &[String],
+    defs: &[String],
+) -> Result<PathBuf> {
+    let stem = c
+        .file_stem()
+        .context("runtime source without a name")?
+        .to_string_lossy()
+        .into_owned();
+    let o = dir.join(format!("{stem}.o"));
+    if o.exists() {
+        return Ok(o);
+    }
+    let tmp = dir.join(format!(
+        ".{stem}.{}.{:?}.o",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let tmp = PathBuf::from(
+        tmp.to_string_lossy()
+            .replace(['(', ')', ' '], "")
+            .to_string(),
+    );
+    let mut cmd = Command::new("g++");
+    cmd.args(cflags)
+        .args(inc)
+        .args(defs)
+        .arg("-c")
+        .arg(c)
+        .arg("-o")
+        .arg(&tmp);
+    run(
+        &mut cmd,
+        &format!("g++ {}", c.display()),
+        &tmp.with_extension("log"),
+    )?;
+    std::fs::rename(&tmp, &o).with_context(|| format!("moving {} into place", tmp.display()))?;
+    let _ = std::fs::remove_file(tmp.with_extension("log"));
+    Ok(o)
 }
 
 /// The names listed in a `VAR += \` block of a Verilator `_classes.mk`.
