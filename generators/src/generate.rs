@@ -109,8 +109,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 /// Every block instance the config needs, at the config's sizes.
 ///
 /// Today these are the primitive blocks (fifo, arbiter, credit_counter,
-/// crc32, secded) at the router's sizes; the router, NI and link tops join
-/// here as they are written (one `instance(...)` each).
+/// crc32, secded) at the router's sizes, the router and the NI; the link
+/// and node tops join here as they are written.
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_hdl::common::fifo as hfifo;
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -201,7 +201,32 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         emitted,
     });
 
+    // The network interface, when the config's packet format allows one
+    // (`Params::ni`; otherwise elaboration left a note). One module serves
+    // every local port (coordinates are an input).
+    if let Some(rtl) = ni_rtl_params(p) {
+        let point = exanet_tb::blocks::ni::point_text(&rtl);
+        let emitted =
+            exanet_hdl::ni::emit_ni(&rtl).with_context(|| format!("emitting ni [{point}]"))?;
+        out.push(Instance {
+            block: "ni".to_string(),
+            point,
+            notes: Vec::new(),
+            emitted,
+        });
+    }
+
     Ok(out)
+}
+
+/// The NI RTL's parameters for this config (see `params::NiDerived` for the
+/// mapping from the config's keys), or `None` when it has no NI.
+pub fn ni_rtl_params(p: &Params) -> Option<exanet_hdl::ni::NiRtlParams> {
+    p.ni.as_ref().map(|n| exanet_hdl::ni::NiRtlParams {
+        ni: n.params.clone(),
+        buffer_flits: n.buffer_flits as usize,
+        vc: n.vc as usize,
+    })
 }
 
 /// One generated top, as listed in the manifest.

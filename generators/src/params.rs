@@ -8,6 +8,7 @@
 
 use crate::config::Config;
 use anyhow::Result;
+use exanet_sim::ni::NiParams as NiModelParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
 use exanet_sim::topology::Topology;
 use serde::{Deserialize, Serialize};
@@ -86,6 +87,11 @@ pub struct Params {
     pub link: LinkParams,
     /// Target device.
     pub fpga: FpgaParams,
+    /// The network interface, derived from the keys above (see
+    /// [`NiDerived`]); `None` when this config's packet format is one the NI
+    /// RTL does not support (a note in [`Self::notes`] says why).
+    #[serde(default)]
+    pub ni: Option<NiDerived>,
     /// Remarks that are not errors (e.g. a buffer too small for full link rate).
     pub notes: Vec<String>,
 }
@@ -181,6 +187,75 @@ pub struct LinkParams {
     pub credit_round_trip_cycles: u32,
     /// Flits one VC must buffer to keep the link busy over a credit round trip.
     pub full_rate_buffer_flits: u32,
+}
+
+/// The network interface of this config. The NI has no config keys of its
+/// own: its parameters are derived from the existing keys, and its internal
+/// sizes are the golden model's defaults (`exanet_sim::ni::NiParams`):
+///
+/// | NI parameter | from |
+/// |---|---|
+/// | (128-bit flits) | `packet.flit_bits` must be 128, the NI's datapath; otherwise no NI is generated |
+/// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `packet.max_payload_bytes` (below 16: no NI) |
+/// | `mailbox_msg_bytes` | 64 (one Cortex-A53 cache line), or `max_payload_bytes` when smaller |
+/// | `buffer_flits` | `router.buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
+/// | `vc` | 0: class 0 (requests), its first VC |
+/// | `addr_bits` | 40: the ZU9EG's physical address width |
+/// | `channels`, queue depths, `windows`, … | the golden model's defaults |
+///
+/// One NI module serves every local port (`topology.local_ports`); its
+/// coordinates are an input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NiDerived {
+    /// The golden model's parameters (the RTL's, too).
+    pub params: NiModelParams,
+    /// Credits of the router local input VC the NI sends on.
+    pub buffer_flits: u32,
+    /// The VC the NI sends on.
+    pub vc: u32,
+}
+
+/// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
+pub const NI_FLIT_BITS: u32 = 128;
+/// NI memory address width on the ZU9EG (40-bit physical addresses).
+pub const NI_ADDR_BITS: u32 = 40;
+/// Default packetizer message size (one Cortex-A53 cache line).
+pub const NI_MSG_BYTES: u32 = 64;
+
+/// The NI for packet format `packet` and router `router`, or why there is none.
+fn derive_ni(packet: &PacketParams, router: &RouterParams) -> Result<NiDerived, String> {
+    if packet.flit_bits != NI_FLIT_BITS {
+        return Err(format!(
+            "ni: not generated: packet.flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
+            packet.flit_bits
+        ));
+    }
+    let payload = exanet_sim::ni::params::MAX_PAYLOAD_CHOICES
+        .iter()
+        .copied()
+        .filter(|&c| c <= packet.max_payload_bytes as usize)
+        .max()
+        .ok_or_else(|| {
+            format!(
+                "ni: not generated: packet.max_payload_bytes = {} is below the NI's smallest \
+                 packet payload (16)",
+                packet.max_payload_bytes
+            )
+        })?;
+    let params = NiModelParams {
+        max_payload_bytes: payload,
+        mailbox_msg_bytes: (NI_MSG_BYTES as usize).min(payload),
+        addr_bits: NI_ADDR_BITS,
+        ..NiModelParams::default()
+    };
+    params
+        .validate()
+        .map_err(|e| format!("ni: not generated: {e:#}"))?;
+    Ok(NiDerived {
+        params,
+        buffer_flits: router.buffer_flits,
+        vc: 0,
+    })
 }
 
 /// Target device.
@@ -354,6 +429,44 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         ));
     }
 
+    let packet = PacketParams {
+        flit_bits: p.flit_bits,
+        max_payload_bytes: p.max_payload_bytes,
+        header_flits,
+        max_payload_flits,
+        max_packet_flits,
+        header_protected_bits: HEADER_PROTECTED_BITS,
+    };
+    let router = RouterParams {
+        ports: port_names.len() as u32,
+        port_names,
+        classes: r.classes,
+        vcs_per_class: r.vcs_per_class,
+        vcs,
+        vc_bits,
+        sideband_bits,
+        flit_word_bits: p.flit_bits + sideband_bits,
+        buffer_flits: r.buffer_flits,
+        credit_bits: index_bits(r.buffer_flits + 1),
+    };
+    let ni = match derive_ni(&packet, &router) {
+        Ok(ni) => {
+            let want = packet.max_payload_bytes as usize;
+            if ni.params.max_payload_bytes != want {
+                notes.push(format!(
+                    "ni: packet.max_payload_bytes = {want} is not an NI payload size \
+                     (16, 32, 64, 128, 256); the NI sends packets of up to {} bytes",
+                    ni.params.max_payload_bytes
+                ));
+            }
+            Some(ni)
+        }
+        Err(why) => {
+            notes.push(why);
+            None
+        }
+    };
+
     let params = Params {
         name: c.name.clone(),
         topology: TopologyParams {
@@ -371,26 +484,8 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             local_ports: t.local_ports,
             network_ports: topo.num_dir_ports() as u32,
         },
-        packet: PacketParams {
-            flit_bits: p.flit_bits,
-            max_payload_bytes: p.max_payload_bytes,
-            header_flits,
-            max_payload_flits,
-            max_packet_flits,
-            header_protected_bits: HEADER_PROTECTED_BITS,
-        },
-        router: RouterParams {
-            ports: port_names.len() as u32,
-            port_names,
-            classes: r.classes,
-            vcs_per_class: r.vcs_per_class,
-            vcs,
-            vc_bits,
-            sideband_bits,
-            flit_word_bits: p.flit_bits + sideband_bits,
-            buffer_flits: r.buffer_flits,
-            credit_bits: index_bits(r.buffer_flits + 1),
-        },
+        packet,
+        router,
         clock: ClockParams { pl_mhz, period_ns },
         link: LinkParams {
             gbps: l.gbps,
@@ -404,6 +499,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         fpga: FpgaParams {
             part: c.fpga.part.clone(),
         },
+        ni,
         notes,
     };
     check_deadlock_freedom(&params)?;
@@ -752,6 +848,60 @@ mod tests {
         assert!(r.rule.contains("1..=32 in simulation"), "{r}");
         c.topology.dims = vec![16, 4, 4];
         assert_eq!(elaborate(&c).unwrap().topology.coord_bits, 4);
+    }
+
+    #[test]
+    fn ni_is_derived_from_packet_and_router_keys() {
+        let p = elaborate(&Config::default()).unwrap();
+        let ni = p.ni.as_ref().expect("the default config has an NI");
+        assert_eq!(ni.params.max_payload_bytes, 256);
+        assert_eq!(ni.params.mailbox_msg_bytes, 64);
+        assert_eq!(ni.params.addr_bits, 40);
+        assert_eq!(ni.params.channels, NiModelParams::default().channels);
+        assert_eq!((ni.buffer_flits, ni.vc), (32, 0));
+        // The router's local buffer follows router.buffer_flits.
+        let p = with(|c| c.router.buffer_flits = 40).unwrap();
+        assert_eq!(p.ni.unwrap().buffer_flits, 40);
+        // A payload the NI cannot segment to: the next smaller NI size, noted.
+        let p = with(|c| c.packet.max_payload_bytes = 200).unwrap();
+        let ni = p.ni.as_ref().unwrap();
+        assert_eq!(ni.params.max_payload_bytes, 128);
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("packet.max_payload_bytes = 200") && n.contains("up to 128")),
+            "{:?}",
+            p.notes
+        );
+        let p = with(|c| c.packet.max_payload_bytes = 32).unwrap();
+        let ni = p.ni.unwrap();
+        assert_eq!(
+            (ni.params.max_payload_bytes, ni.params.mailbox_msg_bytes),
+            (32, 32)
+        );
+        // No NI for 64-bit flits or payloads below 16 bytes; a note says why.
+        let p = with(|c| {
+            c.packet.flit_bits = 64;
+            c.router.buffer_flits = 36;
+        })
+        .unwrap();
+        assert!(p.ni.is_none());
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("ni: not generated: packet.flit_bits = 64")),
+            "{:?}",
+            p.notes
+        );
+        let p = with(|c| c.packet.max_payload_bytes = 8).unwrap();
+        assert!(p.ni.is_none());
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("ni: not generated: packet.max_payload_bytes = 8")),
+            "{:?}",
+            p.notes
+        );
     }
 
     #[test]

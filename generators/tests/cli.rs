@@ -322,7 +322,41 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     assert_eq!(m["config"]["name"], "exanest-8x4x4");
     assert_eq!(m["params"]["packet"]["max_packet_flits"], 18);
     let tops = m["tops"].as_array().unwrap();
-    assert!(tops.iter().any(|t| t["block"] == "fifo"));
+    let blocks: Vec<&str> = tops.iter().map(|t| t["block"].as_str().unwrap()).collect();
+    assert_eq!(
+        blocks,
+        [
+            "fifo",
+            "arbiter",
+            "credit_counter",
+            "crc32",
+            "secded",
+            "router",
+            "ni"
+        ]
+    );
+    // The NI: derived from the config (payload 256 B, the router's 32-flit
+    // local VC buffer, VC 0), its top last after its submodules (SECDED
+    // header, CRC-8 footer and CRC-32 payload children).
+    let ni = &tops[6];
+    assert_eq!(
+        ni["point"],
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
+         addr_bits=40,windows=8,errq_depth=16,buffer_flits=32,vc=0"
+    );
+    let ni_top = ni["top"].as_str().unwrap();
+    assert!(ni_top.starts_with("exanet_ni_"), "{ni_top}");
+    let ni_files = ni["files"].as_array().unwrap();
+    for part in ["header_pack", "footer_pack", "crc32", "header_unpack"] {
+        assert!(
+            ni_files
+                .iter()
+                .any(|f| f.as_str().unwrap() == format!("rtl/{ni_top}_{part}.v")),
+            "{part} missing from {ni_files:?}"
+        );
+    }
+    assert_eq!(m["params"]["ni"]["params"]["max_payload_bytes"], 256);
+    assert_eq!(m["params"]["ni"]["buffer_flits"], 32);
     for t in tops {
         let top = t["top"].as_str().unwrap();
         let files: Vec<&str> = t["files"]
@@ -441,6 +475,15 @@ fn xdc_and_tcl_match_golden_files() {
         d.path(),
     );
     assert_eq!(r.code, 0, "{}", r.all());
+    // 64-bit flits: no NI (its datapath is 128-bit), and a note says so.
+    assert!(
+        r.stdout.contains(
+            "note: ni: not generated: packet.flit_bits = 64 but the NI's datapath is 128-bit"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("top exanet_ni_"), "{}", r.stdout);
     golden(
         "small-4x2x2-250mhz.xdc",
         &std::fs::read(d.path().join("s/constraints/exanet.xdc")).unwrap(),
@@ -473,6 +516,14 @@ fn generate_then_lint_default_is_clean() {
         r.stdout
     );
     assert!(r.stdout.contains("ok    exanet_fifo_"), "{}", r.stdout);
+    assert!(r.stdout.contains("ok    exanet_router_"), "{}", r.stdout);
+    assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("lint: 7 top(s), 7 clean, 0 with warnings"),
+        "{}",
+        r.stdout
+    );
 
     // A warning makes lint fail: an unused, width-mismatched signal in the fifo top.
     let m: serde_json::Value =
