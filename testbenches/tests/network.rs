@@ -53,17 +53,21 @@ fn torus_4x2x2_matches_the_golden_network() {
     assert!(c.busy_cycles > 1_000, "{c:?}");
 }
 
-/// The mesh point (two local ports, 64-bit flits, direct links) matches;
-/// a golden network whose links are one cycle longer than the RTL's is
-/// caught on a terminal's output, with its cycle and a waveform.
+/// A small mesh for the fault tests (each distinct Verilog is one Verilator
+/// build; the larger mesh point of the matrix runs under `exanet cosim
+/// network`): 2x2 routers, two local ports, 128-bit flits, direct links.
+const SMALL_MESH: &str = "dims=2x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=18,flit_bits=128,max_packet_flits=18,link_latency=0";
+
+/// The small mesh matches; a golden network whose links are one cycle
+/// longer than the RTL's is caught on a terminal's output, with its cycle
+/// and a waveform.
 #[test]
 fn mesh_matches_and_a_golden_network_with_longer_links_is_caught() {
     if skip() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let text = &matrix_points()[1];
-    let (p, lat) = parse_point(text).unwrap();
+    let (p, lat) = parse_point(SMALL_MESH).unwrap();
     assert!(p.topology.wrap.iter().all(|&w| !w) && p.topology.local_ports == 2 && lat == 0);
     let mut bench = NetworkBench::new(p.clone(), lat).unwrap();
     let r = run(&mut bench, &opts(30_000, 0x3e5, tmp.path())).unwrap();
@@ -71,7 +75,7 @@ fn mesh_matches_and_a_golden_network_with_longer_links_is_caught() {
     println!("{}\n{}", r.summary(), c.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
     assert!(
-        c.delivered > 5_000 && c.dropped > 30 && c.drains >= 3,
+        c.delivered > 3_000 && c.dropped > 30 && c.drains >= 3,
         "{c:?}"
     );
 
@@ -126,7 +130,7 @@ fn a_miswired_rtl_is_caught() {
     }
     assert_eq!(info().name, "network");
     let tmp = tempfile::tempdir().unwrap();
-    let (p, lat) = parse_point(&matrix_points()[1]).unwrap();
+    let (p, lat) = parse_point(SMALL_MESH).unwrap();
     let mut bench = NetworkBench::new(p, lat).unwrap();
     let e = bench.emit().unwrap();
     assert_eq!(e.modules.len(), 1);
