@@ -23,7 +23,7 @@ always @(posedge clock) begin
     if (reset) begin
         ar_v <= 1'b0;
         ar2_v <= 1'b0;
-    end else if (eng_load && !e_msg && !d_op) begin
+    end else if (eng_load && !e_rsp && !e_msg && !d_op) begin
         ar_v <= 1'b1;
         ar_addr <= {l_src[@ABM1@:4], 4'd0};
         ar_len <= {3'd0, (l_split ? l_topage[4:0] : l_beats) - 5'd1};

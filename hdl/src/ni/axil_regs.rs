@@ -13,10 +13,11 @@
 //! scheduler pops it when it picks the descriptor's last packet.
 //!
 //! Reads return the state at the start of the accepting cycle. The
-//! receive counters RX_PACKETS, RX_REJECTED, HDR_CORRECTED, RX_DATA_BYTES,
-//! REJ\[1..=10\] and the error queue (ERRQ_COUNT, ERRQ_W0..W4, ERRQ_POP)
-//! are here; the rest of the receive side (pages 1 and 2, STATUS, MB_*
-//! counters) answers SLVERR until it is built.
+//! receive side's registers are decoded here (their state lives in
+//! [`super::rdma_rx`]): STATUS (W1C sticky bits, live bits), the counters,
+//! REJ\[1..=10\], the error queue, the completion-queue page (0x1000) and
+//! the mailbox page (0x2000). No write is accepted in a cycle in which the
+//! receive path decides a packet.
 
 use super::top::Geometry;
 use anyhow::Result;
@@ -61,7 +62,7 @@ reg acc_ok;
 reg wr_fire;
 reg rd_fire;
 always @(*) begin
-    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !reset;
+    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !x_commit && !reset;
     wr_fire = acc_ok && s_awvalid && s_wvalid;
     rd_fire = acc_ok && s_arvalid && !(s_awvalid && s_wvalid);
     s_awready = wr_fire;
@@ -83,6 +84,7 @@ reg [@CWM1@:0] w_ch;
 reg  [3:0] w_win;
 reg        w_ok;
 reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata, a_eqpop;
+reg a_status, a_cqpop, a_mbpop;
 reg  [3:0] db_code;
 reg  [3:0] ps_code;
 reg [42:0] lsum;
@@ -109,10 +111,12 @@ always @(*) begin
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
     a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
+    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0;
     if (s_awaddr[1:0] == 2'd0) begin
         if (w_page == 8'd0) begin
             if (s_awprot) begin
                 if (w_off == 12'h024) begin a_ctrl = 1'b1; w_ok = 1'b1; end
+                else if (w_off == 12'h028) begin a_status = 1'b1; w_ok = 1'b1; end
                 else if (w_off == 12'h02C) begin a_mbox = 1'b1; w_ok = 1'b1; end
                 else if (w_off == 12'h0D8) begin a_eqpop = 1'b1; w_ok = 1'b1; end
                 else if ((w_off >= 12'h100) && (w_off < 12'h@PDEND@)) begin a_pdid = 1'b1; w_ok = 1'b1; end
@@ -121,6 +125,10 @@ always @(*) begin
                     a_win = 1'b1; w_ok = 1'b1;
                 end
             end
+        end else if (w_page == 8'd1) begin
+            if (w_off == 12'h010) begin a_cqpop = 1'b1; w_ok = 1'b1; end
+        end else if (w_page == 8'd2) begin
+            if (w_off == 12'h010) begin a_mbpop = 1'b1; w_ok = 1'b1; end
         end else if (w_isch) begin
             case (w_off)
                 12'h004: a_pdidw = 1'b1;
@@ -166,12 +174,17 @@ always @(*) begin
                     12'h014: r_val = 32'h@PAR4@;
                     12'h020: r_val = {10'd0, node};
                     12'h024: r_val = {31'd0, tx_en};
+                    12'h028: r_val = {21'd0, eq_count != @EQW@'d0, mb_count != @MBW@'d0, cq_count != @CQW@'d0,
+                                      4'd0, st_hdrc, trk_lost, st_eqovf, st_rxerr};
                     12'h02C: r_val = {15'd0, mbox_q};
                     12'h040: r_val = tx_packets;
                     12'h060: r_val = tx_bytes;
                     12'h044: r_val = rx_packets;
                     12'h048: r_val = rx_rejected;
                     12'h04C: r_val = rx_hdrc;
+                    12'h050: r_val = mb_fulln;
+                    12'h054: r_val = mb_retry;
+                    12'h058: r_val = mb_denied;
                     12'h05C: r_val = rx_bytes;
                     12'h0C0: r_val = {@EQPAD@eq_count};
                     12'h0C4: r_val = eq_w0;
@@ -196,6 +209,29 @@ always @(*) begin
                     end
                 endcase
             end
+        end else if (r_page == 8'd1) begin
+            r_ok = 1'b1;
+            case (r_off)
+                12'h000: r_val = {@CQPAD@cq_count};
+                12'h004: r_val = cq_w0;
+                12'h008: r_val = cq_w1;
+                12'h00C: r_val = cq_w2;
+                12'h010: r_val = 32'd0;
+                default: r_ok = 1'b0;
+            endcase
+        end else if (r_page == 8'd2) begin
+            r_ok = 1'b1;
+            case (r_off)
+                12'h000: r_val = {@MBPAD@mb_count};
+                12'h004: r_val = {23'd0, mb_hlen};
+                12'h008: r_val = {10'd0, mb_hm[21:0]};
+                12'h00C: r_val = {16'd0, mb_hm[37:22]};
+                12'h010: r_val = 32'd0;
+                default: begin
+                    if ((r_off >= 12'h100) && (r_off < 12'h@PKEND@)) r_val = mb_dw;
+                    else r_ok = 1'b0;
+                end
+            endcase
         end else if (r_isch) begin
             r_ok = 1'b1;
             case (r_off)
@@ -279,6 +315,8 @@ const SEQ_BODY: &str = r#"    end else begin
             if (a_pdest) pkt_dest[w_ch] <= s_wdata[21:0];
             if (a_psend && (ps_code != 4'd0)) ch_err[w_ch] <= {4'd0, ps_code};
         end
+        // A message refused for good (never in a cycle that accepts a write).
+        if (ak_fire && ak_deny) ch_err[k_c] <= 8'd7;
     end
 end
 
@@ -351,6 +389,11 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             .replace("@SPAD@", &pad(8 - (g.sa + 1)))
             .replace("@DQPAD@", &pad(16 - (g.dqa + 1)))
             .replace("@EQPAD@", &pad(32 - (g.eqa + 1)))
+            .replace("@CQPAD@", &pad(32 - (g.cqa + 1)))
+            .replace("@MBPAD@", &pad(32 - (g.mba + 1)))
+            .replace("@EQW@", &(g.eqa + 1).to_string())
+            .replace("@MBW@", &(g.mba + 1).to_string())
+            .replace("@CQW@", &(g.cqa + 1).to_string())
     };
     let mut s = g.fill(&local(DECL))?;
     s.push_str(&g.fill(SEQ_HEAD)?);

@@ -2,25 +2,39 @@
 //! transaction against the golden model `exanet_sim::ni` (its module doc is
 //! the contract: register map, packets, emission order).
 //!
-//! # Status (issue 4: phase 1 done, phase 2 increment 1)
-//! Built: the **transmit side** — the AXI4-Lite register file (privileged
-//! page: CONTROL, MBOX_CTRL, CH_PDID\[c\], WIN\[w\], ID, PARAMS, COORDS,
-//! TX_PACKETS, TX_PAYLOAD_BYTES; every channel page in full), per-channel
+//! # Status (issue 4: phase 1 done, phase 2 increment 2)
+//! Built: the **transmit side** — the AXI4-Lite register file (every
+//! register of the map except the read-serve engine's), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
 //! read bursts, realignment, aligned segmentation), RDMA read request
-//! packets, and the packetizer (message slots, send queue). The
-//! **receive path, first increment** ([`rdma_rx`]): flit input with
-//! credits, every golden check in order, the reject path (RX_PACKETS,
-//! RX_REJECTED, REJ\[r\], HDR_CORRECTED, the error queue ERRQ_COUNT /
-//! ERRQ_W0..W4 / ERRQ_POP), and the AXI4 write of accepted RdmaWrite /
-//! RdmaReadResp packets with `last = 0` (RX_DATA_BYTES). Not built yet:
-//! completions (data `last = 1`, page 0x1000), the damaged-transfer table
-//! (TRACK_LOST), STATUS, the mailbox (page 0x2000, MB_* counters), read
-//! requests, acks/nacks, the response queue and the read-serve engine
-//! (emission priorities 1 and 2; the scheduler has the single pick point
-//! they plug into), and `Busy` (back-pressure when a queue is full). Those
-//! addresses answer SLVERR; the co-simulation bench neither reads them nor
-//! sends packets of those kinds.
+//! packets, the packetizer (message slots, send queue), and the
+//! **response queue** (emission priority 1: MailboxAck / MailboxNack,
+//! RdmaCompletion, Nack; `resp_queue_depth` entries, emitted whatever
+//! TX_ENABLE). The **receive path** ([`rdma_rx`]): flit input with
+//! credits, every golden check in order (with `Stale` for
+//! acknowledgements), the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
+//! HDR_CORRECTED, the error queue ERRQ_COUNT / ERRQ_W0..W4 / ERRQ_POP), the
+//! AXI4 write of accepted RdmaWrite / RdmaReadResp packets
+//! (RX_DATA_BYTES); **completions** (page 0x1000: CQ_COUNT, CQ_W0..W2,
+//! CQ_POP; WRITE_IN / READ_DONE for data with `last = 1`, NOTIFY for
+//! RdmaCompletion, READ_DONE / REMOTE_DENIED for Nack), the
+//! **damaged-transfer table** (`poison_depth` entries, TRACK_LOST),
+//! **STATUS** (sticky bits W1C, live bits); the **mailbox** (page 0x2000:
+//! MB_COUNT, MB_LEN, MB_SRC, MB_PDID, MB_DATA\[i\], MB_POP;
+//! MB_FULL_NACKS, MB_RETRIES, MB_DENIED), every message answered MailboxAck
+//! or MailboxNack (full, or the reject reason); received MailboxAck /
+//! MailboxNack free or re-queue the packetizer slot (CH_ERR = MSG_DENIED on
+//! a final nack); rejected Mailbox / RdmaReadReq packets answered with
+//! MailboxNack / Nack; and **`Busy`** (a packet whose completion-queue or
+//! response-queue entry has no room waits in the receive buffer).
+//!
+//! Not built yet: **read service** — an accepted RdmaReadReq is consumed
+//! and counted in RX_PACKETS only (the golden model queues a read job and
+//! emits RdmaReadResp packets, priority 2), and its window check
+//! `[vaddr, vaddr + len)` is not made (a read request the golden model
+//! rejects for WINDOW / PDID is accepted here). `read_queue_depth` is
+//! unused. The co-simulation bench sends every other packet kind but no
+//! RdmaReadReq.
 //!
 //! # Structure
 //! One rust-hdl block ([`top::Ni`], top module `exanet_ni_<suffix>`)
@@ -78,15 +92,18 @@
 //!   One burst per accepted data packet, strobes exactly its bytes; AW
 //!   before W; the next packet is taken after B.
 //! - `rx_commit`: this cycle the receive path decides a packet (the golden
-//!   model's `receive_packet` instant).
+//!   model's `receive_packet` instant); `rx_busy`: this cycle it holds a
+//!   checked packet it cannot take because a queue it needs is full (the
+//!   golden model's `Busy` outcome, which changes nothing).
 //!
 //! # Timing contract (what the bench relies on)
 //! - The slave handles one transaction at a time: a write (AW and W
 //!   together) or a read is accepted in a cycle when no response is
-//!   pending, the scheduler is not picking, and it is not loading; its
-//!   effect is committed at the end of the accepting cycle; the response
-//!   is valid from the next cycle. A read returns the state at the start
-//!   of the accepting cycle.
+//!   pending, the scheduler is not picking, and it is not loading; a write
+//!   is not accepted either in a cycle with `rx_commit`. Its effect is
+//!   committed at the end of the accepting cycle; the response is valid
+//!   from the next cycle. A read returns the state at the start of the
+//!   accepting cycle.
 //! - `tx_pick` in cycle t: the packet chosen is the golden model's
 //!   `emit_packet()` applied to the state at the start of t (every write
 //!   accepted before t included, none after). The pick's effects (queue
@@ -96,12 +113,14 @@
 //!   then the footer; one packet at a time. Payload bytes are read from
 //!   memory after the pick (software must not change a source buffer
 //!   before the transfer completes, as in the golden model).
-//! - `rx_commit` in cycle t: the decision is the golden model's
-//!   `receive_packet` applied to the state at the start of t, after a read
-//!   and a pick of the same cycle, before a write accepted in t (so an
-//!   ERRQ_POP in t pops after the push). Its counter and error-queue
-//!   effects are visible to reads accepted from t+1 on; its memory write
-//!   follows on AXI4.
+//! - `rx_commit` (or `rx_busy`) in cycle t: the decision is the golden
+//!   model's `receive_packet` applied to the state at the start of t,
+//!   after a read accepted in t. It never coincides with `tx_pick` or the
+//!   cycle after (the pick's queue and slot effects land first) nor with an
+//!   accepted write. Its counter, queue (completion, mailbox, response,
+//!   error), slot and STATUS effects are visible from t+1 on (a response
+//!   it queues can be picked at t+1); its memory write follows on AXI4.
+//!   `rx_busy` repeats every cycle until the packet can be taken.
 //!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`

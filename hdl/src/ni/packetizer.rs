@@ -7,7 +7,9 @@
 //! mailbox_msg_bytes` bytes), records length, PKT_DEST and the channel's
 //! PDID, marks the slot queued and appends it to the channel's send queue.
 //! The scheduler pops the queue head when it picks the message; the slot
-//! then awaits its acknowledgement (freed by the receive side, phase 2).
+//! then awaits its acknowledgement: a MailboxAck (or a final MailboxNack)
+//! the receive path accepts frees it, a MailboxNack "full" or "payload
+//! CRC" appends it to the channel's send queue again (same bytes).
 //! `msg_word` is payload word `jp` of the slot being sent.
 
 use super::top::Geometry;
@@ -133,6 +135,20 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             ps_state[{e_c, pq_slot}] <= 2'd2;
             pq_head[e_c] <= pq_head[e_c] + @SA@'d1;
             pq_count[e_c] <= pq_count[e_c] - @SW@'d1;
+        end
+        // Acknowledgements (never in a cycle with a send or a pop): an ack
+        // or a final nack frees the slot; a nack for "full" or a payload
+        // CRC error queues the same message again.
+        if (ak_fire) begin
+            if (ak_retry) begin
+                ps_state[k_idx] <= 2'd1;
+                pq_mem[{k_c, pq_tail[k_c]}] <= k_t[@SAM1@:0];
+                pq_tail[k_c] <= pq_tail[k_c] + @SA@'d1;
+                pq_count[k_c] <= pq_count[k_c] + @SW@'d1;
+            end else begin
+                ps_state[k_idx] <= 2'd0;
+                pk_free[k_c] <= pk_free[k_c] + @SW@'d1;
+            end
         end
     end
 end

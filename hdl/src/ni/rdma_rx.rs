@@ -2,31 +2,50 @@
 //!
 //! Store-and-forward, one packet at a time: RECV (flits into `rx_buf`,
 //! `2^rxa >= 2 + P/16` words) → CRC (payload words replayed through the
-//! second `Crc32`, `crc_rx`) → DECIDE (one cycle, `rx_commit`) → AW → W →
-//! B (accepted data packets only) → CRED (one credit per received flit,
-//! one per cycle, on the packet's VC) → RECV.
+//! second `Crc32`, `crc_rx`) → DECIDE (`rx_commit`, or `rx_busy` and wait)
+//! → AW → W → B (accepted data packets only) → CRED (one credit per
+//! received flit, one per cycle, on the packet's VC) → RECV. A mailbox
+//! message the mailbox has room for goes DECIDE → COPY (its payload words
+//! into the mailbox tail slot, one per cycle) → DECIDE first: the tail
+//! slot stays free until the commit (only pops happen meanwhile).
 //!
 //! DECIDE applies the golden checks in order ([`exanet_sim::ni::rdma_rx`]):
 //! word count < 2 (FORMAT, nothing trusted), header SECDED / type
 //! (`header_unpack`), footer CRC-8 (`footer_unpack`), word count, destination,
 //! payload CRC-32, type rules, protection (windows with the header PDID,
-//! range below `2^addr_bits`). The decision uses the register state at the
-//! start of the cycle; its counter effects are committed at its end.
+//! range below `2^addr_bits`), mailbox PDID, and for MailboxAck /
+//! MailboxNack the message slot (`txid = c·pkt_slots + slot` awaiting an
+//! acknowledgement from `src` with that PDID, else `Stale`). The decision
+//! uses the register state at the start of the cycle; its effects are
+//! committed at its end. No decision while the scheduler picks or loads.
 //!
-//! Built (increment 1 of phase 2): every check, for every type; the reject
-//! path (RX_PACKETS, RX_REJECTED, REJ\[r\], HDR_CORRECTED, nothing written);
-//! accepted RdmaWrite / RdmaReadResp packets with `last = 0` (one AXI4
-//! write burst of the payload, strobed, AWUSER = PDID; RX_DATA_BYTES).
-//! Not built: completions (data `last = 1`), the damaged-transfer table,
-//! STATUS, mailbox, read requests (their window check), acknowledgements,
-//! responses and `Busy`.
-//! An accepted packet of a kind not built yet is consumed and counted in
-//! RX_PACKETS only; the co-simulation bench does not send such packets.
+//! Then the resources: a completion entry (data `last = 1`, RdmaCompletion,
+//! Nack), a response entry (data `last = 1` with notify, every Mailbox
+//! message, a rejected Mailbox / RdmaReadReq with trusted header and
+//! footer, not MISROUTED); when one is full the packet waits (`rx_busy`),
+//! as the golden model's `Busy`.
 //!
-//! Built also: the error queue (an entry per rejected packet with the
-//! trusted header and footer fields, ERRQ_COUNT / ERRQ_W0..W4 / ERRQ_POP;
-//! a full queue drops the entry — the sticky ERRQ_OVERFLOW comes with
-//! STATUS).
+//! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
+//! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
+//! the trusted fields or sticky ERRQ_OVERFLOW, nothing written); accepted
+//! data packets: one AXI4 write burst of the payload (strobed, AWUSER =
+//! PDID; RX_DATA_BYTES) and with `last = 1` a completion (WRITE_IN /
+//! READ_DONE) whose status comes from the damaged-transfer table, plus an
+//! RdmaCompletion response when notify; RdmaCompletion → NOTIFY entry;
+//! Nack → READ_DONE / REMOTE_DENIED entry; Mailbox → queued and MailboxAck,
+//! or MailboxNack(0) and MB_FULL_NACKS when full; MailboxAck / MailboxNack
+//! → the packetizer slot freed, or queued again (nack 0 or PAYLOAD_CRC,
+//! MB_RETRIES), or freed with MB_DENIED and CH_ERR = MSG_DENIED.
+//!
+//! Damaged-transfer table: `poison_depth` (src, txid) keys with valid bits,
+//! matched in parallel; a rejected packet with a trusted footer and
+//! `last = 0` marks its key (lowest free entry; TRACK_LOST when full), one
+//! with an untrusted footer sets TRACK_LOST, one with `last = 1` and a
+//! trusted data-type header clears its key; an accepted data packet clears
+//! its key when `first` or `last`.
+//!
+//! Not built: read requests — an accepted RdmaReadReq (no window check
+//! yet) is consumed and counted in RX_PACKETS only.
 //!
 //! Input contract: the sender starts a packet only when it holds all
 //! `2 + P/16` credits (virtual cut-through into a one-packet buffer), so
@@ -72,6 +91,67 @@ reg [118:0] eq_mem [0:@EQNM1@];
 reg [@EQAM1@:0] eq_head;
 reg [@EQAM1@:0] eq_tail;
 reg [@EQA@:0] eq_count;
+// Completion queue: {pdid, peer, txid, reason, status, kind}.
+(* ram_style = "distributed" *)
+reg [59:0] cq_mem [0:@CQNM1@];
+reg [@CQAM1@:0] cq_head;
+reg [@CQAM1@:0] cq_tail;
+reg [@CQA@:0] cq_count;
+// Response queue: {flags, txid, pdid, dest, ptype}.
+(* ram_style = "distributed" *)
+reg [64:0] rq_mem [0:@RQNM1@];
+reg [@RQAM1@:0] rq_head;
+reg [@RQAM1@:0] rq_tail;
+reg [@RQA@:0] rq_count;
+// Mailbox: message words (2^mbwa per message) and {len, pdid, src}.
+(* ram_style = "distributed" *)
+reg [127:0] mb_mem [0:@MBWNM1@];
+(* ram_style = "distributed" *)
+reg [46:0] mb_meta [0:@MBNM1@];
+reg [@MBAM1@:0] mb_head;
+reg [@MBAM1@:0] mb_tail;
+reg [@MBA@:0] mb_count;
+reg  [4:0] mb_k;
+reg        mb_cp;
+// Damaged-transfer table: valid bits and {src, txid} keys.
+reg [@PDM1@:0] tk_v;
+reg [35:0] tk_key [0:@PDM1@];
+reg        trk_lost;
+reg        st_rxerr;
+reg        st_eqovf;
+reg        st_hdrc;
+reg [31:0] mb_fulln;
+reg [31:0] mb_retry;
+reg [31:0] mb_denied;
+
+// Queue states and the damaged-transfer table lookup of the packet's
+// (src, txid): hits, and the lowest free entry (one-hot).
+reg        mb_full;
+reg        cq_full;
+reg        rq_full;
+reg [@PDM1@:0] tk_h;
+reg [@PDM1@:0] tk_f1;
+always @(*) begin
+    mb_full = (mb_count == @MBW@'d@MBD@);
+    cq_full = (cq_count == @CQW@'d@CQD@);
+    rq_full = (rq_count == @RQW@'d@RQD@);
+@TKHIT@    tk_f1 = ~tk_v & (tk_v + @PD@'d1);
+end
+
+// Message-slot lookup of a MailboxAck / MailboxNack: txid = c * pkt_slots + slot.
+reg        k_ok;
+reg [@CWM1@:0] k_c;
+reg [13:0] k_t;
+reg [@KIW@:0] k_idx;
+reg        x_await;
+always @(*) begin
+    k_ok = 1'b0;
+    k_c = @CW@'d0;
+    k_t = 14'd0;
+@KLOOKUP@    k_idx = {k_c, k_t[@SAM1@:0]};
+    x_await = k_ok && (ps_state[k_idx] == 2'd2) && (ps_dest[k_idx] == footer_unpack$src)
+              && (ps_pdid[k_idx] == header_unpack$pdid);
+end
 
 always @(*) begin
     header_unpack$word = hdr_q;
@@ -102,8 +182,30 @@ reg  [3:0] x_reason;
 reg        x_hok;
 reg        x_fok;
 reg        x_accept;
+reg        x_mb;
+reg        x_ack;
+reg        x_last;
+reg        x_tkhit;
+reg  [1:0] x_st;
+reg        x_rsp_rej;
+reg        x_need_cq;
+reg        x_need_rq;
+reg        x_full;
+reg        x_cp;
+reg        x_try;
 reg        x_commit;
+reg        x_busy;
 reg        x_write;
+reg  [4:0] x_rq_pt;
+reg  [7:0] x_rq_fl;
+reg [64:0] x_rq_ent;
+reg  [1:0] x_cq_kind;
+reg  [1:0] x_cq_st;
+reg  [3:0] x_cq_rs;
+reg [59:0] x_cq_ent;
+reg        ak_fire;
+reg        ak_retry;
+reg        ak_deny;
 always @(*) begin
     x_pw = {1'b0, header_unpack$size[13:4]} + {10'd0, header_unpack$size[3:0] != 4'd0};
     x_wc_ok = ({6'd0, rx_n} == x_pw + 11'd2);
@@ -151,10 +253,168 @@ const DECIDE: &str = r#"
         else if (x_data && !x_hold) x_reason = 4'd7;
         else if (x_data && !x_pd) x_reason = 4'd8;
         else if ((x_pt == 5'h03) && !mbox_q[16] && (mbox_q[15:0] != header_unpack$pdid)) x_reason = 4'd8;
+        else if (((x_pt == 5'h14) || (x_pt == 5'h15)) && !x_await) x_reason = 4'd9;
     end
     x_accept = (x_reason == 4'd0);
-    x_commit = (rx_st == 3'd2) && !reset;
+    x_mb = (x_pt == 5'h03);
+    x_ack = (x_pt == 5'h14) || (x_pt == 5'h15);
+    x_last = footer_unpack$last;
+    x_tkhit = (tk_h != @PD@'d0);
+    // Completion status: the mark is cleared first when first = 1.
+    x_st = (x_data && !footer_unpack$first && x_tkhit) ? 2'd1 : (trk_lost ? 2'd2 : 2'd0);
+    // What the packet needs before it may be consumed (else Busy).
+    x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != 4'd5) && (x_mb || (x_pt == 5'h02));
+    x_need_cq = x_accept && ((x_data && x_last) || (x_pt == 5'h11) || (x_pt == 5'h13));
+    x_need_rq = x_rsp_rej || (x_accept && ((x_data && x_last && footer_unpack$notify) || x_mb));
+    x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full);
+    // A message the mailbox takes is copied into its tail slot first.
+    x_cp = (rx_st == 3'd2) && x_accept && x_mb && !mb_full && !mb_cp;
+    // No decision while the scheduler picks or loads (their queue and slot
+    // effects land first), nor while copying.
+    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp;
+    x_commit = x_try && !x_full;
+    x_busy = x_try && x_full;
     x_write = x_commit && x_accept && x_data;
+    // The response it causes, and the completion it posts.
+    if (!x_accept) begin
+        x_rq_pt = x_mb ? 5'h15 : 5'h13;
+        x_rq_fl = {4'd0, x_reason};
+    end else if (x_mb) begin
+        x_rq_pt = mb_full ? 5'h15 : 5'h14;
+        x_rq_fl = 8'd0;
+    end else begin
+        x_rq_pt = 5'h11;
+        x_rq_fl = {6'd0, x_st};
+    end
+    x_rq_ent = {x_rq_fl, footer_unpack$txid, header_unpack$pdid, footer_unpack$src, x_rq_pt};
+    x_cq_kind = (x_pt == 5'h01) ? 2'd1 : ((x_pt == 5'h11) ? 2'd3 : 2'd2);
+    x_cq_st = (x_pt == 5'h11) ? footer_unpack$flags[1:0] : ((x_pt == 5'h13) ? 2'd3 : x_st);
+    x_cq_rs = (x_pt == 5'h13) ? footer_unpack$flags[3:0] : 4'd0;
+    x_cq_ent = {header_unpack$pdid, footer_unpack$src, footer_unpack$txid, x_cq_rs, x_cq_st, x_cq_kind};
+    // An acknowledgement of one of this node's messages.
+    ak_fire = x_commit && x_accept && x_ack;
+    ak_retry = (x_pt == 5'h15) && ((footer_unpack$flags == 8'd0) || (footer_unpack$flags == 8'd6));
+    ak_deny = (x_pt == 5'h15) && !ak_retry;
+end
+
+// Completion, response and mailbox queues: pushes at the decision, pops by
+// software (CQ_POP, MB_POP) and by the scheduler (responses).
+reg        cq_push;
+reg        cq_pop;
+reg        rq_push;
+reg        rq_pop;
+reg        mb_push;
+reg        mb_pop;
+reg [59:0] cq_rd;
+reg [31:0] cq_w0;
+reg [31:0] cq_w1;
+reg [31:0] cq_w2;
+reg [64:0] rq_rd;
+reg [46:0] mb_hm;
+reg  [8:0] mb_hlen;
+reg [127:0] mb_rw;
+reg [31:0] mb_rs;
+reg  [8:0] mb_b0;
+reg [31:0] mb_dw;
+always @(*) begin
+    cq_push = x_commit && x_need_cq;
+    rq_push = x_commit && x_need_rq;
+    mb_push = x_commit && x_accept && x_mb && !mb_full;
+    cq_pop = wr_fire && a_cqpop && ((cq_count != @CQW@'d0) || cq_push);
+    mb_pop = wr_fire && a_mbpop && ((mb_count != @MBW@'d0) || mb_push);
+    rq_pop = eng_load && e_rsp;
+    cq_rd = (cq_count == @CQW@'d0) ? 60'd0 : cq_mem[cq_head];
+    cq_w0 = {2'd0, cq_rd[21:8], 4'd0, cq_rd[7:4], 2'd0, cq_rd[3:2], 2'd0, cq_rd[1:0]};
+    cq_w1 = {10'd0, cq_rd[43:22]};
+    cq_w2 = {16'd0, cq_rd[59:44]};
+    rq_rd = rq_mem[rq_head];
+    // MB_DATA[i] of the head message, i = s_araddr[7:2]; bytes past MB_LEN read 0.
+    mb_hm = (mb_count == @MBW@'d0) ? 47'd0 : mb_meta[mb_head];
+    mb_hlen = mb_hm[46:38];
+    mb_rw = mb_mem[{mb_head, s_araddr[@MBWAP3@:4]}];
+    case (s_araddr[3:2])
+        2'd0: mb_rs = mb_rw[31:0];
+        2'd1: mb_rs = mb_rw[63:32];
+        2'd2: mb_rs = mb_rw[95:64];
+        default: mb_rs = mb_rw[127:96];
+    endcase
+    mb_b0 = {1'b0, s_araddr[7:2], 2'd0};
+    mb_dw = mb_rs & {((mb_b0 + 9'd3) < mb_hlen) ? 8'hFF : 8'h00, ((mb_b0 + 9'd2) < mb_hlen) ? 8'hFF : 8'h00,
+                           ((mb_b0 + 9'd1) < mb_hlen) ? 8'hFF : 8'h00, (mb_b0 < mb_hlen) ? 8'hFF : 8'h00};
+end
+always @(posedge clock) begin
+    if (cq_push) cq_mem[cq_tail] <= x_cq_ent;
+    if (rq_push) rq_mem[rq_tail] <= x_rq_ent;
+    if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
+end
+always @(posedge clock) begin
+    if (rx_st == 3'd7) mb_mem[{mb_tail, mb_k[@MBWAM1@:0]}] <= rx_buf[mb_k[@RXAM1@:0] + @RXA@'d1];
+end
+always @(posedge clock) begin
+    if (reset) begin
+        cq_head <= @CQA@'d0;
+        cq_tail <= @CQA@'d0;
+        cq_count <= @CQW@'d0;
+        rq_head <= @RQA@'d0;
+        rq_tail <= @RQA@'d0;
+        rq_count <= @RQW@'d0;
+        mb_head <= @MBA@'d0;
+        mb_tail <= @MBA@'d0;
+        mb_count <= @MBW@'d0;
+    end else begin
+        if (cq_push) cq_tail <= (cq_tail == @CQA@'d@CQDM1@) ? @CQA@'d0 : cq_tail + @CQA@'d1;
+        if (cq_pop) cq_head <= (cq_head == @CQA@'d@CQDM1@) ? @CQA@'d0 : cq_head + @CQA@'d1;
+        cq_count <= cq_count + {@CQA@'d0, cq_push} - {@CQA@'d0, cq_pop};
+        if (rq_push) rq_tail <= (rq_tail == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_tail + @RQA@'d1;
+        if (rq_pop) rq_head <= (rq_head == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_head + @RQA@'d1;
+        rq_count <= rq_count + {@RQA@'d0, rq_push} - {@RQA@'d0, rq_pop};
+        if (mb_push) mb_tail <= (mb_tail == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_tail + @MBA@'d1;
+        if (mb_pop) mb_head <= (mb_head == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_head + @MBA@'d1;
+        mb_count <= mb_count + {@MBA@'d0, mb_push} - {@MBA@'d0, mb_pop};
+    end
+end
+
+// Sticky STATUS bits, the damaged-transfer table, mailbox counters. The
+// golden order within a cycle: the decision, then a STATUS write (W1C).
+reg tk_set;
+always @(*) begin
+    tk_set = x_commit && !x_accept && x_fok && !x_last && !x_tkhit && (tk_f1 != @PD@'d0);
+end
+always @(posedge clock) begin
+@TKKEY@end
+always @(posedge clock) begin
+    if (reset) begin
+        tk_v <= @PD@'d0;
+        trk_lost <= 1'b0;
+        st_rxerr <= 1'b0;
+        st_eqovf <= 1'b0;
+        st_hdrc <= 1'b0;
+        mb_fulln <= 32'd0;
+        mb_retry <= 32'd0;
+        mb_denied <= 32'd0;
+    end else begin
+        if (x_commit) begin
+            if (x_hok && header_unpack$single_err) st_hdrc <= 1'b1;
+            if (!x_accept) begin
+                st_rxerr <= 1'b1;
+                if (eq_count == @EQW@'d@EQD@) st_eqovf <= 1'b1;
+                if (!x_fok) trk_lost <= 1'b1;
+                else if (!x_last) begin
+                    if (tk_set) tk_v <= tk_v | tk_f1;
+                    else if (!x_tkhit) trk_lost <= 1'b1;
+                end else if (x_hok && x_data) tk_v <= tk_v & ~tk_h;
+            end else if (x_data && (footer_unpack$first || x_last)) tk_v <= tk_v & ~tk_h;
+            if (x_accept && x_mb && mb_full) mb_fulln <= mb_fulln + 32'd1;
+        end
+        if (ak_fire && ak_retry) mb_retry <= mb_retry + 32'd1;
+        if (ak_fire && ak_deny) mb_denied <= mb_denied + 32'd1;
+        if (wr_fire && a_status) begin
+            if (s_wdata[0]) st_rxerr <= 1'b0;
+            if (s_wdata[1]) st_eqovf <= 1'b0;
+            if (s_wdata[2]) trk_lost <= 1'b0;
+            if (s_wdata[3]) st_hdrc <= 1'b0;
+        end
+    end
 end
 
 // Error queue: push a rejected packet's trusted fields; ERRQ_POP pops
@@ -233,6 +493,7 @@ always @(*) begin
     credit_out_valid = (rx_st == 3'd6);
     credit_out_vc = rx_vcq;
     rx_commit = x_commit;
+    rx_busy = x_busy;
 end
 
 // Payload replay index and byte count of the last payload word.
@@ -258,6 +519,7 @@ always @(posedge clock) begin
         rc_start <= 1'b0;
         rc_valid <= 1'b0;
         rc_done <= 1'b0;
+        mb_cp <= 1'b0;
         rx_packets <= 32'd0;
         rx_rejected <= 32'd0;
         rx_hdrc <= 32'd0;
@@ -277,6 +539,7 @@ always @(posedge clock) begin
                     rx_st <= 3'd1;
                     rx_j <= 5'd0;
                     rc_done <= 1'b0;
+                    mb_cp <= 1'b0;
                 end
             end
             3'd1: begin
@@ -293,7 +556,10 @@ always @(posedge clock) begin
                     rx_j <= rx_j + 5'd1;
                 end
             end
-            3'd2: begin
+            3'd2: if (x_cp) begin
+                rx_st <= 3'd7;
+                mb_k <= 5'd0;
+            end else if (x_commit) begin
                 rx_packets <= rx_packets + 32'd1;
                 if (x_hok && header_unpack$single_err) rx_hdrc <= rx_hdrc + 32'd1;
                 if (!x_accept) begin
@@ -318,6 +584,14 @@ always @(posedge clock) begin
                 if (m_wlast) rx_st <= 3'd5;
             end
             3'd5: if (m_bvalid) rx_st <= 3'd6;
+            3'd7: begin
+                // Copy payload words 1..MB16 into the mailbox tail slot.
+                mb_k <= mb_k + 5'd1;
+                if (mb_k == 5'd@MB16M1@) begin
+                    mb_cp <= 1'b1;
+                    rx_st <= 3'd2;
+                end
+            end
             3'd6: begin
                 rx_cr <= rx_cr - 5'd1;
                 if (rx_cr == 5'd1) begin
@@ -333,8 +607,7 @@ end
 wire unused_rx = &{1'b0, x_wtmp[3:0], mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw_mlo[16], mw_addr[3:0],
                    header_unpack$fpga_offset, header_unpack$path, header_unpack$reserved, header_unpack$vc,
                    header_unpack$ecc_reserved, footer_unpack$crc8, footer_unpack$user, footer_unpack$ttl,
-                   footer_unpack$notify, footer_unpack$src, footer_unpack$txid, m_bresp, x_end[43:42],
-                   mw_sh[255:128]};
+                   m_bresp, x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:@SA@]};
 "#;
 
 /// The Verilog of the receive path.
@@ -351,6 +624,15 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             .replace("@EQDM1@", &(n.errq_depth - 1).to_string())
             .replace("@EQD@", &n.errq_depth.to_string())
             .replace("@RXAM1@", &(g.rxa - 1).to_string())
+            .replace("@CQNM1@", &((1usize << g.cqa) - 1).to_string())
+            .replace("@RQNM1@", &((1usize << g.rqa) - 1).to_string())
+            .replace("@MBNM1@", &((1usize << g.mba) - 1).to_string())
+            .replace("@MBWNM1@", &((1usize << (g.mba + g.mbwa)) - 1).to_string())
+            .replace("@MBW@", &(g.mba + 1).to_string())
+            .replace("@CQW@", &(g.cqa + 1).to_string())
+            .replace("@RQW@", &(g.rqa + 1).to_string())
+            .replace("@KIW@", &(g.cw + g.sa - 1).to_string())
+            .replace("@MBWAP3@", &(g.mbwa + 3).to_string())
             .replace("@LIM@", &format!("{:x}", 1u64 << n.addr_bits))
             .replace(
                 "@PMODPAD@",
@@ -361,7 +643,33 @@ pub fn verilog(g: &Geometry) -> Result<String> {
                 },
             )
     };
-    let mut s = g.fill(&local(DECL))?;
+    let mut tkhit = String::new();
+    for i in 0..n.poison_depth {
+        let _ = writeln!(
+            tkhit,
+            "    tk_h[{i}] = tk_v[{i}] && (tk_key[{i}] == {{footer_unpack$src, footer_unpack$txid}});"
+        );
+    }
+    let mut klookup = String::new();
+    for c in 0..g.c {
+        let lo = c * g.s;
+        let hi = (c + 1) * g.s;
+        let lo_cond = if c == 0 {
+            String::new()
+        } else {
+            format!("(footer_unpack$txid >= 14'd{lo}) && ")
+        };
+        let _ = writeln!(
+            klookup,
+            "    if ({lo_cond}(footer_unpack$txid < 14'd{hi})) begin k_ok = 1'b1; k_c = {}; k_t = footer_unpack$txid - 14'd{lo}; end",
+            Geometry::lit(g.cw, c)
+        );
+    }
+    let mut s = g.fill(
+        &local(DECL)
+            .replace("@TKHIT@", &tkhit)
+            .replace("@KLOOKUP@", &klookup),
+    )?;
     // Protection: some enabled window holds [vaddr, vaddr + size); one with
     // the packet's PDID.
     s.push_str("    x_hold = 1'b0;\n    x_pd = 1'b0;\n");
@@ -376,6 +684,19 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     for r in 0..16 {
         let _ = writeln!(rej, "        rej_cnt[{r}] <= 32'd0;");
     }
-    s.push_str(&g.fill(&local(DECIDE).replace("@REJRESET@", &rej))?);
+    let mut tkkey = String::new();
+    for i in 0..n.poison_depth {
+        let _ = writeln!(
+            tkkey,
+            "    if (tk_set && tk_f1[{i}]) tk_key[{i}] <= {{footer_unpack$src, footer_unpack$txid}};"
+        );
+    }
+    s.push_str(
+        &g.fill(
+            &local(DECIDE)
+                .replace("@REJRESET@", &rej)
+                .replace("@TKKEY@", &tkkey),
+        )?,
+    );
     Ok(s)
 }

@@ -3,11 +3,15 @@
 //!
 //! States: IDLE → (pick) LOAD → HDR → PAY → FTR → IDLE, one packet at a
 //! time.
-//! - **Pick** (IDLE, `tx_pick`): when TX_ENABLE and a channel has a queued
-//!   message or descriptor, the first such channel at or after the
-//!   round-robin pointer; a queued message before the head descriptor.
-//!   The pointer moves past the picked channel.
-//! - **Load**: the packet's header/footer fields. A message: its slot (the
+//! - **Pick** (IDLE, `tx_pick`): the head of the response queue if any
+//!   (priority 1, whatever TX_ENABLE; the pointer does not move); else,
+//!   when TX_ENABLE and a channel has a queued message or descriptor, the
+//!   first such channel at or after the round-robin pointer; a queued
+//!   message before the head descriptor. The pointer moves past the
+//!   picked channel.
+//! - **Load**: the packet's header/footer fields. A response: type, dest,
+//!   PDID, txid and flags from the queue entry (popped), no payload (HDR →
+//!   FTR, payload CRC 0). A message: its slot (the
 //!   send-queue head, popped; slot → awaiting ack), txid `c·pkt_slots +
 //!   slot`. A read descriptor: the request packet (payload `{32'd0, len,
 //!   22'd0, local}` = landing address and length, little-endian), popped.
@@ -36,6 +40,8 @@ reg  [2:0] state;
 reg [@CWM1@:0] rr;
 reg [@CWM1@:0] e_c;
 reg        e_msg;
+reg        e_rsp;
+reg  [7:0] e_flags;
 reg  [1:0] e_kind;
 reg  [4:0] e_ptype;
 reg [41:0] e_vaddr;
@@ -80,6 +86,7 @@ reg lo_v;
 reg [@CWM1@:0] hi_c;
 reg [@CWM1@:0] lo_c;
 reg pick_now;
+reg pick_rsp;
 reg [@CWM1@:0] pick_c;
 reg eng_load;
 "#;
@@ -133,9 +140,9 @@ always @(*) begin
     l_beats = l_btmp[8:4];
     l_topage = 9'd256 - {1'b0, l_src[11:4]};
     l_split = ({4'd0, l_beats} > l_topage);
-    l_size = e_msg ? ps_len[{e_c, pq_slot}] : (d_op ? 9'd16 : l_n);
+    l_size = e_rsp ? 9'd0 : (e_msg ? ps_len[{e_c, pq_slot}] : (d_op ? 9'd16 : l_n));
     l_wtmp = l_size + 9'd15;
-    dq_pop = eng_load && !e_msg && (d_op || l_last);
+    dq_pop = eng_load && !e_rsp && !e_msg && (d_op || l_last);
     pq_pop = eng_load && e_msg;
 end
 "#;
@@ -222,7 +229,7 @@ always @(*) begin
     footer_pack$notify = e_notify;
     footer_pack$last = e_last;
     footer_pack$first = e_first;
-    footer_pack$flags = 8'd0;
+    footer_pack$flags = e_flags;
     footer_pack$src = node;
     footer_pack$txid = e_txid;
     crc32$clock = clock;
@@ -251,6 +258,7 @@ always @(posedge clock) begin
         rr <= @CW@'d0;
         e_c <= @CW@'d0;
         e_msg <= 1'b0;
+        e_rsp <= 1'b0;
         word_v <= 1'b0;
         cr_used <= @CRW@'d0;
         ov_q <= 1'b0;
@@ -267,9 +275,13 @@ always @(posedge clock) begin
         case (state)
             3'd0: if (pick_now) begin
                 state <= 3'd1;
-                e_c <= pick_c;
-                e_msg <= (pq_count[pick_c] != @SW@'d0);
-                rr <= (pick_c == @CW@'d@CM1@) ? @CW@'d0 : pick_c + @CW@'d1;
+                e_rsp <= pick_rsp;
+                if (pick_rsp) e_msg <= 1'b0;
+                else begin
+                    e_c <= pick_c;
+                    e_msg <= (pq_count[pick_c] != @SW@'d0);
+                    rr <= (pick_c == @CW@'d@CM1@) ? @CW@'d0 : pick_c + @CW@'d1;
+                end
             end
             3'd1: begin
                 state <= 3'd2;
@@ -282,7 +294,21 @@ always @(posedge clock) begin
                 e_size <= l_size;
                 tx_packets <= tx_packets + 32'd1;
                 tx_bytes <= tx_bytes + {23'd0, l_size};
-                if (e_msg) begin
+                e_flags <= 8'd0;
+                if (e_rsp) begin
+                    // A response from the response queue (no payload).
+                    e_kind <= 2'd1;
+                    e_ptype <= rq_rd[4:0];
+                    e_vaddr <= 42'd0;
+                    e_dest <= rq_rd[26:5];
+                    e_pdid <= rq_rd[42:27];
+                    e_seq <= 14'd0;
+                    e_first <= 1'b1;
+                    e_last <= 1'b1;
+                    e_notify <= 1'b0;
+                    e_txid <= rq_rd[56:43];
+                    e_flags <= rq_rd[64:57];
+                end else if (e_msg) begin
                     e_kind <= 2'd2;
                     e_ptype <= 5'd3;
                     e_vaddr <= 42'd0;
@@ -329,7 +355,13 @@ always @(posedge clock) begin
                     end
                 end
             end
-            3'd2: if (hdr_send) state <= 3'd3;
+            3'd2: if (hdr_send) begin
+                // No payload: straight to the footer, payload CRC 0.
+                if (e_words == 5'd0) begin
+                    state <= 3'd4;
+                    crc_q <= 32'd0;
+                end else state <= 3'd3;
+            end
             3'd3: if (pay_send && (js == e_words - 5'd1)) begin
                 state <= 3'd4;
                 crc_q <= crc32$crc;
@@ -407,9 +439,10 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         let cl = Geometry::lit(g.cw, c);
         let _ = writeln!(s, "    if (rdy[{c}]) begin lo_v = 1'b1; lo_c = {cl}; end");
     }
-    s.push_str(
-        "    pick_now = (state == 3'd0) && tx_en && lo_v && !reset;\n    pick_c = hi_v ? hi_c : lo_c;\n    eng_load = (state == 3'd1);\nend\n",
-    );
+    s.push_str(&format!(
+        "    pick_rsp = (rq_count != {}'d0);\n    pick_now = (state == 3'd0) && (pick_rsp || (tx_en && lo_v)) && !reset;\n    pick_c = hi_v ? hi_c : lo_c;\n    eng_load = (state == 3'd1);\nend\n",
+        g.rqa + 1
+    ));
     s.push_str(&g.fill(&cm1(LOAD))?);
     // Message txid base of the picked channel.
     s.push_str("reg [13:0] msg_base;\nalways @(*) begin\n    case (e_c)\n");

@@ -66,6 +66,16 @@ pub struct Geometry {
     pub rxa: usize,
     /// Error queue index bits (storage `2^eqa` entries).
     pub eqa: usize,
+    /// Mailbox index bits (storage `2^mba` messages).
+    pub mba: usize,
+    /// 128-bit words of a mailbox message (`mailbox_msg_bytes / 16`).
+    pub mb16: usize,
+    /// Word index bits within a message (storage `2^mbwa` words).
+    pub mbwa: usize,
+    /// Completion queue index bits.
+    pub cqa: usize,
+    /// Response queue index bits.
+    pub rqa: usize,
 }
 
 /// Flits of the receive buffer (one maximum packet): the credits a sender
@@ -112,6 +122,11 @@ impl Geometry {
             pa: n.max_payload_bytes.trailing_zeros() as usize,
             rxa: clog2(rx_buffer_flits(n.max_payload_bytes)),
             eqa: clog2(n.errq_depth),
+            mba: clog2(n.mailbox_depth),
+            mb16: n.mailbox_msg_bytes / 16,
+            mbwa: clog2(n.mailbox_msg_bytes / 16),
+            cqa: clog2(n.cq_depth),
+            rqa: clog2(n.resp_queue_depth),
             p: p.clone(),
         })
     }
@@ -151,6 +166,24 @@ impl Geometry {
             ("CRW", self.crw.to_string()),
             ("CRWM1", (self.crw - 1).to_string()),
             ("VC", self.p.vc.to_string()),
+            ("MBA", self.mba.to_string()),
+            ("MBAM1", (self.mba - 1).to_string()),
+            ("MBD", n.mailbox_depth.to_string()),
+            ("MBDM1", (n.mailbox_depth - 1).to_string()),
+            ("MB16", self.mb16.to_string()),
+            ("MB16M1", (self.mb16 - 1).to_string()),
+            ("MBWA", self.mbwa.to_string()),
+            ("MBWAM1", (self.mbwa - 1).to_string()),
+            ("CQA", self.cqa.to_string()),
+            ("CQAM1", (self.cqa - 1).to_string()),
+            ("CQD", n.cq_depth.to_string()),
+            ("CQDM1", (n.cq_depth - 1).to_string()),
+            ("RQA", self.rqa.to_string()),
+            ("RQAM1", (self.rqa - 1).to_string()),
+            ("RQD", n.resp_queue_depth.to_string()),
+            ("RQDM1", (n.resp_queue_depth - 1).to_string()),
+            ("PD", n.poison_depth.to_string()),
+            ("PDM1", (n.poison_depth - 1).to_string()),
         ]
     }
 
@@ -311,6 +344,9 @@ pub struct Ni {
     pub m_bresp: Signal<In, Bits<2>>,
     /// This cycle the receive path decides a packet.
     pub rx_commit: Signal<Out, bool>,
+    /// This cycle the receive path holds a checked packet it cannot take:
+    /// a queue it needs is full (the golden model's `Busy`).
+    pub rx_busy: Signal<Out, bool>,
     header_pack: HeaderPack,
     footer_pack: FooterPack,
     crc32: Crc32<128, 5>,
@@ -394,6 +430,7 @@ impl Ni {
             m_bready: Default::default(),
             m_bresp: Default::default(),
             rx_commit: Default::default(),
+            rx_busy: Default::default(),
             header_pack: HeaderPack::new()?,
             footer_pack: FooterPack::new()?,
             crc32: Crc32::new()?,
@@ -450,6 +487,7 @@ impl Logic for Ni {
         self.m_wlast.connect();
         self.m_bready.connect();
         self.rx_commit.connect();
+        self.rx_busy.connect();
         self.header_unpack.word.connect();
         self.footer_unpack.word.connect();
         let c = &mut self.crc_rx;
@@ -532,6 +570,10 @@ mod tests {
                 max_payload_bytes: 64,
                 addr_bits: 32,
                 windows: 1,
+                mailbox_depth: 3,
+                cq_depth: 5,
+                resp_queue_depth: 3,
+                poison_depth: 3,
                 ..Default::default()
             },
             buffer_flits: 6,
@@ -552,6 +594,10 @@ mod tests {
                 addr_bits: 42,
                 windows: 1,
                 errq_depth: 1,
+                mailbox_depth: 1,
+                cq_depth: 1,
+                resp_queue_depth: 1,
+                poison_depth: 1,
                 ..Default::default()
             },
             buffer_flits: 3,
@@ -571,6 +617,7 @@ mod tests {
                 "[127:0] in_data;",
                 "[15:0] m_wstrb;",
                 " rx_commit;",
+                " rx_busy;",
             ] {
                 assert!(top.contains(decl), "{} lacks `{decl}`", e.top);
             }

@@ -1,17 +1,25 @@
-//! Co-simulation bench of `ni` (transmit side, and the receive path's
-//! checks, reject path and data writes): RTL vs `exanet_sim::ni::Ni`,
-//! transaction by transaction.
+//! Co-simulation bench of `ni` (transmit side with the response queue;
+//! receive path: checks, reject path, data writes, completions, the
+//! damaged-transfer table, STATUS, mailbox, acknowledgements, `Busy`): RTL
+//! vs `exanet_sim::ni::Ni`, transaction by transaction. Not exercised
+//! (not built in the RTL): RdmaReadReq reception and read service.
 //!
 //! Agents, all random (seeded):
-//! - **Software** (AXI4-Lite master): after each reset, privileged set-up
-//!   (channel PDIDs, windows, MBOX_CTRL); then random mixes of RDMA write
-//!   and read descriptors (staging writes + DOORBELL; lengths 0..20000, any
-//!   alignment, a few refused: bad op, length 0, address beyond the limit,
-//!   queue full), packetizer sends (window words, PKT_DEST, PKT_SEND with
-//!   good and bad lengths, slots running out), TX_ENABLE toggles, PDID
-//!   changes, reads of every implemented register, and bad accesses (user
-//!   access to page 0, user write to CH_PDID, unaligned, unmapped, RO).
-//!   Valid/ready delays are random on every channel.
+//! - **Software** (AXI4-Lite master): at each phase start, privileged
+//!   set-up (channel PDIDs, windows, MBOX_CTRL, CONTROL); then random mixes
+//!   of RDMA write and read descriptors (staging writes + DOORBELL; lengths
+//!   0..20000, any alignment, a few refused: bad op, length 0, address
+//!   beyond the limit, queue full), packetizer sends (window words,
+//!   PKT_DEST, PKT_SEND with good and bad lengths, slots running out),
+//!   TX_ENABLE toggles, PDID and MBOX_CTRL changes, reads of every
+//!   register (STATUS, counters, error queue, CQ and mailbox pages
+//!   included), consumption of the head completion (CQ_W0..W2, CQ_POP,
+//!   STATUS read and W1C) or message (MB_COUNT/LEN/SRC/PDID, MB_DATA, MB_POP),
+//!   error-queue pops, and bad accesses (user access to page 0, user write
+//!   to CH_PDID, writes to read-only CQ / mailbox registers, unaligned,
+//!   unmapped). When the receive path stays `Busy`, software pops the
+//!   completion queue and the mailbox. Valid/ready delays are random on
+//!   every channel.
 //! - **Memory** (AXI4 slave): accepts AR with random backpressure, returns
 //!   each burst after a random latency with random gaps between beats,
 //!   from a sparse memory holding the same bytes as the golden model's.
@@ -19,36 +27,46 @@
 //!   credits on other VCs, which the NI must ignore).
 //! - **Receive agent** (a router local output): sends packets into the NI
 //!   (flits with random gaps; a packet starts only when every receive
-//!   credit is back, random VC): RdmaWrite / RdmaReadResp with `last = 0`
-//!   into the landing area (window 0, set up at each phase), good or
-//!   damaged one way — forged PDID, outside the window, beyond
-//!   `2^addr_bits`, crossing a P boundary, misrouted, size 0, Ack type,
-//!   unknown type, payload bit flip, single (corrected) and double header
-//!   errors, footer bit flip, a word dropped or added, header only.
-//!   The memory's AXI4 write slave has random AW/W backpressure and B
-//!   latency.
+//!   credit is back, random VC): RdmaWrite / RdmaReadResp into the landing
+//!   area (window 0; `first`, `last`, `notify` random; (src, txid) mostly
+//!   from a small pool so damaged transfers complete as PACKET_REJECTED),
+//!   Mailbox messages from four senders (mostly with the MBOX_CTRL PDID),
+//!   MailboxAck / MailboxNack (full, payload CRC, other reasons) for the
+//!   NI's own messages seen leaving (and stale ones: wrong source, PDID or
+//!   slot), RdmaCompletion and Nack packets; each good or damaged one way —
+//!   forged PDID, outside the window, beyond `2^addr_bits`, crossing a P
+//!   boundary, misrouted, size 0, Ack type, unknown type, payload bit flip,
+//!   single (corrected) and double header errors, footer bit flip, a word
+//!   dropped or added, header only. The memory's AXI4 write slave has
+//!   random AW/W backpressure and B latency.
+//! - **Many-to-one burst** ([`NiBench::set_mailbox_burst`]): instead, only
+//!   mailbox messages from several senders (two in flight each, each
+//!   message resent when answered MailboxNack), software reading each
+//!   message's id and popping it, slowly; delivery is counted in
+//!   [`NiCoverage`].
 //!
 //! Checks (the first failure stops the run): every AXI4-Lite response
 //! (OKAY/SLVERR and read data) against the golden model's for the same
 //! access in the same order; at `tx_pick` the golden model must have a
 //! packet (`emit_packet`), and when the RTL is idle and not picking it
 //! must have none; every flit against the golden packet's words (data,
-//! head, tail, VC); no flit without a credit; every AR: 16-byte aligned,
-//! INCR, size 16, no 4 KiB crossing, address below `2^addr_bits`, ARUSER
-//! = the packet's PDID. At `rx_commit` the golden model receives the
-//! oldest packet sent (it must be consumed, not Busy); its memory writes
-//! (`take_writes`) must then appear on AXI4 in order, one burst each:
-//! AW aligned, length, size 16, INCR, AWUSER = the packet's PDID, no 4 KiB
-//! crossing; the strobed bytes exactly the written range and data. Any AW
-//! with no golden write pending (e.g. from a rejected packet) fails. Credits
-//! return on the packet's VC, as many as its flits, none unowed. Order of
-//! golden calls within a cycle: read accepted, pick, receive, write
-//! accepted.
+//! head, tail, VC) — responses included; no flit without a credit; every
+//! AR: 16-byte aligned, INCR, size 16, no 4 KiB crossing, address below
+//! `2^addr_bits`, ARUSER = the packet's PDID. At `rx_commit` the golden
+//! model receives the oldest packet sent (it must be consumed, not Busy);
+//! at `rx_busy` it must answer `Busy` (asked again whenever its state
+//! changed since); its memory writes (`take_writes`) must then appear on
+//! AXI4 in order, one burst each: AW aligned, length, size 16, INCR,
+//! AWUSER = the packet's PDID, no 4 KiB crossing; the strobed bytes
+//! exactly the written range and data. Any AW with no golden write pending
+//! (e.g. from a rejected packet) fails. Credits return on the packet's VC,
+//! as many as its flits, none unowed. Order of golden calls within a
+//! cycle: read accepted, pick, receive, write accepted.
 //!
 //! Phases end with a drain (no new accesses or packets until both sides
-//! are idle) and a reset pulse: mailbox acknowledgements are not built in
-//! the RTL yet, so no acknowledgement frees a packetizer slot and resets
-//! recycle them.
+//! are idle; meanwhile the receive agent acknowledges every message of the
+//! NI still awaiting an acknowledgement); every second phase ends with a
+//! reset pulse, the others go on with the same state.
 
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
@@ -73,6 +91,10 @@ const KEYS: &[&str] = &[
     "addr_bits",
     "windows",
     "errq_depth",
+    "mailbox_depth",
+    "cq_depth",
+    "resp_queue_depth",
+    "poison_depth",
     "buffer_flits",
     "vc",
 ];
@@ -82,7 +104,7 @@ pub fn info() -> BlockInfo {
     BlockInfo {
         name: "ni",
         about:
-            "network interface: transmit side; receive checks, reject path, error queue, data writes",
+            "network interface: transmit side; receive path: checks, rejects, error queue, data writes, completions, mailbox, acks, responses",
         matrix,
         point,
     }
@@ -92,12 +114,14 @@ pub fn info() -> BlockInfo {
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
         // The default NI: 4 channels, 256-byte packets, 64-byte messages.
-        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,buffer_flits=32,vc=0",
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,poison_depth=4,buffer_flits=32,vc=0",
         // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits,
-        // a 3-entry error queue (wraps at a non-power of two).
-        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,buffer_flits=6,vc=2",
-        // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits, one error entry.
-        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,buffer_flits=3,vc=1",
+        // 3-entry error queue, mailbox and response queue, 5 completions, 3 damaged transfers
+        // (queues wrap at non-powers of two and fill up: Busy, mailbox-full nacks).
+        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,mailbox_depth=3,cq_depth=5,resp_queue_depth=3,poison_depth=3,buffer_flits=6,vc=2",
+        // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits, every queue
+        // one entry deep.
+        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,mailbox_depth=1,cq_depth=1,resp_queue_depth=1,poison_depth=1,buffer_flits=3,vc=1",
     ]
 }
 
@@ -128,6 +152,10 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
             addr_bits: int("addr_bits", d.ni.addr_bits as usize)? as u32,
             windows: int("windows", d.ni.windows)?,
             errq_depth: int("errq_depth", d.ni.errq_depth)?,
+            mailbox_depth: int("mailbox_depth", d.ni.mailbox_depth)?,
+            cq_depth: int("cq_depth", d.ni.cq_depth)?,
+            resp_queue_depth: int("resp_queue_depth", d.ni.resp_queue_depth)?,
+            poison_depth: int("poison_depth", d.ni.poison_depth)?,
             ..d.ni.clone()
         },
         buffer_flits: int("buffer_flits", d.buffer_flits)?,
@@ -141,9 +169,10 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
 pub fn point_text(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},buffer_flits={},vc={}",
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},poison_depth={},buffer_flits={},vc={}",
         n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
-        n.addr_bits, n.windows, n.errq_depth, p.buffer_flits, p.vc
+        n.addr_bits, n.windows, n.errq_depth, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
+        n.poison_depth, p.buffer_flits, p.vc
     )
 }
 
@@ -183,6 +212,51 @@ pub struct NiCoverage {
     /// ERRQ_W* reads compared with a non-zero value; ERRQ pops accepted.
     pub errq_words: u64,
     pub errq_pops: u64,
+    /// Responses the NI emitted (compared flit by flit): MailboxAck,
+    /// MailboxNack, RdmaCompletion, Nack.
+    pub resp_acks: u64,
+    pub resp_mb_nacks: u64,
+    pub resp_completions: u64,
+    pub resp_read_nacks: u64,
+    /// Accepted data packets (each must be one AXI4 write burst), and of
+    /// those with `last = 1` (a completion posted).
+    pub rx_data: u64,
+    pub rx_completions: u64,
+    /// Mailbox messages received: queued; refused because the mailbox was full.
+    pub mb_queued: u64,
+    pub mb_refused: u64,
+    /// Acknowledgements of the NI's own messages accepted: delivered
+    /// (slot freed), retried (queued again), denied.
+    pub acks_delivered: u64,
+    pub acks_retried: u64,
+    pub acks_denied: u64,
+    /// RdmaCompletion and Nack packets accepted (NOTIFY / REMOTE_DENIED entries).
+    pub notify_in: u64,
+    pub nack_in: u64,
+    /// Cycles the receive path reported Busy; golden `Busy` confirmations.
+    pub busy_cycles: u64,
+    pub busy_checks: u64,
+    /// Completion statuses seen, by code: entries read (CQ_W0 != 0) and
+    /// RdmaCompletion responses; CQ pops of an entry.
+    pub cq_status: [u64; 4],
+    pub cq_pops: u64,
+    /// MB_DATA words read non-zero; MB pops of a message.
+    pub mb_words: u64,
+    pub mb_pops: u64,
+    /// STATUS reads with a sticky bit set; STATUS W1C writes.
+    pub status_sticky: u64,
+    pub status_clears: u64,
+    /// Phases that ended without a reset pulse.
+    pub phases_no_reset: u64,
+    /// Many-to-one burst ([`NiBench::set_mailbox_burst`]): messages created
+    /// by the senders, delivered to software (read and popped), answered
+    /// MailboxNack (full), delivered twice (must stay 0), answered with
+    /// anything else (must stay 0).
+    pub burst_created: u64,
+    pub burst_delivered: u64,
+    pub burst_nacks: u64,
+    pub burst_dups: u64,
+    pub burst_other: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -255,6 +329,7 @@ struct Ports {
     m_bready: Port,
     m_bresp: Port,
     rx_commit: Port,
+    rx_busy: Port,
 }
 
 struct Burst {
@@ -308,6 +383,34 @@ pub struct NiBench {
     /// Inject only packets the receive path must reject, and leave the
     /// windows as set up (for the zero-bytes-written test).
     only_bad: bool,
+    /// Many-to-one mailbox burst mode.
+    burst: Option<MbBurst>,
+    /// The golden model changed since the last `Busy` confirmation.
+    golden_dirty: bool,
+    /// Phases ended (every second ends with a reset pulse).
+    phases: u64,
+}
+
+/// A remote node sending mailbox messages in the burst mode: messages in
+/// flight (txid, id, bytes) and messages nacked, to send again.
+struct Sender {
+    at: Coords,
+    inflight: Vec<(u16, u32, Vec<u8>)>,
+    retry: VecDeque<(u32, Vec<u8>)>,
+}
+
+/// Many-to-one burst: several senders, each with up to two messages in
+/// flight, into the NI's mailbox; software reads and pops slowly.
+struct MbBurst {
+    senders: Vec<Sender>,
+    /// Messages to create in all.
+    limit: u64,
+    /// PDID of every message (MBOX_CTRL is set to it).
+    pdid: u16,
+    /// A consume read (MB_DATA\[0\]) is outstanding.
+    reading: bool,
+    /// Message ids software has read and popped.
+    delivered: std::collections::HashSet<u32>,
 }
 
 /// The receive agent: a router local port sending flits into the NI, and
@@ -341,11 +444,28 @@ struct Rx {
     b_now: bool,
     wait_commit: u64,
     load: f64,
+    /// The NI's messages (emitted, not yet acknowledged) the agent may
+    /// answer: destination, PDID, txid.
+    outstanding: Vec<(Coords, u16, u16)>,
+    /// (src, txid) pool of data packets: repeats exercise the
+    /// damaged-transfer table.
+    keys: Vec<(Coords, u16)>,
+    /// Mailbox senders of the general mode.
+    senders: Vec<Coords>,
+    /// Consecutive cycles the receive path was Busy.
+    busy_run: u64,
 }
 
 impl Rx {
     fn new(land: u64, buffer: usize) -> Rx {
+        let c = |x: u32| Coords::from_bits(x).expect("22-bit coordinates");
         Rx {
+            outstanding: Vec::new(),
+            keys: (0..6)
+                .map(|k| (c(0x1_0203 + 0x111 * (k / 3)), 40 + (k % 3) as u16))
+                .collect(),
+            senders: (0..4).map(|k| c(0x2_0A01 + 0x1010 * k)).collect(),
+            busy_run: 0,
             land,
             pdid: 0,
             buffer,
@@ -374,6 +494,7 @@ impl Rx {
             && self.aw.is_empty()
             && self.b_owed.is_empty()
             && self.credits == self.buffer
+            && self.outstanding.is_empty()
     }
 }
 
@@ -458,6 +579,9 @@ impl NiBench {
             cov: NiCoverage::default(),
             rx: Rx::new(land, rx_buffer_flits(params_p)),
             only_bad: false,
+            burst: None,
+            golden_dirty: true,
+            phases: 0,
         })
     }
 
@@ -465,6 +589,28 @@ impl NiBench {
     /// the landing window (the zero-bytes-written test).
     pub fn set_only_bad(&mut self, on: bool) {
         self.only_bad = on;
+    }
+
+    /// Many-to-one mailbox burst: `senders` remote nodes (1..=8), each with
+    /// up to two messages in flight, send `limit` messages in all into the
+    /// mailbox (resending each one nacked because the mailbox was full);
+    /// software only reads the mailbox and pops it, slowly; one phase, no
+    /// reset after power-on. Delivery counts are in [`NiCoverage`].
+    pub fn set_mailbox_burst(&mut self, senders: usize, limit: u64) {
+        let senders = (0..senders.clamp(1, 8) as u32)
+            .map(|k| Sender {
+                at: Coords::from_bits(0x0_1101 + 0x2_0100 * k).expect("22-bit coordinates"),
+                inflight: Vec::new(),
+                retry: VecDeque::new(),
+            })
+            .collect();
+        self.burst = Some(MbBurst {
+            senders,
+            limit,
+            pdid: 0,
+            reading: false,
+            delivered: Default::default(),
+        });
     }
 
     /// The landing area `[base, base + 2 * REGION)` the receive agent's
@@ -515,24 +661,45 @@ impl NiBench {
             ][rng.below(5) as usize];
             self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32);
         }
-        self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32);
+        // The mailbox: mostly one PDID (the general mode's senders use it),
+        // sometimes open; the burst's PDID exactly.
+        let mb = match &mut self.burst {
+            Some(b) => {
+                b.pdid = rng.bits(16) as u16;
+                b.pdid as u32
+            }
+            None => rng.next_u64() as u32 & if rng.chance(0.7) { 0xFFFF } else { !0 },
+        };
+        self.priv_write(regs::MBOX_CTRL, mb);
+        self.priv_write(regs::CONTROL, 1);
     }
 
-    /// A packet for the receive path: an RdmaWrite or RdmaReadResp with
-    /// `last = 0` into the landing area, good or damaged in one way.
-    fn rx_packet(&self, rng: &mut Rng) -> Vec<u128> {
+    /// A packet for the receive path (general mode), good or damaged in one
+    /// way: an RdmaWrite / RdmaReadResp into the landing area (`last` and
+    /// `first` random, (src, txid) often from a small pool), a mailbox
+    /// message from one of a few senders, an acknowledgement of one of the
+    /// NI's messages (MailboxAck, MailboxNack "full", "payload CRC" or
+    /// another reason, or a stale one), or an RdmaCompletion / Nack.
+    /// Damage: forged PDID, outside the window, beyond `2^addr_bits`,
+    /// crossing a P boundary, misrouted, size 0, Ack type, unknown type,
+    /// payload bit flip, single (corrected) and double header errors,
+    /// footer bit flip, a word dropped or added, header only. While
+    /// draining: only a clean MailboxAck of an outstanding message.
+    fn rx_packet(&mut self, rng: &mut Rng) -> Vec<u128> {
         let pm = self.params.ni.max_payload_bytes as u64;
         let lim = 1u64 << self.params.ni.addr_bits;
-        let mut size = 1 + rng.below(pm);
-        let mut off = rng.below(pm - size + 1);
-        let block = rng.below(REGION / pm);
-        let mut base = self.rx.land + block * pm;
-        let mut pdid = self.rx.pdid;
-        let mut dest = self.me;
-        let mut ptype = if rng.chance(0.7) {
-            PacketType::RdmaWrite
+        // 0 data, 1 mailbox, 2 ack / nack of an NI message, 3 completion / read nack.
+        let class = if self.only_bad {
+            0
+        } else if self.draining {
+            2
         } else {
-            PacketType::RdmaReadResp
+            match rng.below(100) {
+                0..=49 => 0,
+                50..=67 => 1,
+                68..=83 => 2,
+                _ => 3,
+            }
         };
         let kind = if self.only_bad {
             let bad = [5, 15, 23, 27, 31, 35, 38, 40, 64, 72, 80, 86, 87];
@@ -542,14 +709,116 @@ impl NiBench {
             } else {
                 k
             }
+        } else if self.draining {
+            0
+        } else if rng.chance(if class == 0 { 0.5 } else { 0.3 }) {
+            5 + rng.below(85)
         } else {
-            rng.below(100)
+            0
+        };
+        let mut size = 1 + rng.below(pm);
+        let mut off = rng.below(pm - size + 1);
+        let block = rng.below(REGION / pm);
+        let mut base = self.rx.land + block * pm;
+        let mut dest = self.me;
+        let mut flags = 0u8;
+        let (mut ptype, mut pdid, src, txid) = match class {
+            0 => {
+                let t = if rng.chance(0.7) {
+                    PacketType::RdmaWrite
+                } else {
+                    PacketType::RdmaReadResp
+                };
+                let (s, x) = if rng.chance(0.8) {
+                    self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize]
+                } else {
+                    (
+                        Coords::from_bits(rng.bits(14) as u32).expect("14-bit coordinates"),
+                        rng.bits(14) as u16,
+                    )
+                };
+                (t, self.rx.pdid, s, x)
+            }
+            1 => {
+                let mb = self.golden.axil_read_priv(regs::MBOX_CTRL);
+                let pdid = if rng.chance(0.8) {
+                    mb as u16
+                } else {
+                    rng.bits(16) as u16
+                };
+                size = match rng.below(20) {
+                    0 => self.params.ni.mailbox_msg_bytes as u64 + 1 + rng.below(16),
+                    _ => 1 + rng.below(self.params.ni.mailbox_msg_bytes as u64),
+                }
+                .min(pm);
+                let s = self.rx.senders[rng.below(self.rx.senders.len() as u64) as usize];
+                (PacketType::Mailbox, pdid, s, rng.bits(14) as u16)
+            }
+            2 => {
+                size = 0;
+                let n = &self.params.ni;
+                let slots = (n.channels * n.pkt_slots) as u64;
+                let (mut s, mut pd, mut tx) = match self.rx.outstanding.len() {
+                    0 => (
+                        Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates"),
+                        rng.bits(16) as u16,
+                        rng.below(slots + 2) as u16,
+                    ),
+                    k => self.rx.outstanding[rng.below(k as u64) as usize],
+                };
+                let t = if self.draining || rng.chance(0.5) {
+                    PacketType::MailboxAck
+                } else {
+                    flags = match rng.below(10) {
+                        0..=3 => 0, // full: retry
+                        4..=5 => 6, // payload CRC: retry
+                        _ => [1, 2, 3, 4, 5, 7, 8, 9, 10][rng.below(9) as usize],
+                    };
+                    PacketType::MailboxNack
+                };
+                if !self.draining && rng.chance(0.15) {
+                    // Stale: another source, PDID or slot.
+                    match rng.below(3) {
+                        0 => {
+                            s = Coords::from_bits(s.to_bits() ^ 1 << rng.below(22))
+                                .expect("22-bit coordinates")
+                        }
+                        1 => pd ^= 1 + rng.below(0xFFFF) as u16,
+                        _ => tx = rng.below(slots + 2) as u16,
+                    }
+                }
+                (t, pd, s, tx)
+            }
+            _ => {
+                size = 0;
+                let t = if rng.chance(0.5) {
+                    flags = if rng.chance(0.05) {
+                        3 + rng.below(5) as u8
+                    } else {
+                        rng.below(3) as u8
+                    };
+                    PacketType::RdmaCompletion
+                } else {
+                    flags = if rng.chance(0.05) {
+                        [0, 11, 15][rng.below(3) as usize]
+                    } else {
+                        1 + rng.below(10) as u8
+                    };
+                    PacketType::Nack
+                };
+                (
+                    t,
+                    rng.bits(16) as u16,
+                    Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates"),
+                    rng.bits(14) as u16,
+                )
+            }
         };
         match kind {
-            5..=14 => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
-            15..=22 => base += REGION,                      // outside window 0
-            23..=26 if self.params.ni.addr_bits < 42 => base = lim + block * pm, // beyond 2^addr_bits
-            27..=30 if pm > 1 => {
+            5..=14 if class <= 1 => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
+            15..=22 if class == 0 => base += REGION,                      // outside window 0
+            23..=26 if class == 0 && self.params.ni.addr_bits < 42 => base = lim + block * pm, // beyond 2^addr_bits
+            27..=30 if class == 0 && pm > 1 => {
                 // crosses a P boundary
                 size = 2 + rng.below(pm - 1);
                 off = pm - 1;
@@ -559,25 +828,29 @@ impl NiBench {
                     .expect("22-bit coordinates")
             }
             35..=37 => ptype = PacketType::Ack,
-            38..=39 => size = 0,
+            38..=39 if class <= 1 => size = 0,
             _ => {}
         }
         if ptype == PacketType::Ack {
             size = 0;
         }
-        let vaddr = base + off;
-        let src = Coords::from_bits(rng.bits(14) as u32).expect("14-bit coordinates");
+        let vaddr = if class == 0 { base + off } else { 0 };
         let mut h = Header::new(ptype, dest);
         h.set_vaddr(vaddr & ((1 << 42) - 1))
             .expect("42-bit address")
             .set_pdid(pdid)
             .expect("16-bit PDID");
         let mut f = Footer::new(src);
-        f.set_first(rng.chance(0.3))
-            .set_last(false)
-            .set_notify(rng.chance(0.5));
-        f.set_seq(rng.bits(14) as u16).expect("14-bit seq");
-        f.set_txid(rng.bits(14) as u16).expect("14-bit txid");
+        if class == 0 {
+            f.set_first(rng.chance(0.3))
+                .set_last(rng.chance(0.5))
+                .set_notify(rng.chance(0.5));
+            f.set_seq(rng.bits(14) as u16).expect("14-bit seq");
+        } else {
+            f.set_first(true).set_last(true);
+        }
+        f.set_txid(txid).expect("14-bit txid");
+        f.set_flags(flags).expect("8-bit flags");
         let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
         let mut words = Packet::build(h, f, &payload).words;
         let n = words.len();
@@ -594,7 +867,7 @@ impl NiBench {
                 words[0] ^= 1u128 << a | 1u128 << b; // double error (body + check bits)
             }
             72..=79 => words[n - 1] ^= 1u128 << rng.below(128), // footer bit flip
-            80..=83 => {
+            80..=83 if n > 1 => {
                 words.remove(1 + rng.below(n as u64 - 1) as usize);
             }
             84..=85 if n < self.rx.buffer => words.insert(1, rng.next_u128()),
@@ -608,6 +881,73 @@ impl NiBench {
             _ => {}
         }
         words
+    }
+
+    /// The next message of the many-to-one burst, if a sender has one to
+    /// send (a nacked message again, or a new one) and a free txid.
+    fn burst_packet(&mut self, rng: &mut Rng) -> Option<Vec<u128>> {
+        let me = self.me;
+        let msg_bytes = self.params.ni.mailbox_msg_bytes as u64;
+        let created = self.cov.burst_created;
+        let b = self.burst.as_mut()?;
+        let k = rng.below(b.senders.len() as u64) as usize;
+        let pdid = b.pdid;
+        let room = created < b.limit;
+        let sd = &mut b.senders[k];
+        if sd.inflight.len() >= 2 {
+            return None;
+        }
+        let (id, data) = match sd.retry.pop_front() {
+            Some(m) => m,
+            None if room => {
+                // Word 0 names the message: a non-zero id, unique in the run.
+                let id = 0x5A00_0000 | (k as u32) << 16 | created as u32;
+                let len = 4 + rng.below(msg_bytes - 3);
+                let mut data: Vec<u8> = (0..len).map(|_| rng.bits(8) as u8).collect();
+                data[..4].copy_from_slice(&id.to_le_bytes());
+                self.cov.burst_created += 1;
+                (id, data)
+            }
+            None => return None,
+        };
+        let txid = if sd.inflight.iter().any(|m| m.0 == 0) {
+            1
+        } else {
+            0
+        };
+        let mut h = Header::new(PacketType::Mailbox, me);
+        h.set_pdid(pdid).expect("16-bit PDID");
+        let mut f = Footer::new(sd.at);
+        f.set_first(true).set_last(true);
+        f.set_txid(txid).expect("14-bit txid");
+        let words = Packet::build(h, f, &data).words;
+        sd.inflight.push((txid, id, data));
+        Some(words)
+    }
+
+    /// The NI answered a burst message (a MailboxAck or MailboxNack it emits).
+    fn burst_answer(&mut self, pk: &Packet, h: &Header) {
+        let Some(b) = self.burst.as_mut() else {
+            return;
+        };
+        let f = Footer::from_bits(pk.footer_word()).expect("golden footer");
+        let Some(sd) = b.senders.iter_mut().find(|s| s.at == h.dest()) else {
+            self.cov.burst_other += 1;
+            return;
+        };
+        let Some(i) = sd.inflight.iter().position(|m| m.0 == f.txid()) else {
+            self.cov.burst_other += 1;
+            return;
+        };
+        let (_, id, data) = sd.inflight.remove(i);
+        match (h.ptype(), f.flags()) {
+            (PacketType::MailboxAck, _) => {}
+            (PacketType::MailboxNack, 0) => {
+                self.cov.burst_nacks += 1;
+                sd.retry.push_back((id, data));
+            }
+            _ => self.cov.burst_other += 1,
+        }
     }
 
     fn priv_write(&mut self, addr: u32, data: u32) {
@@ -628,13 +968,67 @@ impl NiBench {
 
     /// One random software action.
     fn generate(&mut self, rng: &mut Rng) {
+        if let Some(b) = &mut self.burst {
+            // Burst mode: read the head message's first word (its id); the
+            // pop follows only when a message was there (see `check`).
+            if !b.reading && rng.chance(0.5) {
+                b.reading = true;
+                self.sw.push_back(Op::Read {
+                    addr: regs::MB_PAGE + regs::MB_DATA,
+                    prot: false,
+                });
+            } else {
+                self.sw.push_back(Op::Wait(20 + rng.below(100) as u32));
+            }
+            return;
+        }
+        if self.only_bad && rng.chance(0.2) {
+            // The driver handles the head error entry: reads it, pops it.
+            for k in 0..5 {
+                self.sw.push_back(Op::Read {
+                    addr: regs::ERRQ_W0 + 4 * k,
+                    prot: true,
+                });
+            }
+            self.priv_write(regs::ERRQ_POP, 0);
+            return;
+        }
         let n = self.params.ni.clone();
         let c = rng.below(n.channels as u64) as usize;
         let page = regs::ch_page(c);
         let r = rng.below(100);
-        if r < 38 {
+        let mw = n.mailbox_msg_bytes as u64 / 4;
+        if r < 36 {
             self.descriptor(rng, page);
-        } else if r < 58 {
+        } else if (66..72).contains(&r) {
+            // Software consumes the head completion or message, then pops.
+            let user = |addr| Op::Read { addr, prot: false };
+            if rng.chance(0.5) {
+                for k in 0..3 {
+                    self.sw.push_back(user(regs::CQ_PAGE + regs::CQ_W0 + 4 * k));
+                }
+                self.user_write(regs::CQ_PAGE + regs::CQ_POP, rng.next_u64() as u32);
+                if rng.chance(0.3) {
+                    // The driver reads STATUS and clears what it saw.
+                    self.sw.push_back(Op::Read {
+                        addr: regs::STATUS,
+                        prot: true,
+                    });
+                    self.priv_write(regs::STATUS, rng.next_u64() as u32 & regs::ST_STICKY);
+                }
+            } else {
+                for a in [regs::MB_COUNT, regs::MB_LEN, regs::MB_SRC, regs::MB_PDID] {
+                    if rng.chance(0.6) {
+                        self.sw.push_back(user(regs::MB_PAGE + a));
+                    }
+                }
+                for i in 0..rng.below(mw + 1) as u32 {
+                    self.sw
+                        .push_back(user(regs::MB_PAGE + regs::MB_DATA + 4 * i));
+                }
+                self.user_write(regs::MB_PAGE + regs::MB_POP, rng.next_u64() as u32);
+            }
+        } else if r < 48 {
             // Packetizer send.
             let words = n.mailbox_msg_bytes / 4;
             for _ in 0..rng.below(words as u64 + 1) {
@@ -653,11 +1047,27 @@ impl NiBench {
                 page + regs::PKT_SEND,
                 len as u32 | (rng.bits(23) as u32) << 9,
             );
-        } else if r < 78 {
+        } else if r < 66 {
             // Reads of implemented registers.
             let prot = rng.chance(0.3);
-            let addr = match rng.below(10) {
-                7 | 8 => regs::ERRQ_COUNT + 4 * rng.below(6) as u32, // ERRQ_COUNT, W0..W4
+            let addr = match rng.below(14) {
+                7 | 8 | 13 => regs::ERRQ_COUNT + 4 * rng.below(6) as u32, // ERRQ_COUNT, W0..W4
+                10 => regs::CQ_PAGE + 4 * rng.below(6) as u32, // CQ_COUNT, W0..W2, POP, unmapped
+                11 => {
+                    regs::MB_PAGE
+                        + match rng.below(3) {
+                            0 => 4 * rng.below(6) as u32, // MB_COUNT..MB_POP, unmapped
+                            _ => regs::MB_DATA + 4 * rng.below(mw + 1) as u32, // last: unmapped
+                        }
+                }
+                12 => [
+                    regs::STATUS,
+                    regs::STATUS,
+                    regs::STATUS,
+                    regs::CNT_BASE + 4 * regs::cnt::MB_FULL_NACKS as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::MB_RETRIES as u32,
+                    regs::CNT_BASE + 4 * regs::cnt::MB_DENIED as u32,
+                ][rng.below(6) as usize],
                 0 => page + regs::CH_STATUS,
                 1 => page + 4 * rng.below(11) as u32, // 0x00..0x28
                 2 => page + regs::PKT_DATA + 4 * rng.below(n.mailbox_msg_bytes as u64 / 4) as u32,
@@ -697,7 +1107,7 @@ impl NiBench {
                 addr,
                 prot: prot || rng.chance(0.5),
             });
-        } else if r < 84 {
+        } else if r < 78 {
             // Privileged configuration.
             match rng.below(4) {
                 0 => self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32),
@@ -725,7 +1135,14 @@ impl NiBench {
                         self.priv_write(regs::ERRQ_POP, rng.next_u64() as u32)
                     }
                 }
-                1 | 2 => self.priv_write(regs::MBOX_CTRL, rng.next_u64() as u32),
+                1 | 2 if rng.chance(0.5) => {
+                    // STATUS: write-one-to-clear some sticky bits.
+                    self.priv_write(regs::STATUS, rng.next_u64() as u32)
+                }
+                1 | 2 => {
+                    let v = rng.next_u64() as u32 & if rng.chance(0.7) { 0xFFFF } else { !0 };
+                    self.priv_write(regs::MBOX_CTRL, v)
+                }
                 _ => {
                     // TX_ENABLE off for a while, then on again.
                     if !self.tx_off && rng.chance(0.3) {
@@ -737,13 +1154,19 @@ impl NiBench {
                     }
                 }
             }
-        } else if r < 92 {
+        } else if r < 86 {
             // Bad or refused accesses.
             let v = rng.next_u64() as u32;
             match rng.below(5) {
                 0 => self.user_write(page + regs::CH_PDID, v),
                 1 => self.user_write(page + regs::CH_ERR, v),
                 2 => self.user_write(page + regs::CH_STATUS, v),
+                3 if rng.chance(0.3) => {
+                    // Read-only or unmapped registers of the CQ and mailbox pages.
+                    let a = [regs::CQ_PAGE, regs::MB_PAGE][rng.below(2) as usize]
+                        + [0x000, 0x004, 0x008, 0x00C, 0x014, 0x100][rng.below(6) as usize];
+                    self.user_write(a, v)
+                }
                 3 => self.user_write(4 * rng.below(0x100) as u32, v), // user to page 0
                 _ => {
                     let a = self.bad_addr(rng);
@@ -843,6 +1266,31 @@ impl NiBench {
         self.user_write(page + regs::DOORBELL, rng.next_u64() as u32);
     }
 
+    /// A new phase: length, loads, privileged set-up.
+    fn start_phase(&mut self) {
+        self.draining = false;
+        self.cycle_in_phase = 0;
+        let mut rng = Rng::new(
+            (self.cov.resets + 16 * self.cov.phases_no_reset).wrapping_mul(0x9E37_79B9)
+                ^ self.cov.flits,
+        );
+        self.phase_len = if self.burst.is_some() {
+            u64::MAX
+        } else {
+            1000 + rng.below(8000)
+        };
+        self.load = [0.9, 0.5, 0.2, 0.05][rng.below(4) as usize];
+        self.tx_off = false;
+        self.rx.load = if self.only_bad {
+            0.6
+        } else if self.burst.is_some() {
+            0.5
+        } else {
+            [0.5, 0.2, 0.05][rng.below(3) as usize]
+        };
+        self.setup(&mut rng);
+    }
+
     fn idle(&self) -> bool {
         self.sw.is_empty()
             && self.cur.is_none()
@@ -933,6 +1381,7 @@ impl Bench for NiBench {
             m_bready: p("m_bready", 1)?,
             m_bresp: p("m_bresp", 2)?,
             rx_commit: p("rx_commit", 1)?,
+            rx_busy: p("rx_busy", 1)?,
         });
         p("node", 22)?.set(self.me.to_bits() as u64);
         Ok(())
@@ -944,6 +1393,9 @@ impl Bench for NiBench {
             .expect("validated at construction");
         fresh.ports = self.ports;
         fresh.only_bad = self.only_bad;
+        if let Some(b) = &self.burst {
+            fresh.set_mailbox_burst(b.senders.len(), b.limit);
+        }
         fresh.mem = mem.clone();
         *fresh.golden.mem_mut() = mem;
         *self = fresh;
@@ -954,7 +1406,15 @@ impl Bench for NiBench {
         let p = self.ports();
         self.cycle_in_phase += 1;
         if !self.reset_now && self.draining && self.idle() {
-            self.reset_now = true;
+            // Every second drained phase ends with a reset pulse; the others
+            // go on with the same state (acknowledgements free the slots).
+            self.phases += 1;
+            if self.phases.is_multiple_of(2) {
+                self.reset_now = true;
+            } else {
+                self.cov.phases_no_reset += 1;
+                self.start_phase();
+            }
         }
         if self.reset_now {
             p.reset.set(1);
@@ -987,7 +1447,12 @@ impl Bench for NiBench {
         p.reset.set(0);
         // Software.
         if self.cur.is_none() && self.wait == 0 {
-            if self.sw.is_empty() && !self.draining {
+            if self.sw.is_empty() && self.burst.is_none() && self.rx.busy_run > 100 {
+                // The receive path waits for a queue: software pops.
+                self.rx.busy_run = 0;
+                self.user_write(regs::CQ_PAGE + regs::CQ_POP, 0);
+                self.user_write(regs::MB_PAGE + regs::MB_POP, 0);
+            } else if self.sw.is_empty() && !self.draining {
                 if self.cycle_in_phase > self.phase_len {
                     self.draining = true;
                 } else if rng.chance(self.load) {
@@ -1062,11 +1527,26 @@ impl Bench for NiBench {
         // credit back), and the memory's write slave.
         if self.rx.sending.is_none()
             && self.rx.credits == self.rx.buffer
-            && !self.draining
             && rng.chance(self.rx.load)
         {
-            let words = self.rx_packet(rng);
-            self.rx.sending = Some((words, 0, rng.below(16) as u8));
+            // While draining: only acknowledgements of the NI's messages,
+            // one at a time, until none is outstanding.
+            let words = if self.burst.is_some() {
+                // After the set-up (MBOX_CTRL) has been written.
+                if self.cycle_in_phase > 200 {
+                    self.burst_packet(rng)
+                } else {
+                    None
+                }
+            } else if !self.draining || (!self.rx.outstanding.is_empty() && self.rx.sent.is_empty())
+            {
+                Some(self.rx_packet(rng))
+            } else {
+                None
+            };
+            if let Some(words) = words {
+                self.rx.sending = Some((words, 0, rng.below(16) as u8));
+            }
         }
         self.rx.flit_now = false;
         p.in_valid.set(0);
@@ -1170,14 +1650,30 @@ impl Bench for NiBench {
             if busy {
                 return bad("tx_pick", "0 (engine busy)".into(), "1".into());
             }
+            self.golden_dirty = true;
             match self.golden.emit_packet() {
                 None => return bad("tx_pick", "0 (golden has no packet)".into(), "1".into()),
                 Some(pk) => {
                     let h = Header::from_bits(pk.header_word()).expect("golden header");
+                    let f = Footer::from_bits(pk.footer_word()).expect("golden footer");
                     match h.ptype() {
                         PacketType::RdmaWrite => self.cov.writes += 1,
                         PacketType::RdmaReadReq => self.cov.read_reqs += 1,
-                        _ => self.cov.messages += 1,
+                        PacketType::Mailbox => {
+                            self.cov.messages += 1;
+                            // The receive agent may acknowledge it from now on.
+                            self.rx.outstanding.push((h.dest(), h.pdid(), f.txid()));
+                        }
+                        PacketType::MailboxAck => self.cov.resp_acks += 1,
+                        PacketType::MailboxNack => self.cov.resp_mb_nacks += 1,
+                        PacketType::RdmaCompletion => {
+                            self.cov.resp_completions += 1;
+                            self.cov.cq_status[f.flags() as usize & 3] += 1;
+                        }
+                        _ => self.cov.resp_read_nacks += 1,
+                    }
+                    if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack) {
+                        self.burst_answer(&pk, &h);
                     }
                     self.expect.push_back((pk.words, h.pdid()));
                 }
@@ -1190,31 +1686,78 @@ impl Bench for NiBench {
             let Some((pkt, vc)) = self.rx.sent.pop_front() else {
                 return bad("rx_commit", "0 (no packet sent)".into(), "1".into());
             };
-            let before = self.golden.counters().hdr_corrected;
+            let before = *self.golden.counters();
             let outcome = self.golden.receive_packet(&pkt);
+            self.golden_dirty = true;
+            self.rx.busy_run = 0;
             self.cov.rx_packets += 1;
             match outcome {
                 RxOutcome::Accepted => {
                     self.cov.rx_accepted += 1;
-                    if self.golden.counters().hdr_corrected != before {
+                    let after = self.golden.counters();
+                    if after.hdr_corrected != before.hdr_corrected {
                         self.cov.rx_corrected += 1;
                     }
+                    // (The header may carry a corrected error: decode it.)
+                    let h = Header::decode(pkt.header_word()).expect("accepted").0;
+                    let f = Footer::from_bits(pkt.footer_word()).expect("accepted");
+                    match h.ptype() {
+                        PacketType::RdmaWrite | PacketType::RdmaReadResp => {
+                            self.cov.rx_data += 1;
+                            self.cov.rx_completions += f.last() as u64;
+                        }
+                        PacketType::Mailbox => self.cov.mb_queued += 1,
+                        PacketType::RdmaCompletion => self.cov.notify_in += 1,
+                        PacketType::Nack => self.cov.nack_in += 1,
+                        _ => {
+                            if after.mb_retries != before.mb_retries {
+                                self.cov.acks_retried += 1;
+                            } else if after.mb_denied != before.mb_denied {
+                                self.cov.acks_denied += 1;
+                            } else {
+                                self.cov.acks_delivered += 1;
+                            }
+                            let key = (f.src(), h.pdid(), f.txid());
+                            self.rx.outstanding.retain(|&o| o != key);
+                        }
+                    }
                 }
+                RxOutcome::Refused => self.cov.mb_refused += 1,
                 RxOutcome::Rejected(r) => self.cov.rx_rejected[r.code() as usize] += 1,
-                other => {
+                RxOutcome::Busy => {
                     return bad(
                         "rx_commit",
-                        "a packet kind the RTL handles".into(),
-                        format!("golden outcome {other:?}"),
+                        "0 (golden: Busy, a queue the packet needs is full)".into(),
+                        "1".into(),
                     )
                 }
             }
+
             let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
             for w in self.golden.take_writes() {
                 self.rx.exp.push_back((w, pdid));
             }
             self.rx.owed.push_back((vc, pkt.words.len()));
             self.rx.wait_commit = 0;
+        } else if p.rx_busy.get() == 1 {
+            // Busy: the golden model must refuse the packet too (no effect).
+            let Some((pkt, _)) = self.rx.sent.front() else {
+                return bad("rx_busy", "0 (no packet sent)".into(), "1".into());
+            };
+            self.cov.busy_cycles += 1;
+            self.rx.busy_run += 1;
+            if self.golden_dirty {
+                let outcome = self.golden.receive_packet(pkt);
+                self.cov.busy_checks += 1;
+                self.golden_dirty = false;
+                if outcome != RxOutcome::Busy {
+                    return bad(
+                        "rx_busy",
+                        format!("0 (golden outcome {outcome:?})"),
+                        "1".into(),
+                    );
+                }
+            }
         } else if !self.rx.sent.is_empty() {
             self.rx.wait_commit += 1;
             if self.rx.wait_commit > 2000 {
@@ -1352,7 +1895,21 @@ impl Bench for NiBench {
             match self.cur.take() {
                 Some(Op::Write { addr, data, prot }) => {
                     let pr = if prot { Prot::Privileged } else { Prot::User };
+                    let cq_n = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);
+                    let mb_n = self.golden.axil_read(regs::MB_PAGE + regs::MB_COUNT);
                     let r = self.golden.axil_write_prot(addr, data, pr);
+                    self.golden_dirty = true;
+                    if r == AxilResp::Okay {
+                        if addr == regs::CQ_PAGE + regs::CQ_POP && cq_n > 0 {
+                            self.cov.cq_pops += 1;
+                        }
+                        if addr == regs::MB_PAGE + regs::MB_POP && mb_n > 0 {
+                            self.cov.mb_pops += 1;
+                        }
+                        if addr == regs::STATUS && data & regs::ST_STICKY != 0 {
+                            self.cov.status_clears += 1;
+                        }
+                    }
                     if r == AxilResp::SlvErr {
                         let off = addr % regs::PAGE;
                         if addr >= regs::CH_PAGE0 && off == regs::DOORBELL {
@@ -1401,6 +1958,15 @@ impl Bench for NiBench {
             if (regs::ERRQ_W0..regs::ERRQ_POP).contains(&addr) && v != 0 {
                 self.cov.errq_words += 1;
             }
+            if addr == regs::CQ_PAGE + regs::CQ_W0 && v != 0 {
+                self.cov.cq_status[(v >> 4 & 3) as usize] += 1;
+            }
+            if (regs::MB_PAGE + regs::MB_DATA..regs::MB_PAGE + 0x200).contains(&addr) && v != 0 {
+                self.cov.mb_words += 1;
+            }
+            if addr == regs::STATUS && r == AxilResp::Okay && v & regs::ST_STICKY != 0 {
+                self.cov.status_sticky += 1;
+            }
             if p.rresp.get() != code(r) {
                 return bad(
                     &format!("s_rresp (read 0x{addr:05x})"),
@@ -1415,6 +1981,32 @@ impl Bench for NiBench {
                     v as u64,
                     p.rdata.get(),
                 ));
+            }
+            if let Some(b) = &mut self.burst {
+                if addr == regs::MB_PAGE + regs::MB_DATA {
+                    // A message's id read (RTL = golden): software takes it
+                    // and pops it; only this software pops, so the head
+                    // stays until then.
+                    b.reading = false;
+                    if v != 0 {
+                        if b.delivered.insert(v) {
+                            self.cov.burst_delivered += 1;
+                        } else {
+                            self.cov.burst_dups += 1;
+                        }
+                        let user = |a| Op::Read {
+                            addr: regs::MB_PAGE + a,
+                            prot: false,
+                        };
+                        self.sw.push_front(Op::Write {
+                            addr: regs::MB_PAGE + regs::MB_POP,
+                            data: v,
+                            prot: false,
+                        });
+                        self.sw.push_front(user(regs::MB_LEN));
+                        self.sw.push_front(user(regs::MB_SRC));
+                    }
+                }
             }
         }
         // 6. AXI4 master: AR checks, R beats.
@@ -1537,19 +2129,10 @@ impl Bench for NiBench {
             *g.mem_mut() = mem;
             g.set_write_log(true);
             self.golden = g;
+            self.golden_dirty = true;
+            self.rx.outstanding.clear();
             self.cov.resets += 1;
-            self.draining = false;
-            self.cycle_in_phase = 0;
-            let mut rng = Rng::new(self.cov.resets.wrapping_mul(0x9E37_79B9) ^ self.cov.flits);
-            self.phase_len = 1000 + rng.below(8000);
-            self.load = [0.9, 0.5, 0.2, 0.05][rng.below(4) as usize];
-            self.tx_off = false;
-            self.rx.load = if self.only_bad {
-                0.6
-            } else {
-                [0.3, 0.1, 0.02][rng.below(3) as usize]
-            };
-            self.setup(&mut rng);
+            self.start_phase();
         }
     }
 }
