@@ -171,6 +171,10 @@ pub struct CosimOptions {
     pub fail_dir: PathBuf,
     /// Harness build options (cache folder, flags).
     pub build: BuildOptions,
+    /// On a mismatch without `trace`, replay the run with tracing compiled in
+    /// and write the waveform into `fail_dir` (the CLI always does; tests
+    /// that only need the mismatch may skip the traced build).
+    pub waveform_on_mismatch: bool,
 }
 
 impl Default for CosimOptions {
@@ -182,6 +186,7 @@ impl Default for CosimOptions {
             rtl_dir: None,
             fail_dir: std::env::temp_dir().join("exanet-cosim"),
             build: BuildOptions::default(),
+            waveform_on_mismatch: true,
         }
     }
 }
@@ -270,7 +275,7 @@ pub fn run(bench: &mut dyn Bench, opts: &CosimOptions) -> Result<CosimReport> {
     drop(sim);
     let mut waveform = opts.trace.clone();
     if let Some(m) = &first {
-        if waveform.is_none() {
+        if waveform.is_none() && opts.waveform_on_mismatch {
             waveform = Some(replay_with_trace(bench, opts, m.cycle)?);
         }
     }

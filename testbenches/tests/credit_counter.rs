@@ -138,6 +138,7 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
     e.write_dir(&dir).unwrap();
     let mut o = opts(CYCLES, tmp.path());
     o.rtl_dir = Some(dir);
+    o.waveform_on_mismatch = false;
     let mut b = CreditCounterBench::new(q).unwrap();
     let r = run(&mut b, &o).unwrap();
     let m = r.first.expect("mutated RTL must mismatch");

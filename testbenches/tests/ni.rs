@@ -223,6 +223,8 @@ fn an_edited_rtl_is_caught() {
         let mut bench = NiBench::new(p.clone()).unwrap();
         let mut o = opts(20_000, 3, tmp.path());
         o.rtl_dir = Some(dir);
+        // Only the mismatch matters here: no traced rebuild for a waveform.
+        o.waveform_on_mismatch = false;
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
@@ -271,6 +273,8 @@ fn an_edited_mailbox_or_completion_is_caught() {
         }
         let mut o = opts(25_000, 9, tmp.path());
         o.rtl_dir = Some(dir);
+        // Only the mismatch matters here: no traced rebuild for a waveform.
+        o.waveform_on_mismatch = false;
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
@@ -315,6 +319,8 @@ fn an_edited_receive_path_is_caught() {
         bench.set_only_bad(true);
         let mut o = opts(40_000, 5, tmp.path());
         o.rtl_dir = Some(dir);
+        // Only the mismatch matters here: no traced rebuild for a waveform.
+        o.waveform_on_mismatch = false;
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
