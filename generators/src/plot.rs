@@ -201,17 +201,65 @@ enum Key {
     Note(String, String),
 }
 
+/// Series labels `k1=v1, k2=v2` sharing the same keys in the same order
+/// (optionally after an `N: ` index) as a legend title `k1, k2` and entries
+/// `v1, v2`, so long key names do not push the values out of the legend.
+fn compact_labels(labels: &[&str]) -> Option<(String, Vec<String>)> {
+    let mut keys: Option<Vec<&str>> = None;
+    let mut out = Vec::new();
+    for l in labels {
+        let (prefix, body) = match l.split_once(": ") {
+            Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit()) => (Some(n), rest),
+            _ => (None, *l),
+        };
+        let mut ks = Vec::new();
+        let mut vs = Vec::new();
+        for item in body.split(", ") {
+            let (k, v) = item.split_once('=')?;
+            ks.push(k);
+            vs.push(v);
+        }
+        match &keys {
+            None => keys = Some(ks),
+            Some(prev) if *prev == ks => {}
+            Some(_) => return None,
+        }
+        let values = vs.join(", ");
+        out.push(match prefix {
+            Some(n) => format!("{n}: {values}"),
+            None => values,
+        });
+    }
+    Some((keys?.join(", "), out))
+}
+
 fn legend(svg: &mut String, keys: &[Key]) {
     let x0 = R + 20.0;
+    let labels: Vec<&str> = keys
+        .iter()
+        .filter_map(|k| match k {
+            Key::Series(l, _) => Some(l.as_str()),
+            Key::Note(..) => None,
+        })
+        .collect();
+    let (title, mut compact) = match compact_labels(&labels) {
+        Some((t, v)) => (t, Some(v.into_iter())),
+        None => ("Legend".to_string(), None),
+    };
     let _ = writeln!(
         svg,
-        "<g class=\"legend\"><text x=\"{x0}\" y=\"{}\" font-size=\"13\" font-weight=\"bold\">Legend</text>",
-        T + 4.0
+        "<g class=\"legend\"><text x=\"{x0}\" y=\"{}\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        T + 4.0,
+        esc(&title)
     );
     let mut y = T + 24.0;
     for k in keys {
         match k {
-            Key::Series(label, i) => {
+            Key::Series(full, i) => {
+                let label = compact
+                    .as_mut()
+                    .and_then(|c| c.next())
+                    .unwrap_or_else(|| full.clone());
                 let _ = writeln!(
                     svg,
                     "<line x1=\"{x0}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"2\"{}/>\
@@ -224,7 +272,7 @@ fn legend(svg: &mut String, keys: &[Key]) {
                     colour(*i),
                     x0 + 30.0,
                     y + 4.0,
-                    esc(label)
+                    esc(&label)
                 );
             }
             Key::Note(symbol_svg, text) => {
@@ -574,5 +622,19 @@ mod tests {
         assert_eq!(fmt_tick(200.0), "200");
         assert_eq!((nice_below(85.0), nice_above(85.0)), (50.0, 100.0));
         assert_eq!((nice_below(2100.0), nice_above(2100.0)), (2000.0, 5000.0));
+    }
+
+    #[test]
+    fn legend_labels_with_the_same_keys_are_compacted() {
+        let (t, v) = compact_labels(&["pattern=uniform, vcs=2", "pattern=tornado, vcs=4"]).unwrap();
+        assert_eq!(t, "pattern, vcs");
+        assert_eq!(v, ["uniform, 2", "tornado, 4"]);
+        let (t, v) = compact_labels(&["1: dims=4x4x4", "2: dims=8x8x8"]).unwrap();
+        assert_eq!(
+            (t.as_str(), v),
+            ("dims", vec!["1: 4x4x4".to_string(), "2: 8x8x8".into()])
+        );
+        assert!(compact_labels(&["a=1, b=2", "a=1, c=2"]).is_none());
+        assert!(compact_labels(&["all"]).is_none());
     }
 }

@@ -165,9 +165,10 @@ fn vcs_buffers_sweep_writes_table_json_plots_and_page() {
         "Average packet latency vs offered load",
         "offered load (flits/terminal/cycle; 1 flit/cycle = 20.0 Gb/s)",
         "average latency (cycles, log scale; 1 cycle = 6.40 ns)",
-        "Legend",
-        "pattern=uniform, vcs_per_class=2, buffer_flits=18",
-        "pattern=tornado, vcs_per_class=2, buffer_flits=18",
+        // The legend names the keys once and lists each series' values.
+        ">pattern, vcs_per_class, buffer_flits</text>",
+        ">uniform, 2, 18</text>",
+        ">tornado, 2, 18</text>",
         "class=\"saturation\"",
         "saturation point",
     ] {
@@ -178,7 +179,7 @@ fn vcs_buffers_sweep_writes_table_json_plots_and_page() {
         "Accepted vs offered load",
         "accepted load (flits/terminal/cycle",
         "accepted = offered",
-        "Legend",
+        ">pattern, vcs_per_class, buffer_flits</text>",
     ] {
         assert!(thr.contains(w), "throughput.svg lacks {w:?}");
     }
