@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-tools.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
-cargo test --workspace
+cargo test --workspace --no-fail-fast
