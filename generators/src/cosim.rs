@@ -8,6 +8,7 @@ use crate::generate::Manifest;
 use anyhow::Result;
 use exanet_tb::blocks;
 use exanet_tb::blocks::network::{self, NetworkBench};
+use exanet_tb::blocks::node_pair::{self, NodePairBench};
 use exanet_tb::cosim::{Bench, CosimOptions, CosimReport};
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,7 @@ pub fn benches(block: &str, point: Option<&str>) -> Result<Vec<Box<dyn Bench>>> 
 pub enum CosimItem {
     Block(Box<dyn Bench>),
     Network(Box<NetworkBench>),
+    NodePair(Box<NodePairBench>),
 }
 
 impl CosimItem {
@@ -47,6 +49,7 @@ impl CosimItem {
         match self {
             CosimItem::Block(b) => b.as_mut(),
             CosimItem::Network(b) => b.as_mut(),
+            CosimItem::NodePair(b) => b.as_mut(),
         }
     }
 
@@ -60,6 +63,12 @@ impl CosimItem {
                 b.coverage().summary(),
                 r.cycles_per_sec
             )),
+            CosimItem::NodePair(b) => Some(format!(
+                "  {:?}\n  {} ({:.0} cycles/s)",
+                b.coverage(),
+                b.figures().summary(),
+                r.cycles_per_sec
+            )),
         }
     }
 }
@@ -68,6 +77,24 @@ impl CosimItem {
 /// `--dims` (network only) sets the point's `dims` key; `network` benches
 /// report scoreboard figures.
 pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>> {
+    if block == "node-pair" && dims.is_none() {
+        let texts: Vec<String> = match point {
+            Some(p) => vec![p.to_string()],
+            None => node_pair::matrix_points()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        };
+        return texts
+            .iter()
+            .map(|t| {
+                let p =
+                    node_pair::parse_point(t).map_err(|e| usage(format!("--point {t}: {e:#}")))?;
+                let b = NodePairBench::new(p).map_err(|e| usage(format!("--point {t}: {e:#}")))?;
+                Ok(CosimItem::NodePair(Box::new(b)))
+            })
+            .collect();
+    }
     if block != "network" {
         if dims.is_some() {
             return Err(usage(format!(

@@ -8,5 +8,6 @@
 pub mod common;
 pub mod emit;
 pub mod ni;
+pub mod node_pair;
 pub mod packet;
 pub mod router;

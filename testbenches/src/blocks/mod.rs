@@ -9,6 +9,7 @@ pub mod credit_counter;
 pub mod fifo;
 pub mod network;
 pub mod ni;
+pub mod node_pair;
 pub mod packet;
 pub mod router;
 pub mod secded;
@@ -37,6 +38,7 @@ pub fn all() -> Vec<BlockInfo> {
         router::info(),
         ni::info(),
         network::info(),
+        node_pair::info(),
     ]
 }
 
