@@ -2,10 +2,11 @@
 //! Verilog, part of the `ni` top). Read data are consumed by
 //! [`super::rdma_tx`].
 //!
-//! Per RDMA write packet of `n` bytes from source `s`: `ceil((s mod 16 +
+//! Per RDMA write or read response packet of `n` bytes from source `s`: `ceil((s mod 16 +
 //! n) / 16)` beats of 16 bytes from `s` rounded down to 16, INCR, split
 //! into two bursts where they would cross a 4 KiB boundary; ARUSER = the
-//! transfer's PDID (for the system's SMMU). One outstanding packet; data
+//! transfer's PDID (the channel's, or the read request's; for the
+//! system's SMMU). One outstanding packet; data
 //! must return in order (one ID).
 
 use super::top::Geometry;
@@ -23,7 +24,7 @@ always @(posedge clock) begin
     if (reset) begin
         ar_v <= 1'b0;
         ar2_v <= 1'b0;
-    end else if (eng_load && !e_rsp && !e_msg && !d_op) begin
+    end else if (eng_load && !e_rsp && !e_msg && (e_rd || !d_op)) begin
         ar_v <= 1'b1;
         ar_addr <= {l_src[@ABM1@:4], 4'd0};
         ar_len <= {3'd0, (l_split ? l_topage[4:0] : l_beats) - 5'd1};

@@ -2,7 +2,7 @@
 //! transaction against the golden model `exanet_sim::ni` (its module doc is
 //! the contract: register map, packets, emission order).
 //!
-//! # Status (issue 4: phase 1 done, phase 2 increment 2)
+//! # Status (issue 4: phase 1 done, phase 2 increment 3)
 //! Built: the **transmit side** — the AXI4-Lite register file (every
 //! register of the map except the read-serve engine's), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
@@ -25,16 +25,15 @@
 //! or MailboxNack (full, or the reject reason); received MailboxAck /
 //! MailboxNack free or re-queue the packetizer slot (CH_ERR = MSG_DENIED on
 //! a final nack); rejected Mailbox / RdmaReadReq packets answered with
-//! MailboxNack / Nack; and **`Busy`** (a packet whose completion-queue or
-//! response-queue entry has no room waits in the receive buffer).
-//!
-//! Not built yet: **read service** — an accepted RdmaReadReq is consumed
-//! and counted in RX_PACKETS only (the golden model queues a read job and
-//! emits RdmaReadResp packets, priority 2), and its window check
-//! `[vaddr, vaddr + len)` is not made (a read request the golden model
-//! rejects for WINDOW / PDID is accepted here). `read_queue_depth` is
-//! unused. The co-simulation bench sends every other packet kind but no
-//! RdmaReadReq.
+//! MailboxNack / Nack; **read service**: a received RdmaReadReq is checked
+//! against the windows over `[vaddr, vaddr + len)` (WINDOW / PDID, Nack
+//! when refused), queued in the read queue (`read_queue_depth` jobs,
+//! LUTRAM), and served by the read-serve engine (emission priority 2:
+//! every RdmaReadResp packet of the head job before the next, whatever
+//! TX_ENABLE; payload read over the AXI4 read master with ARUSER = the
+//! request's PDID, segmented like a write); and **`Busy`** (a packet whose
+//! completion-queue, response-queue or read-queue entry has no room waits
+//! in the receive buffer).
 //!
 //! # Structure
 //! One rust-hdl block ([`top::Ni`], top module `exanet_ni_<suffix>`)
@@ -68,7 +67,8 @@
 //!   (no `wstrb`), as in the golden model. AW and W are taken together.
 //! - AXI4 master read (128-bit data, one ID, in-order): `m_arvalid
 //!   m_arready m_araddr[42] m_arlen[8] m_arsize[3] (=4) m_arburst[2]
-//!   (=INCR) m_aruser[16] (= the transfer's PDID) m_rvalid m_rready
+//!   (=INCR) m_aruser[16] (= the transfer's PDID: the channel's for an RDMA
+//!   write, the request's for a read response) m_rvalid m_rready
 //!   m_rdata[128]`. `m_araddr` bits at and above `addr_bits` are 0; no
 //!   burst crosses a 4 KiB boundary.
 //! - Flit output to a router local port: `out_valid out_data[128] out_head

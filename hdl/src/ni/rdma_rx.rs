@@ -13,7 +13,8 @@
 //! word count < 2 (FORMAT, nothing trusted), header SECDED / type
 //! (`header_unpack`), footer CRC-8 (`footer_unpack`), word count, destination,
 //! payload CRC-32, type rules, protection (windows with the header PDID,
-//! range below `2^addr_bits`), mailbox PDID, and for MailboxAck /
+//! range below `2^addr_bits`; a data packet's `[vaddr, vaddr + size)`, a
+//! read request's `[vaddr, vaddr + len)`), mailbox PDID, and for MailboxAck /
 //! MailboxNack the message slot (`txid = c·pkt_slots + slot` awaiting an
 //! acknowledgement from `src` with that PDID, else `Stale`). The decision
 //! uses the register state at the start of the cycle; its effects are
@@ -22,8 +23,8 @@
 //! Then the resources: a completion entry (data `last = 1`, RdmaCompletion,
 //! Nack), a response entry (data `last = 1` with notify, every Mailbox
 //! message, a rejected Mailbox / RdmaReadReq with trusted header and
-//! footer, not MISROUTED); when one is full the packet waits (`rx_busy`),
-//! as the golden model's `Busy`.
+//! footer, not MISROUTED), a read-queue entry (accepted RdmaReadReq); when
+//! one is full the packet waits (`rx_busy`), as the golden model's `Busy`.
 //!
 //! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
@@ -32,7 +33,10 @@
 //! PDID; RX_DATA_BYTES) and with `last = 1` a completion (WRITE_IN /
 //! READ_DONE) whose status comes from the damaged-transfer table, plus an
 //! RdmaCompletion response when notify; RdmaCompletion → NOTIFY entry;
-//! Nack → READ_DONE / REMOTE_DENIED entry; Mailbox → queued and MailboxAck,
+//! Nack → READ_DONE / REMOTE_DENIED entry; RdmaReadReq → a read job
+//! `{notify, txid, PDID, requester, len, landing, source}` in the read
+//! queue (`read_queue_depth` entries, popped by [`super::rdma_tx`] when it
+//! loads the job's last packet); Mailbox → queued and MailboxAck,
 //! or MailboxNack(0) and MB_FULL_NACKS when full; MailboxAck / MailboxNack
 //! → the packetizer slot freed, or queued again (nack 0 or PAYLOAD_CRC,
 //! MB_RETRIES), or freed with MB_DENIED and CH_ERR = MSG_DENIED.
@@ -43,9 +47,6 @@
 //! with an untrusted footer sets TRACK_LOST, one with `last = 1` and a
 //! trusted data-type header clears its key; an accepted data packet clears
 //! its key when `first` or `last`.
-//!
-//! Not built: read requests — an accepted RdmaReadReq (no window check
-//! yet) is consumed and counted in RX_PACKETS only.
 //!
 //! Input contract: the sender starts a packet only when it holds all
 //! `2 + P/16` credits (virtual cut-through into a one-packet buffer), so
@@ -103,6 +104,12 @@ reg [64:0] rq_mem [0:@RQNM1@];
 reg [@RQAM1@:0] rq_head;
 reg [@RQAM1@:0] rq_tail;
 reg [@RQA@:0] rq_count;
+// Read queue: {notify, txid, pdid, requester, len, landing address, source address}.
+(* ram_style = "distributed" *)
+reg [168:0] rd_mem [0:@RDNM1@];
+reg [@RDAM1@:0] rd_head;
+reg [@RDAM1@:0] rd_tail;
+reg [@RDA@:0] rd_count;
 // Mailbox: message words (2^mbwa per message) and {len, pdid, src}.
 (* ram_style = "distributed" *)
 reg [127:0] mb_mem [0:@MBWNM1@];
@@ -129,12 +136,14 @@ reg [31:0] mb_denied;
 reg        mb_full;
 reg        cq_full;
 reg        rq_full;
+reg        rd_full;
 reg [@PDM1@:0] tk_h;
 reg [@PDM1@:0] tk_f1;
 always @(*) begin
     mb_full = (mb_count == @MBW@'d@MBD@);
     cq_full = (cq_count == @CQW@'d@CQD@);
     rq_full = (rq_count == @RQW@'d@RQD@);
+    rd_full = (rd_count == @RDW@'d@RDD@);
 @TKHIT@    tk_f1 = ~tk_v & (tk_v + @PD@'d1);
 end
 
@@ -190,6 +199,8 @@ reg  [1:0] x_st;
 reg        x_rsp_rej;
 reg        x_need_cq;
 reg        x_need_rq;
+reg        x_need_rd;
+reg        x_prot;
 reg        x_full;
 reg        x_cp;
 reg        x_try;
@@ -229,7 +240,10 @@ always @(*) begin
     endcase
     x_p1 = rx_buf[@RXA@'d1];
     x_rqend = {1'b0, x_p1[63:0]} + {33'd0, x_p1[95:64]};
-    x_end = {2'd0, header_unpack$vaddr} + {30'd0, header_unpack$size};
+    // The range the protection check covers: a data packet's bytes, or the
+    // bytes a read request asks for.
+    x_prot = x_data || (x_pt == 5'h02);
+    x_end = {2'd0, header_unpack$vaddr} + ((x_pt == 5'h02) ? {12'd0, x_p1[95:64]} : {30'd0, header_unpack$size});
     x_range_ok = (x_end <= 44'h@LIM@);
 "#;
 
@@ -249,9 +263,9 @@ const DECIDE: &str = r#"
         else if (rx_crc != footer_unpack$payload_crc) x_reason = 4'd6;
         else if ((x_pt == 5'h04) || (x_pt == 5'h12)) x_reason = 4'd10;
         else if (x_fmt) x_reason = 4'd4;
-        else if (x_data && !x_range_ok) x_reason = 4'd7;
-        else if (x_data && !x_hold) x_reason = 4'd7;
-        else if (x_data && !x_pd) x_reason = 4'd8;
+        else if (x_prot && !x_range_ok) x_reason = 4'd7;
+        else if (x_prot && !x_hold) x_reason = 4'd7;
+        else if (x_prot && !x_pd) x_reason = 4'd8;
         else if ((x_pt == 5'h03) && !mbox_q[16] && (mbox_q[15:0] != header_unpack$pdid)) x_reason = 4'd8;
         else if (((x_pt == 5'h14) || (x_pt == 5'h15)) && !x_await) x_reason = 4'd9;
     end
@@ -266,7 +280,8 @@ const DECIDE: &str = r#"
     x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != 4'd5) && (x_mb || (x_pt == 5'h02));
     x_need_cq = x_accept && ((x_data && x_last) || (x_pt == 5'h11) || (x_pt == 5'h13));
     x_need_rq = x_rsp_rej || (x_accept && ((x_data && x_last && footer_unpack$notify) || x_mb));
-    x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full);
+    x_need_rd = x_accept && (x_pt == 5'h02);
+    x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full) || (x_need_rd && rd_full);
     // A message the mailbox takes is copied into its tail slot first.
     x_cp = (rx_st == 3'd2) && x_accept && x_mb && !mb_full && !mb_cp;
     // No decision while the scheduler picks or loads (their queue and slot
@@ -305,6 +320,7 @@ reg        rq_push;
 reg        rq_pop;
 reg        mb_push;
 reg        mb_pop;
+reg        rd_push;
 reg [59:0] cq_rd;
 reg [31:0] cq_w0;
 reg [31:0] cq_w1;
@@ -323,6 +339,7 @@ always @(*) begin
     cq_pop = wr_fire && a_cqpop && ((cq_count != @CQW@'d0) || cq_push);
     mb_pop = wr_fire && a_mbpop && ((mb_count != @MBW@'d0) || mb_push);
     rq_pop = eng_load && e_rsp;
+    rd_push = x_commit && x_need_rd;
     cq_rd = (cq_count == @CQW@'d0) ? 60'd0 : cq_mem[cq_head];
     cq_w0 = {2'd0, cq_rd[21:8], 4'd0, cq_rd[7:4], 2'd0, cq_rd[3:2], 2'd0, cq_rd[1:0]};
     cq_w1 = {10'd0, cq_rd[43:22]};
@@ -345,6 +362,8 @@ end
 always @(posedge clock) begin
     if (cq_push) cq_mem[cq_tail] <= x_cq_ent;
     if (rq_push) rq_mem[rq_tail] <= x_rq_ent;
+    if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
+                                     x_p1[95:64], x_p1[41:0], header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
 end
 always @(posedge clock) begin
@@ -358,6 +377,9 @@ always @(posedge clock) begin
         rq_head <= @RQA@'d0;
         rq_tail <= @RQA@'d0;
         rq_count <= @RQW@'d0;
+        rd_head <= @RDA@'d0;
+        rd_tail <= @RDA@'d0;
+        rd_count <= @RDW@'d0;
         mb_head <= @MBA@'d0;
         mb_tail <= @MBA@'d0;
         mb_count <= @MBW@'d0;
@@ -368,6 +390,9 @@ always @(posedge clock) begin
         if (rq_push) rq_tail <= (rq_tail == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_tail + @RQA@'d1;
         if (rq_pop) rq_head <= (rq_head == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_head + @RQA@'d1;
         rq_count <= rq_count + {@RQA@'d0, rq_push} - {@RQA@'d0, rq_pop};
+        if (rd_push) rd_tail <= (rd_tail == @RDA@'d@RDDM1@) ? @RDA@'d0 : rd_tail + @RDA@'d1;
+        if (rd_pop) rd_head <= (rd_head == @RDA@'d@RDDM1@) ? @RDA@'d0 : rd_head + @RDA@'d1;
+        rd_count <= rd_count + {@RDA@'d0, rd_push} - {@RDA@'d0, rd_pop};
         if (mb_push) mb_tail <= (mb_tail == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_tail + @MBA@'d1;
         if (mb_pop) mb_head <= (mb_head == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_head + @MBA@'d1;
         mb_count <= mb_count + {@MBA@'d0, mb_push} - {@MBA@'d0, mb_pop};

@@ -4,7 +4,9 @@
 //! States: IDLE → (pick) LOAD → HDR → PAY → FTR → IDLE, one packet at a
 //! time.
 //! - **Pick** (IDLE, `tx_pick`): the head of the response queue if any
-//!   (priority 1, whatever TX_ENABLE; the pointer does not move); else,
+//!   (priority 1, whatever TX_ENABLE; the pointer does not move); else the
+//!   read-serve engine's next packet when the read queue holds a job
+//!   (priority 2, whatever TX_ENABLE; the pointer does not move); else,
 //!   when TX_ENABLE and a channel has a queued message or descriptor, the
 //!   first such channel at or after the round-robin pointer; a queued
 //!   message before the head descriptor. The pointer moves past the
@@ -18,8 +20,11 @@
 //!   A write: the channel's transfer state (source, landing address,
 //!   remaining, seq; from the descriptor when the transfer starts), `n =
 //!   min(P - land mod P, remaining)` bytes; the descriptor is popped with
-//!   its last packet. The AXI read of the packet's source bytes starts
-//!   ([`super::axi_master`]).
+//!   its last packet. A read response: the same, from the read-serve
+//!   state (`rs_*`, from the read queue's head job when it starts; type
+//!   RdmaReadResp, requester, PDID, txid, notify of the request); the job
+//!   is popped with its last packet. The AXI read of the packet's source
+//!   bytes starts ([`super::axi_master`]).
 //! - **HDR / PAY / FTR**: one flit per cycle when the credit counter
 //!   allows. Payload words pass through `word_q` (one register stage):
 //!   a write's words are realigned from 16-byte beats (`{beat k+1, beat
@@ -41,6 +46,7 @@ reg [@CWM1@:0] rr;
 reg [@CWM1@:0] e_c;
 reg        e_msg;
 reg        e_rsp;
+reg        e_rd;
 reg  [7:0] e_flags;
 reg  [1:0] e_kind;
 reg  [4:0] e_ptype;
@@ -78,6 +84,12 @@ reg [@ABM1@:0] cur_src [0:@NCM1@];
 reg [41:0] cur_land [0:@NCM1@];
 reg [31:0] cur_rem [0:@NCM1@];
 reg [13:0] cur_seq [0:@NCM1@];
+// Read-serve engine: the head request's transfer state.
+reg        rs_act;
+reg [@ABM1@:0] rs_src;
+reg [41:0] rs_land;
+reg [31:0] rs_rem;
+reg [13:0] rs_seq;
 
 // Pick: round-robin over channels with work.
 reg [@CM1@:0] rdy;
@@ -87,6 +99,7 @@ reg [@CWM1@:0] hi_c;
 reg [@CWM1@:0] lo_c;
 reg pick_now;
 reg pick_rsp;
+reg pick_rd;
 reg [@CWM1@:0] pick_c;
 reg eng_load;
 "#;
@@ -102,6 +115,7 @@ reg        d_op;
 reg        d_notify;
 reg [13:0] d_txid;
 reg [15:0] d_pdid;
+reg [168:0] rd_e;
 reg        l_act;
 reg [@ABM1@:0] l_src;
 reg [41:0] l_land;
@@ -117,6 +131,7 @@ reg        l_split;
 reg  [8:0] l_size;
 reg  [8:0] l_wtmp;
 reg        dq_pop;
+reg        rd_pop;
 reg        pq_pop;
 always @(*) begin
     dq_rd = dq_mem[{e_c, dq_head[e_c]}];
@@ -128,11 +143,21 @@ always @(*) begin
     d_notify = dq_rd[139];
     d_txid = dq_rd[153:140];
     d_pdid = dq_rd[169:154];
-    l_act = act[e_c];
-    l_src = l_act ? cur_src[e_c] : d_laddr[@ABM1@:0];
-    l_land = l_act ? cur_land[e_c] : d_raddr;
-    l_rem = l_act ? cur_rem[e_c] : d_len;
-    l_seq = l_act ? cur_seq[e_c] : 14'd0;
+    rd_e = rd_mem[rd_head];
+    // A read response streams like a write, from the read queue's head.
+    if (e_rd) begin
+        l_act = rs_act;
+        l_src = rs_act ? rs_src : rd_e[@ABM1@:0];
+        l_land = rs_act ? rs_land : rd_e[83:42];
+        l_rem = rs_act ? rs_rem : rd_e[115:84];
+        l_seq = rs_act ? rs_seq : 14'd0;
+    end else begin
+        l_act = act[e_c];
+        l_src = l_act ? cur_src[e_c] : d_laddr[@ABM1@:0];
+        l_land = l_act ? cur_land[e_c] : d_raddr;
+        l_rem = l_act ? cur_rem[e_c] : d_len;
+        l_seq = l_act ? cur_seq[e_c] : 14'd0;
+    end
     l_room = 9'd@P@ - {@ROOMPAD@l_land[@PAM1@:0]};
     l_n = (l_rem < {23'd0, l_room}) ? l_rem[8:0] : l_room;
     l_last = (l_rem == {23'd0, l_n});
@@ -140,9 +165,10 @@ always @(*) begin
     l_beats = l_btmp[8:4];
     l_topage = 9'd256 - {1'b0, l_src[11:4]};
     l_split = ({4'd0, l_beats} > l_topage);
-    l_size = e_rsp ? 9'd0 : (e_msg ? ps_len[{e_c, pq_slot}] : (d_op ? 9'd16 : l_n));
+    l_size = e_rsp ? 9'd0 : (e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? 9'd16 : l_n));
     l_wtmp = l_size + 9'd15;
-    dq_pop = eng_load && !e_rsp && !e_msg && (d_op || l_last);
+    dq_pop = eng_load && !e_rsp && !e_msg && !e_rd && (d_op || l_last);
+    rd_pop = eng_load && e_rd && l_last;
     pq_pop = eng_load && e_msg;
 end
 "#;
@@ -259,6 +285,8 @@ always @(posedge clock) begin
         e_c <= @CW@'d0;
         e_msg <= 1'b0;
         e_rsp <= 1'b0;
+        e_rd <= 1'b0;
+        rs_act <= 1'b0;
         word_v <= 1'b0;
         cr_used <= @CRW@'d0;
         ov_q <= 1'b0;
@@ -276,7 +304,8 @@ always @(posedge clock) begin
             3'd0: if (pick_now) begin
                 state <= 3'd1;
                 e_rsp <= pick_rsp;
-                if (pick_rsp) e_msg <= 1'b0;
+                e_rd <= !pick_rsp && pick_rd;
+                if (pick_rsp || pick_rd) e_msg <= 1'b0;
                 else begin
                     e_c <= pick_c;
                     e_msg <= (pq_count[pick_c] != @SW@'d0);
@@ -320,7 +349,7 @@ always @(posedge clock) begin
                     e_notify <= 1'b0;
                     e_txid <= msg_base + {@TXPAD@pq_slot};
                     e_slot <= pq_slot;
-                end else if (d_op) begin
+                end else if (d_op && !e_rd) begin
                     e_kind <= 2'd1;
                     e_ptype <= 5'd2;
                     e_vaddr <= d_raddr;
@@ -334,18 +363,24 @@ always @(posedge clock) begin
                     e_rrword <= {32'd0, d_len, 22'd0, d_laddr};
                 end else begin
                     e_kind <= 2'd0;
-                    e_ptype <= 5'd1;
+                    e_ptype <= e_rd ? 5'h10 : 5'h01;
                     e_vaddr <= l_land;
-                    e_dest <= d_dest;
-                    e_pdid <= d_pdid;
+                    e_dest <= e_rd ? rd_e[137:116] : d_dest;
+                    e_pdid <= e_rd ? rd_e[153:138] : d_pdid;
                     e_seq <= l_seq;
                     e_first <= !l_act;
                     e_last <= l_last;
-                    e_notify <= d_notify;
-                    e_txid <= d_txid;
+                    e_notify <= e_rd ? rd_e[168] : d_notify;
+                    e_txid <= e_rd ? rd_e[167:154] : d_txid;
                     e_shift <= l_src[3:0];
                     e_beats <= l_beats;
-                    if (l_last) act[e_c] <= 1'b0;
+                    if (e_rd) begin
+                        rs_act <= !l_last;
+                        rs_src <= l_src + {@SRCPAD@l_n};
+                        rs_land <= l_land + {33'd0, l_n};
+                        rs_rem <= l_rem - {23'd0, l_n};
+                        rs_seq <= l_seq + 14'd1;
+                    end else if (l_last) act[e_c] <= 1'b0;
                     else begin
                         act[e_c] <= 1'b1;
                         cur_src[e_c] <= l_src + {@SRCPAD@l_n};
@@ -383,7 +418,7 @@ always @(posedge clock) begin
     end
 end
 // Bits the datapath does not need.
-wire unused_tx = &{1'b0, l_btmp[3:0], l_wtmp[3:0]};
+wire unused_tx = &{1'b0, l_btmp[3:0], l_wtmp[3:0]@RDUNUSED@};
 "#;
 
 fn pad(bits: usize) -> String {
@@ -440,8 +475,9 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         let _ = writeln!(s, "    if (rdy[{c}]) begin lo_v = 1'b1; lo_c = {cl}; end");
     }
     s.push_str(&format!(
-        "    pick_rsp = (rq_count != {}'d0);\n    pick_now = (state == 3'd0) && (pick_rsp || (tx_en && lo_v)) && !reset;\n    pick_c = hi_v ? hi_c : lo_c;\n    eng_load = (state == 3'd1);\nend\n",
-        g.rqa + 1
+        "    pick_rsp = (rq_count != {}'d0);\n    pick_rd = (rd_count != {}'d0);\n    pick_now = (state == 3'd0) && (pick_rsp || pick_rd || (tx_en && lo_v)) && !reset;\n    pick_c = hi_v ? hi_c : lo_c;\n    eng_load = (state == 3'd1);\nend\n",
+        g.rqa + 1,
+        g.rda + 1
     ));
     s.push_str(&g.fill(&cm1(LOAD))?);
     // Message txid base of the picked channel.
@@ -460,6 +496,19 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     for c in 0..nc {
         let _ = writeln!(act, "        act[{}] <= 1'b0;", Geometry::lit(g.cw, c));
     }
-    s.push_str(&g.fill(&cm1(SEQ).replace("@ACTRESET@", &act))?);
+    // Source-address bits of a read request above `addr_bits` (always 0
+    // in an accepted request: the range check bounds it).
+    let rd_unused = if n.addr_bits < 42 {
+        format!(", rd_e[41:{}]", n.addr_bits)
+    } else {
+        String::new()
+    };
+    s.push_str(
+        &g.fill(
+            &cm1(SEQ)
+                .replace("@ACTRESET@", &act)
+                .replace("@RDUNUSED@", &rd_unused),
+        )?,
+    );
     Ok(s)
 }

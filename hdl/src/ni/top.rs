@@ -76,6 +76,8 @@ pub struct Geometry {
     pub cqa: usize,
     /// Response queue index bits.
     pub rqa: usize,
+    /// Read queue index bits.
+    pub rda: usize,
 }
 
 /// Flits of the receive buffer (one maximum packet): the credits a sender
@@ -127,6 +129,7 @@ impl Geometry {
             mbwa: clog2(n.mailbox_msg_bytes / 16),
             cqa: clog2(n.cq_depth),
             rqa: clog2(n.resp_queue_depth),
+            rda: clog2(n.read_queue_depth),
             p: p.clone(),
         })
     }
@@ -182,6 +185,12 @@ impl Geometry {
             ("RQAM1", (self.rqa - 1).to_string()),
             ("RQD", n.resp_queue_depth.to_string()),
             ("RQDM1", (n.resp_queue_depth - 1).to_string()),
+            ("RDA", self.rda.to_string()),
+            ("RDAM1", (self.rda - 1).to_string()),
+            ("RDW", (self.rda + 1).to_string()),
+            ("RDD", n.read_queue_depth.to_string()),
+            ("RDDM1", (n.read_queue_depth - 1).to_string()),
+            ("RDNM1", ((1usize << self.rda) - 1).to_string()),
             ("PD", n.poison_depth.to_string()),
             ("PDM1", (n.poison_depth - 1).to_string()),
         ]

@@ -1,8 +1,8 @@
-//! Co-simulation bench of `ni` (transmit side with the response queue;
-//! receive path: checks, reject path, data writes, completions, the
-//! damaged-transfer table, STATUS, mailbox, acknowledgements, `Busy`): RTL
-//! vs `exanet_sim::ni::Ni`, transaction by transaction. Not exercised
-//! (not built in the RTL): RdmaReadReq reception and read service.
+//! Co-simulation bench of `ni` (transmit side with the response queue and
+//! the read-serve engine; receive path: checks, reject path, data writes,
+//! completions, the damaged-transfer table, STATUS, mailbox,
+//! acknowledgements, read requests, `Busy`): RTL vs `exanet_sim::ni::Ni`,
+//! transaction by transaction.
 //!
 //! Agents, all random (seeded):
 //! - **Software** (AXI4-Lite master): at each phase start, privileged
@@ -28,11 +28,16 @@
 //! - **Receive agent** (a router local output): sends packets into the NI
 //!   (flits with random gaps; a packet starts only when every receive
 //!   credit is back, random VC): RdmaWrite / RdmaReadResp into the landing
-//!   area (window 0; `first`, `last`, `notify` random; (src, txid) mostly
-//!   from a small pool so damaged transfers complete as PACKET_REJECTED),
+//!   area's first half (window 0; `first`, `last`, `notify` random; (src,
+//!   txid) mostly from a small pool so damaged transfers complete as
+//!   PACKET_REJECTED), RdmaReadReq asking for 1..12·P bytes of the landing
+//!   area's second half (random bytes no packet writes, so the RTL's
+//!   delayed memory reads see the golden model's bytes; refused ones: a
+//!   forged PDID, outside window 0, running past its end or past
+//!   `2^addr_bits`, malformed payload or flags),
 //!   Mailbox messages from four senders (mostly with the MBOX_CTRL PDID),
 //!   MailboxAck / MailboxNack (full, payload CRC, other reasons) for the
-//!   NI's own messages seen leaving (and stale ones: wrong source, PDID or
+//!   NI's own messages seen leaving (after their tail flit) (and stale ones: wrong source, PDID or
 //!   slot), RdmaCompletion and Nack packets; each good or damaged one way —
 //!   forged PDID, outside the window, beyond `2^addr_bits`, crossing a P
 //!   boundary, misrouted, size 0, Ack type, unknown type, payload bit flip,
@@ -75,6 +80,7 @@ use anyhow::Result;
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
 use exanet_sim::ni::memory::MemWrite;
+use exanet_sim::ni::rdma_tx::ReadRequest;
 use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
@@ -94,6 +100,7 @@ const KEYS: &[&str] = &[
     "mailbox_depth",
     "cq_depth",
     "resp_queue_depth",
+    "read_queue_depth",
     "poison_depth",
     "buffer_flits",
     "vc",
@@ -104,7 +111,7 @@ pub fn info() -> BlockInfo {
     BlockInfo {
         name: "ni",
         about:
-            "network interface: transmit side; receive path: checks, rejects, error queue, data writes, completions, mailbox, acks, responses",
+            "network interface: transmit side, read service; receive path: checks, rejects, error queue, data writes, completions, mailbox, acks, read requests, responses",
         matrix,
         point,
     }
@@ -114,14 +121,14 @@ pub fn info() -> BlockInfo {
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
         // The default NI: 4 channels, 256-byte packets, 64-byte messages.
-        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,poison_depth=4,buffer_flits=32,vc=0",
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0",
         // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits,
-        // 3-entry error queue, mailbox and response queue, 5 completions, 3 damaged transfers
+        // 3-entry error queue, mailbox and response queue, 2 read jobs, 5 completions, 3 damaged transfers
         // (queues wrap at non-powers of two and fill up: Busy, mailbox-full nacks).
-        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,mailbox_depth=3,cq_depth=5,resp_queue_depth=3,poison_depth=3,buffer_flits=6,vc=2",
+        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,mailbox_depth=3,cq_depth=5,resp_queue_depth=3,read_queue_depth=2,poison_depth=3,buffer_flits=6,vc=2",
         // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits, every queue
         // one entry deep.
-        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,mailbox_depth=1,cq_depth=1,resp_queue_depth=1,poison_depth=1,buffer_flits=3,vc=1",
+        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,mailbox_depth=1,cq_depth=1,resp_queue_depth=1,read_queue_depth=1,poison_depth=1,buffer_flits=3,vc=1",
     ]
 }
 
@@ -155,8 +162,8 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
             mailbox_depth: int("mailbox_depth", d.ni.mailbox_depth)?,
             cq_depth: int("cq_depth", d.ni.cq_depth)?,
             resp_queue_depth: int("resp_queue_depth", d.ni.resp_queue_depth)?,
+            read_queue_depth: int("read_queue_depth", d.ni.read_queue_depth)?,
             poison_depth: int("poison_depth", d.ni.poison_depth)?,
-            ..d.ni.clone()
         },
         buffer_flits: int("buffer_flits", d.buffer_flits)?,
         vc: int("vc", d.vc)?,
@@ -169,10 +176,10 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
 pub fn point_text(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},poison_depth={},buffer_flits={},vc={}",
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={}",
         n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
         n.addr_bits, n.windows, n.errq_depth, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
-        n.poison_depth, p.buffer_flits, p.vc
+        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc
     )
 }
 
@@ -218,6 +225,14 @@ pub struct NiCoverage {
     pub resp_mb_nacks: u64,
     pub resp_completions: u64,
     pub resp_read_nacks: u64,
+    /// RdmaReadResp packets the read-serve engine emitted (compared flit
+    /// by flit), and read requests accepted (each a read job).
+    pub read_resps: u64,
+    pub read_jobs: u64,
+    /// Read requests decided (accepted or rejected), and `Busy` confirmations
+    /// of a read request (the read queue full).
+    pub read_reqs_in: u64,
+    pub read_busy: u64,
     /// Accepted data packets (each must be one AXI4 write burst), and of
     /// those with `last = 1` (a completion posted).
     pub rx_data: u64,
@@ -454,6 +469,8 @@ struct Rx {
     senders: Vec<Coords>,
     /// Consecutive cycles the receive path was Busy.
     busy_run: u64,
+    /// Read requests still to send back to back.
+    read_storm: u64,
 }
 
 impl Rx {
@@ -466,6 +483,7 @@ impl Rx {
                 .collect(),
             senders: (0..4).map(|k| c(0x2_0A01 + 0x1010 * k)).collect(),
             busy_run: 0,
+            read_storm: 0,
             land,
             pdid: 0,
             buffer,
@@ -541,10 +559,13 @@ impl NiBench {
         for &b in &regions {
             fill(&mut mem, b, &mut rng);
         }
+        // The landing area holds random bytes too: read requests are
+        // served from its second half, which no data packet writes.
+        let land = landing_base(&regions, lim);
+        fill(&mut mem, land, &mut rng);
         let mut golden = Ni::new(&golden_params, me)?;
         *golden.mem_mut() = mem.clone();
         golden.set_write_log(true);
-        let land = landing_base(&regions, lim);
         let params_p = params.ni.max_payload_bytes;
         Ok(NiBench {
             params,
@@ -688,17 +709,27 @@ impl NiBench {
     fn rx_packet(&mut self, rng: &mut Rng) -> Vec<u128> {
         let pm = self.params.ni.max_payload_bytes as u64;
         let lim = 1u64 << self.params.ni.addr_bits;
-        // 0 data, 1 mailbox, 2 ack / nack of an NI message, 3 completion / read nack.
+        // 0 data, 1 mailbox, 2 ack / nack of an NI message, 3 completion /
+        // read nack, 4 read request.
         let class = if self.only_bad {
-            0
+            if rng.chance(0.25) {
+                4
+            } else {
+                0
+            }
         } else if self.draining {
             2
+        } else if self.rx.read_storm > 0 {
+            // Read requests back to back: the read queue fills (Busy).
+            self.rx.read_storm -= 1;
+            4
         } else {
             match rng.below(100) {
-                0..=49 => 0,
-                50..=67 => 1,
-                68..=83 => 2,
-                _ => 3,
+                0..=44 => 0,
+                45..=61 => 1,
+                62..=76 => 2,
+                77..=88 => 3,
+                _ => 4,
             }
         };
         let kind = if self.only_bad {
@@ -718,7 +749,8 @@ impl NiBench {
         };
         let mut size = 1 + rng.below(pm);
         let mut off = rng.below(pm - size + 1);
-        let block = rng.below(REGION / pm);
+        // Data packets land in the first half of the landing area.
+        let block = rng.below(REGION / 2 / pm);
         let mut base = self.rx.land + block * pm;
         let mut dest = self.me;
         let mut flags = 0u8;
@@ -789,6 +821,20 @@ impl NiBench {
                 }
                 (t, pd, s, tx)
             }
+            4 => {
+                size = 16;
+                let s = if rng.chance(0.5) {
+                    self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize].0
+                } else {
+                    Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates")
+                };
+                (
+                    PacketType::RdmaReadReq,
+                    self.rx.pdid,
+                    s,
+                    rng.bits(14) as u16,
+                )
+            }
             _ => {
                 size = 0;
                 let t = if rng.chance(0.5) {
@@ -814,10 +860,42 @@ impl NiBench {
                 )
             }
         };
+        // A read request: the bytes asked for, in the second half of the
+        // landing area (no data packet writes there: the bytes the RTL
+        // reads are the golden model's whatever the timing).
+        // (Up to 12 packets: long reads take the link from the channels.)
+        let rd_len = match rng.below(100) {
+            0..=59 => 1 + rng.below(64),
+            60..=94 => 1 + rng.below(3 * pm),
+            _ => 1 + rng.below(12 * pm),
+        };
+        let mut rd_addr = self.rx.land + REGION / 2 + rng.below(REGION / 2 - rd_len + 1);
+        let mut rd_req = ReadRequest {
+            land: rng.bits(42).min((1 << 42) - rd_len),
+            len: rd_len as u32,
+        };
+        if rng.chance(0.3) {
+            rd_req.land &= !0xFFF;
+        }
+        let is_rd = class == 4;
+        if is_rd && !self.only_bad && self.rx.read_storm == 0 && rng.chance(0.15) {
+            self.rx.read_storm = 2 + rng.below(4);
+        }
         match kind {
-            5..=14 if class <= 1 => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
-            15..=22 if class == 0 => base += REGION,                      // outside window 0
+            5..=14 if class <= 1 || is_rd => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
+            15..=22 if class == 0 => base += REGION, // outside window 0
+            15..=22 if is_rd => rd_addr += REGION / 2 + rng.below(REGION / 4), // outside window 0
             23..=26 if class == 0 && self.params.ni.addr_bits < 42 => base = lim + block * pm, // beyond 2^addr_bits
+            23..=26 if is_rd && self.params.ni.addr_bits < 42 => {
+                // ends beyond 2^addr_bits
+                rd_addr = lim - rng.below(rd_len.min(REGION / 4));
+            }
+            27..=30 if is_rd => {
+                // runs past the end of window 0
+                let a = 1 + rng.below(256);
+                rd_addr = self.rx.land + REGION - a;
+                rd_req.len = (a + 1 + rng.below(256)) as u32;
+            }
             27..=30 if class == 0 && pm > 1 => {
                 // crosses a P boundary
                 size = 2 + rng.below(pm - 1);
@@ -828,13 +906,17 @@ impl NiBench {
                     .expect("22-bit coordinates")
             }
             35..=37 => ptype = PacketType::Ack,
-            38..=39 if class <= 1 => size = 0,
+            38..=39 if class <= 1 || is_rd => size = 0,
             _ => {}
         }
         if ptype == PacketType::Ack {
             size = 0;
         }
-        let vaddr = if class == 0 { base + off } else { 0 };
+        let vaddr = match class {
+            0 => base + off,
+            4 => rd_addr,
+            _ => 0,
+        };
         let mut h = Header::new(ptype, dest);
         h.set_vaddr(vaddr & ((1 << 42) - 1))
             .expect("42-bit address")
@@ -849,9 +931,34 @@ impl NiBench {
         } else {
             f.set_first(true).set_last(true);
         }
+        if is_rd {
+            f.set_notify(rng.chance(0.5));
+        }
         f.set_txid(txid).expect("14-bit txid");
         f.set_flags(flags).expect("8-bit flags");
-        let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
+        let mut payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
+        if is_rd && size == 16 {
+            payload = rd_req.to_payload().to_vec();
+            if kind == 0 && rng.chance(0.1) {
+                // A malformed request (FORMAT): length 0, a reserved byte
+                // set, landing end beyond 2^42, or not a single packet.
+                match rng.below(4) {
+                    0 => payload[8..12].fill(0),
+                    1 => payload[12 + rng.below(4) as usize] = 1 + rng.bits(7) as u8,
+                    2 => {
+                        let land = (1u64 << 42) - rng.below(rd_req.len as u64);
+                        payload[..8].copy_from_slice(&land.to_le_bytes());
+                    }
+                    _ => {
+                        match rng.below(3) {
+                            0 => f.set_first(false),
+                            1 => f.set_last(false),
+                            _ => f.set_seq(1 + rng.below(100) as u16).expect("14-bit seq"),
+                        };
+                    }
+                }
+            }
+        }
         let mut words = Packet::build(h, f, &payload).words;
         let n = words.len();
         match kind {
@@ -1659,17 +1766,16 @@ impl Bench for NiBench {
                     match h.ptype() {
                         PacketType::RdmaWrite => self.cov.writes += 1,
                         PacketType::RdmaReadReq => self.cov.read_reqs += 1,
-                        PacketType::Mailbox => {
-                            self.cov.messages += 1;
-                            // The receive agent may acknowledge it from now on.
-                            self.rx.outstanding.push((h.dest(), h.pdid(), f.txid()));
-                        }
+                        // (The receive agent may acknowledge it once its tail
+                        // flit has left: see the flit checks.)
+                        PacketType::Mailbox => self.cov.messages += 1,
                         PacketType::MailboxAck => self.cov.resp_acks += 1,
                         PacketType::MailboxNack => self.cov.resp_mb_nacks += 1,
                         PacketType::RdmaCompletion => {
                             self.cov.resp_completions += 1;
                             self.cov.cq_status[f.flags() as usize & 3] += 1;
                         }
+                        PacketType::RdmaReadResp => self.cov.read_resps += 1,
                         _ => self.cov.resp_read_nacks += 1,
                     }
                     if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack) {
@@ -1688,6 +1794,11 @@ impl Bench for NiBench {
             };
             let before = *self.golden.counters();
             let outcome = self.golden.receive_packet(&pkt);
+            if Header::decode(pkt.header_word())
+                .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq)
+            {
+                self.cov.read_reqs_in += 1;
+            }
             self.golden_dirty = true;
             self.rx.busy_run = 0;
             self.cov.rx_packets += 1;
@@ -1709,6 +1820,7 @@ impl Bench for NiBench {
                         PacketType::Mailbox => self.cov.mb_queued += 1,
                         PacketType::RdmaCompletion => self.cov.notify_in += 1,
                         PacketType::Nack => self.cov.nack_in += 1,
+                        PacketType::RdmaReadReq => self.cov.read_jobs += 1,
                         _ => {
                             if after.mb_retries != before.mb_retries {
                                 self.cov.acks_retried += 1;
@@ -1749,6 +1861,11 @@ impl Bench for NiBench {
             if self.golden_dirty {
                 let outcome = self.golden.receive_packet(pkt);
                 self.cov.busy_checks += 1;
+                if Header::decode(pkt.header_word())
+                    .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq)
+                {
+                    self.cov.read_busy += 1;
+                }
                 self.golden_dirty = false;
                 if outcome != RxOutcome::Busy {
                     return bad(
@@ -2078,8 +2195,9 @@ impl Bench for NiBench {
             let n = words.len();
             let data = p.out_data.get_u128();
             if data != words[i] {
+                let ptype = Header::from_bits(words[0]).map_or(0, |h| h.ptype() as u8);
                 return bad(
-                    &format!("out_data (flit {i} of {n})"),
+                    &format!("out_data (flit {i} of {n}, packet type 0x{ptype:02x})"),
                     format!("0x{:032x}", words[i]),
                     format!("0x{data:032x}"),
                 );
@@ -2093,6 +2211,14 @@ impl Bench for NiBench {
                 );
             }
             if i + 1 == n {
+                // A message's tail has left: the receive agent may
+                // acknowledge it from now on (no receiver answers a packet
+                // before its tail).
+                if let (Ok(h), Ok(f)) = (Header::from_bits(words[0]), Footer::from_bits(words[i])) {
+                    if h.ptype() == PacketType::Mailbox {
+                        self.rx.outstanding.push((h.dest(), h.pdid(), f.txid()));
+                    }
+                }
                 self.expect.pop_front();
                 self.flit_idx = 0;
             } else {
