@@ -343,7 +343,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
          addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,\
-         poison_depth=4,buffer_flits=32,vc=0"
+         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0"
     );
     let ni_top = ni["top"].as_str().unwrap();
     assert!(ni_top.starts_with("exanet_ni_"), "{ni_top}");
