@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::rng::Rng;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The first difference between RTL and golden model.
@@ -324,6 +324,31 @@ pub fn verilator_missing_reason() -> Option<String> {
     crate::verilator::verilator_version()
         .err()
         .map(|e| format!("ignored: verilator not installed ({e})"))
+}
+
+/// For tests that need Verilator: when it is missing, print why (the
+/// `ignored: …` line of [`verilator_missing_reason`], visible in the test's
+/// output) and return true, and the test returns early.
+pub fn skip_without_verilator() -> bool {
+    match verilator_missing_reason() {
+        Some(reason) => {
+            println!("{reason}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// The options the tests run a bench with: `cycles` cycles of stimulus from
+/// `seed`, waveforms of failures into `fail_dir`, the rest as
+/// [`CosimOptions::default`].
+pub fn test_options(cycles: u64, seed: u64, fail_dir: &Path) -> CosimOptions {
+    CosimOptions {
+        cycles,
+        seed,
+        fail_dir: fail_dir.to_path_buf(),
+        ..Default::default()
+    }
 }
 
 /// CPU time of the calling thread in seconds (`CLOCK_THREAD_CPUTIME_ID`).

@@ -5,37 +5,23 @@
 use exanet_hdl::common::arbiter::emit_arbiter;
 use exanet_sim::common::arbiter::ArbiterParams;
 use exanet_tb::blocks::arbiter::{info, ArbiterBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
-fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed: 0xA4B,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+/// Seed of every run.
+const SEED: u64 = 0xA4B;
 
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let points = (info().matrix)();
     assert!(points.len() >= 3);
     for mut bench in points {
-        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -46,13 +32,13 @@ fn every_matrix_point_matches_the_golden_model() {
 /// tests something) and never exceeded, all-requesting and idle both occur.
 #[test]
 fn stimulus_reaches_every_corner_and_the_fairness_bound() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     for n in [2, 3, 7, 11, 16] {
         let mut b = ArbiterBench::new(ArbiterParams { n }).unwrap();
-        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
         println!("n={n}: {c:?}");
@@ -74,12 +60,12 @@ fn stimulus_reaches_every_corner_and_the_fairness_bound() {
 /// A golden model that ignores `accept` (fixed priority) is caught on `grant`.
 #[test]
 fn a_wrong_golden_model_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let mut b = ArbiterBench::with_fixed_priority_golden(ArbiterParams { n: 7 }).unwrap();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     let m = r
         .first
         .expect("a fixed-priority golden model must mismatch");
@@ -94,7 +80,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
 /// (`~g` instead of `~(g | (g - 1))`) is caught on `grant`.
 #[test]
 fn a_mutated_rtl_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -106,7 +92,7 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
     top.1 = top.1.replace(good, "mask_d = ~chosen;");
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = ArbiterBench::new(q).unwrap();
@@ -119,13 +105,13 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
 /// and catches the same mutant as starvation of a continuous requester.
 #[test]
 fn the_fairness_scoreboard_alone_catches_starvation() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let q = ArbiterParams { n: 5 };
     let mut b = ArbiterBench::new(q.clone()).unwrap().scoreboard_only();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
     assert_eq!(b.coverage().max_wait, 4);
 
@@ -137,7 +123,7 @@ fn the_fairness_scoreboard_alone_catches_starvation() {
     );
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = ArbiterBench::new(q).unwrap().scoreboard_only();

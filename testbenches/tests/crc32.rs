@@ -4,37 +4,23 @@
 use exanet_hdl::common::crc32::emit_crc32;
 use exanet_sim::common::crc32::Crc32Params;
 use exanet_tb::blocks::crc32::{info, Crc32Bench, Crc32Fault};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
-fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed: 0xC4C3,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+/// Seed of every run.
+const SEED: u64 = 0xC4C3;
 
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let points = (info().matrix)();
     assert!(points.len() >= 3);
     for mut bench in points {
-        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -44,13 +30,13 @@ fn every_matrix_point_matches_the_golden_model() {
 /// The stimulus reaches every case at every width.
 #[test]
 fn stimulus_reaches_every_case() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     for width in [64, 128, 256] {
         let mut b = Crc32Bench::new(Crc32Params { width }).unwrap();
-        let r = run(&mut b, &opts(50_000, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(50_000, SEED, tmp.path())).unwrap();
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
         println!("width {width}: {c:?}");
@@ -70,13 +56,13 @@ fn stimulus_reaches_every_case() {
 /// Golden models that ignore `bytes` or `start` are caught on `crc`.
 #[test]
 fn a_wrong_golden_model_is_caught_on_crc() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     for fault in [Crc32Fault::IgnoreBytes, Crc32Fault::IgnoreStart] {
         let mut b = Crc32Bench::with_fault(Crc32Params { width: 128 }, Some(fault)).unwrap();
-        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
         let m = r.first.expect("a wrong golden model must mismatch");
         assert_eq!(
             (r.mismatches, m.port.as_str()),
@@ -95,7 +81,7 @@ fn a_wrong_golden_model_is_caught_on_crc() {
 /// as external Verilog, is caught on `crc`.
 #[test]
 fn a_mutated_rtl_is_caught_on_crc() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -122,7 +108,7 @@ fn a_mutated_rtl_is_caught_on_crc() {
     *m = m.replace(&line, &mutated);
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = Crc32Bench::new(p).unwrap();
@@ -134,13 +120,13 @@ fn a_mutated_rtl_is_caught_on_crc() {
 /// Speed of a long run (reported, not asserted: machines differ).
 #[test]
 fn one_million_cycles() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     for width in [128, 256] {
         let mut b = Crc32Bench::new(Crc32Params { width }).unwrap();
-        let r = run(&mut b, &opts(1_000_000, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(1_000_000, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
     }

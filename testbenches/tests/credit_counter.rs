@@ -5,7 +5,7 @@
 use exanet_hdl::common::credit_counter::emit_credit_counter;
 use exanet_sim::common::credit_counter::CreditCounterParams;
 use exanet_tb::blocks::credit_counter::{info, CreditCounterBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
@@ -13,33 +13,19 @@ fn p(max: u32, need: u32) -> CreditCounterParams {
     CreditCounterParams { max, need }
 }
 
-fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed: 0xC0C0,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+/// Seed of every run.
+const SEED: u64 = 0xC0C0;
 
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let points = (info().matrix)();
     assert!(points.len() >= 3);
     for mut bench in points {
-        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -50,7 +36,7 @@ fn every_matrix_point_matches_the_golden_model() {
 /// bounds, `enough` rises, and resets happen, at every tested point.
 #[test]
 fn stimulus_reaches_every_corner() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -63,7 +49,7 @@ fn stimulus_reaches_every_corner() {
         p(1024, 1000),
     ] {
         let mut b = CreditCounterBench::new(q.clone()).unwrap();
-        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
         println!("{q:?}: {c:?}");
@@ -85,12 +71,12 @@ fn stimulus_reaches_every_corner() {
 /// different `max` on `count` at once (power-on value).
 #[test]
 fn a_wrong_golden_model_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let mut b = CreditCounterBench::with_golden(p(40, 18), p(40, 17)).unwrap();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     let m = r.first.expect("wrong need must mismatch");
     assert_eq!(m.port, "enough", "{m}");
     assert_eq!(
@@ -104,7 +90,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
     );
 
     let mut b = CreditCounterBench::with_golden(p(40, 18), p(41, 18)).unwrap();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     let m = r.first.expect("wrong max must mismatch");
     assert_eq!((m.port.as_str(), m.cycle), ("count", 0), "{m}");
 }
@@ -112,7 +98,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
 /// RTL that wraps instead of saturating at 0 is caught on `count`.
 #[test]
 fn a_mutated_rtl_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -136,7 +122,7 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
     top.1 = mutated.join("\n") + "\n";
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = CreditCounterBench::new(q).unwrap();

@@ -4,7 +4,7 @@
 use exanet_hdl::common::fifo::emit_fifo;
 use exanet_sim::common::fifo::FifoParams;
 use exanet_tb::blocks::fifo::{info, FifoBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
@@ -16,33 +16,19 @@ fn p(width: u32, depth: u32, almost_full: u32) -> FifoParams {
     }
 }
 
-fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed: 0xF1F0,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+/// Seed of every run.
+const SEED: u64 = 0xF1F0;
 
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let points = (info().matrix)();
     assert!(points.len() >= 3);
     for mut bench in points {
-        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -53,7 +39,7 @@ fn every_matrix_point_matches_the_golden_model() {
 /// empty, push+pop while full and while empty, overflow, underflow, reset.
 #[test]
 fn stimulus_reaches_every_corner() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -65,7 +51,7 @@ fn stimulus_reaches_every_corner() {
         p(133, 1024, 1000),
     ] {
         let mut b = FifoBench::new(q.clone()).unwrap();
-        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
         println!("{q:?}: {c:?}");
@@ -89,13 +75,13 @@ fn stimulus_reaches_every_corner() {
 /// differs) or on `full`, whichever the stimulus meets first.
 #[test]
 fn a_wrong_golden_model_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let rtl = p(32, 16, 12);
     let mut b = FifoBench::with_golden(rtl.clone(), p(32, 16, 13)).unwrap();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     let m = r.first.expect("wrong almost_full must mismatch");
     assert_eq!((r.mismatches, m.port.as_str()), (1, "almost_full"), "{m}");
     assert_eq!(
@@ -109,7 +95,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
     );
 
     let mut b = FifoBench::with_golden(rtl, p(32, 8, 8)).unwrap();
-    let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
     let m = r.first.expect("wrong depth must mismatch");
     assert!(m.port == "dout" || m.port == "full", "{m}");
 }
@@ -118,7 +104,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
 /// loaded as external Verilog, is caught on `almost_full`.
 #[test]
 fn a_mutated_rtl_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -132,7 +118,7 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
         .replace(good, "almost_full = used_q > count_almost_full;");
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = FifoBench::new(q).unwrap();
@@ -144,12 +130,12 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
 /// Speed of a long run (reported, not asserted: machines differ).
 #[test]
 fn one_million_cycles() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let mut b = FifoBench::new(p(64, 16, 12)).unwrap();
-    let r = run(&mut b, &opts(1_000_000, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(1_000_000, SEED, tmp.path())).unwrap();
     println!("{}", r.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
 }

@@ -1,7 +1,7 @@
 //! The Verilator harness on hand-written Verilog: port widths of every
 //! storage class, wide ports, clocked state, caching and tracing.
 
-use exanet_tb::cosim::verilator_missing_reason;
+use exanet_tb::cosim::skip_without_verilator;
 use exanet_tb::verilator::{BuildOptions, PortDir, Sim};
 
 const DESIGN: &str = "module exanet_t(input wire clock, input wire [7:0] a, input wire [99:0] w,
@@ -25,8 +25,7 @@ fn opts(dir: &std::path::Path, trace: bool) -> BuildOptions {
 
 #[test]
 fn ports_of_every_width_class_read_and_write() {
-    if let Some(r) = verilator_missing_reason() {
-        eprintln!("{r}");
+    if skip_without_verilator() {
         return;
     }
     let cache = tempfile::tempdir().unwrap();
@@ -85,8 +84,7 @@ fn ports_of_every_width_class_read_and_write() {
 
 #[test]
 fn cache_reuses_a_build_and_trace_writes_vcd() {
-    if let Some(r) = verilator_missing_reason() {
-        eprintln!("{r}");
+    if skip_without_verilator() {
         return;
     }
     let cache = tempfile::tempdir().unwrap();
@@ -128,8 +126,7 @@ fn cache_reuses_a_build_and_trace_writes_vcd() {
 
 #[test]
 fn broken_verilog_is_an_error_naming_the_tool() {
-    if let Some(r) = verilator_missing_reason() {
-        eprintln!("{r}");
+    if skip_without_verilator() {
         return;
     }
     let cache = tempfile::tempdir().unwrap();

@@ -5,24 +5,9 @@
 
 use exanet_sim::rng::Rng;
 use exanet_tb::blocks::network::{info, matrix_points, parse_point, NetworkBench};
-use exanet_tb::cosim::{load, run, verilator_missing_reason, Bench, CosimOptions, Mismatch};
-
-fn opts(cycles: u64, seed: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+use exanet_tb::cosim::{
+    load, run, skip_without_verilator, test_options, Bench, CosimOptions, Mismatch,
+};
 
 /// The CI case: a 4x2x2 torus of default routers (2 classes x 2 VCs,
 /// 128-bit flits, 32-flit buffers) with 1-cycle links. Zero mismatches, and
@@ -30,7 +15,7 @@ fn skip() -> bool {
 /// drains, a reset, saturation.
 #[test]
 fn torus_4x2x2_matches_the_golden_network() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -41,7 +26,7 @@ fn torus_4x2x2_matches_the_golden_network() {
     assert_eq!((p.classes, p.vcs_per_class, p.flit_bits), (2, 2, 128));
     let mut bench = NetworkBench::new(p, lat).unwrap();
     let cycles = 60_000;
-    let r = run(&mut bench, &opts(cycles, 0x4e7, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(cycles, 0x4e7, tmp.path())).unwrap();
     let c = bench.coverage();
     println!("{}\n{}", r.summary(), c.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
@@ -63,14 +48,14 @@ const SMALL_MESH: &str = "dims=2x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_cl
 /// and a waveform.
 #[test]
 fn mesh_matches_and_a_golden_network_with_longer_links_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let (p, lat) = parse_point(SMALL_MESH).unwrap();
     assert!(p.topology.wrap.iter().all(|&w| !w) && p.topology.local_ports == 2 && lat == 0);
     let mut bench = NetworkBench::new(p.clone(), lat).unwrap();
-    let r = run(&mut bench, &opts(30_000, 0x3e5, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(30_000, 0x3e5, tmp.path())).unwrap();
     let c = bench.coverage();
     println!("{}\n{}", r.summary(), c.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
@@ -80,7 +65,7 @@ fn mesh_matches_and_a_golden_network_with_longer_links_is_caught() {
     );
 
     let mut wrong = NetworkBench::with_golden_link_latency(p, lat, lat + 1).unwrap();
-    let r = run(&mut wrong, &opts(30_000, 0x3e5, tmp.path())).unwrap();
+    let r = run(&mut wrong, &test_options(30_000, 0x3e5, tmp.path())).unwrap();
     println!("{}", r.summary());
     let m = r.first.expect("links one cycle longer must be caught");
     println!("{m}");
@@ -125,7 +110,7 @@ fn first_mismatch(
 /// swapped constants in the top) misroutes, and the bench says where and when.
 #[test]
 fn a_miswired_rtl_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     assert_eq!(info().name, "network");

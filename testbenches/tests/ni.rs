@@ -8,27 +8,10 @@
 
 use exanet_sim::ni::NiParams;
 use exanet_tb::blocks::ni::{info, matrix_points, parse_point, NiBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
 
 /// Cycles per matrix point (`exanet cosim ni --cycles N` runs longer).
 const CYCLES: u64 = 40_000;
-
-fn opts(cycles: u64, seed: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
 
 /// Every matrix point: zero mismatches, and the stimulus reached every
 /// packet type, refusals, SLVERRs, 4 KiB splits, credit stalls, resets and
@@ -37,7 +20,7 @@ fn skip() -> bool {
 /// kinds the agent provokes, and `Busy`.
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -47,7 +30,11 @@ fn every_matrix_point_matches_the_golden_model() {
     for (i, text) in points.iter().enumerate() {
         let p = parse_point(text).unwrap();
         let mut bench = NiBench::new(p.clone()).unwrap();
-        let r = run(&mut bench, &opts(CYCLES, 0x41 + i as u64, tmp.path())).unwrap();
+        let r = run(
+            &mut bench,
+            &test_options(CYCLES, 0x41 + i as u64, tmp.path()),
+        )
+        .unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -121,7 +108,7 @@ fn every_matrix_point_matches_the_golden_model() {
 /// MailboxNack and sent again; nothing is lost; RTL = golden throughout.
 #[test]
 fn a_many_to_one_mailbox_burst_loses_nothing() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -131,7 +118,7 @@ fn a_many_to_one_mailbox_burst_loses_nothing() {
     let mut bench = NiBench::new(p).unwrap();
     const MESSAGES: u64 = 100;
     bench.set_mailbox_burst(4, MESSAGES);
-    let r = run(&mut bench, &opts(25_000, 0x61, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(25_000, 0x61, tmp.path())).unwrap();
     println!("{}", r.summary());
     assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
     let c = bench.coverage();
@@ -154,7 +141,7 @@ fn a_many_to_one_mailbox_burst_loses_nothing() {
 /// model's), every one is counted, and the counters match (register reads).
 #[test]
 fn rejected_packets_write_nothing() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -164,7 +151,11 @@ fn rejected_packets_write_nothing() {
         bench.set_only_bad(true);
         let before = bench.landing_bytes();
         assert_eq!(before.0, before.1);
-        let r = run(&mut bench, &opts(CYCLES / 4, 0x51 + i as u64, tmp.path())).unwrap();
+        let r = run(
+            &mut bench,
+            &test_options(CYCLES / 4, 0x51 + i as u64, tmp.path()),
+        )
+        .unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         let c = bench.coverage();
@@ -188,7 +179,7 @@ fn rejected_packets_write_nothing() {
 /// A golden model with another packet size disagrees on a flit.
 #[test]
 fn a_wrong_golden_model_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -198,7 +189,7 @@ fn a_wrong_golden_model_is_caught() {
         ..p.ni.clone()
     };
     let mut bench = NiBench::with_golden(p, wrong).unwrap();
-    let r = run(&mut bench, &opts(20_000, 7, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(20_000, 7, tmp.path())).unwrap();
     println!("{}", r.summary());
     let m = r.first.expect("the wrong packet size must be caught");
     assert!(
@@ -210,24 +201,25 @@ fn a_wrong_golden_model_is_caught() {
     assert!(r.waveform.is_some_and(|w| w.exists()));
 }
 
-/// Edited RTL (one realignment shift off by a byte, or the first flag
-/// inverted) is caught.
-#[test]
-fn an_edited_rtl_is_caught() {
-    if skip() {
-        return;
-    }
+/// One edit of the emitted NI RTL: the text replaced (it must be there)
+/// and its replacement, how the bench is set up for it, and the ports one
+/// of which the first mismatch must be on (name prefixes).
+struct Edit {
+    from: &'static str,
+    to: &'static str,
+    setup: fn(&mut NiBench),
+    ports: &'static [&'static str],
+}
+
+/// Apply each edit alone to the RTL of matrix point `point`, run the bench
+/// on it (`cycles` cycles from `seed`) and assert that it is caught on one
+/// of the edit's ports.
+fn assert_edits_caught(point: usize, edits: &[Edit], cycles: u64, seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
-    let text = matrix_points()[1];
-    let p = parse_point(text).unwrap();
+    let p = parse_point(matrix_points()[point]).unwrap();
     let e = exanet_hdl::ni::emit_ni(&p).unwrap();
-    for (k, (from, to)) in [
-        ("e_first <= !l_act;", "e_first <= 1'b1;"),
-        ("sh = {e_shift, 3'd0};", "sh = {e_shift + 4'd1, 3'd0};"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (k, edit) in edits.iter().enumerate() {
+        let (from, to) = (edit.from, edit.to);
         let dir = tmp.path().join(format!("rtl{k}"));
         let mut edited = e.clone();
         let top = edited.modules.last_mut().unwrap();
@@ -235,15 +227,45 @@ fn an_edited_rtl_is_caught() {
         top.1 = top.1.replace(from, to);
         edited.write_dir(&dir).unwrap();
         let mut bench = NiBench::new(p.clone()).unwrap();
-        let mut o = opts(20_000, 3, tmp.path());
-        o.rtl_dir = Some(dir);
-        // Only the mismatch matters here: no traced rebuild for a waveform.
-        o.waveform_on_mismatch = false;
+        (edit.setup)(&mut bench);
+        let o = CosimOptions {
+            rtl_dir: Some(dir),
+            // Only the mismatch matters here: no traced rebuild for a waveform.
+            waveform_on_mismatch: false,
+            ..test_options(cycles, seed, tmp.path())
+        };
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
-        assert!(m.port.starts_with("out_data"), "{m}");
+        assert!(edit.ports.iter().any(|p| m.port.starts_with(p)), "{m}");
     }
+}
+
+/// The bench as [`NiBench::new`] makes it.
+fn general(_: &mut NiBench) {}
+
+/// Edited RTL (one realignment shift off by a byte, or the first flag
+/// inverted) is caught.
+#[test]
+fn an_edited_rtl_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let edit = |from, to| Edit {
+        from,
+        to,
+        setup: general,
+        ports: &["out_data"],
+    };
+    assert_edits_caught(
+        1,
+        &[
+            edit("e_first <= !l_act;", "e_first <= 1'b1;"),
+            edit("sh = {e_shift, 3'd0};", "sh = {e_shift + 4'd1, 3'd0};"),
+        ],
+        20_000,
+        3,
+    );
 }
 
 /// Edited mailbox / completion logic — a full mailbox answers MailboxAck
@@ -251,49 +273,28 @@ fn an_edited_rtl_is_caught() {
 /// READ_DONE — the bench catches each.
 #[test]
 fn an_edited_mailbox_or_completion_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let text = matrix_points()[1];
-    let p = parse_point(text).unwrap();
-    let e = exanet_hdl::ni::emit_ni(&p).unwrap();
-    for (k, (from, to, burst, port)) in [
-        (
-            "x_rq_pt = mb_full ? 5'h15 : 5'h14;",
-            "x_rq_pt = 5'h14;",
-            true,
-            "out_data",
-        ),
-        (
-            "x_cq_kind = (x_pt == 5'h01) ? 2'd1 :",
-            "x_cq_kind = (x_pt == 5'h01) ? 2'd2 :",
-            false,
-            "s_rdata",
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let dir = tmp.path().join(format!("mb{k}"));
-        let mut edited = e.clone();
-        let top = edited.modules.last_mut().unwrap();
-        assert!(top.1.contains(from), "`{from}` not in the emitted RTL");
-        top.1 = top.1.replace(from, to);
-        edited.write_dir(&dir).unwrap();
-        let mut bench = NiBench::new(p.clone()).unwrap();
-        if burst {
-            bench.set_mailbox_burst(4, 100);
-        }
-        let mut o = opts(25_000, 9, tmp.path());
-        o.rtl_dir = Some(dir);
-        // Only the mismatch matters here: no traced rebuild for a waveform.
-        o.waveform_on_mismatch = false;
-        let r = run(&mut bench, &o).unwrap();
-        println!("{}", r.summary());
-        let m = r.first.expect("the edited RTL must be caught");
-        assert!(m.port.starts_with(port), "{m}");
-    }
+    assert_edits_caught(
+        1,
+        &[
+            Edit {
+                from: "x_rq_pt = mb_full ? 5'h15 : 5'h14;",
+                to: "x_rq_pt = 5'h14;",
+                setup: |b| b.set_mailbox_burst(4, 100),
+                ports: &["out_data"],
+            },
+            Edit {
+                from: "x_cq_kind = (x_pt == 5'h01) ? 2'd1 :",
+                to: "x_cq_kind = (x_pt == 5'h01) ? 2'd2 :",
+                setup: general,
+                ports: &["s_rdata"],
+            },
+        ],
+        25_000,
+        9,
+    );
 }
 
 /// Edited receive path — the PDID check removed, or a payload CRC error
@@ -302,56 +303,45 @@ fn an_edited_mailbox_or_completion_is_caught() {
 /// refused read is served) — the bench catches each.
 #[test]
 fn an_edited_receive_path_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let text = matrix_points()[0];
-    let p = parse_point(text).unwrap();
-    let e = exanet_hdl::ni::emit_ni(&p).unwrap();
-    for (k, (from, to)) in [
-        (
-            "else if (x_prot && !x_pd) x_reason = 4'd8;",
-            "else if (1'b0) x_reason = 4'd8;",
-        ),
-        (
-            "else if (rx_crc != footer_unpack_payload_crc) x_reason = 4'd6;",
-            "else if (1'b0) x_reason = 4'd6;",
-        ),
-        // The error queue loses the source coordinates.
-        ("eq_w1 = {10'd0, eq_rd[46:25]};", "eq_w1 = 32'd0;"),
-        // Read requests skip the window check: one outside the window is
-        // served (RdmaReadResp where the golden model answers Nack).
-        (
-            "else if (x_prot && !x_hold) x_reason = 4'd7;",
-            "else if (x_data && !x_hold) x_reason = 4'd7;",
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let dir = tmp.path().join(format!("rx{k}"));
-        let mut edited = e.clone();
-        let top = edited.modules.last_mut().unwrap();
-        assert!(top.1.contains(from), "`{from}` not in the emitted RTL");
-        top.1 = top.1.replace(from, to);
-        edited.write_dir(&dir).unwrap();
-        let mut bench = NiBench::new(p.clone()).unwrap();
-        bench.set_only_bad(true);
-        let mut o = opts(40_000, 5, tmp.path());
-        o.rtl_dir = Some(dir);
-        // Only the mismatch matters here: no traced rebuild for a waveform.
-        o.waveform_on_mismatch = false;
-        let r = run(&mut bench, &o).unwrap();
-        println!("{}", r.summary());
-        let m = r.first.expect("the edited RTL must be caught");
-        // A bad packet taken writes memory (AW), or, when it is the last
-        // of a transfer with notify, first answers RdmaCompletion (pick).
-        let ports: &[&str] = match k {
-            0 | 1 => &["m_aw", "tx_pick"],
-            2 => &["s_rdata (read 0x000c8)"],
-            _ => &["out_data", "m_ar"],
-        };
-        assert!(ports.iter().any(|p| m.port.starts_with(p)), "{m}");
-    }
+    let only_bad: fn(&mut NiBench) = |b| b.set_only_bad(true);
+    // A bad packet taken writes memory (AW), or, when it is the last of a
+    // transfer with notify, first answers RdmaCompletion (pick).
+    let writes: &[&str] = &["m_aw", "tx_pick"];
+    assert_edits_caught(
+        0,
+        &[
+            Edit {
+                from: "else if (x_prot && !x_pd) x_reason = 4'd8;",
+                to: "else if (1'b0) x_reason = 4'd8;",
+                setup: only_bad,
+                ports: writes,
+            },
+            Edit {
+                from: "else if (rx_crc != footer_unpack_payload_crc) x_reason = 4'd6;",
+                to: "else if (1'b0) x_reason = 4'd6;",
+                setup: only_bad,
+                ports: writes,
+            },
+            // The error queue loses the source coordinates.
+            Edit {
+                from: "eq_w1 = {10'd0, eq_rd[46:25]};",
+                to: "eq_w1 = 32'd0;",
+                setup: only_bad,
+                ports: &["s_rdata (read 0x000c8)"],
+            },
+            // Read requests skip the window check: one outside the window
+            // is served (RdmaReadResp where the golden model answers Nack).
+            Edit {
+                from: "else if (x_prot && !x_hold) x_reason = 4'd7;",
+                to: "else if (x_data && !x_hold) x_reason = 4'd7;",
+                setup: only_bad,
+                ports: &["out_data", "m_ar"],
+            },
+        ],
+        40_000,
+        5,
+    );
 }

@@ -5,18 +5,20 @@
 //! build: the fault runs use the same RTL (the build cache hits).
 
 use exanet_tb::blocks::node_pair::{info, matrix_points, parse_point, Fault, NodePairBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
 
 /// Cycles of the passing run (`exanet cosim node-pair --cycles N` runs longer).
 const CYCLES: u64 = 60_000;
 
+/// Seed of every run.
+const SEED: u64 = 7;
+
+/// The options of a run: no traced rebuild on a mismatch (only the
+/// mismatch matters here).
 fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
     CosimOptions {
-        cycles,
-        seed: 7,
-        fail_dir: fail_dir.to_path_buf(),
         waveform_on_mismatch: false,
-        ..Default::default()
+        ..test_options(cycles, SEED, fail_dir)
     }
 }
 
@@ -34,8 +36,7 @@ fn bad_points_are_errors() {
 
 #[test]
 fn node_pair_matches_golden_and_faults_are_caught() {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -5,27 +5,10 @@
 use exanet_sim::router::RouterParams;
 use exanet_sim::topology::PortKind;
 use exanet_tb::blocks::router::{info, matrix_points, parse_point, RouterBench};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 /// Cycles per matrix point (`exanet cosim router --cycles N` runs longer).
 const CYCLES: u64 = 100_000;
-
-fn opts(cycles: u64, seed: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
 
 /// Matrix points run by `cargo test` (each is a Verilator build of about a
 /// CPU minute): together they cover torus and mesh, 1 and 2 classes, 2 and 3
@@ -38,7 +21,7 @@ const TESTED_POINTS: usize = 4;
 /// drops of bad packets, protocol errors, resets).
 #[test]
 fn main_matrix_points_match_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let points = matrix_points();
@@ -52,7 +35,7 @@ fn main_matrix_points_match_the_golden_model() {
 #[test]
 #[ignore = "three more Verilator builds; `exanet cosim router` runs every point"]
 fn other_matrix_points_match_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     check_points(TESTED_POINTS..matrix_points().len());
@@ -64,7 +47,11 @@ fn check_points(range: std::ops::Range<usize>) {
     for (i, text) in points.iter().enumerate().take(range.end).skip(range.start) {
         let (p, node) = parse_point(text).unwrap();
         let mut bench = RouterBench::new(p.clone(), node).unwrap();
-        let r = run(&mut bench, &opts(CYCLES, 0x0e7a + i as u64, tmp.path())).unwrap();
+        let r = run(
+            &mut bench,
+            &test_options(CYCLES, 0x0e7a + i as u64, tmp.path()),
+        )
+        .unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -97,7 +84,7 @@ fn check_points(range: std::ops::Range<usize>) {
 /// A golden model routing in another dimension order disagrees on some output.
 #[test]
 fn a_wrong_golden_dimension_order_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -109,7 +96,7 @@ fn a_wrong_golden_dimension_order_is_caught() {
         ..p.clone()
     };
     let mut bench = RouterBench::with_golden(p, node, wrong, node).unwrap();
-    let r = run(&mut bench, &opts(20_000, 7, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(20_000, 7, tmp.path())).unwrap();
     println!("{}", r.summary());
     let m = r.first.expect("the wrong dimension order must be caught");
     assert!(m.port.starts_with("out_"), "{m}");
@@ -120,7 +107,7 @@ fn a_wrong_golden_dimension_order_is_caught() {
 /// packet) starts packets the RTL holds back: caught on an output.
 #[test]
 fn a_wrong_golden_cut_through_threshold_is_caught() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -130,7 +117,7 @@ fn a_wrong_golden_cut_through_threshold_is_caught() {
         ..p.clone()
     };
     let mut bench = RouterBench::with_golden(p, node, wrong, node).unwrap();
-    let r = run(&mut bench, &opts(50_000, 8, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(50_000, 8, tmp.path())).unwrap();
     println!("{}", r.summary());
     let m = r
         .first

@@ -5,37 +5,23 @@
 use exanet_hdl::common::secded::emit_secded;
 use exanet_sim::common::secded::SecdedParams;
 use exanet_tb::blocks::secded::{info, SecdedBench, SecdedFault};
-use exanet_tb::cosim::{run, verilator_missing_reason, CosimOptions};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
-fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
-    CosimOptions {
-        cycles,
-        seed: 0x5EC,
-        fail_dir: fail_dir.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn skip() -> bool {
-    if let Some(reason) = verilator_missing_reason() {
-        println!("{reason}");
-        return true;
-    }
-    false
-}
+/// Seed of every run.
+const SEED: u64 = 0x5EC;
 
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let points = (info().matrix)();
     assert!(points.len() >= 3);
     for mut bench in points {
-        let r = run(bench.as_mut(), &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, CYCLES);
@@ -45,13 +31,13 @@ fn every_matrix_point_matches_the_golden_model() {
 /// Every error class is injected at every width.
 #[test]
 fn stimulus_injects_every_error_class() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     for data_bits in [32, 64, 112] {
         let mut b = SecdedBench::new(SecdedParams { data_bits }).unwrap();
-        let r = run(&mut b, &opts(20_000, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(20_000, SEED, tmp.path())).unwrap();
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
         println!("data_bits {data_bits}: {c:?}");
@@ -69,7 +55,7 @@ fn stimulus_injects_every_error_class() {
 
 #[test]
 fn a_wrong_golden_model_is_caught_on_the_right_port() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -78,7 +64,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
         (SecdedFault::DoubleAsSingle, "single_err"),
     ] {
         let mut b = SecdedBench::with_fault(SecdedParams { data_bits: 112 }, Some(fault)).unwrap();
-        let r = run(&mut b, &opts(CYCLES, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
         let m = r.first.expect("a wrong golden model must mismatch");
         assert_eq!((r.mismatches, m.port.as_str()), (1, port), "{fault:?}: {m}");
         assert!(m.cycle < 100, "{fault:?} found late: {m}");
@@ -93,7 +79,7 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
 /// decoder, loaded as external Verilog, is caught on `corrected`.
 #[test]
 fn a_mutated_rtl_is_caught_on_corrected() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -116,7 +102,7 @@ fn a_mutated_rtl_is_caught_on_corrected() {
     *m = m.replace(&line, &mutated);
     let dir = tmp.path().join("rtl");
     e.write_dir(&dir).unwrap();
-    let mut o = opts(CYCLES, tmp.path());
+    let mut o = test_options(CYCLES, SEED, tmp.path());
     o.rtl_dir = Some(dir);
     o.waveform_on_mismatch = false;
     let mut b = SecdedBench::new(p).unwrap();
@@ -128,12 +114,12 @@ fn a_mutated_rtl_is_caught_on_corrected() {
 /// Speed of a long run (reported, not asserted: machines differ).
 #[test]
 fn one_million_cycles() {
-    if skip() {
+    if skip_without_verilator() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let mut b = SecdedBench::new(SecdedParams { data_bits: 112 }).unwrap();
-    let r = run(&mut b, &opts(1_000_000, tmp.path())).unwrap();
+    let r = run(&mut b, &test_options(1_000_000, SEED, tmp.path())).unwrap();
     println!("{}", r.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
 }

@@ -9,6 +9,7 @@ pub mod credit_counter;
 pub mod fifo;
 pub mod network;
 pub mod ni;
+mod ni_agents;
 pub mod node_pair;
 pub mod packet;
 pub mod router;

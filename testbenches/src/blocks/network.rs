@@ -28,7 +28,10 @@
 //! checked: nothing live, every bad packet dropped. Every third drain ends
 //! with a reset pulse (the RTL's synchronous reset, a fresh golden network).
 
-use super::router::{parse_point as parse_router_point, point_text as router_point_text};
+use super::router::{
+    hex_words, parse_point as parse_router_point, point_text as router_point_text, read_data,
+    write_data, FlitPorts,
+};
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
@@ -178,25 +181,6 @@ impl NetworkCoverage {
     }
 }
 
-/// One terminal's local-port signals on the top.
-#[derive(Clone, Copy)]
-struct LocalPorts {
-    in_valid: Port,
-    in_data: Port,
-    in_head: Port,
-    in_tail: Port,
-    in_vc: Port,
-    credit_out_valid: Port,
-    credit_out_vc: Port,
-    out_valid: Port,
-    out_data: Port,
-    out_head: Port,
-    out_tail: Port,
-    out_vc: Port,
-    credit_in_valid: Port,
-    credit_in_vc: Port,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     /// Sending at `LOADS[load]` for `left` more cycles.
@@ -216,7 +200,7 @@ pub struct NetworkBench {
     net: Option<Network>,
     phase: Phase,
     phases: u64,
-    locals: Vec<LocalPorts>,
+    locals: Vec<FlitPorts>,
     /// Per (node, port): dropped_packets, flit_errors, credit_errors.
     counters: Vec<[Port; 3]>,
     reset_port: Option<Port>,
@@ -626,39 +610,6 @@ impl NetworkBench {
     }
 }
 
-fn write_data(port: &Port, data: &[u64; 4]) {
-    match port.width() {
-        64 => port.set(data[0]),
-        128 => port.set_u128((data[1] as u128) << 64 | data[0] as u128),
-        _ => {
-            let mut w = [0u32; 8];
-            for (i, x) in w.iter_mut().enumerate() {
-                *x = (data[i / 2] >> (32 * (i % 2))) as u32;
-            }
-            port.set_words(&w);
-        }
-    }
-}
-
-fn read_data(port: &Port) -> [u64; 4] {
-    let mut w = [0u32; 8];
-    let n = port.words();
-    port.get_words(&mut w[..n]);
-    let mut d = [0u64; 4];
-    for (i, x) in d.iter_mut().enumerate() {
-        *x = w[2 * i] as u64 | (w[2 * i + 1] as u64) << 32;
-    }
-    d
-}
-
-fn hex_words(d: &[u64; 4], words: usize) -> String {
-    let mut s = String::from("0x");
-    for w in d[..words].iter().rev() {
-        s.push_str(&format!("{w:016x}"));
-    }
-    s
-}
-
 /// A terminal's expected outputs during a reset pulse: nothing.
 const IDLE: LocalIo = LocalIo {
     to_router: None,
@@ -713,23 +664,7 @@ impl Bench for NetworkBench {
         let mut locals = Vec::new();
         for n in 0..t.num_nodes() {
             for j in 0..t.local_ports {
-                let port = |sig: &str, width: u32| sim.port_w(&format!("n{n}_l{j}_{sig}"), width);
-                locals.push(LocalPorts {
-                    in_valid: port("in_valid", 1)?,
-                    in_data: port("in_data", w)?,
-                    in_head: port("in_head", 1)?,
-                    in_tail: port("in_tail", 1)?,
-                    in_vc: port("in_vc", 4)?,
-                    credit_out_valid: port("credit_out_valid", 1)?,
-                    credit_out_vc: port("credit_out_vc", 4)?,
-                    out_valid: port("out_valid", 1)?,
-                    out_data: port("out_data", w)?,
-                    out_head: port("out_head", 1)?,
-                    out_tail: port("out_tail", 1)?,
-                    out_vc: port("out_vc", 4)?,
-                    credit_in_valid: port("credit_in_valid", 1)?,
-                    credit_in_vc: port("credit_in_vc", 4)?,
-                });
+                locals.push(FlitPorts::bind(sim, w, |sig| format!("n{n}_l{j}_{sig}"))?);
             }
         }
         let mut counters = Vec::new();

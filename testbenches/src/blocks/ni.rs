@@ -73,13 +73,15 @@
 //! NI still awaiting an acknowledgement); every second phase ends with a
 //! reset pulse, the others go on with the same state.
 
+use super::ni_agents::{
+    check_pick, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
+};
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
-use exanet_sim::ni::memory::MemWrite;
 use exanet_sim::ni::rdma_tx::ReadRequest;
 use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
@@ -281,46 +283,14 @@ enum Op {
     Wait(u32),
 }
 
+/// The NI's ports: the ones the shared agents drive, and the router
+/// port's (credits in, flits in, credits out) and the reset.
 #[derive(Clone, Copy)]
 struct Ports {
+    ni: NiPorts,
     reset: Port,
-    awvalid: Port,
-    awready: Port,
-    awaddr: Port,
-    awprot: Port,
-    wvalid: Port,
-    wready: Port,
-    wdata: Port,
-    bvalid: Port,
-    bready: Port,
-    bresp: Port,
-    arvalid: Port,
-    arready: Port,
-    araddr: Port,
-    arprot: Port,
-    rvalid: Port,
-    rready: Port,
-    rdata: Port,
-    rresp: Port,
-    m_arvalid: Port,
-    m_arready: Port,
-    m_araddr: Port,
-    m_arlen: Port,
-    m_arsize: Port,
-    m_arburst: Port,
-    m_aruser: Port,
-    m_rvalid: Port,
-    m_rready: Port,
-    m_rdata: Port,
-    out_valid: Port,
-    out_data: Port,
-    out_head: Port,
-    out_tail: Port,
-    out_vc: Port,
     credit_in_valid: Port,
     credit_in_vc: Port,
-    tx_pick: Port,
-    tx_busy: Port,
     in_valid: Port,
     in_data: Port,
     in_head: Port,
@@ -328,30 +298,6 @@ struct Ports {
     in_vc: Port,
     credit_out_valid: Port,
     credit_out_vc: Port,
-    m_awvalid: Port,
-    m_awready: Port,
-    m_awaddr: Port,
-    m_awlen: Port,
-    m_awsize: Port,
-    m_awburst: Port,
-    m_awuser: Port,
-    m_wvalid: Port,
-    m_wready: Port,
-    m_wdata: Port,
-    m_wstrb: Port,
-    m_wlast: Port,
-    m_bvalid: Port,
-    m_bready: Port,
-    m_bresp: Port,
-    rx_commit: Port,
-    rx_busy: Port,
-}
-
-struct Burst {
-    addr: u64,
-    beats: u32,
-    done: u32,
-    ready_at: u64,
 }
 
 /// Memory regions the software's sources lie in (filled with random bytes).
@@ -369,21 +315,13 @@ pub struct NiBench {
     ports: Option<Ports>,
     // Software.
     sw: VecDeque<Op>,
-    cur: Option<Op>,
-    presented: bool,
+    axil: AxilMaster<()>,
     wait: u32,
-    pend_b: VecDeque<(u32, AxilResp)>,
-    pend_r: VecDeque<(u32, u32, AxilResp)>,
-    bready: bool,
-    rready: bool,
     tx_off: bool,
     // Memory.
-    arready: bool,
-    bursts: VecDeque<Burst>,
-    r_presented: bool,
+    mem_r: AxiReadSlave,
     // Flits.
-    expect: VecDeque<(Vec<u128>, u16)>,
-    flit_idx: usize,
+    tx: TxFlits,
     held: usize,
     credit_now: bool,
     // Phases.
@@ -447,16 +385,8 @@ struct Rx {
     sent: VecDeque<(Packet, u8)>,
     /// Committed, credits owed: VC, flits.
     owed: VecDeque<(u8, usize)>,
-    /// Golden memory writes not yet seen on AXI: write, PDID.
-    exp: VecDeque<(MemWrite, u16)>,
-    /// AW accepted: address, beats.
-    aw: VecDeque<(u64, u32)>,
-    beats: Vec<(u128, u16)>,
-    awready: bool,
-    wready: bool,
-    /// B responses owed (ready cycle), and one presented.
-    b_owed: VecDeque<u64>,
-    b_now: bool,
+    /// The memory's AXI4 write slave (times counted in the phase).
+    wr: AxiWriteSlave,
     wait_commit: u64,
     load: f64,
     /// The NI's messages (emitted, not yet acknowledged) the agent may
@@ -492,13 +422,7 @@ impl Rx {
             flit_now: false,
             sent: VecDeque::new(),
             owed: VecDeque::new(),
-            exp: VecDeque::new(),
-            aw: VecDeque::new(),
-            beats: Vec::new(),
-            awready: false,
-            wready: false,
-            b_owed: VecDeque::new(),
-            b_now: false,
+            wr: AxiWriteSlave::new(),
             wait_commit: 0,
             load: 0.05,
         }
@@ -508,9 +432,7 @@ impl Rx {
         self.sending.is_none()
             && self.sent.is_empty()
             && self.owed.is_empty()
-            && self.exp.is_empty()
-            && self.aw.is_empty()
-            && self.b_owed.is_empty()
+            && self.wr.idle()
             && self.credits == self.buffer
             && self.outstanding.is_empty()
     }
@@ -576,19 +498,11 @@ impl NiBench {
             regions,
             ports: None,
             sw: VecDeque::new(),
-            cur: None,
-            presented: false,
+            axil: AxilMaster::new(),
             wait: 0,
-            pend_b: VecDeque::new(),
-            pend_r: VecDeque::new(),
-            bready: false,
-            rready: false,
             tx_off: false,
-            arready: false,
-            bursts: VecDeque::new(),
-            r_presented: false,
-            expect: VecDeque::new(),
-            flit_idx: 0,
+            mem_r: AxiReadSlave::new(),
+            tx: TxFlits::new(),
             held: 0,
             credit_now: false,
             cycle_in_phase: 0,
@@ -1400,395 +1314,53 @@ impl NiBench {
 
     fn idle(&self) -> bool {
         self.sw.is_empty()
-            && self.cur.is_none()
-            && self.pend_b.is_empty()
-            && self.pend_r.is_empty()
-            && self.expect.is_empty()
-            && self.bursts.is_empty()
+            && self.axil.idle()
+            && self.tx.idle()
+            && self.mem_r.idle()
             && self.held == 0
             && !self.golden.has_packet()
             && self.rx.idle()
     }
-}
 
-impl Bench for NiBench {
-    fn block(&self) -> &str {
-        "ni"
-    }
-
-    fn point(&self) -> String {
-        point_text(&self.params)
-    }
-
-    fn emit(&self) -> Result<Emitted> {
-        emit_ni(&self.params)
-    }
-
-    fn bind(&mut self, sim: &Sim) -> Result<()> {
-        let p = |n: &str, w: u32| sim.port_w(n, w);
-        self.ports = Some(Ports {
-            reset: p("reset", 1)?,
-            awvalid: p("s_awvalid", 1)?,
-            awready: p("s_awready", 1)?,
-            awaddr: p("s_awaddr", 20)?,
-            awprot: p("s_awprot", 1)?,
-            wvalid: p("s_wvalid", 1)?,
-            wready: p("s_wready", 1)?,
-            wdata: p("s_wdata", 32)?,
-            bvalid: p("s_bvalid", 1)?,
-            bready: p("s_bready", 1)?,
-            bresp: p("s_bresp", 2)?,
-            arvalid: p("s_arvalid", 1)?,
-            arready: p("s_arready", 1)?,
-            araddr: p("s_araddr", 20)?,
-            arprot: p("s_arprot", 1)?,
-            rvalid: p("s_rvalid", 1)?,
-            rready: p("s_rready", 1)?,
-            rdata: p("s_rdata", 32)?,
-            rresp: p("s_rresp", 2)?,
-            m_arvalid: p("m_arvalid", 1)?,
-            m_arready: p("m_arready", 1)?,
-            m_araddr: p("m_araddr", 42)?,
-            m_arlen: p("m_arlen", 8)?,
-            m_arsize: p("m_arsize", 3)?,
-            m_arburst: p("m_arburst", 2)?,
-            m_aruser: p("m_aruser", 16)?,
-            m_rvalid: p("m_rvalid", 1)?,
-            m_rready: p("m_rready", 1)?,
-            m_rdata: p("m_rdata", 128)?,
-            out_valid: p("out_valid", 1)?,
-            out_data: p("out_data", 128)?,
-            out_head: p("out_head", 1)?,
-            out_tail: p("out_tail", 1)?,
-            out_vc: p("out_vc", 4)?,
-            credit_in_valid: p("credit_in_valid", 1)?,
-            credit_in_vc: p("credit_in_vc", 4)?,
-            tx_pick: p("tx_pick", 1)?,
-            tx_busy: p("tx_busy", 1)?,
-            in_valid: p("in_valid", 1)?,
-            in_data: p("in_data", 128)?,
-            in_head: p("in_head", 1)?,
-            in_tail: p("in_tail", 1)?,
-            in_vc: p("in_vc", 4)?,
-            credit_out_valid: p("credit_out_valid", 1)?,
-            credit_out_vc: p("credit_out_vc", 4)?,
-            m_awvalid: p("m_awvalid", 1)?,
-            m_awready: p("m_awready", 1)?,
-            m_awaddr: p("m_awaddr", 42)?,
-            m_awlen: p("m_awlen", 8)?,
-            m_awsize: p("m_awsize", 3)?,
-            m_awburst: p("m_awburst", 2)?,
-            m_awuser: p("m_awuser", 16)?,
-            m_wvalid: p("m_wvalid", 1)?,
-            m_wready: p("m_wready", 1)?,
-            m_wdata: p("m_wdata", 128)?,
-            m_wstrb: p("m_wstrb", 16)?,
-            m_wlast: p("m_wlast", 1)?,
-            m_bvalid: p("m_bvalid", 1)?,
-            m_bready: p("m_bready", 1)?,
-            m_bresp: p("m_bresp", 2)?,
-            rx_commit: p("rx_commit", 1)?,
-            rx_busy: p("rx_busy", 1)?,
-        });
-        p("node", 22)?.set(self.me.to_bits() as u64);
-        Ok(())
-    }
-
-    fn reset(&mut self) {
-        let mem = self.mem.clone();
-        let mut fresh = Self::with_golden(self.params.clone(), self.golden_params.clone())
-            .expect("validated at construction");
-        fresh.ports = self.ports;
-        fresh.only_bad = self.only_bad;
-        if let Some(b) = &self.burst {
-            fresh.set_mailbox_burst(b.senders.len(), b.limit);
-        }
-        fresh.mem = mem.clone();
-        *fresh.golden.mem_mut() = mem;
-        *self = fresh;
-        self.reset_now = true; // power-on: reset in the first cycle
-    }
-
-    fn drive(&mut self, rng: &mut Rng, _cycle: u64) {
-        let p = self.ports();
-        self.cycle_in_phase += 1;
-        if !self.reset_now && self.draining && self.idle() {
-            // Every second drained phase ends with a reset pulse; the others
-            // go on with the same state (acknowledgements free the slots).
-            self.phases += 1;
-            if self.phases.is_multiple_of(2) {
-                self.reset_now = true;
-            } else {
-                self.cov.phases_no_reset += 1;
-                self.start_phase();
-            }
-        }
-        if self.reset_now {
-            p.reset.set(1);
-            for q in [
-                p.awvalid,
-                p.wvalid,
-                p.arvalid,
-                p.m_rvalid,
-                p.credit_in_valid,
-            ] {
-                q.set(0);
-            }
-            p.m_arready.set(0);
-            p.bready.set(0);
-            p.rready.set(0);
-            for q in [p.in_valid, p.m_awready, p.m_wready, p.m_bvalid] {
-                q.set(0);
-            }
-            self.rx.flit_now = false;
-            self.rx.awready = false;
-            self.rx.wready = false;
-            self.rx.b_now = false;
-            self.arready = false;
-            self.credit_now = false;
-            self.bready = false;
-            self.rready = false;
-            self.r_presented = false;
-            return;
-        }
-        p.reset.set(0);
-        // Software.
-        if self.cur.is_none() && self.wait == 0 {
-            if self.sw.is_empty() && self.burst.is_none() && self.rx.busy_run > 100 {
-                // The receive path waits for a queue: software pops.
-                self.rx.busy_run = 0;
-                self.user_write(regs::CQ_PAGE + regs::CQ_POP, 0);
-                self.user_write(regs::MB_PAGE + regs::MB_POP, 0);
-            } else if self.sw.is_empty() && !self.draining {
-                if self.cycle_in_phase > self.phase_len {
-                    self.draining = true;
-                } else if rng.chance(self.load) {
-                    self.generate(rng);
-                }
-            }
-            match self.sw.pop_front() {
-                Some(Op::Wait(n)) => self.wait = n,
-                Some(op) => {
-                    self.cur = Some(op);
-                    self.presented = false;
-                }
-                None => {}
-            }
-        }
-        if self.wait > 0 {
-            self.wait -= 1;
-        }
-        p.awvalid.set(0);
-        p.wvalid.set(0);
-        p.arvalid.set(0);
-        if let Some(op) = self.cur {
-            if !self.presented && rng.chance(0.7) {
-                self.presented = true;
-            }
-            if self.presented {
-                match op {
-                    Op::Write { addr, data, prot } => {
-                        p.awvalid.set(1);
-                        p.wvalid.set(1);
-                        p.awaddr.set(addr as u64);
-                        p.wdata.set(data as u64);
-                        p.awprot.set(prot as u64);
-                        p.arvalid.set(0);
-                    }
-                    Op::Read { addr, prot } => {
-                        p.arvalid.set(1);
-                        p.araddr.set(addr as u64);
-                        p.arprot.set(prot as u64);
-                        p.awvalid.set(0);
-                        p.wvalid.set(0);
-                    }
-                    Op::Wait(_) => unreachable!("waits are not presented"),
-                }
-            }
-        }
-        self.bready = rng.chance(0.7);
-        self.rready = rng.chance(0.7);
-        p.bready.set(self.bready as u64);
-        p.rready.set(self.rready as u64);
-        // Memory.
-        self.arready = rng.chance(0.6);
-        p.m_arready.set(self.arready as u64);
-        if !self.r_presented {
-            if let Some(b) = self.bursts.front() {
-                if self.cycle_in_phase >= b.ready_at && rng.chance(0.8) {
-                    self.r_presented = true;
-                }
-            }
-        }
-        if self.r_presented {
-            let b = self.bursts.front().expect("presented beat has a burst");
-            let mut bytes = [0u8; 16];
-            self.mem.read_into(b.addr + 16 * b.done as u64, &mut bytes);
-            p.m_rdata.set_u128(u128::from_le_bytes(bytes));
-            p.m_rvalid.set(1);
-        } else {
-            p.m_rvalid.set(0);
-            p.m_rdata.set_u128(rng.next_u128());
-        }
-        // Receive agent: flits into the NI (a packet starts only with every
-        // credit back), and the memory's write slave.
-        if self.rx.sending.is_none()
-            && self.rx.credits == self.rx.buffer
-            && rng.chance(self.rx.load)
-        {
-            // While draining: only acknowledgements of the NI's messages,
-            // one at a time, until none is outstanding.
-            let words = if self.burst.is_some() {
-                // After the set-up (MBOX_CTRL) has been written.
-                if self.cycle_in_phase > 200 {
-                    self.burst_packet(rng)
-                } else {
-                    None
-                }
-            } else if !self.draining || (!self.rx.outstanding.is_empty() && self.rx.sent.is_empty())
-            {
-                Some(self.rx_packet(rng))
-            } else {
-                None
-            };
-            if let Some(words) = words {
-                self.rx.sending = Some((words, 0, rng.below(16) as u8));
-            }
-        }
-        self.rx.flit_now = false;
-        p.in_valid.set(0);
-        p.in_data.set_u128(rng.next_u128());
-        if let Some((words, i, vc)) = &mut self.rx.sending {
-            if self.rx.credits > 0 && rng.chance(0.8) {
-                p.in_valid.set(1);
-                p.in_data.set_u128(words[*i]);
-                p.in_head.set((*i == 0) as u64);
-                p.in_tail.set((*i + 1 == words.len()) as u64);
-                p.in_vc.set(*vc as u64);
-                self.rx.flit_now = true;
-                self.rx.credits -= 1;
-                *i += 1;
-                if *i == words.len() {
-                    let (words, _, vc) = self.rx.sending.take().expect("sending");
-                    self.rx.sent.push_back((Packet { words }, vc));
-                }
-            }
-        }
-        self.rx.awready = rng.chance(0.6);
-        self.rx.wready = rng.chance(0.7);
-        p.m_awready.set(self.rx.awready as u64);
-        p.m_wready.set(self.rx.wready as u64);
-        if !self.rx.b_now
-            && self
-                .rx
-                .b_owed
-                .front()
-                .is_some_and(|&t| self.cycle_in_phase >= t)
-            && rng.chance(0.8)
-        {
-            self.rx.b_now = true;
-        }
-        p.m_bvalid.set(self.rx.b_now as u64);
-        p.m_bresp.set(0);
-        // Credits back from the router (and stray ones on other VCs).
-        self.credit_now = self.held > 0 && rng.chance(0.35);
-        if self.credit_now {
-            p.credit_in_valid.set(1);
-            p.credit_in_vc.set(self.params.vc as u64);
-        } else if rng.chance(0.02) {
-            p.credit_in_valid.set(1);
-            p.credit_in_vc
-                .set((self.params.vc as u64 + 1 + rng.below(15)) % 16);
-        } else {
-            p.credit_in_valid.set(0);
-        }
-    }
-
-    fn check(&mut self, cycle: u64) -> Option<Mismatch> {
+    /// The checks of one cycle (see the module doc); the first failure is
+    /// the `Err`.
+    fn check_cycle(&mut self, cycle: u64) -> Result<(), Mismatch> {
         let p = self.ports();
         if self.reset_now {
-            return None;
+            return Ok(());
         }
-        let bad = |port: &str, e: String, a: String| {
-            Some(Mismatch {
-                cycle,
-                port: port.to_string(),
-                expected: e,
-                actual: a,
-            })
-        };
+        let rep = Report { cycle, prefix: "" };
+        let bad = |port: &str, e: String, a: String| rep.bad(port, e, a);
         // 1. A read accepted: the golden read of the same state.
-        let presented = self.cur.is_some() && self.presented;
-        let rd_fire = p.arready.get() == 1;
-        let wr_fire = p.awready.get() == 1;
-        if p.wready.get() != p.awready.get() {
-            return bad(
-                "s_wready",
-                format!("{}", p.awready.get()),
-                format!("{}", p.wready.get()),
-            );
-        }
-        if (rd_fire || wr_fire) && !presented {
-            return bad(
-                "s_arready/s_awready",
-                "0 (nothing presented)".into(),
-                "1".into(),
-            );
-        }
-        if rd_fire {
-            match self.cur.take() {
-                Some(Op::Read { addr, prot }) => {
-                    let pr = if prot { Prot::Privileged } else { Prot::User };
-                    let (v, r) = self.golden.axil_read_prot(addr, pr);
-                    self.pend_r.push_back((addr, v, r));
-                }
-                other => {
-                    return bad(
-                        "s_arready",
-                        "0 (a write is presented)".into(),
-                        format!("1 ({other:?})"),
-                    )
-                }
-            }
-        }
+        let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
         // 2. Pick.
-        let busy = p.tx_busy.get() == 1;
-        if p.tx_pick.get() == 1 {
-            if busy {
-                return bad("tx_pick", "0 (engine busy)".into(), "1".into());
-            }
+        let busy = p.ni.tx_busy.get() == 1;
+        if let Some(pk) = check_pick(&p.ni, &mut self.golden, rep)? {
             self.golden_dirty = true;
-            match self.golden.emit_packet() {
-                None => return bad("tx_pick", "0 (golden has no packet)".into(), "1".into()),
-                Some(pk) => {
-                    let h = Header::from_bits(pk.header_word()).expect("golden header");
-                    let f = Footer::from_bits(pk.footer_word()).expect("golden footer");
-                    match h.ptype() {
-                        PacketType::RdmaWrite => self.cov.writes += 1,
-                        PacketType::RdmaReadReq => self.cov.read_reqs += 1,
-                        // (The receive agent may acknowledge it once its tail
-                        // flit has left: see the flit checks.)
-                        PacketType::Mailbox => self.cov.messages += 1,
-                        PacketType::MailboxAck => self.cov.resp_acks += 1,
-                        PacketType::MailboxNack => self.cov.resp_mb_nacks += 1,
-                        PacketType::RdmaCompletion => {
-                            self.cov.resp_completions += 1;
-                            self.cov.cq_status[f.flags() as usize & 3] += 1;
-                        }
-                        PacketType::RdmaReadResp => self.cov.read_resps += 1,
-                        _ => self.cov.resp_read_nacks += 1,
-                    }
-                    if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack) {
-                        self.burst_answer(&pk, &h);
-                    }
-                    self.expect.push_back((pk.words, h.pdid()));
+            let h = Header::from_bits(pk.header_word()).expect("golden header");
+            let f = Footer::from_bits(pk.footer_word()).expect("golden footer");
+            match h.ptype() {
+                PacketType::RdmaWrite => self.cov.writes += 1,
+                PacketType::RdmaReadReq => self.cov.read_reqs += 1,
+                // (The receive agent may acknowledge it once its tail
+                // flit has left: see the flit checks.)
+                PacketType::Mailbox => self.cov.messages += 1,
+                PacketType::MailboxAck => self.cov.resp_acks += 1,
+                PacketType::MailboxNack => self.cov.resp_mb_nacks += 1,
+                PacketType::RdmaCompletion => {
+                    self.cov.resp_completions += 1;
+                    self.cov.cq_status[f.flags() as usize & 3] += 1;
                 }
+                PacketType::RdmaReadResp => self.cov.read_resps += 1,
+                _ => self.cov.resp_read_nacks += 1,
             }
-        } else if !busy && self.golden.has_packet() {
-            return bad("tx_pick", "1 (golden has a packet)".into(), "0".into());
+            if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack) {
+                self.burst_answer(&pk, &h);
+            }
+            self.tx.picked(pk, h.pdid());
         }
         // 3. A packet decided by the receive path: the golden receives it.
-        if p.rx_commit.get() == 1 {
+        if p.ni.rx_commit.get() == 1 {
             let Some((pkt, vc)) = self.rx.sent.pop_front() else {
                 return bad("rx_commit", "0 (no packet sent)".into(), "1".into());
             };
@@ -1846,12 +1418,10 @@ impl Bench for NiBench {
             }
 
             let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
-            for w in self.golden.take_writes() {
-                self.rx.exp.push_back((w, pdid));
-            }
+            self.rx.wr.expect(self.golden.take_writes(), pdid);
             self.rx.owed.push_back((vc, pkt.words.len()));
             self.rx.wait_commit = 0;
-        } else if p.rx_busy.get() == 1 {
+        } else if p.ni.rx_busy.get() == 1 {
             // Busy: the golden model must refuse the packet too (no effect).
             let Some((pkt, _)) = self.rx.sent.front() else {
                 return bad("rx_busy", "0 (no packet sent)".into(), "1".into());
@@ -1903,173 +1473,53 @@ impl Bench for NiBench {
             self.rx.credits += 1;
         }
         // AXI4 write: one burst per golden write, strobes exactly its bytes.
-        if p.m_awvalid.get() == 1 && self.rx.awready {
-            let addr = p.m_awaddr.get();
-            let beats = p.m_awlen.get() as u32 + 1;
-            let Some((w, pdid)) = self.rx.exp.get(self.rx.aw.len()) else {
-                return bad(
-                    "m_awvalid",
-                    "0 (the golden model wrote nothing)".into(),
-                    format!("1 (0x{addr:x})"),
-                );
-            };
-            if addr != w.addr & !15
-                || 16 * beats as u64 != (w.addr % 16 + w.data.len() as u64).div_ceil(16) * 16
-                || p.m_awsize.get() != 4
-                || p.m_awburst.get() != 1
-                || (addr % 4096) + 16 * beats as u64 > 4096
-            {
-                return bad(
-                    "m_awaddr/len/size/burst",
-                    format!(
-                        "0x{:x}/{}/4/1",
-                        w.addr & !15,
-                        (w.addr % 16 + w.data.len() as u64).div_ceil(16) - 1
-                    ),
-                    format!(
-                        "0x{addr:x}/{}/{}/{}",
-                        beats - 1,
-                        p.m_awsize.get(),
-                        p.m_awburst.get()
-                    ),
-                );
-            }
-            if p.m_awuser.get() != *pdid as u64 {
-                return Some(Mismatch::hex(
-                    cycle,
-                    "m_awuser",
-                    *pdid as u64,
-                    p.m_awuser.get(),
-                ));
-            }
-            self.rx.aw.push_back((addr, beats));
-        }
-        if p.m_wvalid.get() == 1 && self.rx.wready {
-            let Some(&(addr, beats)) = self.rx.aw.front() else {
-                return bad("m_wvalid", "0 (no AW accepted)".into(), "1".into());
-            };
-            self.rx
-                .beats
-                .push((p.m_wdata.get_u128(), p.m_wstrb.get() as u16));
-            let k = self.rx.beats.len() as u32;
-            if (p.m_wlast.get() == 1) != (k == beats) {
-                return bad(
-                    &format!("m_wlast (beat {} of {beats})", k - 1),
-                    format!("{}", k == beats),
-                    format!("{}", p.m_wlast.get() == 1),
-                );
-            }
-            if k == beats {
-                let (w, _) = self.rx.exp.pop_front().expect("AW matched a write");
-                self.rx.aw.pop_front();
-                let mut got = Vec::new();
-                let mut first = None;
-                for (j, (d, st)) in self.rx.beats.drain(..).enumerate() {
-                    let bytes = d.to_le_bytes();
-                    for (b, byte) in bytes.iter().enumerate() {
-                        if st >> b & 1 == 1 {
-                            let a = addr + 16 * j as u64 + b as u64;
-                            if first.is_none() {
-                                first = Some(a);
-                            }
-                            if a != first.expect("set") + got.len() as u64 {
-                                return bad(
-                                    "m_wstrb",
-                                    "contiguous strobes".into(),
-                                    format!("a gap before 0x{a:x}"),
-                                );
-                            }
-                            got.push(*byte);
-                        }
-                    }
-                }
-                if first != Some(w.addr) || got != w.data {
-                    return bad(
-                        "m_wdata/m_wstrb",
-                        format!("{} bytes at 0x{:x}: {:02x?}", w.data.len(), w.addr, w.data),
-                        format!(
-                            "{} bytes at 0x{:x}: {:02x?}",
-                            got.len(),
-                            first.unwrap_or(0),
-                            got
-                        ),
-                    );
-                }
-                self.mem.write(w.addr, &got);
-                self.cov.rx_writes += 1;
-                self.cov.rx_write_bytes += got.len() as u64;
-                self.rx
-                    .b_owed
-                    .push_back(self.cycle_in_phase + 1 + rng_lat(cycle) / 2);
-            }
-        }
-        if self.rx.b_now && p.m_bready.get() == 1 {
-            self.rx.b_owed.pop_front();
-            self.rx.b_now = false;
+        if let Some(n) = self
+            .rx
+            .wr
+            .check(&p.ni, rep, self.cycle_in_phase, &mut self.mem)?
+        {
+            self.cov.rx_writes += 1;
+            self.cov.rx_write_bytes += n as u64;
         }
         // 4. A write accepted.
         if wr_fire {
-            match self.cur.take() {
-                Some(Op::Write { addr, data, prot }) => {
-                    let pr = if prot { Prot::Privileged } else { Prot::User };
-                    let cq_n = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);
-                    let mb_n = self.golden.axil_read(regs::MB_PAGE + regs::MB_COUNT);
-                    let r = self.golden.axil_write_prot(addr, data, pr);
-                    self.golden_dirty = true;
-                    if r == AxilResp::Okay {
-                        if addr == regs::CQ_PAGE + regs::CQ_POP && cq_n > 0 {
-                            self.cov.cq_pops += 1;
-                        }
-                        if addr == regs::MB_PAGE + regs::MB_POP && mb_n > 0 {
-                            self.cov.mb_pops += 1;
-                        }
-                        if addr == regs::STATUS && data & regs::ST_STICKY != 0 {
-                            self.cov.status_clears += 1;
-                        }
-                    }
-                    if r == AxilResp::SlvErr {
-                        let off = addr % regs::PAGE;
-                        if addr >= regs::CH_PAGE0 && off == regs::DOORBELL {
-                            self.cov.refused_doorbells += 1;
-                        }
-                        if addr >= regs::CH_PAGE0 && off == regs::PKT_SEND {
-                            self.cov.refused_sends += 1;
-                        }
-                    }
-                    if addr == regs::ERRQ_POP && prot && r == AxilResp::Okay {
-                        self.cov.errq_pops += 1;
-                    }
-                    self.pend_b.push_back((addr, r));
+            let (addr, data, prot, ()) = self.axil.take_write(rep)?;
+            let pr = if prot { Prot::Privileged } else { Prot::User };
+            let cq_n = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);
+            let mb_n = self.golden.axil_read(regs::MB_PAGE + regs::MB_COUNT);
+            let r = self.golden.axil_write_prot(addr, data, pr);
+            self.golden_dirty = true;
+            if r == AxilResp::Okay {
+                if addr == regs::CQ_PAGE + regs::CQ_POP && cq_n > 0 {
+                    self.cov.cq_pops += 1;
                 }
-                other => {
-                    return bad(
-                        "s_awready",
-                        "0 (a read is presented)".into(),
-                        format!("1 ({other:?})"),
-                    )
+                if addr == regs::MB_PAGE + regs::MB_POP && mb_n > 0 {
+                    self.cov.mb_pops += 1;
+                }
+                if addr == regs::STATUS && data & regs::ST_STICKY != 0 {
+                    self.cov.status_clears += 1;
                 }
             }
+            if r == AxilResp::SlvErr {
+                let off = addr % regs::PAGE;
+                if addr >= regs::CH_PAGE0 && off == regs::DOORBELL {
+                    self.cov.refused_doorbells += 1;
+                }
+                if addr >= regs::CH_PAGE0 && off == regs::PKT_SEND {
+                    self.cov.refused_sends += 1;
+                }
+            }
+            if addr == regs::ERRQ_POP && prot && r == AxilResp::Okay {
+                self.cov.errq_pops += 1;
+            }
+            self.axil.wrote(addr, r);
         }
         // 5. Responses.
-        let code = |r: AxilResp| if r == AxilResp::Okay { 0 } else { 2 };
-        if p.bvalid.get() == 1 && self.bready {
-            let Some((addr, r)) = self.pend_b.pop_front() else {
-                return bad("s_bvalid", "0".into(), "1".into());
-            };
+        if let Some((_, r)) = self.axil.response_b(&p.ni, rep)? {
             self.cov.axil_writes += 1;
             self.cov.slverr += (r == AxilResp::SlvErr) as u64;
-            if p.bresp.get() != code(r) {
-                return bad(
-                    &format!("s_bresp (write 0x{addr:05x})"),
-                    format!("{}", code(r)),
-                    format!("{}", p.bresp.get()),
-                );
-            }
         }
-        if p.rvalid.get() == 1 && self.rready {
-            let Some((addr, v, r)) = self.pend_r.pop_front() else {
-                return bad("s_rvalid", "0".into(), "1".into());
-            };
+        if let Some((addr, v, r)) = self.axil.response_r(&p.ni, rep)? {
             self.cov.axil_reads += 1;
             self.cov.slverr += (r == AxilResp::SlvErr) as u64;
             if (regs::ERRQ_W0..regs::ERRQ_POP).contains(&addr) && v != 0 {
@@ -2083,21 +1533,6 @@ impl Bench for NiBench {
             }
             if addr == regs::STATUS && r == AxilResp::Okay && v & regs::ST_STICKY != 0 {
                 self.cov.status_sticky += 1;
-            }
-            if p.rresp.get() != code(r) {
-                return bad(
-                    &format!("s_rresp (read 0x{addr:05x})"),
-                    format!("{}", code(r)),
-                    format!("{}", p.rresp.get()),
-                );
-            }
-            if p.rdata.get() != v as u64 {
-                return Some(Mismatch::hex(
-                    cycle,
-                    &format!("s_rdata (read 0x{addr:05x})"),
-                    v as u64,
-                    p.rdata.get(),
-                ));
             }
             if let Some(b) = &mut self.burst {
                 if addr == regs::MB_PAGE + regs::MB_DATA {
@@ -2127,102 +1562,35 @@ impl Bench for NiBench {
             }
         }
         // 6. AXI4 master: AR checks, R beats.
-        if p.m_arvalid.get() == 1 && self.arready {
-            let addr = p.m_araddr.get();
-            let beats = p.m_arlen.get() as u32 + 1;
-            let lim = 1u64 << self.params.ni.addr_bits;
-            let pdid = self.expect.back().map_or(0, |e| e.1);
-            if !addr.is_multiple_of(16) || addr >= lim || (addr % 4096) + 16 * beats as u64 > 4096 {
-                return bad(
-                    "m_araddr/m_arlen",
-                    "16-byte aligned, below 2^addr_bits, within a 4 KiB page".into(),
-                    format!("0x{addr:x} len {}", beats - 1),
-                );
-            }
-            if p.m_arsize.get() != 4 || p.m_arburst.get() != 1 {
-                return bad(
-                    "m_arsize/m_arburst",
-                    "4/1".into(),
-                    format!("{}/{}", p.m_arsize.get(), p.m_arburst.get()),
-                );
-            }
-            if p.m_aruser.get() != pdid as u64 {
-                return Some(Mismatch::hex(
-                    cycle,
-                    "m_aruser",
-                    pdid as u64,
-                    p.m_aruser.get(),
-                ));
-            }
+        let lim = 1u64 << self.params.ni.addr_bits;
+        let pdid = self.tx.pdid();
+        if let Some(split) = self
+            .mem_r
+            .check(&p.ni, rep, self.cycle_in_phase, lim, pdid)?
+        {
             self.cov.bursts += 1;
-            if self
-                .bursts
-                .back()
-                .is_some_and(|b| b.addr + 16 * b.beats as u64 == addr && addr.is_multiple_of(4096))
-            {
-                self.cov.split_reads += 1;
-            }
-            let lat = 1 + rng_lat(cycle);
-            self.bursts.push_back(Burst {
-                addr,
-                beats,
-                done: 0,
-                ready_at: self.cycle_in_phase + lat,
-            });
-        }
-        if self.r_presented && p.m_rready.get() == 1 {
-            let b = self.bursts.front_mut().expect("presented beat has a burst");
-            b.done += 1;
-            if b.done == b.beats {
-                self.bursts.pop_front();
-            }
-            self.r_presented = false;
+            self.cov.split_reads += split as u64;
         }
         // 7. Flits.
         if self.credit_now {
             self.held -= 1;
         }
-        if p.out_valid.get() == 1 {
+        if p.ni.out_valid.get() == 1 {
             if self.held >= self.params.buffer_flits {
                 return bad("out_valid", "0 (no credit)".into(), "1".into());
             }
             self.held += 1;
             self.cov.flits += 1;
-            let Some((words, _)) = self.expect.front() else {
-                return bad("out_valid", "0 (no packet picked)".into(), "1".into());
-            };
-            let i = self.flit_idx;
-            let n = words.len();
-            let data = p.out_data.get_u128();
-            if data != words[i] {
-                let ptype = Header::from_bits(words[0]).map_or(0, |h| h.ptype() as u8);
-                return bad(
-                    &format!("out_data (flit {i} of {n}, packet type 0x{ptype:02x})"),
-                    format!("0x{:032x}", words[i]),
-                    format!("0x{data:032x}"),
-                );
-            }
-            let (h, t, v) = (p.out_head.get() == 1, p.out_tail.get() == 1, p.out_vc.get());
-            if h != (i == 0) || t != (i + 1 == n) || v != self.params.vc as u64 {
-                return bad(
-                    &format!("out_head/tail/vc (flit {i} of {n})"),
-                    format!("{}/{}/{}", i == 0, i + 1 == n, self.params.vc),
-                    format!("{h}/{t}/{v}"),
-                );
-            }
-            if i + 1 == n {
+            if let Some(words) = self.tx.flit(&p.ni, rep, self.params.vc as u64)? {
                 // A message's tail has left: the receive agent may
                 // acknowledge it from now on (no receiver answers a packet
                 // before its tail).
-                if let (Ok(h), Ok(f)) = (Header::from_bits(words[0]), Footer::from_bits(words[i])) {
+                let last = words[words.len() - 1];
+                if let (Ok(h), Ok(f)) = (Header::from_bits(words[0]), Footer::from_bits(last)) {
                     if h.ptype() == PacketType::Mailbox {
                         self.rx.outstanding.push((h.dest(), h.pdid(), f.txid()));
                     }
                 }
-                self.expect.pop_front();
-                self.flit_idx = 0;
-            } else {
-                self.flit_idx += 1;
             }
         } else if busy && self.held >= self.params.buffer_flits {
             self.cov.credit_stalls += 1;
@@ -2230,7 +1598,7 @@ impl Bench for NiBench {
         // Liveness: something must move within a bounded time.
         if busy || self.golden.has_packet() {
             self.idle_run += 1;
-            if p.out_valid.get() == 1 {
+            if p.ni.out_valid.get() == 1 {
                 self.idle_run = 0;
             }
             if self.idle_run > 5000 {
@@ -2243,7 +1611,176 @@ impl Bench for NiBench {
         } else {
             self.idle_run = 0;
         }
-        None
+        Ok(())
+    }
+}
+
+impl Bench for NiBench {
+    fn block(&self) -> &str {
+        "ni"
+    }
+
+    fn point(&self) -> String {
+        point_text(&self.params)
+    }
+
+    fn emit(&self) -> Result<Emitted> {
+        emit_ni(&self.params)
+    }
+
+    fn bind(&mut self, sim: &Sim) -> Result<()> {
+        let p = |n: &str, w: u32| sim.port_w(n, w);
+        self.ports = Some(Ports {
+            ni: NiPorts::bind(sim, "", "out")?,
+            reset: p("reset", 1)?,
+            credit_in_valid: p("credit_in_valid", 1)?,
+            credit_in_vc: p("credit_in_vc", 4)?,
+            in_valid: p("in_valid", 1)?,
+            in_data: p("in_data", 128)?,
+            in_head: p("in_head", 1)?,
+            in_tail: p("in_tail", 1)?,
+            in_vc: p("in_vc", 4)?,
+            credit_out_valid: p("credit_out_valid", 1)?,
+            credit_out_vc: p("credit_out_vc", 4)?,
+        });
+        p("node", 22)?.set(self.me.to_bits() as u64);
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        let mem = self.mem.clone();
+        let mut fresh = Self::with_golden(self.params.clone(), self.golden_params.clone())
+            .expect("validated at construction");
+        fresh.ports = self.ports;
+        fresh.only_bad = self.only_bad;
+        if let Some(b) = &self.burst {
+            fresh.set_mailbox_burst(b.senders.len(), b.limit);
+        }
+        fresh.mem = mem.clone();
+        *fresh.golden.mem_mut() = mem;
+        *self = fresh;
+        self.reset_now = true; // power-on: reset in the first cycle
+    }
+
+    fn drive(&mut self, rng: &mut Rng, _cycle: u64) {
+        let p = self.ports();
+        self.cycle_in_phase += 1;
+        if !self.reset_now && self.draining && self.idle() {
+            // Every second drained phase ends with a reset pulse; the others
+            // go on with the same state (acknowledgements free the slots).
+            self.phases += 1;
+            if self.phases.is_multiple_of(2) {
+                self.reset_now = true;
+            } else {
+                self.cov.phases_no_reset += 1;
+                self.start_phase();
+            }
+        }
+        if self.reset_now {
+            p.reset.set(1);
+            p.credit_in_valid.set(0);
+            p.in_valid.set(0);
+            self.axil.drive_reset(&p.ni);
+            self.mem_r.drive_reset(&p.ni);
+            self.rx.wr.drive_reset(&p.ni);
+            self.rx.flit_now = false;
+            self.credit_now = false;
+            return;
+        }
+        p.reset.set(0);
+        // Software.
+        if self.axil.free() && self.wait == 0 {
+            if self.sw.is_empty() && self.burst.is_none() && self.rx.busy_run > 100 {
+                // The receive path waits for a queue: software pops.
+                self.rx.busy_run = 0;
+                self.user_write(regs::CQ_PAGE + regs::CQ_POP, 0);
+                self.user_write(regs::MB_PAGE + regs::MB_POP, 0);
+            } else if self.sw.is_empty() && !self.draining {
+                if self.cycle_in_phase > self.phase_len {
+                    self.draining = true;
+                } else if rng.chance(self.load) {
+                    self.generate(rng);
+                }
+            }
+            match self.sw.pop_front() {
+                Some(Op::Wait(n)) => self.wait = n,
+                Some(Op::Write { addr, data, prot }) => self.axil.start(Access::Write {
+                    addr,
+                    data,
+                    prot,
+                    meta: (),
+                }),
+                Some(Op::Read { addr, prot }) => self.axil.start(Access::Read { addr, prot }),
+                None => {}
+            }
+        }
+        if self.wait > 0 {
+            self.wait -= 1;
+        }
+        self.axil.drive(&p.ni, rng);
+        // Memory.
+        self.mem_r.drive(&p.ni, rng, self.cycle_in_phase, &self.mem);
+        // Receive agent: flits into the NI (a packet starts only with every
+        // credit back), and the memory's write slave.
+        if self.rx.sending.is_none()
+            && self.rx.credits == self.rx.buffer
+            && rng.chance(self.rx.load)
+        {
+            // While draining: only acknowledgements of the NI's messages,
+            // one at a time, until none is outstanding.
+            let words = if self.burst.is_some() {
+                // After the set-up (MBOX_CTRL) has been written.
+                if self.cycle_in_phase > 200 {
+                    self.burst_packet(rng)
+                } else {
+                    None
+                }
+            } else if !self.draining || (!self.rx.outstanding.is_empty() && self.rx.sent.is_empty())
+            {
+                Some(self.rx_packet(rng))
+            } else {
+                None
+            };
+            if let Some(words) = words {
+                self.rx.sending = Some((words, 0, rng.below(16) as u8));
+            }
+        }
+        self.rx.flit_now = false;
+        p.in_valid.set(0);
+        p.in_data.set_u128(rng.next_u128());
+        if let Some((words, i, vc)) = &mut self.rx.sending {
+            if self.rx.credits > 0 && rng.chance(0.8) {
+                p.in_valid.set(1);
+                p.in_data.set_u128(words[*i]);
+                p.in_head.set((*i == 0) as u64);
+                p.in_tail.set((*i + 1 == words.len()) as u64);
+                p.in_vc.set(*vc as u64);
+                self.rx.flit_now = true;
+                self.rx.credits -= 1;
+                *i += 1;
+                if *i == words.len() {
+                    let (words, _, vc) = self.rx.sending.take().expect("sending");
+                    self.rx.sent.push_back((Packet { words }, vc));
+                }
+            }
+        }
+        self.rx.wr.drive(&p.ni, rng, self.cycle_in_phase);
+        // Credits back from the router (and stray ones on other VCs).
+        self.credit_now = self.held > 0 && rng.chance(0.35);
+        if self.credit_now {
+            p.credit_in_valid.set(1);
+            p.credit_in_vc.set(self.params.vc as u64);
+        } else if rng.chance(0.02) {
+            p.credit_in_valid.set(1);
+            p.credit_in_vc
+                .set((self.params.vc as u64 + 1 + rng.below(15)) % 16);
+        } else {
+            p.credit_in_valid.set(0);
+        }
+    }
+
+    fn check(&mut self, cycle: u64) -> Option<Mismatch> {
+        self.check_cycle(cycle).err()
     }
 
     fn advance(&mut self) {
@@ -2261,10 +1798,4 @@ impl Bench for NiBench {
             self.start_phase();
         }
     }
-}
-
-/// Memory latency of a burst accepted in `cycle` (1..=24, deterministic).
-fn rng_lat(cycle: u64) -> u64 {
-    let x = cycle.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (x >> 59) % 24
 }

@@ -49,6 +49,9 @@
 //! every node's memory must equal its golden model's byte for byte, and no
 //! flow may hold a packet.
 
+use super::ni_agents::{
+    check_pick, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
+};
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
@@ -56,7 +59,6 @@ use anyhow::{bail, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::ni::NiRtlParams;
 use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
-use exanet_sim::ni::memory::MemWrite;
 use exanet_sim::ni::{regs, AxilResp, Ni, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
@@ -301,86 +303,20 @@ enum Meta {
     },
 }
 
-#[derive(Clone, Debug)]
-enum Op {
-    Write {
-        addr: u32,
-        data: u32,
-        prot: bool,
-        meta: Meta,
-    },
-    Read {
-        addr: u32,
-    },
-}
+/// A software access.
+type Op = Access<Meta>;
 
+/// A node's ports: its NI's (`n{i}_…`, flits out `n{i}_tx_*`), the
+/// flits delivered to it, and the error counters.
 #[derive(Clone)]
 struct NodePorts {
-    awvalid: Port,
-    awready: Port,
-    awaddr: Port,
-    awprot: Port,
-    wvalid: Port,
-    wready: Port,
-    wdata: Port,
-    bvalid: Port,
-    bready: Port,
-    bresp: Port,
-    arvalid: Port,
-    arready: Port,
-    araddr: Port,
-    arprot: Port,
-    rvalid: Port,
-    rready: Port,
-    rdata: Port,
-    rresp: Port,
-    m_arvalid: Port,
-    m_arready: Port,
-    m_araddr: Port,
-    m_arlen: Port,
-    m_arsize: Port,
-    m_arburst: Port,
-    m_aruser: Port,
-    m_rvalid: Port,
-    m_rready: Port,
-    m_rdata: Port,
-    m_awvalid: Port,
-    m_awready: Port,
-    m_awaddr: Port,
-    m_awlen: Port,
-    m_awsize: Port,
-    m_awburst: Port,
-    m_awuser: Port,
-    m_wvalid: Port,
-    m_wready: Port,
-    m_wdata: Port,
-    m_wstrb: Port,
-    m_wlast: Port,
-    m_bvalid: Port,
-    m_bready: Port,
-    m_bresp: Port,
-    tx_pick: Port,
-    tx_busy: Port,
-    rx_commit: Port,
-    rx_busy: Port,
-    tx_valid: Port,
-    tx_data: Port,
-    tx_head: Port,
-    tx_tail: Port,
-    tx_vc: Port,
+    ni: NiPorts,
     rx_valid: Port,
     rx_data: Port,
     rx_head: Port,
     rx_tail: Port,
     /// Error counters that must stay 0: name, port.
     errors: Vec<(String, Port)>,
-}
-
-struct Burst {
-    addr: u64,
-    beats: u32,
-    done: u32,
-    ready_at: u64,
 }
 
 /// One node: golden NI, memory, software and memory agents.
@@ -390,24 +326,10 @@ struct Node {
     mem: SparseMemory,
     p: Option<NodePorts>,
     sw: VecDeque<Op>,
-    cur: Option<Op>,
-    presented: bool,
-    pend_b: VecDeque<(u32, AxilResp)>,
-    pend_r: VecDeque<(u32, u32, AxilResp)>,
-    bready: bool,
-    rready: bool,
-    arready: bool,
-    bursts: VecDeque<Burst>,
-    r_presented: bool,
-    exp_w: VecDeque<(MemWrite, u16)>,
-    aw: VecDeque<(u64, u32)>,
-    beats: Vec<(u128, u16)>,
-    awready: bool,
-    wready: bool,
-    b_owed: VecDeque<u64>,
-    b_now: bool,
-    expect: VecDeque<(Vec<u128>, u16)>,
-    flit_idx: usize,
+    axil: AxilMaster<Meta>,
+    rd: AxiReadSlave,
+    wr: AxiWriteSlave,
+    tx: TxFlits,
     rx_words: Vec<u128>,
     arrived: VecDeque<Packet>,
     golden_dirty: bool,
@@ -441,24 +363,10 @@ impl Node {
             mem,
             p: None,
             sw: VecDeque::new(),
-            cur: None,
-            presented: false,
-            pend_b: VecDeque::new(),
-            pend_r: VecDeque::new(),
-            bready: false,
-            rready: false,
-            arready: false,
-            bursts: VecDeque::new(),
-            r_presented: false,
-            exp_w: VecDeque::new(),
-            aw: VecDeque::new(),
-            beats: Vec::new(),
-            awready: false,
-            wready: false,
-            b_owed: VecDeque::new(),
-            b_now: false,
-            expect: VecDeque::new(),
-            flit_idx: 0,
+            axil: AxilMaster::new(),
+            rd: AxiReadSlave::new(),
+            wr: AxiWriteSlave::new(),
+            tx: TxFlits::new(),
             rx_words: Vec::new(),
             arrived: VecDeque::new(),
             golden_dirty: true,
@@ -470,20 +378,18 @@ impl Node {
     }
 
     fn sw_idle(&self) -> bool {
-        self.sw.is_empty() && self.cur.is_none() && self.pend_b.is_empty() && self.pend_r.is_empty()
+        self.sw.is_empty() && self.axil.idle()
     }
 
     fn idle(&self) -> bool {
         self.sw_idle()
-            && self.bursts.is_empty()
-            && self.exp_w.is_empty()
-            && self.aw.is_empty()
-            && self.b_owed.is_empty()
-            && self.expect.is_empty()
+            && self.rd.idle()
+            && self.wr.idle()
+            && self.tx.idle()
             && self.rx_words.is_empty()
             && self.arrived.is_empty()
             && !self.golden.has_packet()
-            && self.p.as_ref().is_some_and(|p| p.tx_busy.get() == 0)
+            && self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() == 0)
     }
 
     fn write(&mut self, addr: u32, data: u32, prot: bool, meta: Meta) {
@@ -498,9 +404,11 @@ impl Node {
     fn poll(&mut self) {
         self.sw.push_back(Op::Read {
             addr: regs::CQ_PAGE + regs::CQ_W0,
+            prot: false,
         });
         self.sw.push_back(Op::Read {
             addr: regs::MB_PAGE + regs::MB_LEN,
+            prot: false,
         });
     }
 }
@@ -769,15 +677,13 @@ impl NodePairBench {
     }
 
     /// Checks of node `i` this cycle.
-    fn check_node(&mut self, i: usize, cycle: u64) -> Option<Mismatch> {
-        let bad = |port: &str, e: String, a: String| {
-            Some(Mismatch {
-                cycle,
-                port: format!("n{i}_{port}"),
-                expected: e,
-                actual: a,
-            })
+    fn check_node(&mut self, i: usize, cycle: u64) -> Result<(), Mismatch> {
+        let prefix = format!("n{i}_");
+        let rep = Report {
+            cycle,
+            prefix: &prefix,
         };
+        let bad = |port: &str, e: String, a: String| rep.bad(port, e, a);
         let p = self.nodes[i].p.clone().expect("bound");
         for (name, q) in &p.errors {
             if q.get() != 0 {
@@ -787,50 +693,11 @@ impl NodePairBench {
         let vc = self.params.ni.vc as u64;
         let fault = self.fault;
         // 1. A read accepted.
-        let presented = self.nodes[i].cur.is_some() && self.nodes[i].presented;
-        let rd_fire = p.arready.get() == 1;
-        let wr_fire = p.awready.get() == 1;
-        if p.wready.get() != p.awready.get() {
-            return bad(
-                "s_wready",
-                format!("{}", p.awready.get()),
-                format!("{}", p.wready.get()),
-            );
-        }
-        if (rd_fire || wr_fire) && !presented {
-            return bad(
-                "s_arready/s_awready",
-                "0 (nothing presented)".into(),
-                "1".into(),
-            );
-        }
-        if rd_fire {
-            let node = &mut self.nodes[i];
-            match node.cur.take() {
-                Some(Op::Read { addr }) => {
-                    let (v, r) = node.golden.axil_read_prot(addr, Prot::User);
-                    node.pend_r.push_back((addr, v, r));
-                }
-                other => {
-                    return bad(
-                        "s_arready",
-                        "0 (a write is presented)".into(),
-                        format!("1 ({other:?})"),
-                    )
-                }
-            }
-        }
+        let node = &mut self.nodes[i];
+        let wr_fire = node.axil.accept_read(&p.ni, &mut node.golden, rep)?;
         // 2. Pick.
-        let busy = p.tx_busy.get() == 1;
-        if p.tx_pick.get() == 1 {
-            if busy {
-                return bad("tx_pick", "0 (engine busy)".into(), "1".into());
-            }
-            let node = &mut self.nodes[i];
+        if let Some(pk) = check_pick(&p.ni, &mut node.golden, rep)? {
             node.golden_dirty = true;
-            let Some(pk) = node.golden.emit_packet() else {
-                return bad("tx_pick", "0 (golden has no packet)".into(), "1".into());
-            };
             let h = Header::from_bits(pk.header_word()).expect("golden header");
             let k = match h.ptype() {
                 PacketType::RdmaWrite => 0,
@@ -851,9 +718,7 @@ impl NodePairBench {
                 .entry((i, d))
                 .or_default()
                 .push_back(pk.words.clone());
-            node.expect.push_back((pk.words, h.pdid()));
-        } else if !busy && self.nodes[i].golden.has_packet() {
-            return bad("tx_pick", "1 (golden has a packet)".into(), "0".into());
+            node.tx.picked(pk, h.pdid());
         }
         // 3. Delivery and commit.
         if p.rx_valid.get() == 1 {
@@ -901,7 +766,7 @@ impl NodePairBench {
                 self.nodes[i].arrived.push_back(Packet { words });
             }
         }
-        if p.rx_commit.get() == 1 {
+        if p.ni.rx_commit.get() == 1 {
             self.last_progress = cycle;
             let node = &mut self.nodes[i];
             let Some(pkt) = node.arrived.pop_front() else {
@@ -952,11 +817,8 @@ impl NodePairBench {
                     )
                 }
             }
-            let pdid = h.pdid();
-            for w in node.golden.take_writes() {
-                node.exp_w.push_back((w, pdid));
-            }
-        } else if p.rx_busy.get() == 1 {
+            node.wr.expect(node.golden.take_writes(), h.pdid());
+        } else if p.ni.rx_busy.get() == 1 {
             self.cov.busy_cycles += 1;
             let node = &mut self.nodes[i];
             let Some(pkt) = node.arrived.front() else {
@@ -972,285 +834,95 @@ impl NodePairBench {
         }
         // AXI4 write slave.
         let node = &mut self.nodes[i];
-        if p.m_awvalid.get() == 1 && node.awready {
-            let addr = p.m_awaddr.get();
-            let beats = p.m_awlen.get() as u32 + 1;
-            let Some((w, pdid)) = node.exp_w.get(node.aw.len()) else {
-                return bad(
-                    "m_awvalid",
-                    "0 (the golden model wrote nothing)".into(),
-                    format!("1 (0x{addr:x})"),
-                );
-            };
-            let exp_beats = (w.addr % 16 + w.data.len() as u64).div_ceil(16);
-            if addr != w.addr & !15
-                || beats as u64 != exp_beats
-                || p.m_awsize.get() != 4
-                || p.m_awburst.get() != 1
-                || (addr % 4096) + 16 * beats as u64 > 4096
-            {
-                return bad(
-                    "m_awaddr/len/size/burst",
-                    format!("0x{:x}/{}/4/1", w.addr & !15, exp_beats - 1),
-                    format!(
-                        "0x{addr:x}/{}/{}/{}",
-                        beats - 1,
-                        p.m_awsize.get(),
-                        p.m_awburst.get()
-                    ),
-                );
-            }
-            if p.m_awuser.get() != *pdid as u64 {
-                return bad(
-                    "m_awuser",
-                    format!("0x{pdid:x}"),
-                    format!("0x{:x}", p.m_awuser.get()),
-                );
-            }
-            node.aw.push_back((addr, beats));
-        }
-        if p.m_wvalid.get() == 1 && node.wready {
-            let Some(&(addr, beats)) = node.aw.front() else {
-                return bad("m_wvalid", "0 (no AW accepted)".into(), "1".into());
-            };
-            node.beats
-                .push((p.m_wdata.get_u128(), p.m_wstrb.get() as u16));
-            let k = node.beats.len() as u32;
-            if (p.m_wlast.get() == 1) != (k == beats) {
-                return bad(
-                    &format!("m_wlast (beat {} of {beats})", k - 1),
-                    format!("{}", k == beats),
-                    format!("{}", p.m_wlast.get() == 1),
-                );
-            }
-            if k == beats {
-                let (w, _) = node.exp_w.pop_front().expect("AW matched a write");
-                node.aw.pop_front();
-                let mut got = Vec::new();
-                let mut first = None;
-                for (j, (d, st)) in node.beats.drain(..).enumerate() {
-                    for (b, byte) in d.to_le_bytes().iter().enumerate() {
-                        if st >> b & 1 == 1 {
-                            let a = addr + 16 * j as u64 + b as u64;
-                            let f0 = *first.get_or_insert(a);
-                            if a != f0 + got.len() as u64 {
-                                return bad(
-                                    "m_wstrb",
-                                    "contiguous strobes".into(),
-                                    format!("a gap before 0x{a:x}"),
-                                );
-                            }
-                            got.push(*byte);
-                        }
-                    }
-                }
-                if first != Some(w.addr) || got != w.data {
-                    return bad(
-                        "m_wdata/m_wstrb",
-                        format!("{} bytes at 0x{:x}: {:02x?}", w.data.len(), w.addr, w.data),
-                        format!(
-                            "{} bytes at 0x{:x}: {:02x?}",
-                            got.len(),
-                            first.unwrap_or(0),
-                            got
-                        ),
-                    );
-                }
-                node.mem.write(w.addr, &got);
-                self.cov.axi_writes += 1;
-                node.b_owed.push_back(cycle + 1 + rng_lat(cycle) / 2);
-            }
-        }
-        if node.b_now && p.m_bready.get() == 1 {
-            node.b_owed.pop_front();
-            node.b_now = false;
+        if node.wr.check(&p.ni, rep, cycle, &mut node.mem)?.is_some() {
+            self.cov.axi_writes += 1;
         }
         // 4. A write accepted.
         if wr_fire {
-            match node.cur.take() {
-                Some(Op::Write {
-                    addr,
-                    data,
-                    prot,
-                    meta,
-                }) => {
-                    let pr = if prot { Prot::Privileged } else { Prot::User };
-                    let gdata = if fault == Fault::GoldenWindowPdid
-                        && i == 1
-                        && addr == regs::win_reg(0, regs::WIN_CTRL)
-                    {
-                        data ^ 1
-                    } else {
-                        data
-                    };
-                    let r = node.golden.axil_write_prot(addr, gdata, pr);
-                    node.golden_dirty = true;
-                    node.pend_b.push_back((addr, r));
-                    let me = node.me.to_bits();
-                    if r != AxilResp::Okay && !matches!(meta, Meta::None) {
-                        self.cov.refused += 1;
+            let (addr, data, prot, meta) = node.axil.take_write(rep)?;
+            let pr = if prot { Prot::Privileged } else { Prot::User };
+            let gdata = if fault == Fault::GoldenWindowPdid
+                && i == 1
+                && addr == regs::win_reg(0, regs::WIN_CTRL)
+            {
+                data ^ 1
+            } else {
+                data
+            };
+            let r = node.golden.axil_write_prot(addr, gdata, pr);
+            node.golden_dirty = true;
+            node.axil.wrote(addr, r);
+            let me = node.me.to_bits();
+            if r != AxilResp::Okay && !matches!(meta, Meta::None) {
+                self.cov.refused += 1;
+            }
+            let pdid = self.pdid as u32;
+            match meta {
+                Meta::Doorbell {
+                    dest,
+                    txid,
+                    notify,
+                    len,
+                } if r == AxilResp::Okay => {
+                    self.cov.rdma_writes += 1;
+                    self.cov.rdma_bytes += len;
+                    let pm = self.params.ni.ni.max_payload_bytes as u64;
+                    self.cov.multi_packet += (len > pm) as u64;
+                    let peer = self.nodes[dest].me.to_bits();
+                    *self
+                        .exp_cq
+                        .entry((dest, 1 | (txid as u32) << 16, me, pdid))
+                        .or_default() += 1;
+                    if notify {
+                        *self
+                            .exp_cq
+                            .entry((i, 3 | (txid as u32) << 16, peer, pdid))
+                            .or_default() += 1;
                     }
-                    let pdid = self.pdid as u32;
-                    match meta {
-                        Meta::Doorbell {
-                            dest,
-                            txid,
-                            notify,
-                            len,
-                        } if r == AxilResp::Okay => {
-                            self.cov.rdma_writes += 1;
-                            self.cov.rdma_bytes += len;
-                            let pm = self.params.ni.ni.max_payload_bytes as u64;
-                            self.cov.multi_packet += (len > pm) as u64;
-                            let peer = self.nodes[dest].me.to_bits();
-                            *self
-                                .exp_cq
-                                .entry((dest, 1 | (txid as u32) << 16, me, pdid))
-                                .or_default() += 1;
-                            if notify {
-                                *self
-                                    .exp_cq
-                                    .entry((i, 3 | (txid as u32) << 16, peer, pdid))
-                                    .or_default() += 1;
-                            }
-                            self.t_door
-                                .insert((dest, me, txid), (cycle, self.phase == Phase::Measure));
-                        }
-                        Meta::Send { dest, id, bytes } if r == AxilResp::Okay => {
-                            self.cov.sends += 1;
-                            self.exp_mb.insert((dest, id), (me, bytes));
-                            self.t_send
-                                .insert(id, (cycle, self.phase == Phase::Measure));
-                        }
-                        _ => {}
-                    }
+                    self.t_door
+                        .insert((dest, me, txid), (cycle, self.phase == Phase::Measure));
                 }
-                other => {
-                    return bad(
-                        "s_awready",
-                        "0 (a read is presented)".into(),
-                        format!("1 ({other:?})"),
-                    )
+                Meta::Send { dest, id, bytes } if r == AxilResp::Okay => {
+                    self.cov.sends += 1;
+                    self.exp_mb.insert((dest, id), (me, bytes));
+                    self.t_send
+                        .insert(id, (cycle, self.phase == Phase::Measure));
                 }
+                _ => {}
             }
         }
         // 5. AXI4-Lite responses.
         let node = &mut self.nodes[i];
-        let code = |r: AxilResp| if r == AxilResp::Okay { 0 } else { 2 };
-        if p.bvalid.get() == 1 && node.bready {
+        if node.axil.response_b(&p.ni, rep)?.is_some() {
             self.last_progress = cycle;
-            let Some((addr, r)) = node.pend_b.pop_front() else {
-                return bad("s_bvalid", "0".into(), "1".into());
-            };
-            if p.bresp.get() != code(r) {
-                return bad(
-                    &format!("s_bresp (write 0x{addr:05x})"),
-                    format!("{}", code(r)),
-                    format!("{}", p.bresp.get()),
-                );
-            }
         }
-        if p.rvalid.get() == 1 && node.rready {
+        if let Some((addr, v, _)) = node.axil.response_r(&p.ni, rep)? {
             self.last_progress = cycle;
-            let Some((addr, v, r)) = node.pend_r.pop_front() else {
-                return bad("s_rvalid", "0".into(), "1".into());
-            };
-            if p.rresp.get() != code(r) || p.rdata.get() != v as u64 {
-                return bad(
-                    &format!("s_rresp/s_rdata (read 0x{addr:05x})"),
-                    format!("{}/0x{v:08x}", code(r)),
-                    format!("{}/0x{:08x}", p.rresp.get(), p.rdata.get()),
-                );
-            }
             if let Some(m) = self.consume(i, addr, v, cycle) {
-                return Some(m);
+                return Err(m);
             }
         }
         // 6. AXI4 read: AR checks, R beats.
         let node = &mut self.nodes[i];
-        if p.m_arvalid.get() == 1 && node.arready {
-            let addr = p.m_araddr.get();
-            let beats = p.m_arlen.get() as u32 + 1;
-            let lim = 1u64 << self.params.ni.ni.addr_bits;
-            let pdid = node.expect.back().map_or(0, |e| e.1);
-            if !addr.is_multiple_of(16)
-                || addr >= lim
-                || (addr % 4096) + 16 * beats as u64 > 4096
-                || p.m_arsize.get() != 4
-                || p.m_arburst.get() != 1
-            {
-                return bad(
-                    "m_araddr/len/size/burst",
-                    "16-byte aligned, below 2^addr_bits, within 4 KiB, size 4, INCR".into(),
-                    format!(
-                        "0x{addr:x}/{}/{}/{}",
-                        beats - 1,
-                        p.m_arsize.get(),
-                        p.m_arburst.get()
-                    ),
-                );
-            }
-            if p.m_aruser.get() != pdid as u64 {
-                return bad(
-                    "m_aruser",
-                    format!("0x{pdid:x}"),
-                    format!("0x{:x}", p.m_aruser.get()),
-                );
-            }
-            node.bursts.push_back(Burst {
-                addr,
-                beats,
-                done: 0,
-                ready_at: cycle + 1 + rng_lat(cycle),
-            });
-        }
-        if node.r_presented && p.m_rready.get() == 1 {
-            let b = node.bursts.front_mut().expect("presented beat has a burst");
-            b.done += 1;
-            if b.done == b.beats {
-                node.bursts.pop_front();
-            }
-            node.r_presented = false;
-        }
+        let lim = 1u64 << self.params.ni.ni.addr_bits;
+        let pdid = node.tx.pdid();
+        node.rd.check(&p.ni, rep, cycle, lim, pdid)?;
         // 7. Flits out.
-        if p.tx_valid.get() == 1 {
+        if p.ni.out_valid.get() == 1 {
             self.last_progress = cycle;
             self.cov.flits += 1;
-            let Some((words, _)) = node.expect.front() else {
-                return bad("tx_valid", "0 (no packet picked)".into(), "1".into());
-            };
-            let k = node.flit_idx;
-            let n = words.len();
-            let data = p.tx_data.get_u128();
-            if data != words[k] {
-                return bad(
-                    &format!("tx_data (flit {k} of {n})"),
-                    format!("0x{:032x}", words[k]),
-                    format!("0x{data:032x}"),
-                );
-            }
-            let (h, t, v) = (p.tx_head.get() == 1, p.tx_tail.get() == 1, p.tx_vc.get());
-            if h != (k == 0) || t != (k + 1 == n) || v != vc {
-                return bad(
-                    &format!("tx_head/tail/vc (flit {k} of {n})"),
-                    format!("{}/{}/{vc}", k == 0, k + 1 == n),
-                    format!("{h}/{t}/{v}"),
-                );
-            }
-            if k + 1 == n {
-                node.expect.pop_front();
-                node.flit_idx = 0;
-            } else {
-                node.flit_idx += 1;
-            }
+            node.tx.flit(&p.ni, rep, vc)?;
         }
-        None
+        Ok(())
     }
 
     /// Software consumption: a completion-queue or mailbox read returned `v`.
     fn consume(&mut self, i: usize, addr: u32, v: u32, cycle: u64) -> Option<Mismatch> {
         let node = &mut self.nodes[i];
-        let rd = |a: u32| Op::Read { addr: a };
+        let rd = |a: u32| Op::Read {
+            addr: a,
+            prot: false,
+        };
         let wr = |a: u32| Op::Write {
             addr: a,
             data: 1,
@@ -1369,58 +1041,7 @@ impl Bench for NodePairBench {
                 }
             }
             node.p = Some(NodePorts {
-                awvalid: p("s_awvalid", 1)?,
-                awready: p("s_awready", 1)?,
-                awaddr: p("s_awaddr", 20)?,
-                awprot: p("s_awprot", 1)?,
-                wvalid: p("s_wvalid", 1)?,
-                wready: p("s_wready", 1)?,
-                wdata: p("s_wdata", 32)?,
-                bvalid: p("s_bvalid", 1)?,
-                bready: p("s_bready", 1)?,
-                bresp: p("s_bresp", 2)?,
-                arvalid: p("s_arvalid", 1)?,
-                arready: p("s_arready", 1)?,
-                araddr: p("s_araddr", 20)?,
-                arprot: p("s_arprot", 1)?,
-                rvalid: p("s_rvalid", 1)?,
-                rready: p("s_rready", 1)?,
-                rdata: p("s_rdata", 32)?,
-                rresp: p("s_rresp", 2)?,
-                m_arvalid: p("m_arvalid", 1)?,
-                m_arready: p("m_arready", 1)?,
-                m_araddr: p("m_araddr", 42)?,
-                m_arlen: p("m_arlen", 8)?,
-                m_arsize: p("m_arsize", 3)?,
-                m_arburst: p("m_arburst", 2)?,
-                m_aruser: p("m_aruser", 16)?,
-                m_rvalid: p("m_rvalid", 1)?,
-                m_rready: p("m_rready", 1)?,
-                m_rdata: p("m_rdata", 128)?,
-                m_awvalid: p("m_awvalid", 1)?,
-                m_awready: p("m_awready", 1)?,
-                m_awaddr: p("m_awaddr", 42)?,
-                m_awlen: p("m_awlen", 8)?,
-                m_awsize: p("m_awsize", 3)?,
-                m_awburst: p("m_awburst", 2)?,
-                m_awuser: p("m_awuser", 16)?,
-                m_wvalid: p("m_wvalid", 1)?,
-                m_wready: p("m_wready", 1)?,
-                m_wdata: p("m_wdata", 128)?,
-                m_wstrb: p("m_wstrb", 16)?,
-                m_wlast: p("m_wlast", 1)?,
-                m_bvalid: p("m_bvalid", 1)?,
-                m_bready: p("m_bready", 1)?,
-                m_bresp: p("m_bresp", 2)?,
-                tx_pick: p("tx_pick", 1)?,
-                tx_busy: p("tx_busy", 1)?,
-                rx_commit: p("rx_commit", 1)?,
-                rx_busy: p("rx_busy", 1)?,
-                tx_valid: p("tx_valid", 1)?,
-                tx_data: p("tx_data", 128)?,
-                tx_head: p("tx_head", 1)?,
-                tx_tail: p("tx_tail", 1)?,
-                tx_vc: p("tx_vc", 4)?,
+                ni: NiPorts::bind(sim, &format!("n{n}_"), "tx")?,
                 rx_valid: p("rx_valid", 1)?,
                 rx_data: p("rx_data", 128)?,
                 rx_head: p("rx_head", 1)?,
@@ -1471,89 +1092,22 @@ impl Bench for NodePairBench {
             let node = &mut self.nodes[n];
             let p = node.p.clone().expect("bind() before running");
             if reset {
-                for q in [
-                    p.awvalid,
-                    p.wvalid,
-                    p.arvalid,
-                    p.m_rvalid,
-                    p.m_bvalid,
-                    p.m_arready,
-                    p.m_awready,
-                    p.m_wready,
-                    p.bready,
-                    p.rready,
-                ] {
-                    q.set(0);
-                }
+                node.axil.drive_reset(&p.ni);
+                node.rd.drive_reset(&p.ni);
+                node.wr.drive_reset(&p.ni);
                 continue;
             }
             // Software: one access at a time.
-            if node.cur.is_none() && node.pend_b.is_empty() && node.pend_r.is_empty() {
+            if node.axil.idle() {
                 if let Some(op) = node.sw.pop_front() {
-                    node.cur = Some(op);
-                    node.presented = false;
+                    node.axil.start(op);
                 }
             }
-            p.awvalid.set(0);
-            p.wvalid.set(0);
-            p.arvalid.set(0);
-            if let Some(op) = &node.cur {
-                if !node.presented && rng.chance(0.7) {
-                    node.presented = true;
-                }
-                if node.presented {
-                    match op {
-                        Op::Write {
-                            addr, data, prot, ..
-                        } => {
-                            p.awvalid.set(1);
-                            p.wvalid.set(1);
-                            p.awaddr.set(*addr as u64);
-                            p.wdata.set(*data as u64);
-                            p.awprot.set(*prot as u64);
-                        }
-                        Op::Read { addr } => {
-                            p.arvalid.set(1);
-                            p.araddr.set(*addr as u64);
-                            p.arprot.set(0);
-                        }
-                    }
-                }
-            }
-            node.bready = rng.chance(0.7);
-            node.rready = rng.chance(0.7);
-            p.bready.set(node.bready as u64);
-            p.rready.set(node.rready as u64);
+            node.axil.drive(&p.ni, rng);
             // Memory read.
-            node.arready = rng.chance(0.6);
-            p.m_arready.set(node.arready as u64);
-            if !node.r_presented {
-                if let Some(b) = node.bursts.front() {
-                    if cycle >= b.ready_at && rng.chance(0.8) {
-                        node.r_presented = true;
-                    }
-                }
-            }
-            if node.r_presented {
-                let b = node.bursts.front().expect("presented beat has a burst");
-                let mut bytes = [0u8; 16];
-                node.mem.read_into(b.addr + 16 * b.done as u64, &mut bytes);
-                p.m_rdata.set_u128(u128::from_le_bytes(bytes));
-                p.m_rvalid.set(1);
-            } else {
-                p.m_rvalid.set(0);
-                p.m_rdata.set_u128(rng.next_u128());
-            }
+            node.rd.drive(&p.ni, rng, cycle, &node.mem);
             // Memory write.
-            node.awready = rng.chance(0.6);
-            node.wready = rng.chance(0.7);
-            p.m_awready.set(node.awready as u64);
-            p.m_wready.set(node.wready as u64);
-            if !node.b_now && node.b_owed.front().is_some_and(|&t| cycle >= t) && rng.chance(0.8) {
-                node.b_now = true;
-            }
-            p.m_bvalid.set(node.b_now as u64);
-            p.m_bresp.set(0);
+            node.wr.drive(&p.ni, rng, cycle);
         }
     }
 
@@ -1563,7 +1117,7 @@ impl Bench for NodePairBench {
             return None;
         }
         for i in 0..self.nodes.len() {
-            if let Some(m) = self.check_node(i, cycle) {
+            if let Err(m) = self.check_node(i, cycle) {
                 return Some(m);
             }
         }
@@ -1613,10 +1167,4 @@ impl Bench for NodePairBench {
     fn advance(&mut self) {
         self.reset_now = false;
     }
-}
-
-/// Memory latency of a burst accepted in `cycle` (0..=23, deterministic).
-fn rng_lat(cycle: u64) -> u64 {
-    let x = cycle.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (x >> 59) % 24
 }

@@ -525,16 +525,10 @@ impl Bench for PacketBench {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cosim::{run, verilator_missing_reason, CosimOptions};
+    use crate::cosim::{run, skip_without_verilator, test_options};
 
-    fn opts(cycles: u64, dir: &std::path::Path) -> CosimOptions {
-        CosimOptions {
-            cycles,
-            seed: 0xFAC7,
-            fail_dir: dir.to_path_buf(),
-            ..Default::default()
-        }
-    }
+    /// Seed of every run.
+    const SEED: u64 = 0xFAC7;
 
     #[test]
     fn point_takes_no_keys() {
@@ -546,13 +540,12 @@ mod tests {
 
     #[test]
     fn rtl_matches_the_golden_packing_and_reaches_every_case() {
-        if let Some(reason) = verilator_missing_reason() {
-            println!("{reason}");
+        if skip_without_verilator() {
             return;
         }
         let tmp = tempfile::tempdir().unwrap();
         let mut b = PacketBench::new();
-        let r = run(&mut b, &opts(200_000, tmp.path())).unwrap();
+        let r = run(&mut b, &test_options(200_000, SEED, tmp.path())).unwrap();
         println!("{}", r.summary());
         assert_eq!(r.mismatches, 0, "{:?}", r.first);
         let c = b.coverage();
@@ -570,8 +563,7 @@ mod tests {
 
     #[test]
     fn a_wrong_golden_model_is_caught_on_the_right_port() {
-        if let Some(reason) = verilator_missing_reason() {
-            println!("{reason}");
+        if skip_without_verilator() {
             return;
         }
         let tmp = tempfile::tempdir().unwrap();
@@ -580,7 +572,7 @@ mod tests {
             (PacketFault::IgnoreCrc8, "fu_crc8_ok"),
         ] {
             let mut b = PacketBench::with_fault(Some(fault));
-            let r = run(&mut b, &opts(10_000, tmp.path())).unwrap();
+            let r = run(&mut b, &test_options(10_000, SEED, tmp.path())).unwrap();
             let m = r.first.expect("a wrong golden model must mismatch");
             assert_eq!(m.port, port, "{fault:?}: {m}");
             assert!(m.cycle < 100, "{fault:?}: {m}");

@@ -202,22 +202,60 @@ pub struct RouterCoverage {
     pub all_outputs_busy: u64,
 }
 
+/// One router port's flit and credit signals: flits in, credits out, flits
+/// out, credits in. The router names them `{signal}_{port}`, the network
+/// top names a terminal's `n{node}_l{local}_{signal}`.
+#[derive(Clone, Copy)]
+pub(crate) struct FlitPorts {
+    pub in_valid: Port,
+    pub in_data: Port,
+    pub in_head: Port,
+    pub in_tail: Port,
+    pub in_vc: Port,
+    pub credit_out_valid: Port,
+    pub credit_out_vc: Port,
+    pub out_valid: Port,
+    pub out_data: Port,
+    pub out_head: Port,
+    pub out_tail: Port,
+    pub out_vc: Port,
+    pub credit_in_valid: Port,
+    pub credit_in_vc: Port,
+}
+
+impl FlitPorts {
+    /// Bind the signals of one port: `name(signal)` is the port name of
+    /// `signal` (`in_valid`, `in_data`, …); the data is `flit_bits` wide.
+    /// An error names a missing or mis-sized port.
+    pub(crate) fn bind(
+        sim: &Sim,
+        flit_bits: u32,
+        name: impl Fn(&str) -> String,
+    ) -> Result<FlitPorts> {
+        let p = |sig: &str, width: u32| sim.port_w(&name(sig), width);
+        Ok(FlitPorts {
+            in_valid: p("in_valid", 1)?,
+            in_data: p("in_data", flit_bits)?,
+            in_head: p("in_head", 1)?,
+            in_tail: p("in_tail", 1)?,
+            in_vc: p("in_vc", 4)?,
+            credit_out_valid: p("credit_out_valid", 1)?,
+            credit_out_vc: p("credit_out_vc", 4)?,
+            out_valid: p("out_valid", 1)?,
+            out_data: p("out_data", flit_bits)?,
+            out_head: p("out_head", 1)?,
+            out_tail: p("out_tail", 1)?,
+            out_vc: p("out_vc", 4)?,
+            credit_in_valid: p("credit_in_valid", 1)?,
+            credit_in_vc: p("credit_in_vc", 4)?,
+        })
+    }
+}
+
+/// One router port: its flits and credits, and its error counters.
 #[derive(Clone, Copy)]
 struct PortSet {
-    in_valid: Port,
-    in_data: Port,
-    in_head: Port,
-    in_tail: Port,
-    in_vc: Port,
-    credit_out_valid: Port,
-    credit_out_vc: Port,
-    out_valid: Port,
-    out_data: Port,
-    out_head: Port,
-    out_tail: Port,
-    out_vc: Port,
-    credit_in_valid: Port,
-    credit_in_vc: Port,
+    io: FlitPorts,
     dropped_packets: Port,
     flit_errors: Port,
     credit_errors: Port,
@@ -381,24 +419,26 @@ impl RouterBench {
     fn write_inputs(&self) {
         for (p, ps) in self.ports.iter().enumerate() {
             let valid = self.inputs.flit_valid >> p & 1 == 1;
-            ps.in_valid.set(valid as u64);
+            ps.io.in_valid.set(valid as u64);
             if valid {
                 let f = &self.inputs.flit[p];
-                write_data(&ps.in_data, &f.data);
-                ps.in_head.set(f.head as u64);
-                ps.in_tail.set(f.tail as u64);
-                ps.in_vc.set(f.vc as u64);
+                write_data(&ps.io.in_data, &f.data);
+                ps.io.in_head.set(f.head as u64);
+                ps.io.in_tail.set(f.tail as u64);
+                ps.io.in_vc.set(f.vc as u64);
             }
             let cvalid = self.inputs.credit_valid >> p & 1 == 1;
-            ps.credit_in_valid.set(cvalid as u64);
+            ps.io.credit_in_valid.set(cvalid as u64);
             if cvalid {
-                ps.credit_in_vc.set(self.inputs.credit_vc[p] as u64);
+                ps.io.credit_in_vc.set(self.inputs.credit_vc[p] as u64);
             }
         }
     }
 }
 
-fn write_data(port: &Port, data: &[u64; 4]) {
+/// Write a flit's data (up to 256 bits as four 64-bit words, least
+/// significant first) to a port of any width.
+pub(crate) fn write_data(port: &Port, data: &[u64; 4]) {
     match port.width() {
         64 => port.set(data[0]),
         128 => port.set_u128((data[1] as u128) << 64 | data[0] as u128),
@@ -412,7 +452,8 @@ fn write_data(port: &Port, data: &[u64; 4]) {
     }
 }
 
-fn read_data(port: &Port) -> [u64; 4] {
+/// Read a flit's data from a port of any width (as [`write_data`] writes it).
+pub(crate) fn read_data(port: &Port) -> [u64; 4] {
     let mut w = [0u32; 8];
     let n = port.words();
     port.get_words(&mut w[..n]);
@@ -423,7 +464,8 @@ fn read_data(port: &Port) -> [u64; 4] {
     d
 }
 
-fn hex_words(d: &[u64; 4], words: usize) -> String {
+/// The first `words` 64-bit words of flit data as one hex number.
+pub(crate) fn hex_words(d: &[u64; 4], words: usize) -> String {
     let mut s = String::from("0x");
     for w in d[..words].iter().rev() {
         s.push_str(&format!("{w:016x}"));
@@ -457,20 +499,7 @@ impl Bench for RouterBench {
         self.ports = (0..self.params.num_ports())
             .map(|p| -> Result<PortSet> {
                 Ok(PortSet {
-                    in_valid: port("in_valid", p, 1)?,
-                    in_data: port("in_data", p, w)?,
-                    in_head: port("in_head", p, 1)?,
-                    in_tail: port("in_tail", p, 1)?,
-                    in_vc: port("in_vc", p, 4)?,
-                    credit_out_valid: port("credit_out_valid", p, 1)?,
-                    credit_out_vc: port("credit_out_vc", p, 4)?,
-                    out_valid: port("out_valid", p, 1)?,
-                    out_data: port("out_data", p, w)?,
-                    out_head: port("out_head", p, 1)?,
-                    out_tail: port("out_tail", p, 1)?,
-                    out_vc: port("out_vc", p, 4)?,
-                    credit_in_valid: port("credit_in_valid", p, 1)?,
-                    credit_in_vc: port("credit_in_vc", p, 4)?,
+                    io: FlitPorts::bind(sim, w, |sig| format!("{sig}_{p}"))?,
                     dropped_packets: port("dropped_packets", p, 32)?,
                     flit_errors: port("flit_errors", p, 32)?,
                     credit_errors: port("credit_errors", p, 32)?,
@@ -523,7 +552,7 @@ impl Bench for RouterBench {
         let mut busy = 0;
         for (p, ps) in self.ports.iter().enumerate() {
             let want = self.golden.out_flit(p);
-            let valid = ps.out_valid.get() == 1;
+            let valid = ps.io.out_valid.get() == 1;
             if valid != want.is_some() {
                 return Some(Mismatch::hex(
                     cycle,
@@ -535,7 +564,7 @@ impl Bench for RouterBench {
             if let Some(f) = want {
                 busy += 1;
                 self.cov.flits_out[p] += 1;
-                let d = read_data(&ps.out_data);
+                let d = read_data(&ps.io.out_data);
                 if d[..words] != f.data[..words] {
                     return Some(Mismatch {
                         cycle,
@@ -544,7 +573,11 @@ impl Bench for RouterBench {
                         actual: hex_words(&d, words),
                     });
                 }
-                let got = (ps.out_head.get(), ps.out_tail.get(), ps.out_vc.get());
+                let got = (
+                    ps.io.out_head.get(),
+                    ps.io.out_tail.get(),
+                    ps.io.out_vc.get(),
+                );
                 if got.0 != f.head as u64 {
                     return Some(Mismatch::hex(
                         cycle,
@@ -571,7 +604,7 @@ impl Bench for RouterBench {
                 }
             }
             let want = self.golden.credit_out(p);
-            let cvalid = ps.credit_out_valid.get() == 1;
+            let cvalid = ps.io.credit_out_valid.get() == 1;
             if cvalid != want.is_some() {
                 return Some(Mismatch::hex(
                     cycle,
@@ -581,7 +614,7 @@ impl Bench for RouterBench {
                 ));
             }
             if let Some(vc) = want {
-                let got = ps.credit_out_vc.get();
+                let got = ps.io.credit_out_vc.get();
                 if got != vc as u64 {
                     return Some(Mismatch::hex(
                         cycle,

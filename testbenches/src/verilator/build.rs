@@ -5,6 +5,7 @@ use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
@@ -533,16 +534,12 @@ fn runtime_object(
     if o.exists() {
         return Ok(o);
     }
-    let tmp = dir.join(format!(
-        ".{stem}.{}.{:?}.o",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let tmp = PathBuf::from(
-        tmp.to_string_lossy()
-            .replace(['(', ')', ' '], "")
-            .to_string(),
-    );
+    // Private to this call: this process's id (test processes share the
+    // cache) and a number no other call in this process draws (the
+    // compiles run on several threads).
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{stem}.{}.{n}.o", std::process::id()));
     let mut cmd = Command::new("g++");
     cmd.args(cflags)
         .args(inc)
