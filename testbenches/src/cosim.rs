@@ -351,6 +351,32 @@ pub fn test_options(cycles: u64, seed: u64, fail_dir: &Path) -> CosimOptions {
     }
 }
 
+/// The body of every block's "every matrix point matches" test: runs each
+/// bench of `points` (at least `min_points` of them) for `cycles` cycles
+/// from `seed` (failure waveforms into `fail_dir`) and panics, naming the
+/// point and the first mismatch, unless every run is clean and complete.
+/// Prints each run's summary.
+pub fn assert_matrix_matches(
+    points: Vec<Box<dyn Bench>>,
+    min_points: usize,
+    cycles: u64,
+    seed: u64,
+    fail_dir: &Path,
+) {
+    assert!(
+        points.len() >= min_points,
+        "only {} matrix points, expected at least {min_points}",
+        points.len()
+    );
+    for mut bench in points {
+        let r = run(bench.as_mut(), &test_options(cycles, seed, fail_dir))
+            .unwrap_or_else(|e| panic!("{}: {e:#}", bench.point()));
+        println!("{}", r.summary());
+        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+        assert_eq!(r.cycles, cycles, "{}: ran {} cycles", r.point, r.cycles);
+    }
+}
+
 /// CPU time of the calling thread in seconds (`CLOCK_THREAD_CPUTIME_ID`).
 pub fn thread_cpu_secs() -> f64 {
     let mut ts = libc::timespec {

@@ -5,7 +5,7 @@
 use exanet_hdl::common::secded::emit_secded;
 use exanet_sim::common::secded::SecdedParams;
 use exanet_tb::blocks::secded::{info, SecdedBench, SecdedFault};
-use exanet_tb::cosim::{run, skip_without_verilator, test_options};
+use exanet_tb::cosim::{assert_matrix_matches, run, skip_without_verilator, test_options};
 
 const CYCLES: u64 = 200_000;
 
@@ -18,14 +18,7 @@ fn every_matrix_point_matches_the_golden_model() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let points = (info().matrix)();
-    assert!(points.len() >= 3);
-    for mut bench in points {
-        let r = run(bench.as_mut(), &test_options(CYCLES, SEED, tmp.path())).unwrap();
-        println!("{}", r.summary());
-        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
-        assert_eq!(r.cycles, CYCLES);
-    }
+    assert_matrix_matches((info().matrix)(), 3, CYCLES, SEED, tmp.path());
 }
 
 /// Every error class is injected at every width.
