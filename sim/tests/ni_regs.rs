@@ -428,3 +428,83 @@ fn status_live_bits_and_mailbox_words() {
     n.axil_write(regs::MB_PAGE + regs::MB_POP, 0);
     assert_eq!(n.axil_read_priv(regs::STATUS), 0);
 }
+
+/// Explicit events: an accepted data packet's completion and notify
+/// response wait for `write_landed` (the memory bytes do not); the slots
+/// they will take are held meanwhile (Busy counts them); a packet without
+/// `last` posts nothing when it lands; landing with nothing in flight is an
+/// error; turning the events off posts what is pending.
+#[test]
+fn completion_and_notify_wait_for_the_write_to_land() {
+    let p = NiParams {
+        cq_depth: 1,
+        resp_queue_depth: 1,
+        ..Default::default()
+    };
+    let mut n = open(&p, x());
+    let mut peer = open(&p, y());
+    peer.mem_mut().write(0x10_0000, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    n.set_explicit_events(true);
+    let w1 = single_write(&mut peer, x(), 0x100, 1, true);
+    assert_eq!(n.receive_packet(&w1), RxOutcome::Accepted);
+    assert_eq!(n.mem().read(0x100, 8), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(n.writes_in_flight(), 1);
+    assert_eq!(n.axil_read(regs::CQ_PAGE + regs::CQ_COUNT), 0);
+    assert_eq!(n.axil_read_priv(regs::STATUS) & regs::ST_CQ_NONEMPTY, 0);
+    assert!(!n.has_packet(), "no RdmaCompletion before the data landed");
+    // The held slots: another completion or response must wait.
+    let w2 = single_write(&mut peer, x(), 0x200, 2, false);
+    assert_eq!(n.receive_packet(&w2), RxOutcome::Busy);
+    driver::send_message(&mut peer, 0, x(), b"m");
+    let m = peer.emit_packet().unwrap();
+    assert_eq!(n.receive_packet(&m), RxOutcome::Busy);
+    let e = n.write_landed().unwrap().expect("a completion");
+    assert_eq!((e.txid, e.peer), (1, y()));
+    assert_eq!(n.axil_read(regs::CQ_PAGE + regs::CQ_COUNT), 1);
+    assert_eq!(
+        kind(&n.emit_packet().unwrap()).0,
+        PacketType::RdmaCompletion
+    );
+    assert!(n.write_landed().is_err(), "nothing in flight");
+    assert_eq!(driver::pop_completion(&mut n).unwrap().txid, 1);
+    // A packet that is not the last of its transfer posts nothing.
+    let mut d = write(600, 0x1000, x(), 3);
+    d.laddr = 0x10_0000;
+    driver::post(&mut peer, 0, &d);
+    let first = peer.emit_packet().unwrap();
+    assert_eq!(n.receive_packet(&first), RxOutcome::Accepted);
+    assert_eq!(n.write_landed().unwrap(), None);
+    // Off: pending postings are made.
+    let rest = peer.emit_packet().unwrap();
+    assert_eq!(n.receive_packet(&rest), RxOutcome::Accepted);
+    n.receive_packet(&peer.emit_packet().unwrap());
+    assert_eq!(n.axil_read(regs::CQ_PAGE + regs::CQ_COUNT), 0);
+    n.set_explicit_events(false);
+    assert_eq!(n.writes_in_flight(), 0);
+    assert_eq!(driver::pop_completion(&mut n).unwrap().txid, 3);
+}
+
+/// Explicit events: an acknowledgement naming a message whose packet is
+/// still leaving (tail not sent) is Stale — the slot is neither freed nor
+/// re-queued; after `packet_left` the same ack is taken.
+#[test]
+fn an_ack_before_the_message_has_left_is_stale() {
+    let p = NiParams::default();
+    let mut a = open(&p, x());
+    let mut b = open(&p, y());
+    a.set_explicit_events(true);
+    driver::send_message(&mut a, 1, y(), b"hello");
+    let msg = a.emit_packet().unwrap();
+    assert_eq!(b.receive_packet(&msg), RxOutcome::Accepted);
+    let ack = b.emit_packet().unwrap();
+    let free = driver::pkt_free(&a, 1);
+    assert_eq!(
+        a.receive_packet(&ack),
+        RxOutcome::Rejected(exanet_sim::ni::RejectReason::Stale)
+    );
+    assert_eq!(driver::pkt_free(&a, 1), free, "slot not freed");
+    assert!(!a.has_packet(), "not re-queued either");
+    a.packet_left(&msg);
+    assert_eq!(a.receive_packet(&ack), RxOutcome::Accepted);
+    assert_eq!(driver::pkt_free(&a, 1), free + 1);
+}

@@ -20,16 +20,33 @@
 //!   one beat per cycle, no gaps;
 //! - router port: every flit out is credited back in the next cycle on the
 //!   NI's VC (an always-draining router input);
-//! - nothing enters the receive side.
+//! - receive side (the last table only): a router output sending RDMA
+//!   write packets into the NI, one flit per cycle, a packet started when
+//!   every receive credit is back; the memory's AXI4 write slave with
+//!   AWREADY and WREADY always 1 and the B response `mem-latency` cycles
+//!   after the last W beat; software polling CQ_COUNT with back-to-back
+//!   reads.
 //!
 //! Every emitted packet is compared word for word with the golden model's
 //! (`exanet_sim::ni::Ni` given the same accesses and memory), so a figure
-//! never comes from a run that sent the wrong packets.
+//! never comes from a run that sent the wrong packets. On the receive side
+//! the golden model receives each packet at `rx_commit` and lands its write
+//! at the B handshake (explicit events); every CQ_COUNT read and every
+//! written byte is compared with it.
+//!
+//! - **last flit in → completion visible**: from the cycle the tail flit of
+//!   a transfer's last packet enters the NI to the first cycle a CQ_COUNT
+//!   read returns the completion (the cycle after the write's B; the poll
+//!   confirms it: a read accepted at or before B returns 0, the first one
+//!   after it returns 1).
 
 use anyhow::{bail, Context, Result};
-use exanet_hdl::ni::{emit_ni, NiRtlParams};
-use exanet_sim::ni::{regs, AxilResp, Ni, Prot, SparseMemory};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
+use exanet_sim::ni::memory::MemWrite;
+use exanet_sim::ni::{regs, AxilResp, Ni, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
+use exanet_sim::packet::footer::Footer;
+use exanet_sim::packet::header::{Header, PacketType};
 use exanet_tb::cosim;
 use exanet_tb::verilator::{BuildOptions, Port, Sim};
 use std::collections::VecDeque;
@@ -44,6 +61,10 @@ const DST: u64 = 0x20_0000_0000;
 const SIZES: [u64; 6] = [64, 256, 1024, 4096, 64 * 1024, 1024 * 1024];
 /// Give up on a transfer after this many cycles without finishing.
 const TIMEOUT: u64 = 4_000_000;
+/// Receive side: window 0 covers `[RX_LAND, RX_LAND + 1 MiB)` for RX_PDID;
+/// the packets come from RX_SRC.
+const RX_LAND: u64 = 0x30_0000_0000;
+const RX_PDID: u16 = 0x2A;
 
 struct Ports {
     clock: Port,
@@ -74,6 +95,62 @@ struct Ports {
     credit_in_vc: Port,
     tx_pick: Port,
     tx_busy: Port,
+}
+
+/// The receive side's ports (flits in, credits out, AXI4 write, decision,
+/// AXI4-Lite reads).
+struct RxPorts {
+    in_valid: Port,
+    in_data: Port,
+    in_head: Port,
+    in_tail: Port,
+    credit_out_valid: Port,
+    m_awvalid: Port,
+    m_awaddr: Port,
+    m_wvalid: Port,
+    m_wdata: Port,
+    m_wstrb: Port,
+    m_wlast: Port,
+    m_bvalid: Port,
+    m_bready: Port,
+    rx_commit: Port,
+    arready: Port,
+    araddr: Port,
+    arprot: Port,
+    rvalid: Port,
+    rdata: Port,
+}
+
+/// Receive-side agents and what one measured transfer saw (cycles are
+/// absolute; the write and commit times are the last packet's).
+#[derive(Default)]
+struct Rx {
+    /// Packets to send, the one being sent (words, next flit), credits.
+    queue: VecDeque<Vec<u128>>,
+    cur: Option<(Vec<u128>, usize)>,
+    credits: usize,
+    buffer: usize,
+    /// Sent, awaiting `rx_commit`.
+    sent: VecDeque<Packet>,
+    /// Golden writes expected on AXI4, W beats of the open burst, B due times.
+    writes: VecDeque<MemWrite>,
+    aw: VecDeque<u64>,
+    beats: Vec<(u128, u16)>,
+    b_due: VecDeque<u64>,
+    /// Software polls CQ_COUNT; reads accepted: cycle, golden value.
+    poll: bool,
+    reads: VecDeque<(u64, u32)>,
+    first_head: Option<u64>,
+    tail: u64,
+    commit: u64,
+    aw_t: u64,
+    wlast: u64,
+    b: u64,
+    /// Poll bracket: last read accepted returning 0, first returning > 0.
+    last_zero: Option<u64>,
+    first_seen: Option<u64>,
+    /// Head flit of the RdmaCompletion out (notify).
+    resp_head: Option<u64>,
 }
 
 /// One AXI4 read burst in the memory: address, beats, beats sent, first
@@ -118,12 +195,16 @@ struct Bench {
     last_accept: u64,
     // Memory.
     bursts: VecDeque<Burst>,
+    /// Window 0 set up for the receive side.
+    rx_setup_done: bool,
     // Router port.
     credit_next: bool,
     // The packet being received, and the golden ones to compare with.
     words: Vec<u128>,
     expect: VecDeque<Vec<u128>>,
     seen: Seen,
+    rxp: RxPorts,
+    rx: Rx,
 }
 
 impl Bench {
@@ -160,6 +241,32 @@ impl Bench {
             credit_in_vc: w("credit_in_vc", 4)?,
             tx_pick: w("tx_pick", 1)?,
             tx_busy: w("tx_busy", 1)?,
+        };
+        let rxp = RxPorts {
+            in_valid: w("in_valid", 1)?,
+            in_data: w("in_data", 128)?,
+            in_head: w("in_head", 1)?,
+            in_tail: w("in_tail", 1)?,
+            credit_out_valid: w("credit_out_valid", 1)?,
+            m_awvalid: w("m_awvalid", 1)?,
+            m_awaddr: w("m_awaddr", 42)?,
+            m_wvalid: w("m_wvalid", 1)?,
+            m_wdata: w("m_wdata", 128)?,
+            m_wstrb: w("m_wstrb", 16)?,
+            m_wlast: w("m_wlast", 1)?,
+            m_bvalid: w("m_bvalid", 1)?,
+            m_bready: w("m_bready", 1)?,
+            rx_commit: w("rx_commit", 1)?,
+            arready: w("s_arready", 1)?,
+            araddr: w("s_araddr", 20)?,
+            arprot: w("s_arprot", 1)?,
+            rvalid: w("s_rvalid", 1)?,
+            rdata: w("s_rdata", 32)?,
+        };
+        let rx = Rx {
+            buffer: rx_buffer_flits(params.ni.max_payload_bytes),
+            credits: rx_buffer_flits(params.ni.max_payload_bytes),
+            ..Rx::default()
         };
         let me = Coords::new(1, 2, 3, 0)?;
         w("node", 22)?.set(me.to_bits() as u64);
@@ -198,10 +305,13 @@ impl Bench {
             b_owed: 0,
             last_accept: 0,
             bursts: VecDeque::new(),
+            rx_setup_done: false,
             credit_next: false,
             words: Vec::new(),
             expect: VecDeque::new(),
             seen: Seen::default(),
+            rxp,
+            rx,
         };
         b.p.reset.set(1);
         b.step()?;
@@ -246,7 +356,9 @@ impl Bench {
         // Router port: credit for the flit of the previous cycle.
         p.credit_in_valid.set(self.credit_next as u64);
         p.credit_in_vc.set(self.vc);
+        self.rx_drive(t);
         self.sim.eval();
+        let p = &self.p;
 
         // Handshakes of this cycle.
         if p.awvalid.get() == 1 && p.awready.get() == 1 {
@@ -314,10 +426,215 @@ impl Bench {
                 }
             }
         }
+        self.rx_observe(t)?;
+        let p = &self.p;
         p.clock.set(1);
         self.sim.eval();
         self.cycle += 1;
         Ok(())
+    }
+
+    /// Receive side, clock low: the next flit in, a CQ_COUNT poll when no
+    /// write is presented, BVALID when due.
+    fn rx_drive(&mut self, t: u64) {
+        let (q, rx) = (&self.rxp, &mut self.rx);
+        if rx.cur.is_none() && rx.credits == rx.buffer {
+            rx.cur = rx.queue.pop_front().map(|w| (w, 0));
+        }
+        match &rx.cur {
+            Some((w, i)) => {
+                q.in_valid.set(1);
+                q.in_data.set_u128(w[*i]);
+                q.in_head.set((*i == 0) as u64);
+                q.in_tail.set((*i + 1 == w.len()) as u64);
+            }
+            None => q.in_valid.set(0),
+        }
+        let read = rx.poll && self.ops.is_empty() && rx.reads.is_empty();
+        self.p.arvalid.set(read as u64);
+        q.araddr.set((regs::CQ_PAGE + regs::CQ_COUNT) as u64);
+        q.arprot.set(0);
+        q.m_bvalid
+            .set(rx.b_due.front().is_some_and(|&d| t >= d) as u64);
+    }
+
+    /// Receive side, after evaluation: reads, flits in, credits back, the
+    /// decision (golden receive), AW / W (against the golden write), B
+    /// (golden write landed). A write accepted in the cycle of a B is
+    /// refused (the golden order would matter; this bench never does it).
+    fn rx_observe(&mut self, t: u64) -> Result<()> {
+        let q = &self.rxp;
+        let rx = &mut self.rx;
+        if self.p.arvalid.get() == 1 && q.arready.get() == 1 {
+            let v = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);
+            rx.reads.push_back((t, v));
+        }
+        if q.rvalid.get() == 1 {
+            let (at, v) = rx.reads.pop_front().context("s_rvalid with no read")?;
+            if q.rdata.get() != v as u64 {
+                bail!(
+                    "cycle {t}: CQ_COUNT read (accepted at {at}) = {}, golden {v}",
+                    q.rdata.get()
+                );
+            }
+            if v == 0 {
+                rx.last_zero = Some(at);
+            } else {
+                rx.first_seen.get_or_insert(at);
+            }
+        }
+        if let Some((w, i)) = &mut rx.cur {
+            // Flit taken (the NI has the credits: nothing to wait for).
+            rx.credits -= 1;
+            if *i == 0 {
+                rx.first_head.get_or_insert(t);
+            }
+            *i += 1;
+            if *i == w.len() {
+                rx.tail = t;
+                let (w, _) = rx.cur.take().expect("sending");
+                rx.sent.push_back(Packet { words: w });
+            }
+        }
+        if q.credit_out_valid.get() == 1 {
+            rx.credits += 1;
+        }
+        if q.rx_commit.get() == 1 {
+            let pk = rx
+                .sent
+                .pop_front()
+                .context("rx_commit with no packet sent")?;
+            let o = self.golden.receive_packet(&pk);
+            if o != RxOutcome::Accepted {
+                bail!("cycle {t}: golden outcome {o:?} for a packet the RTL took");
+            }
+            rx.writes.extend(self.golden.take_writes());
+            rx.commit = t;
+        }
+        if q.m_awvalid.get() == 1 {
+            rx.aw.push_back(q.m_awaddr.get());
+            rx.aw_t = t;
+        }
+        if q.m_wvalid.get() == 1 {
+            rx.beats
+                .push((q.m_wdata.get_u128(), q.m_wstrb.get() as u16));
+            if q.m_wlast.get() == 1 {
+                let addr = rx.aw.pop_front().context("W before AW")?;
+                let w = rx
+                    .writes
+                    .pop_front()
+                    .context("a write the golden model did not make")?;
+                let mut got = Vec::new();
+                for (j, (d, st)) in rx.beats.drain(..).enumerate() {
+                    for (b, byte) in d.to_le_bytes().iter().enumerate() {
+                        if st >> b & 1 == 1 {
+                            if got.is_empty() && addr + 16 * j as u64 + b as u64 != w.addr {
+                                bail!("cycle {t}: write starts at the wrong byte");
+                            }
+                            got.push(*byte);
+                        }
+                    }
+                }
+                if got != w.data {
+                    bail!("cycle {t}: written bytes differ from the golden write");
+                }
+                rx.wlast = t;
+                rx.b_due.push_back(t + self.mem_latency.max(1));
+            }
+        }
+        if q.m_bvalid.get() == 1 && q.m_bready.get() == 1 {
+            rx.b_due.pop_front();
+            if self.p.awvalid.get() == 1 && self.p.awready.get() == 1 {
+                bail!("cycle {t}: an AXI4-Lite write accepted in the cycle of a B");
+            }
+            self.golden.write_landed()?;
+            rx.b = t;
+        }
+        if rx.poll && self.p.out_valid.get() == 1 && self.p.out_head.get() == 1 {
+            rx.resp_head.get_or_insert(t);
+        }
+        Ok(())
+    }
+
+    /// Send one RDMA write of `len` bytes (aligned, packets of up to P
+    /// bytes) into the NI, `notify` on its last packet; poll CQ_COUNT until
+    /// the completion is visible, then pop it. Returns what it saw.
+    fn rx_transfer(&mut self, len: u64, notify: bool, pay: u64, txid: u16) -> Result<Rx> {
+        if !self.rx_setup_done {
+            self.rx_setup_done = true;
+            self.golden.set_explicit_events(true);
+            self.golden.set_write_log(true);
+            let wn = |f| regs::win_reg(0, f);
+            for (a, v) in [
+                (wn(regs::WIN_BASE_LO), RX_LAND as u32),
+                (wn(regs::WIN_BASE_HI), (RX_LAND >> 32) as u32),
+                (wn(regs::WIN_SIZE_LO), 1 << 20),
+                (wn(regs::WIN_SIZE_HI), 0),
+                (wn(regs::WIN_CTRL), RX_PDID as u32 | 1 << 31),
+            ] {
+                self.ops.push_back((a, v, true));
+            }
+        }
+        while !self.ops.is_empty() || self.b_owed > 0 {
+            self.step()?;
+        }
+        for _ in 0..4 {
+            self.step()?;
+        }
+        let me = self.golden.me();
+        let src = Coords::new(4, 4, 1, 0)?;
+        let packets = len.div_ceil(pay);
+        for k in 0..packets {
+            let n = pay.min(len - k * pay);
+            let mut h = Header::new(PacketType::RdmaWrite, me);
+            h.set_vaddr(RX_LAND + k * pay)?.set_pdid(RX_PDID)?;
+            let mut f = Footer::new(src);
+            f.set_first(k == 0)
+                .set_last(k + 1 == packets)
+                .set_notify(notify && k + 1 == packets);
+            f.set_seq(k as u16)?.set_txid(txid)?;
+            let payload: Vec<u8> = (0..n).map(|i| (i * 7 + k) as u8).collect();
+            self.rx.queue.push_back(Packet::build(h, f, &payload).words);
+        }
+        self.rx.poll = true;
+        let start = self.cycle;
+        loop {
+            self.step()?;
+            let rx = &self.rx;
+            let done = rx.queue.is_empty()
+                && rx.cur.is_none()
+                && rx.sent.is_empty()
+                && rx.b_due.is_empty()
+                && rx.first_seen.is_some()
+                && rx.reads.is_empty()
+                && rx.credits == rx.buffer
+                && self.idle();
+            if done {
+                break;
+            }
+            if self.cycle - start > TIMEOUT {
+                bail!("the receive side did not finish within {TIMEOUT} cycles");
+            }
+        }
+        self.rx.poll = false;
+        self.ops.push_back((regs::CQ_PAGE + regs::CQ_POP, 0, false));
+        while !self.ops.is_empty() || self.b_owed > 0 {
+            self.step()?;
+        }
+        let seen = Rx {
+            buffer: self.rx.buffer,
+            credits: self.rx.buffer,
+            ..Rx::default()
+        };
+        let r = std::mem::replace(&mut self.rx, seen);
+        // The poll brackets the instant: 0 up to B, the entry after it.
+        match (r.last_zero, r.first_seen) {
+            (Some(z), Some(s)) if z <= r.b && s > r.b => Ok(r),
+            (z, s) => bail!(
+                "{len} B: completion visibility: last read of 0 accepted at {z:?}, first non-zero at {s:?}, B at {}",
+                r.b
+            ),
+        }
     }
 
     fn idle(&self) -> bool {
@@ -473,6 +790,37 @@ fn main() -> Result<()> {
                 100.0 * bpc / 16.0 / ceiling
             );
         }
+    }
+    println!(
+        "\n## Receive: last flit in -> completion visible, cycles (B response {mem_latency} cycles after the last W beat)"
+    );
+    println!("| transfer | packets | tail in -> rx_commit | -> AW | -> last W | -> B | -> **completion visible** (B + 1) | first head in -> visible | RdmaCompletion header out |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (k, (len, notify)) in [
+        (16u64, false),
+        (64, false),
+        (256, false),
+        (4096, false),
+        (64, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = b.rx_transfer(len, notify, pay, 100 + k as u16)?;
+        let d = |x: u64| x - r.tail;
+        let head = r.first_head.context("a head flit in")?;
+        println!(
+            "| RDMA write {len} B{} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
+            if notify { ", notify" } else { "" },
+            len.div_ceil(pay),
+            d(r.commit),
+            d(r.aw_t),
+            d(r.wlast),
+            d(r.b),
+            d(r.b + 1),
+            r.b + 1 - head,
+            r.resp_head.map_or("-".to_string(), |h| d(h).to_string()),
+        );
     }
     println!(
         "\nResources: `exanet generate --out out && exanet synth --out out --block ni` (default config)."

@@ -41,7 +41,7 @@ fn every_matrix_point_matches_the_golden_model() {
         let c = bench.coverage();
         println!("  {c:?}");
         // (Read requests out compete with read service for the link: about
-        // 10 at the 16-byte point in this many cycles.)
+        // 15..35 at the 16-byte point in this many cycles.)
         assert!(
             c.writes > 100 && c.read_reqs > 5 && c.messages > 4,
             "{text}: {c:?}"
@@ -91,6 +91,16 @@ fn every_matrix_point_matches_the_golden_model() {
             assert!(c.read_busy > 0, "{text}: {c:?}");
         }
         assert!(c.status_sticky > 0 && c.status_clears > 0, "{text}: {c:?}");
+        // Every write landed (B) but perhaps the last; the completion
+        // queue was read while a completion's write was landing (the RTL
+        // must not show it yet); forged acks while the message was being
+        // sent were decided Stale.
+        assert!(
+            c.landed <= c.rx_writes && c.landed + 1 >= c.rx_writes,
+            "{text}: {c:?}"
+        );
+        assert!(c.cq_reads_landing > 5, "{text}: {c:?}");
+        assert!(c.acks_while_sending > 0, "{text}: {c:?}");
         // Acknowledgements recycle message slots: more messages than the
         // slots of all channels times the reset pulses.
         let n = &p.ni;
@@ -237,6 +247,7 @@ fn assert_edits_caught(point: usize, edits: &[Edit], cycles: u64, seed: u64) {
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
+        println!("  `{to}`: {m}");
         assert!(edit.ports.iter().any(|p| m.port.starts_with(p)), "{m}");
     }
 }
@@ -269,8 +280,11 @@ fn an_edited_rtl_is_caught() {
 }
 
 /// Edited mailbox / completion logic — a full mailbox answers MailboxAck
-/// (the message would be lost), or an RDMA write's completion is posted as
-/// READ_DONE — the bench catches each.
+/// (the message would be lost); an RDMA write's completion is posted as
+/// READ_DONE; a data packet's completion and notify response are posted at
+/// the decision (before its write's B, as the RTL did before); an
+/// acknowledgement is taken while its message is still being sent — the
+/// bench catches each.
 #[test]
 fn an_edited_mailbox_or_completion_is_caught() {
     if skip_without_verilator() {
@@ -290,6 +304,31 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 to: "x_cq_kind = (x_pt == 5'h01) ? 2'd2 :",
                 setup: general,
                 ports: &["s_rdata"],
+            },
+            // Completion visible (CQ_COUNT, CQ_W0, STATUS) or RdmaCompletion
+            // picked before the data landed.
+            Edit {
+                from: "x_defer = x_write;",
+                to: "x_defer = 1'b0;",
+                setup: general,
+                ports: &["s_rdata", "tx_pick"],
+            },
+            // Only the completion at the decision: a CQ_COUNT / CQ_W0 /
+            // STATUS read while the write is landing sees it.
+            Edit {
+                from: "cq_push = (cq_wr && !x_defer) || (w_land && wl_cq);",
+                to: "cq_push = cq_wr;",
+                setup: general,
+                ports: &["s_rdata"],
+            },
+            // A forged ack frees or re-queues a slot mid-stream: a retry
+            // sends the message again (pick), a freed slot takes a send
+            // the golden model refuses, the counters and error queue differ.
+            Edit {
+                from: " && !(ms_v && (ms_idx == k_idx));",
+                to: ";",
+                setup: general,
+                ports: &["s_rdata", "s_bresp", "tx_pick", "out_data"],
             },
         ],
         25_000,

@@ -1,6 +1,7 @@
 //! Co-simulation of `node-pair`: two NIs joined by two RTL routers against
 //! two golden NIs exchanging the same packets; one passing run with its
-//! coverage and latency figures, and two faulty golden sides (another
+//! coverage (RDMA writes and reads, messages, Busy, a reset in the middle
+//! of traffic) and latency figures, and two faulty golden sides (another
 //! window PDID; one memory byte) that the checks must catch. One Verilator
 //! build: the fault runs use the same RTL (the build cache hits).
 
@@ -60,10 +61,18 @@ fn node_pair_matches_golden_and_faults_are_caught() {
         "{c:?}"
     );
     assert!(c.write_in > 20 && c.notify > 5 && c.messages > 20, "{c:?}");
+    // RDMA reads between the nodes: READ_DONE at the requester (and
+    // NOTIFY at the server, counted above).
+    assert!(c.rdma_reads > 5 && c.read_done > 5, "{c:?}");
     assert!(
         c.tx_packets.iter().all(|&k| k > 0),
-        "RdmaWrite, Mailbox, MailboxAck, MailboxNack (full, resent), RdmaCompletion: {c:?}"
+        "RdmaWrite, Mailbox, MailboxAck, MailboxNack (full, resent), RdmaCompletion, \
+         RdmaReadReq, RdmaReadResp: {c:?}"
     );
+    // A completion queue left alone filled up: Busy, confirmed by the
+    // golden model; and a reset pulse in the middle of traffic.
+    assert!(c.cq_holds >= 1 && c.busy_checks > 0, "{c:?}");
+    assert!(c.mid_resets >= 1 && c.drains_after_reset >= 1, "{c:?}");
     assert!(c.refused_full > 0 && c.refused > 0, "{c:?}");
     assert!(c.delivered > 100 && c.axi_writes > 20, "{c:?}");
     assert_eq!(f.write_64b.len(), 4, "{f:?}");

@@ -90,7 +90,8 @@
 //!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]
 //!   m_wstrb[16] m_wlast m_bvalid m_bready m_bresp[2]` (bresp not used yet).
 //!   One burst per accepted data packet, strobes exactly its bytes; AW
-//!   before W; the next packet is taken after B.
+//!   before W; the next packet is taken after B, which also posts the
+//!   packet's completion and notify response (timing contract below).
 //! - `rx_commit`: this cycle the receive path decides a packet (the golden
 //!   model's `receive_packet` instant); `rx_busy`: this cycle it holds a
 //!   checked packet it cannot take because a queue it needs is full (the
@@ -121,6 +122,20 @@
 //!   error), slot and STATUS effects are visible from t+1 on (a response
 //!   it queues can be picked at t+1); its memory write follows on AXI4.
 //!   `rx_busy` repeats every cycle until the packet can be taken.
+//! - Except: an accepted data packet's completion (`last = 1`) and
+//!   RdmaCompletion response (notify) are posted in the cycle tB of its
+//!   write's B handshake (`m_bvalid && m_bready`), the golden model's
+//!   `write_landed` (explicit events), after a read accepted or a pick in
+//!   tB and before a write accepted in tB (a CQ_POP in tB pops it when the
+//!   queue was empty). Visible from tB+1 (the response can be picked at
+//!   tB+1): software never sees a completion before the data are in
+//!   memory. The room for both is checked at `rx_commit` (`Busy`) and held
+//!   until tB.
+//! - A packetizer message is *being sent* from its LOAD until the cycle tT
+//!   its tail flit is on `out_*`: a MailboxAck / MailboxNack naming its
+//!   slot decided at or before tT is `Stale` (rejected, counted; the slot
+//!   is not freed or re-queued). The golden model's `packet_left` at tT,
+//!   after the decision of tT.
 //!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`

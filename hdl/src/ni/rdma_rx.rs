@@ -16,7 +16,11 @@
 //! range below `2^addr_bits`; a data packet's `[vaddr, vaddr + size)`, a
 //! read request's `[vaddr, vaddr + len)`), mailbox PDID, and for MailboxAck /
 //! MailboxNack the message slot (`txid = c·pkt_slots + slot` awaiting an
-//! acknowledgement from `src` with that PDID, else `Stale`). The decision
+//! acknowledgement from `src` with that PDID and not being sent, else
+//! `Stale`). "Being sent" (`ms_v`, `ms_idx`): from the message's send-queue
+//! pop ([`super::rdma_tx`] LOAD) until its tail flit is on `out_*`; such an
+//! ack can only be forged (no receiver answers a packet before its tail),
+//! and acting on it would free or re-queue a slot still being read out. The decision
 //! uses the register state at the start of the cycle; its effects are
 //! committed at its end. No decision while the scheduler picks or loads.
 //!
@@ -26,13 +30,25 @@
 //! footer, not MISROUTED), a read-queue entry (accepted RdmaReadReq); when
 //! one is full the packet waits (`rx_busy`), as the golden model's `Busy`.
 //!
+//! **Completion after landing.** An accepted data packet's completion
+//! (`last = 1`) and RdmaCompletion response (notify) are decided at DECIDE
+//! (status from the damaged-transfer table then) and written into the
+//! queues' tail slots, but posted (tail pointer and count, so CQ_COUNT,
+//! CQ_W*, STATUS.CQ_NONEMPTY and the scheduler see them) only in the cycle
+//! its AXI4 write's B handshake is taken (`m_bvalid && m_bready`, state B):
+//! software never sees a completion, nor the source a notify, before the
+//! last byte is in memory. The room check stays at DECIDE; the slots are
+//! held meanwhile because only decisions push into these queues and no
+//! packet is decided until this one's B (pops only in between).
+//!
 //! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
 //! the trusted fields or sticky ERRQ_OVERFLOW, nothing written); accepted
 //! data packets: one AXI4 write burst of the payload (strobed, AWUSER =
 //! PDID; RX_DATA_BYTES) and with `last = 1` a completion (WRITE_IN /
 //! READ_DONE) whose status comes from the damaged-transfer table, plus an
-//! RdmaCompletion response when notify; RdmaCompletion → NOTIFY entry;
+//! RdmaCompletion response when notify, both posted at B (above);
+//! RdmaCompletion → NOTIFY entry;
 //! Nack → READ_DONE / REMOTE_DENIED entry; RdmaReadReq → a read job
 //! `{notify, txid, PDID, requester, len, landing, source}` in the read
 //! queue (`read_queue_depth` entries, popped by [`super::rdma_tx`] when it
@@ -52,7 +68,9 @@
 //! `2 + P/16` credits (virtual cut-through into a one-packet buffer), so
 //! the buffer is empty whenever a head flit arrives. Latency: tail flit in
 //! cycle t, decision at t + 3 + ceil(size/16) (CRC replay), AW from the
-//! next cycle.
+//! next cycle, then one W beat per cycle when WREADY; a data packet's
+//! completion is readable from the cycle after its B handshake (figures in
+//! BENCHMARKS.md, "Network interface").
 
 use super::top::Geometry;
 use anyhow::Result;
@@ -130,6 +148,14 @@ reg        st_hdrc;
 reg [31:0] mb_fulln;
 reg [31:0] mb_retry;
 reg [31:0] mb_denied;
+// The accepted data packet being written posts a completion / a notify
+// response when its write lands (B).
+reg        wl_cq;
+reg        wl_rq;
+// The packetizer message being sent (picked, tail flit not yet out): its
+// NI-wide slot {channel, slot}.
+reg        ms_v;
+reg [@KIW@:0] ms_idx;
 
 // Queue states and the damaged-transfer table lookup of the packet's
 // (src, txid): hits, and the lowest free entry (one-hot).
@@ -158,8 +184,10 @@ always @(*) begin
     k_c = @CW@'d0;
     k_t = 14'd0;
 @KLOOKUP@    k_idx = {k_c, k_t[@SAM1@:0]};
+    // Not while the message is still being sent: no receiver answers a
+    // packet before its tail, and the slot is still being read out.
     x_await = k_ok && (ps_state[k_idx] == 2'd2) && (ps_dest[k_idx] == footer_unpack$src)
-              && (ps_pdid[k_idx] == header_unpack$pdid);
+              && (ps_pdid[k_idx] == header_unpack$pdid) && !(ms_v && (ms_idx == k_idx));
 end
 
 always @(*) begin
@@ -207,6 +235,7 @@ reg        x_try;
 reg        x_commit;
 reg        x_busy;
 reg        x_write;
+reg        x_defer;
 reg  [4:0] x_rq_pt;
 reg  [7:0] x_rq_fl;
 reg [64:0] x_rq_ent;
@@ -290,6 +319,11 @@ const DECIDE: &str = r#"
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;
     x_write = x_commit && x_accept && x_data;
+    // A data packet's completion and notify response are posted when its
+    // write lands (B), not here: software must not see a completion before
+    // the data. Their slots are written now and held (nothing else pushes
+    // into these queues before B: only decisions push, one packet at a time).
+    x_defer = x_write;
     // The response it causes, and the completion it posts.
     if (!x_accept) begin
         x_rq_pt = x_mb ? 5'h15 : 5'h13;
@@ -312,8 +346,13 @@ const DECIDE: &str = r#"
     ak_deny = (x_pt == 5'h15) && !ak_retry;
 end
 
-// Completion, response and mailbox queues: pushes at the decision, pops by
-// software (CQ_POP, MB_POP) and by the scheduler (responses).
+// Completion, response and mailbox queues: pushes at the decision (a data
+// packet's completion and notify response: at its B), pops by software
+// (CQ_POP, MB_POP) and by the scheduler (responses). An entry is written
+// into the tail slot at the decision; the push makes it visible.
+reg        cq_wr;
+reg        rq_wr;
+reg        w_land;
 reg        cq_push;
 reg        cq_pop;
 reg        rq_push;
@@ -333,8 +372,11 @@ reg [31:0] mb_rs;
 reg  [8:0] mb_b0;
 reg [31:0] mb_dw;
 always @(*) begin
-    cq_push = x_commit && x_need_cq;
-    rq_push = x_commit && x_need_rq;
+    cq_wr = x_commit && x_need_cq;
+    rq_wr = x_commit && x_need_rq;
+    w_land = (rx_st == 3'd5) && m_bvalid;
+    cq_push = (cq_wr && !x_defer) || (w_land && wl_cq);
+    rq_push = (rq_wr && !x_defer) || (w_land && wl_rq);
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != @CQW@'d0) || cq_push);
     mb_pop = wr_fire && a_mbpop && ((mb_count != @MBW@'d0) || mb_push);
@@ -360,8 +402,8 @@ always @(*) begin
                            ((mb_b0 + 9'd1) < mb_hlen) ? 8'hFF : 8'h00, (mb_b0 < mb_hlen) ? 8'hFF : 8'h00};
 end
 always @(posedge clock) begin
-    if (cq_push) cq_mem[cq_tail] <= x_cq_ent;
-    if (rq_push) rq_mem[rq_tail] <= x_rq_ent;
+    if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
+    if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
                                      x_p1[95:64], x_p1[41:0], header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
@@ -397,6 +439,17 @@ always @(posedge clock) begin
         if (mb_pop) mb_head <= (mb_head == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_head + @MBA@'d1;
         mb_count <= mb_count + {@MBA@'d0, mb_push} - {@MBA@'d0, mb_pop};
     end
+end
+
+// The message being sent: from the send-queue pop (LOAD) to its tail flit
+// on the output. At most one message is in flight, and its tail is the
+// first one out after its pop.
+always @(posedge clock) begin
+    if (reset) ms_v <= 1'b0;
+    else if (pq_pop) begin
+        ms_v <= 1'b1;
+        ms_idx <= {e_c, pq_slot};
+    end else if (ov_q && ot_q) ms_v <= 1'b0;
 end
 
 // Sticky STATUS bits, the damaged-transfer table, mailbox counters. The
@@ -545,6 +598,8 @@ always @(posedge clock) begin
         rc_valid <= 1'b0;
         rc_done <= 1'b0;
         mb_cp <= 1'b0;
+        wl_cq <= 1'b0;
+        wl_rq <= 1'b0;
         rx_packets <= 32'd0;
         rx_rejected <= 32'd0;
         rx_hdrc <= 32'd0;
@@ -592,6 +647,8 @@ always @(posedge clock) begin
                     rej_cnt[x_reason] <= rej_cnt[x_reason] + 32'd1;
                 end
                 rx_cr <= rx_n;
+                wl_cq <= x_need_cq && x_defer;
+                wl_rq <= x_need_rq && x_defer;
                 if (x_write) begin
                     rx_bytes <= rx_bytes + {18'd0, header_unpack$size};
                     rx_st <= 3'd3;

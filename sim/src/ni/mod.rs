@@ -14,7 +14,10 @@
 //! [`Ni::receive_packet`] (returns [`RxOutcome`]); [`Ni::mem`] /
 //! [`Ni::mem_mut`] (backdoor), [`Ni::counters`], [`Ni::take_writes`] (memory
 //! write log); [`Packet::to_flits`] / [`Packet::from_flits`] convert to and
-//! from 128-bit router flits. [`driver`] holds the register sequences software uses;
+//! from 128-bit router flits. Cycle-level benches turn on
+//! [`Ni::set_explicit_events`] and report [`Ni::write_landed`] (a data
+//! packet's memory write completed) and [`Ni::packet_left`] (a packet's
+//! tail flit sent); see "Explicit events" below. [`driver`] holds the register sequences software uses;
 //! [`fabric`] an in-order network stub joining several NIs.
 //!
 //! # Parameters ([`NiParams`])
@@ -172,7 +175,12 @@
 //!   write, READ_DONE for a read response; peer = src, txid, PDID) whose
 //!   status is PACKET_REJECTED when (src, txid) was marked damaged (the mark
 //!   is removed), else UNTRACKED when TRACK_LOST is set, else OK; and if
-//!   notify: queue an RdmaCompletion to src with that status.
+//!   notify: queue an RdmaCompletion to src with that status. The status
+//!   is decided when the packet is consumed; the completion and the
+//!   RdmaCompletion are posted when the write has **landed** (at once in
+//!   the transaction model; at [`Ni::write_landed`] with explicit events),
+//!   so software never sees a completion, nor the source a notify, before
+//!   the last byte is in memory.
 //! - RdmaReadReq: queue a read-serve job: RdmaReadResp packets from
 //!   [vaddr, +len) here to the requester's landing address, PDID and txid of
 //!   the request, notify copied, segmented as above.
@@ -183,7 +191,8 @@
 //! - Nack: post READ_DONE with status REMOTE_DENIED, reason = flags.
 //! - MailboxAck/MailboxNack: txid names channel `txid / pkt_slots`, slot
 //!   `txid % pkt_slots`; must await an ack from src with that PDID (else
-//!   rejected `Stale`). Ack frees the slot; Nack(0 full) or
+//!   rejected `Stale`; so is one naming a message whose packet has not left
+//!   whole, see "Explicit events"). Ack frees the slot; Nack(0 full) or
 //!   Nack(PAYLOAD_CRC) re-queues the same message at the tail of the
 //!   channel's message FIFO (MB_RETRIES += 1); any other Nack frees the slot,
 //!   MB_DENIED += 1, CH_ERR = MSG_DENIED.
@@ -199,6 +208,21 @@
 //! = reason); nothing else is answered. A Nack is not matched against
 //! outstanding reads (the requester keeps no read state): any valid Nack
 //! posts a READ_DONE / REMOTE_DENIED entry.
+//!
+//! # Explicit events ([`Ni::set_explicit_events`])
+//! The model is transaction-level: by default a data packet's bytes land
+//! when it is consumed and an emitted packet has left whole. A cycle-level
+//! caller (the RTL co-simulation benches) turns explicit events on and
+//! reports the two instants the RTL makes visible:
+//! - [`Ni::write_landed`] at each accepted data packet's AXI4 write
+//!   response (B), oldest first: its completion and RdmaCompletion (if
+//!   any) are posted then. Their completion-queue and response-queue slots
+//!   are held from the decision on: the `Busy` check counts them, so
+//!   nothing else can take them in between.
+//! - [`Ni::packet_left`] at each packet's tail flit: until then, an
+//!   acknowledgement naming a packetizer message being sent is `Stale`
+//!   (rejected, counted, reported; the slot is neither freed nor
+//!   re-queued while its bytes are still being read out).
 //!
 //! # Protection ([`protection`])
 //! Windows and PDIDs are set only through page 0. A data packet needs one

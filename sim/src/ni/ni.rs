@@ -56,6 +56,21 @@ pub struct Ni {
     mailbox: Mailbox,
     errq: ErrorQueue,
     counters: Counters,
+    /// The caller reports when a data write lands and when a packet's
+    /// tail leaves ([`Ni::set_explicit_events`]).
+    explicit: bool,
+    /// Accepted data packets whose memory write has not landed yet, oldest
+    /// first: what each posts when it lands.
+    landing: VecDeque<Landing>,
+}
+
+/// What an accepted data packet posts when its memory write has landed:
+/// the completion (last packet of a transfer) and the RdmaCompletion
+/// response (notify). Their queue slots are reserved from the decision on.
+#[derive(Clone, Debug, Default)]
+struct Landing {
+    cq: Option<CqEntry>,
+    resp: Option<Packet>,
 }
 
 /// Resources an accepted or rejected packet needs before it may be consumed.
@@ -100,6 +115,8 @@ impl Ni {
             mailbox: Mailbox::new(p.mailbox_depth),
             errq: ErrorQueue::new(p.errq_depth),
             counters: Counters::default(),
+            explicit: false,
+            landing: VecDeque::new(),
             p,
         })
     }
@@ -134,15 +151,94 @@ impl Ni {
     pub fn take_writes(&mut self) -> Vec<MemWrite> {
         std::mem::take(&mut self.writes)
     }
+    /// Explicit events (off by default). Off, the model is a transaction
+    /// model: an accepted data packet's bytes land at once (its completion
+    /// and RdmaCompletion response are posted by [`Ni::receive_packet`]),
+    /// and an emitted packet has left whole. On, the caller (a cycle-level
+    /// bench) reports two instants the model cannot know:
+    /// - [`Ni::write_landed`]: the memory write of the oldest accepted data
+    ///   packet still in flight has landed (the RTL: its AXI4 B response).
+    ///   Only then are its completion and response posted: software never
+    ///   sees a completion before the data are in memory. Their queue slots
+    ///   are reserved at the decision (the `Busy` check counts them).
+    /// - [`Ni::packet_left`]: a packet's tail flit has left. Until a
+    ///   packetizer message has left, an acknowledgement naming its slot is
+    ///   `Stale` (no receiver answers a packet before its tail; the slot
+    ///   must not be freed or re-queued while it is being read out).
+    ///
+    /// The memory bytes ([`Ni::mem`]) change at `receive_packet` either
+    /// way; only what software can observe of a transfer's end waits.
+    ///
+    /// Turning it off posts every write still in flight and forgets the
+    /// packets still leaving.
+    pub fn set_explicit_events(&mut self, on: bool) {
+        self.explicit = on;
+        if !on {
+            while let Some(l) = self.landing.pop_front() {
+                self.post(&l);
+            }
+            for c in &mut self.channels {
+                for slot in 0..self.p.pkt_slots {
+                    c.pkt.set_leaving(slot, false);
+                }
+            }
+        }
+    }
+    /// Accepted data packets whose write has not landed
+    /// ([`Ni::set_explicit_events`]; always 0 when off).
+    pub fn writes_in_flight(&self) -> usize {
+        self.landing.len()
+    }
+    /// The memory write of the oldest accepted data packet in flight has
+    /// landed: post its completion and RdmaCompletion response, if any
+    /// (see [`Ni::set_explicit_events`]). Returns the completion posted;
+    /// an error when no write is in flight.
+    pub fn write_landed(&mut self) -> Result<Option<CqEntry>> {
+        let l = self
+            .landing
+            .pop_front()
+            .context("write_landed: no accepted data packet's write is in flight")?;
+        self.post(&l);
+        Ok(l.cq)
+    }
+    /// The tail flit of `pkt` (a packet this NI emitted) has left (see
+    /// [`Ni::set_explicit_events`]): a packetizer message's slot may now
+    /// be acknowledged. Other packets change nothing.
+    pub fn packet_left(&mut self, pkt: &Packet) {
+        if let Some(ch) = self.message_slot(pkt) {
+            self.channels[ch.0].pkt.set_leaving(ch.1, false);
+        }
+    }
+    /// Channel and slot of a packetizer message `pkt` from this node.
+    fn message_slot(&self, pkt: &Packet) -> Option<(usize, usize)> {
+        let h = Header::from_bits(pkt.header_word()).ok()?;
+        let f = Footer::from_bits(pkt.footer_word()).ok()?;
+        if h.ptype() != PacketType::Mailbox || f.src() != self.me {
+            return None;
+        }
+        let t = f.txid() as usize;
+        let ch = t / self.p.pkt_slots;
+        (ch < self.channels.len()).then_some((ch, t % self.p.pkt_slots))
+    }
+    fn post(&mut self, l: &Landing) {
+        if let Some(e) = l.cq {
+            self.cq.push(e);
+        }
+        if let Some(r) = &l.resp {
+            self.resp.push_back(r.clone());
+        }
+    }
     /// Some packet is ready to emit.
     pub fn has_packet(&self) -> bool {
         !self.resp.is_empty()
             || !self.reads.is_empty()
             || (self.tx_enable && self.channels.iter().any(|c| c.ready()))
     }
-    /// Nothing queued to send and no message awaiting an acknowledgement.
+    /// Nothing queued to send, no write landing and no message awaiting an
+    /// acknowledgement.
     pub fn quiescent(&self) -> bool {
         !self.has_packet()
+            && self.landing.is_empty()
             && self
                 .channels
                 .iter()
@@ -359,6 +455,11 @@ impl Ni {
         self.counters.tx_packets += 1;
         self.counters.tx_payload_bytes +=
             Header::from_bits(pkt.header_word()).map_or(0, |h| h.size() as u64);
+        if self.explicit {
+            if let Some((ch, slot)) = self.message_slot(&pkt) {
+                self.channels[ch].pkt.set_leaving(slot, true);
+            }
+        }
         Some(pkt)
     }
 
@@ -385,8 +486,11 @@ impl Ni {
                 ..Needs::default()
             },
         };
-        if (needs.resp && self.resp.len() >= self.p.resp_queue_depth)
-            || (needs.cq && !self.cq.has_room())
+        // Entries of writes still landing hold their slots.
+        let cq_held = self.landing.iter().filter(|l| l.cq.is_some()).count();
+        let resp_held = self.landing.iter().filter(|l| l.resp.is_some()).count();
+        if (needs.resp && self.resp.len() + resp_held >= self.p.resp_queue_depth)
+            || (needs.cq && self.cq.len() + cq_held >= self.p.cq_depth)
             || (needs.read && self.reads.len() >= self.p.read_queue_depth)
         {
             return RxOutcome::Busy;
@@ -428,6 +532,9 @@ impl Ni {
                 if footer.first() {
                     self.tracker.clear(src, txid);
                 }
+                // The status is decided now; the entries are posted when
+                // the write has landed (at once unless explicit events).
+                let mut l = Landing::default();
                 if footer.last() {
                     let status = self.tracker.finish(src, txid);
                     let kind = if header.ptype() == PacketType::RdmaWrite {
@@ -435,7 +542,7 @@ impl Ni {
                     } else {
                         CqKind::ReadDone
                     };
-                    self.cq.push(CqEntry {
+                    l.cq = Some(CqEntry {
                         kind,
                         status,
                         reason: 0,
@@ -444,7 +551,7 @@ impl Ni {
                         pdid: header.pdid(),
                     });
                     if footer.notify() {
-                        self.resp.push_back(response_packet(
+                        l.resp = Some(response_packet(
                             PacketType::RdmaCompletion,
                             self.me,
                             src,
@@ -453,6 +560,11 @@ impl Ni {
                             status as u8,
                         ));
                     }
+                }
+                if self.explicit {
+                    self.landing.push_back(l);
+                } else {
+                    self.post(&l);
                 }
                 Ok(RxOutcome::Accepted)
             }

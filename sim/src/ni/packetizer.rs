@@ -11,6 +11,12 @@
 //!
 //! The message's transaction id is its NI-wide slot number
 //! `channel * pkt_slots + slot`, so an acknowledgement names its slot.
+//!
+//! While a slot's packet is still leaving (its tail flit not yet sent; only
+//! tracked when the NI model runs with explicit events), an
+//! acknowledgement naming it is `Stale`: no receiver answers a packet
+//! before its tail, so such an ack is forged, and acting on it would free
+//! or re-queue a slot the transmitter is still reading.
 
 use super::errors::RejectReason;
 use super::wire::Packet;
@@ -39,6 +45,8 @@ struct Slot {
     dest: Coords,
     pdid: u16,
     data: Vec<u8>,
+    /// Its packet is leaving: picked, tail not yet sent.
+    leaving: bool,
 }
 
 /// What an acknowledgement did.
@@ -71,6 +79,7 @@ impl Packetizer {
                     dest: Coords::default(),
                     pdid: 0,
                     data: Vec::new(),
+                    leaving: false,
                 };
                 slots
             ],
@@ -107,6 +116,7 @@ impl Packetizer {
         s.pdid = pdid;
         s.data.clear();
         s.data.extend_from_slice(data);
+        s.leaving = false;
         self.queue.push_back(i);
         true
     }
@@ -125,9 +135,17 @@ impl Packetizer {
         Some(Packet::build(h, f, &s.data))
     }
 
+    /// Mark `slot`'s packet as leaving (picked, tail not yet sent) or left.
+    pub fn set_leaving(&mut self, slot: usize, on: bool) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            s.leaving = on;
+        }
+    }
+
     /// Apply an ack (`nack = None`) or nack (`Some(flags)`) for `slot` from
-    /// `src` under `pdid`. A slot not awaiting an ack, or an ack from another
-    /// node or PDID than the message's, is [`RejectReason::Stale`].
+    /// `src` under `pdid`. A slot not awaiting an ack, one whose packet is
+    /// still leaving, or an ack from another node or PDID than the
+    /// message's, is [`RejectReason::Stale`].
     pub fn acknowledge(
         &mut self,
         slot: usize,
@@ -138,7 +156,7 @@ impl Packetizer {
         let Some(s) = self.slots.get_mut(slot) else {
             return Err(RejectReason::Stale);
         };
-        if s.state != SlotState::AwaitAck || s.dest != src || s.pdid != pdid {
+        if s.state != SlotState::AwaitAck || s.leaving || s.dest != src || s.pdid != pdid {
             return Err(RejectReason::Stale);
         }
         match nack {
@@ -212,5 +230,21 @@ mod tests {
         );
         assert_eq!(p.free(), 2);
         assert!(!p.pending());
+    }
+
+    #[test]
+    fn an_ack_while_the_packet_is_leaving_is_stale() {
+        let me = Coords::new(0, 0, 0, 1).unwrap();
+        let d = Coords::new(3, 0, 0, 0).unwrap();
+        let mut p = Packetizer::new(1, 0);
+        assert!(p.send(d, 4, b"hi"));
+        p.next_packet(me).unwrap();
+        p.set_leaving(0, true);
+        for nack in [None, Some(NACK_FULL), Some(RejectReason::Pdid.code())] {
+            assert_eq!(p.acknowledge(0, d, 4, nack), Err(RejectReason::Stale));
+        }
+        assert_eq!(p.slot_state(0), SlotState::AwaitAck, "untouched");
+        p.set_leaving(0, false);
+        assert_eq!(p.acknowledge(0, d, 4, None), Ok(AckOutcome::Delivered));
     }
 }

@@ -38,12 +38,16 @@
 //!   Mailbox messages from four senders (mostly with the MBOX_CTRL PDID),
 //!   MailboxAck / MailboxNack (full, payload CRC, other reasons) for the
 //!   NI's own messages seen leaving (after their tail flit) (and stale ones: wrong source, PDID or
-//!   slot), RdmaCompletion and Nack packets; each good or damaged one way —
+//!   slot; and, for every second message picked, a forged one sent as soon
+//!   as the port is free while the message is still being sent, which is
+//!   `Stale` when decided before its tail leaves),
+//!   RdmaCompletion and Nack packets; each good or damaged one way —
 //!   forged PDID, outside the window, beyond `2^addr_bits`, crossing a P
 //!   boundary, misrouted, size 0, Ack type, unknown type, payload bit flip,
 //!   single (corrected) and double header errors, footer bit flip, a word
 //!   dropped or added, header only. The memory's AXI4 write slave has
-//!   random AW/W backpressure and B latency.
+//!   random AW/W backpressure and B latency. When a completion's write is
+//!   on its way, software often polls CQ_COUNT / CQ_W0.
 //! - **Many-to-one burst** ([`NiBench::set_mailbox_burst`]): instead, only
 //!   mailbox messages from several senders (two in flight each, each
 //!   message resent when answered MailboxNack), software reading each
@@ -64,9 +68,14 @@
 //! AXI4 in order, one burst each: AW aligned, length, size 16, INCR,
 //! AWUSER = the packet's PDID, no 4 KiB crossing; the strobed bytes
 //! exactly the written range and data. Any AW with no golden write pending
-//! (e.g. from a rejected packet) fails. Credits return on the packet's VC,
-//! as many as its flits, none unowed. Order of golden calls within a
-//! cycle: read accepted, pick, receive, write accepted.
+//! (e.g. from a rejected packet) fails. At each B handshake the golden
+//! model's oldest write lands (`write_landed`: the completion and notify
+//! response are posted then, so a CQ read or a pick that shows one before
+//! the B is a mismatch); at each tail flit out the packet has left
+//! (`packet_left`; explicit events, see `exanet_sim::ni`). Credits return
+//! on the packet's VC, as many as its flits, none unowed. Order of golden
+//! calls within a cycle: read accepted, pick, receive, write landed, write
+//! accepted, packet left.
 //!
 //! Phases end with a drain (no new accesses or packets until both sides
 //! are idle; meanwhile the receive agent acknowledges every message of the
@@ -265,6 +274,14 @@ pub struct NiCoverage {
     pub status_clears: u64,
     /// Phases that ended without a reset pulse.
     pub phases_no_reset: u64,
+    /// B responses taken (each the golden model's `write_landed`); reads
+    /// of CQ_COUNT, CQ_W0 or STATUS accepted while a completion's write was
+    /// still landing (the completion must not be visible yet).
+    pub landed: u64,
+    pub cq_reads_landing: u64,
+    /// Acknowledgements sent while the message they name was still being
+    /// sent (tail not out): decided `Stale`, the slot untouched.
+    pub acks_while_sending: u64,
     /// Many-to-one burst ([`NiBench::set_mailbox_burst`]): messages created
     /// by the senders, delivered to software (read and popped), answered
     /// MailboxNack (full), delivered twice (must stay 0), answered with
@@ -401,6 +418,19 @@ struct Rx {
     busy_run: u64,
     /// Read requests still to send back to back.
     read_storm: u64,
+    /// Golden writes not yet landed (B), oldest first: whether each posts
+    /// a completion when it lands.
+    landing: VecDeque<bool>,
+    /// A completion's write was decided: software may poll CQ_COUNT.
+    poll_landing: bool,
+    /// The NI's messages picked whose tail has not left: destination,
+    /// PDID, txid.
+    sending_msgs: Vec<(Coords, u16, u16)>,
+    /// A message just picked, to acknowledge at once (while it is sent),
+    /// when `early_go` (every second message picked: `early_coin`).
+    early: Option<(Coords, u16, u16)>,
+    early_go: bool,
+    early_coin: bool,
 }
 
 impl Rx {
@@ -414,6 +444,12 @@ impl Rx {
             senders: (0..4).map(|k| c(0x2_0A01 + 0x1010 * k)).collect(),
             busy_run: 0,
             read_storm: 0,
+            landing: VecDeque::new(),
+            poll_landing: false,
+            sending_msgs: Vec::new(),
+            early: None,
+            early_go: false,
+            early_coin: false,
             land,
             pdid: 0,
             buffer,
@@ -488,6 +524,7 @@ impl NiBench {
         let mut golden = Ni::new(&golden_params, me)?;
         *golden.mem_mut() = mem.clone();
         golden.set_write_log(true);
+        golden.set_explicit_events(true);
         let params_p = params.ni.max_payload_bytes;
         Ok(NiBench {
             params,
@@ -657,7 +694,7 @@ impl NiBench {
         } else if self.draining {
             0
         } else if rng.chance(if class == 0 { 0.5 } else { 0.3 }) {
-            5 + rng.below(85)
+            5 + rng.below(87)
         } else {
             0
         };
@@ -893,7 +930,7 @@ impl NiBench {
             }
             84..=85 if n < self.rx.buffer => words.insert(1, rng.next_u128()),
             86 => words.truncate(1),
-            87..=89 => {
+            87..=91 => {
                 // a type code no packet has, with a valid ECC
                 let unknown = [0x00u128, 0x05, 0x0F, 0x16, 0x1F][rng.below(5) as usize];
                 let body = (words[0] & !(0x1F << 43) | unknown << 43) & ((1 << 112) - 1);
@@ -902,6 +939,24 @@ impl NiBench {
             _ => {}
         }
         words
+    }
+
+    /// A MailboxAck or MailboxNack (full, or a final reason) naming the
+    /// NI's message `key` (destination, PDID, txid), as its destination
+    /// would send it.
+    fn early_ack(&self, rng: &mut Rng, key: (Coords, u16, u16)) -> Vec<u128> {
+        let (ptype, flags) = match rng.below(4) {
+            0 | 1 => (PacketType::MailboxAck, 0),
+            2 => (PacketType::MailboxNack, 0),
+            _ => (PacketType::MailboxNack, 1 + rng.below(10) as u8),
+        };
+        let mut h = Header::new(ptype, self.me);
+        h.set_pdid(key.1).expect("16-bit PDID");
+        let mut f = Footer::new(key.0);
+        f.set_first(true).set_last(true);
+        f.set_txid(key.2).expect("14-bit txid");
+        f.set_flags(flags).expect("8-bit flags");
+        Packet::build(h, f, &[]).words
     }
 
     /// The next message of the many-to-one burst, if a sender has one to
@@ -1239,11 +1294,14 @@ impl NiBench {
     fn descriptor(&mut self, rng: &mut Rng, page: u32) {
         let n = &self.params.ni;
         let lim = 1u64 << n.addr_bits;
+        // Long transfers: up to 80 packets at small packet sizes (so that
+        // one transfer does not hold the only channel for most of a phase).
+        let long = 80 * n.max_payload_bytes as u64;
         let len: u64 = match rng.below(100) {
             0..=44 => 1 + rng.below(64),
             45..=79 => 1 + rng.below(700),
-            80..=94 => 1 + rng.below(5000),
-            95..=97 => 1 + rng.below(20000),
+            80..=94 => 1 + rng.below(5000.min(long)),
+            95..=97 => 1 + rng.below(20000.min(long)),
             _ => 0,
         };
         let base = self.regions[rng.below(self.regions.len() as u64) as usize];
@@ -1332,6 +1390,14 @@ impl NiBench {
         let rep = Report { cycle, prefix: "" };
         let bad = |port: &str, e: String, a: String| rep.bad(port, e, a);
         // 1. A read accepted: the golden read of the same state.
+        if p.ni.arready.get() == 1 && self.rx.landing.iter().any(|&c| c) {
+            if let Some(Access::Read { addr, .. }) = self.axil.current() {
+                let cq = regs::CQ_PAGE;
+                if [cq + regs::CQ_COUNT, cq + regs::CQ_W0, regs::STATUS].contains(addr) {
+                    self.cov.cq_reads_landing += 1;
+                }
+            }
+        }
         let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
         // 2. Pick.
         let busy = p.ni.tx_busy.get() == 1;
@@ -1343,8 +1409,18 @@ impl NiBench {
                 PacketType::RdmaWrite => self.cov.writes += 1,
                 PacketType::RdmaReadReq => self.cov.read_reqs += 1,
                 // (The receive agent may acknowledge it once its tail
-                // flit has left: see the flit checks.)
-                PacketType::Mailbox => self.cov.messages += 1,
+                // flit has left: see the flit checks; or at once, a forged
+                // ack while it is being sent, which must be Stale.)
+                PacketType::Mailbox => {
+                    self.cov.messages += 1;
+                    let key = (h.dest(), h.pdid(), f.txid());
+                    self.rx.sending_msgs.push(key);
+                    if !self.draining && self.burst.is_none() && !self.only_bad {
+                        self.rx.early = Some(key);
+                        self.rx.early_go = self.rx.early_coin;
+                        self.rx.early_coin = !self.rx.early_coin;
+                    }
+                }
                 PacketType::MailboxAck => self.cov.resp_acks += 1,
                 PacketType::MailboxNack => self.cov.resp_mb_nacks += 1,
                 PacketType::RdmaCompletion => {
@@ -1366,6 +1442,26 @@ impl NiBench {
             };
             let before = *self.golden.counters();
             let outcome = self.golden.receive_packet(&pkt);
+            // An acknowledgement of a message still being sent: Stale.
+            if let (Ok((h, _)), Ok(f)) = (
+                Header::decode(pkt.header_word()),
+                Footer::from_bits(pkt.footer_word()),
+            ) {
+                let key = (f.src(), h.pdid(), f.txid());
+                if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack)
+                    && h.dest() == self.me
+                    && self.rx.sending_msgs.contains(&key)
+                {
+                    self.cov.acks_while_sending += 1;
+                    if outcome != RxOutcome::Rejected(exanet_sim::ni::RejectReason::Stale) {
+                        return bad(
+                            "rx_commit",
+                            "golden Stale (an ack of a message still being sent)".into(),
+                            format!("golden outcome {outcome:?}"),
+                        );
+                    }
+                }
+            }
             if Header::decode(pkt.header_word())
                 .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq)
             {
@@ -1418,7 +1514,16 @@ impl NiBench {
             }
 
             let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
-            self.rx.wr.expect(self.golden.take_writes(), pdid);
+            let writes = self.golden.take_writes();
+            // An accepted data packet: one write; with last = 1 it posts a
+            // completion when it lands.
+            let posts = outcome == RxOutcome::Accepted
+                && Footer::from_bits(pkt.footer_word()).is_ok_and(|f| f.last());
+            for _ in &writes {
+                self.rx.landing.push_back(posts);
+                self.rx.poll_landing |= posts;
+            }
+            self.rx.wr.expect(writes, pdid);
             self.rx.owed.push_back((vc, pkt.words.len()));
             self.rx.wait_commit = 0;
         } else if p.ni.rx_busy.get() == 1 {
@@ -1472,14 +1577,24 @@ impl NiBench {
             }
             self.rx.credits += 1;
         }
-        // AXI4 write: one burst per golden write, strobes exactly its bytes.
-        if let Some(n) = self
+        // AXI4 write: one burst per golden write, strobes exactly its bytes;
+        // its B: the golden write lands (completion and notify posted now,
+        // visible from the next cycle, as in the RTL).
+        let ev = self
             .rx
             .wr
-            .check(&p.ni, rep, self.cycle_in_phase, &mut self.mem)?
-        {
+            .check(&p.ni, rep, self.cycle_in_phase, &mut self.mem)?;
+        if let Some(n) = ev.written {
             self.cov.rx_writes += 1;
             self.cov.rx_write_bytes += n as u64;
+        }
+        if ev.landed {
+            if let Err(e) = self.golden.write_landed() {
+                return bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());
+            }
+            self.rx.landing.pop_front();
+            self.golden_dirty = true;
+            self.cov.landed += 1;
         }
         // 4. A write accepted.
         if wr_fire {
@@ -1588,9 +1703,15 @@ impl NiBench {
                 let last = words[words.len() - 1];
                 if let (Ok(h), Ok(f)) = (Header::from_bits(words[0]), Footer::from_bits(last)) {
                     if h.ptype() == PacketType::Mailbox {
-                        self.rx.outstanding.push((h.dest(), h.pdid(), f.txid()));
+                        let key = (h.dest(), h.pdid(), f.txid());
+                        self.rx.outstanding.push(key);
+                        if let Some(i) = self.rx.sending_msgs.iter().position(|&k| k == key) {
+                            self.rx.sending_msgs.remove(i);
+                        }
+                        self.golden_dirty = true;
                     }
                 }
+                self.golden.packet_left(&Packet { words });
             }
         } else if busy && self.held >= self.params.buffer_flits {
             self.cov.credit_stalls += 1;
@@ -1688,6 +1809,15 @@ impl Bench for NiBench {
             return;
         }
         p.reset.set(0);
+        // A completion's write is on its way: software polls the queue
+        // (the entry must not be visible before the write's B).
+        if std::mem::take(&mut self.rx.poll_landing) && self.sw.is_empty() && rng.chance(0.5) {
+            let a = [regs::CQ_COUNT, regs::CQ_W0][rng.below(2) as usize];
+            self.sw.push_back(Op::Read {
+                addr: regs::CQ_PAGE + a,
+                prot: false,
+            });
+        }
         // Software.
         if self.axil.free() && self.wait == 0 {
             if self.sw.is_empty() && self.burst.is_none() && self.rx.busy_run > 100 {
@@ -1722,7 +1852,23 @@ impl Bench for NiBench {
         self.mem_r.drive(&p.ni, rng, self.cycle_in_phase, &self.mem);
         // Receive agent: flits into the NI (a packet starts only with every
         // credit back), and the memory's write slave.
-        if self.rx.sending.is_none()
+        if let Some(key) = self.rx.early {
+            // Half the messages picked: a forged acknowledgement of it, sent
+            // as soon as the port is free (no other packet starts
+            // meanwhile) while the message is still being sent; it may be
+            // decided before its tail leaves (Stale), or after.
+            if !self.rx.sending_msgs.contains(&key) || !std::mem::take(&mut self.rx.early_go) {
+                self.rx.early = None;
+            } else if self.rx.sending.is_none() && self.rx.credits == self.rx.buffer {
+                self.rx.early = None;
+                let words = self.early_ack(rng, key);
+                self.rx.sending = Some((words, 0, rng.below(16) as u8));
+            } else {
+                self.rx.early_go = true;
+            }
+        }
+        if self.rx.early.is_none()
+            && self.rx.sending.is_none()
             && self.rx.credits == self.rx.buffer
             && rng.chance(self.rx.load)
         {
@@ -1791,9 +1937,13 @@ impl Bench for NiBench {
             let mut g = Ni::new(&self.golden_params, self.me).expect("validated");
             *g.mem_mut() = mem;
             g.set_write_log(true);
+            g.set_explicit_events(true);
             self.golden = g;
             self.golden_dirty = true;
             self.rx.outstanding.clear();
+            self.rx.landing.clear();
+            self.rx.sending_msgs.clear();
+            self.rx.early = None;
             self.cov.resets += 1;
             self.start_phase();
         }

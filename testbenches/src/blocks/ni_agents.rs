@@ -250,6 +250,11 @@ impl<M: fmt::Debug> AxilMaster<M> {
         }
     }
 
+    /// The access presented or about to be (not yet accepted).
+    pub fn current(&self) -> Option<&Access<M>> {
+        self.cur.as_ref()
+    }
+
     /// No access presented.
     pub fn free(&self) -> bool {
         self.cur.is_none()
@@ -546,6 +551,16 @@ impl AxiReadSlave {
     }
 }
 
+/// What the memory's write slave saw in a cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct WriteEvents {
+    /// A burst completed (its last W beat): its bytes.
+    pub written: Option<usize>,
+    /// A B response was taken (`m_bvalid && m_bready`): the oldest
+    /// completed burst has landed (the golden model's `write_landed`).
+    pub landed: bool,
+}
+
 /// The memory's AXI4 write slave: random AWREADY / WREADY, each B after a
 /// deterministic latency. Every burst must be the next golden memory write
 /// (in order, one burst each) with exactly its bytes strobed.
@@ -614,15 +629,18 @@ impl AxiWriteSlave {
     /// at the last (WLAST exactly there) the strobed bytes must be
     /// contiguous and equal the golden write, which is then applied to
     /// `mem` and its B is owed at `now + 1 + rng_lat(cycle) / 2`. A B
-    /// taken. Returns the bytes of a write completed this cycle.
+    /// taken (BREADY while BVALID; BREADY without a B owed is allowed).
+    /// Returns the bytes of a write completed this cycle, and whether a B
+    /// was taken.
     pub fn check(
         &mut self,
         p: &NiPorts,
         r: Report,
         now: u64,
         mem: &mut SparseMemory,
-    ) -> Result<Option<usize>, Mismatch> {
+    ) -> Result<WriteEvents, Mismatch> {
         let mut written = None;
+        let mut landed = false;
         if p.m_awvalid.get() == 1 && self.awready {
             let addr = p.m_awaddr.get();
             let beats = p.m_awlen.get() as u32 + 1;
@@ -711,8 +729,9 @@ impl AxiWriteSlave {
         if self.b_now && p.m_bready.get() == 1 {
             self.b_owed.pop_front();
             self.b_now = false;
+            landed = true;
         }
-        Ok(written)
+        Ok(WriteEvents { written, landed })
     }
 }
 

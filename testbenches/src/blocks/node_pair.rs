@@ -9,7 +9,10 @@
 //! per flow `(s, d)`, and every packet the RTL delivers into NI `d` must be
 //! the head of its flow (bit-exact: nothing lost, duplicated, reordered or
 //! damaged); golden `d` then receives it at the RTL's `rx_commit` (the NI
-//! timing contract, `exanet_hdl::ni` module doc).
+//! timing contract, `exanet_hdl::ni` module doc), lands each of its memory
+//! writes at the write's B handshake (completions and notify responses are
+//! posted then) and learns that a packet has left at its tail flit
+//! (explicit events, `exanet_sim::ni` module doc).
 //!
 //! Agents per node, all random (seeded):
 //! - **Software** (AXI4-Lite master, one access at a time, as a core doing
@@ -18,11 +21,17 @@
 //!   open, TX_ENABLE); then RDMA writes from the node's source regions to
 //!   another node's landing area (lengths 1 B .. 16 KiB, any alignment,
 //!   multi-packet, notify on or off, any channel; a doorbell refused when
-//!   the queue is full is compared like any access), packetizer sends
+//!   the queue is full is compared like any access), RDMA reads of another
+//!   node's first source region (its window 1) into the node's landing
+//!   area (1 B .. 8 KiB, notify on or off: READ_DONE here, NOTIFY at the
+//!   server), packetizer sends
 //!   (4 .. `mailbox_msg_bytes` bytes, a unique id in the first word), and
 //!   consumption of the completion queue (CQ_W0; when non-empty CQ_W1,
 //!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
-//!   MB_DATA\[..\], MB_POP).
+//!   MB_DATA\[..\], MB_POP). In the second of every three traffic phases one node's
+//!   software leaves its completion queue alone (up to 8000 cycles, or
+//!   until its receive path has been Busy 500 cycles): the queue fills,
+//!   packets wait in the network.
 //! - **Memory** (AXI4 slave, read and write): random AR/AW/W backpressure,
 //!   random read latency and beat gaps, random B latency; a sparse memory
 //!   holding the same bytes as the golden model's.
@@ -47,7 +56,12 @@
 //! **drain** (no new transfers, software consumes until every expected
 //! completion and message is seen and both sides are idle), after which
 //! every node's memory must equal its golden model's byte for byte, and no
-//! flow may hold a packet.
+//! flow may hold a packet. The first of every three traffic phases
+//! instead ends with a **reset pulse in the middle of its traffic**
+//! (packets in the routers, AXI4 bursts open): every golden model and
+//! agent starts afresh from the RTL's memory, nothing is expected any
+//! more, and the run goes on from the set-up (the next drain then checks
+//! that the reset left nothing behind).
 
 use super::ni_agents::{
     check_pick, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
@@ -210,9 +224,12 @@ pub struct NodePairCoverage {
     pub sends: u64,
     /// Doorbells and sends refused (SLVERR: queue or slots full).
     pub refused: u64,
+    /// RDMA reads accepted (doorbells), and bytes asked for.
+    pub rdma_reads: u64,
+    pub read_bytes: u64,
     /// Packets compared at the NIs' outputs, by type: RdmaWrite, Mailbox,
-    /// MailboxAck, MailboxNack, RdmaCompletion.
-    pub tx_packets: [u64; 5],
+    /// MailboxAck, MailboxNack, RdmaCompletion, RdmaReadReq, RdmaReadResp.
+    pub tx_packets: [u64; 7],
     /// Flits compared (out of the NIs), packets delivered and checked
     /// against their flow.
     pub flits: u64,
@@ -220,16 +237,27 @@ pub struct NodePairCoverage {
     /// Golden outcomes at `rx_commit`: accepted, refused (mailbox full).
     pub accepted: u64,
     pub refused_full: u64,
-    /// Cycles some NI reported `rx_busy`.
+    /// Cycles some NI reported `rx_busy`; golden `Busy` confirmations;
+    /// periods in which one node's software left its completion queue
+    /// alone (so that it fills up).
     pub busy_cycles: u64,
+    pub busy_checks: u64,
+    pub cq_holds: u64,
     /// AXI4 write bursts compared.
     pub axi_writes: u64,
-    /// Completions read and matched: WRITE_IN, NOTIFY; mailbox messages read and matched.
+    /// Completions read and matched: WRITE_IN, READ_DONE, NOTIFY; mailbox
+    /// messages read and matched.
     pub write_in: u64,
+    pub read_done: u64,
     pub notify: u64,
     pub messages: u64,
     /// Drains completed (each with the byte-for-byte memory comparison).
     pub drains: u64,
+    /// Reset pulses in the middle of traffic (packets in flight, AXI
+    /// bursts open); the run goes on from the set-up. Drains completed
+    /// after one (memories compared after the reset).
+    pub mid_resets: u64,
+    pub drains_after_reset: u64,
 }
 
 /// Latency figures measured in the bench (cycles).
@@ -237,7 +265,8 @@ pub struct NodePairCoverage {
 pub struct PairFigures {
     /// Isolated 64 B RDMA writes node 0 -> node 1: DOORBELL accepted on
     /// node 0 (cycle t0) to the WRITE_IN completion visible on node 1 (the
-    /// cycle after its `rx_commit`, when CQ_COUNT reads non-zero): `t1 - t0`.
+    /// cycle after the B response of its write, when CQ_COUNT reads
+    /// non-zero): `t1 - t0`.
     pub write_64b: Vec<u64>,
     /// Isolated 16 B packetizer sends node 0 -> node 1: PKT_SEND accepted
     /// on node 0 to MB_COUNT non-zero on node 1 (the cycle after its
@@ -287,6 +316,13 @@ impl PairFigures {
     }
 }
 
+/// Add sample `d` to a (sum, count, max) accumulator.
+fn record(acc: &mut (u64, u64, u64), d: u64) {
+    acc.0 += d;
+    acc.1 += 1;
+    acc.2 = acc.2.max(d);
+}
+
 #[derive(Clone, Debug)]
 enum Meta {
     None,
@@ -300,6 +336,12 @@ enum Meta {
         dest: usize,
         id: u32,
         bytes: Vec<u8>,
+    },
+    Read {
+        server: usize,
+        txid: u16,
+        notify: bool,
+        len: u64,
     },
 }
 
@@ -337,6 +379,11 @@ struct Node {
     mb: Option<(u32, u32, Vec<u8>)>,
     txid_next: u16,
     msg_next: u32,
+    /// Golden writes not yet landed (B), oldest first: for the last packet
+    /// of a measured RDMA write, its doorbell cycle and whether isolated.
+    landing: VecDeque<Option<(u64, bool)>>,
+    /// Software leaves the completion queue alone (polls only the mailbox).
+    hold_cq: bool,
 }
 
 impl Node {
@@ -357,6 +404,7 @@ impl Node {
         }
         *golden.mem_mut() = gmem;
         golden.set_write_log(true);
+        golden.set_explicit_events(true);
         Ok(Node {
             me,
             golden,
@@ -374,7 +422,28 @@ impl Node {
             mb: None,
             txid_next: 1,
             msg_next: 1,
+            landing: VecDeque::new(),
+            hold_cq: false,
         })
+    }
+
+    /// After a reset pulse in the middle of a run: a fresh golden model
+    /// and agents; the memory as the RTL's memory holds it now (a write the
+    /// golden model made at a decision may not have reached AXI4 before
+    /// the reset), with `fault`'s byte again.
+    fn after_reset(&mut self, params: &NodePairParams, index: usize, fault: Fault) -> Result<()> {
+        let mut fresh = Node::new(params, self.me, index, fault)?;
+        let mut gmem = self.mem.clone();
+        if fault == Fault::GoldenMemByte && index == 1 {
+            gmem.write(LAND + REGION - 1, &[0x5A]);
+        }
+        *fresh.golden.mem_mut() = gmem;
+        fresh.mem = std::mem::take(&mut self.mem);
+        fresh.p = self.p.take();
+        fresh.txid_next = self.txid_next;
+        fresh.msg_next = self.msg_next;
+        *self = fresh;
+        Ok(())
     }
 
     fn sw_idle(&self) -> bool {
@@ -402,10 +471,12 @@ impl Node {
     }
 
     fn poll(&mut self) {
-        self.sw.push_back(Op::Read {
-            addr: regs::CQ_PAGE + regs::CQ_W0,
-            prot: false,
-        });
+        if !self.hold_cq {
+            self.sw.push_back(Op::Read {
+                addr: regs::CQ_PAGE + regs::CQ_W0,
+                prot: false,
+            });
+        }
         self.sw.push_back(Op::Read {
             addr: regs::MB_PAGE + regs::MB_LEN,
             prot: false,
@@ -449,6 +520,13 @@ pub struct NodePairBench {
     last_progress: u64,
     cov: NodePairCoverage,
     fig: PairFigures,
+    /// Traffic phases started.
+    traffic_phases: u64,
+    /// A reset pulse due in this traffic phase, at this cycle.
+    reset_at: Option<u64>,
+    /// A node's completion queue left alone until this cycle (or until it
+    /// was Busy for a while): node, end, Busy cycles seen.
+    hold: Option<(usize, u64, u64)>,
 }
 
 impl NodePairBench {
@@ -492,6 +570,9 @@ impl NodePairBench {
             last_progress: 0,
             cov: NodePairCoverage::default(),
             fig: PairFigures::default(),
+            traffic_phases: 0,
+            reset_at: None,
+            hold: None,
         })
     }
 
@@ -516,6 +597,19 @@ impl NodePairBench {
             node.write(w(regs::WIN_SIZE_LO), REGION as u32, true, Meta::None);
             node.write(w(regs::WIN_SIZE_HI), 0, true, Meta::None);
             node.write(w(regs::WIN_CTRL), pdid | 1 << 31, true, Meta::None);
+            // Window 1: the first source region, which RDMA reads from
+            // other nodes read.
+            let w1 = |f| regs::win_reg(1, f);
+            node.write(w1(regs::WIN_BASE_LO), SOURCES[0] as u32, true, Meta::None);
+            node.write(
+                w1(regs::WIN_BASE_HI),
+                (SOURCES[0] >> 32) as u32,
+                true,
+                Meta::None,
+            );
+            node.write(w1(regs::WIN_SIZE_LO), REGION as u32, true, Meta::None);
+            node.write(w1(regs::WIN_SIZE_HI), 0, true, Meta::None);
+            node.write(w1(regs::WIN_CTRL), pdid | 1 << 31, true, Meta::None);
             for c in 0..channels {
                 node.write(regs::CH_PDID_BASE + 4 * c as u32, pdid, true, Meta::None);
             }
@@ -558,6 +652,45 @@ impl NodePairBench {
             false,
             Meta::Doorbell {
                 dest,
+                txid,
+                notify,
+                len,
+            },
+        );
+    }
+
+    /// Queue an RDMA read by node `n` of `len` bytes of `server`'s first
+    /// source region into `n`'s landing region.
+    fn rdma_read(&mut self, rng: &mut Rng, n: usize, server: usize, len: u64) {
+        let c = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let src = SOURCES[0] + rng.below(REGION - len + 1);
+        let dst = LAND + rng.below(REGION - GUARD - len + 1);
+        let notify = rng.chance(0.5);
+        let server_bits = self.nodes[server].me.to_bits();
+        let node = &mut self.nodes[n];
+        let txid = node.txid_next;
+        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let page = regs::ch_page(c);
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, dst as u32),
+            (regs::DESC_LADDR_HI, (dst >> 32) as u32),
+            (regs::DESC_RADDR_LO, src as u32),
+            (regs::DESC_RADDR_HI, (src >> 32) as u32),
+            (regs::DESC_LEN, len as u32),
+            (regs::DESC_DEST, server_bits),
+            (
+                regs::DESC_CTRL,
+                1 | (notify as u32) << 4 | (txid as u32) << 16,
+            ),
+        ] {
+            node.write(page + off, v, false, Meta::None);
+        }
+        node.write(
+            page + regs::DOORBELL,
+            1,
+            false,
+            Meta::Read {
+                server,
                 txid,
                 notify,
                 len,
@@ -639,6 +772,14 @@ impl NodePairBench {
                         let len = 4 + rng.below(m - 3) as usize;
                         self.send(rng, n, dest, len);
                     }
+                    60..=69 if self.params.ni.ni.windows > 1 => {
+                        let len = match rng.below(4) {
+                            0..=1 => 1 + rng.below(256),
+                            2 => 257 + rng.below(1792),
+                            _ => 2049 + rng.below(6144),
+                        };
+                        self.rdma_read(rng, n, dest, len);
+                    }
                     _ => self.nodes[n].poll(),
                 }
             }
@@ -651,6 +792,51 @@ impl NodePairBench {
         self.phase_start = self.cycle;
         self.phase_len = 2_000 + rng.below(20_000);
         self.load = [0.02, 0.1, 0.3, 0.6][rng.below(4) as usize];
+        // The first of every three phases ends early with a reset pulse in
+        // the middle of its traffic. In the second, one node's software
+        // leaves its completion queue alone for a while: the queue fills,
+        // and the receive path goes Busy (the network holds its packets).
+        let k = self.traffic_phases;
+        self.traffic_phases += 1;
+        if k % 3 == 1 {
+            let n = rng.below(self.nodes.len() as u64) as usize;
+            self.nodes[n].hold_cq = true;
+            self.hold = Some((n, self.cycle + 8_000, 0));
+            self.load = self.load.max(0.3);
+            self.phase_len = self.phase_len.min(10_000);
+            self.cov.cq_holds += 1;
+        }
+        self.reset_at = k
+            .is_multiple_of(3)
+            .then(|| self.cycle + (self.phase_len / 2).min(3_000));
+    }
+
+    /// The end of a hold: software of that node consumes again.
+    fn end_hold(&mut self) {
+        if let Some((n, _, _)) = self.hold.take() {
+            self.nodes[n].hold_cq = false;
+        }
+    }
+
+    /// A reset pulse now, in the middle of traffic: every node's golden
+    /// model and agents start afresh from the RTL's memory, nothing is
+    /// expected any more, and the run goes on from the set-up.
+    fn mid_reset(&mut self) -> Result<()> {
+        self.end_hold();
+        self.reset_at = None;
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            n.after_reset(&self.params, i, self.fault)?;
+        }
+        self.flows.clear();
+        self.exp_cq.clear();
+        self.exp_mb.clear();
+        self.t_door.clear();
+        self.t_send.clear();
+        self.phase = Phase::Setup;
+        self.setup_done = false;
+        self.reset_now = true;
+        self.cov.mid_resets += 1;
+        Ok(())
     }
 
     /// Every node idle, nothing expected, no flow holding a packet.
@@ -704,6 +890,8 @@ impl NodePairBench {
                 PacketType::Mailbox => 1,
                 PacketType::MailboxAck => 2,
                 PacketType::MailboxNack => 3,
+                PacketType::RdmaReadReq => 5,
+                PacketType::RdmaReadResp => 6,
                 _ => 4,
             };
             self.cov.tx_packets[k] += 1;
@@ -774,32 +962,23 @@ impl NodePairBench {
             };
             let outcome = node.golden.receive_packet(&pkt);
             node.golden_dirty = true;
+            let mut fig_t = None;
             let h = Header::from_bits(pkt.header_word()).expect("delivered intact");
             let f = Footer::from_bits(pkt.footer_word()).expect("delivered intact");
             match outcome {
                 RxOutcome::Accepted => {
                     self.cov.accepted += 1;
+                    // A message is readable from the next cycle; a write's
+                    // completion from the cycle after its B (see below).
                     let t1 = cycle + 1;
-                    let rec = |acc: &mut (u64, u64, u64), d: u64| {
-                        acc.0 += d;
-                        acc.1 += 1;
-                        acc.2 = acc.2.max(d);
-                    };
                     match h.ptype() {
                         PacketType::RdmaWrite if f.last() => {
-                            if let Some((t0, iso)) =
-                                self.t_door.remove(&(i, f.src().to_bits(), f.txid()))
-                            {
-                                rec(&mut self.fig.write_load, t1 - t0);
-                                if iso {
-                                    self.fig.write_64b.push(t1 - t0);
-                                }
-                            }
+                            fig_t = self.t_door.remove(&(i, f.src().to_bits(), f.txid()));
                         }
                         PacketType::Mailbox => {
                             let id = pkt.words[1] as u32;
                             if let Some((t0, iso)) = self.t_send.remove(&id) {
-                                rec(&mut self.fig.pkt_load, t1 - t0);
+                                record(&mut self.fig.pkt_load, t1 - t0);
                                 if iso {
                                     self.fig.pkt_16b.push(t1 - t0);
                                 }
@@ -817,7 +996,11 @@ impl NodePairBench {
                     )
                 }
             }
-            node.wr.expect(node.golden.take_writes(), h.pdid());
+            let writes = node.golden.take_writes();
+            for _ in &writes {
+                node.landing.push_back(fig_t.take());
+            }
+            node.wr.expect(writes, h.pdid());
         } else if p.ni.rx_busy.get() == 1 {
             self.cov.busy_cycles += 1;
             let node = &mut self.nodes[i];
@@ -826,16 +1009,35 @@ impl NodePairBench {
             };
             if node.golden_dirty {
                 node.golden_dirty = false;
+                self.cov.busy_checks += 1;
                 let o = node.golden.receive_packet(pkt);
                 if o != RxOutcome::Busy {
                     return bad("rx_busy", format!("0 (golden outcome {o:?})"), "1".into());
                 }
             }
+            if let Some((n, _, busy)) = &mut self.hold {
+                *busy += (*n == i) as u64;
+            }
         }
-        // AXI4 write slave.
+        // AXI4 write slave; a B: the golden write lands (its completion
+        // and notify response are posted now, visible from the next cycle).
         let node = &mut self.nodes[i];
-        if node.wr.check(&p.ni, rep, cycle, &mut node.mem)?.is_some() {
+        let ev = node.wr.check(&p.ni, rep, cycle, &mut node.mem)?;
+        if ev.written.is_some() {
             self.cov.axi_writes += 1;
+        }
+        if ev.landed {
+            if let Err(e) = node.golden.write_landed() {
+                return bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());
+            }
+            node.golden_dirty = true;
+            if let Some(Some((t0, iso))) = node.landing.pop_front() {
+                let d = cycle + 1 - t0;
+                record(&mut self.fig.write_load, d);
+                if iso {
+                    self.fig.write_64b.push(d);
+                }
+            }
         }
         // 4. A write accepted.
         if wr_fire {
@@ -882,6 +1084,26 @@ impl NodePairBench {
                     self.t_door
                         .insert((dest, me, txid), (cycle, self.phase == Phase::Measure));
                 }
+                Meta::Read {
+                    server,
+                    txid,
+                    notify,
+                    len,
+                } if r == AxilResp::Okay => {
+                    self.cov.rdma_reads += 1;
+                    self.cov.read_bytes += len;
+                    let server_bits = self.nodes[server].me.to_bits();
+                    *self
+                        .exp_cq
+                        .entry((i, 2 | (txid as u32) << 16, server_bits, pdid))
+                        .or_default() += 1;
+                    if notify {
+                        *self
+                            .exp_cq
+                            .entry((server, 3 | (txid as u32) << 16, me, pdid))
+                            .or_default() += 1;
+                    }
+                }
                 Meta::Send { dest, id, bytes } if r == AxilResp::Okay => {
                     self.cov.sends += 1;
                     self.exp_mb.insert((dest, id), (me, bytes));
@@ -911,7 +1133,11 @@ impl NodePairBench {
         if p.ni.out_valid.get() == 1 {
             self.last_progress = cycle;
             self.cov.flits += 1;
-            node.tx.flit(&p.ni, rep, vc)?;
+            if let Some(words) = node.tx.flit(&p.ni, rep, vc)? {
+                // Its tail has left: a message may be acknowledged now.
+                node.golden.packet_left(&Packet { words });
+                node.golden_dirty = true;
+            }
         }
         Ok(())
     }
@@ -952,6 +1178,7 @@ impl NodePairBench {
                     }
                     match w[0] & 15 {
                         1 => self.cov.write_in += 1,
+                        2 => self.cov.read_done += 1,
                         _ => self.cov.notify += 1,
                     }
                 }
@@ -1066,6 +1293,14 @@ impl Bench for NodePairBench {
 
     fn drive(&mut self, rng: &mut Rng, cycle: u64) {
         self.cycle = cycle;
+        if self.reset_at.is_some_and(|t| cycle >= t) && self.phase == Phase::Traffic {
+            self.mid_reset().expect("validated at construction");
+        }
+        if let Some((_, end, busy)) = self.hold {
+            if cycle >= end || busy >= 500 || self.phase != Phase::Traffic {
+                self.end_hold();
+            }
+        }
         let reset = self.reset_now;
         self.reset_port
             .expect("bind() before running")
@@ -1127,6 +1362,7 @@ impl Bench for NodePairBench {
                     return Some(m);
                 }
                 self.cov.drains += 1;
+                self.cov.drains_after_reset += (self.cov.mid_resets > 0) as u64;
                 let mut rng = Rng::new(cycle ^ 0xD2A1);
                 self.start_traffic(&mut rng);
             } else if cycle > self.phase_start + DRAIN_MAX {
