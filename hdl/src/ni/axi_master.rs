@@ -6,8 +6,12 @@
 //! n) / 16)` beats of 16 bytes from `s` rounded down to 16, INCR, split
 //! into two bursts where they would cross a 4 KiB boundary; ARUSER = the
 //! transfer's PDID (the channel's, or the read request's; for the
-//! system's SMMU). One outstanding packet; data
-//! must return in order (one ID).
+//! system's SMMU). The AR of a packet is issued after its LOAD; the
+//! scheduler picks the next packet only once every AR of the previous one
+//! is accepted, so ARUSER is always the last picked packet's PDID. Up to
+//! [`super::rdma_tx::TX_AHEAD`] packets' bursts are outstanding; data must
+//! return in order (one ID); RREADY is driven by the realigner
+//! ([`super::rdma_tx`]).
 
 use super::top::Geometry;
 use anyhow::Result;
@@ -24,7 +28,7 @@ always @(posedge clock) begin
     if (reset) begin
         ar_v <= 1'b0;
         ar2_v <= 1'b0;
-    end else if (eng_load && !e_rsp && !e_msg && (e_rd || !d_op)) begin
+    end else if (eng_load && l_data) begin
         ar_v <= 1'b1;
         ar_addr <= {l_src[@ABM1@:4], 4'd0};
         ar_len <= {3'd0, (l_split ? l_topage[4:0] : l_beats) - 5'd1};
@@ -57,9 +61,5 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     } else {
         format!("{{{}'d0, ar_addr}}", 42 - ab)
     };
-    g.fill(
-        &BODY
-            .replace("@AB12@", &(ab - 12).to_string())
-            .replace("@ARADDR@", &araddr),
-    )
+    g.fill_with(BODY, &[("AB12", (ab - 12).to_string()), ("ARADDR", araddr)])
 }

@@ -20,6 +20,7 @@
 //! receive path decides a packet.
 
 use super::top::Geometry;
+use super::vgen::pad;
 use anyhow::Result;
 use exanet_sim::ni::regs;
 use std::fmt::Write as _;
@@ -345,14 +346,6 @@ end
 wire unused_axil = &{1'b0, st_ctrl[w_ch][31:30], st_ctrl[w_ch][15:5], st_ctrl[w_ch][3:2], w_off[11:6]};
 "#;
 
-fn pad(bits: usize) -> String {
-    if bits == 0 {
-        String::new()
-    } else {
-        format!("{bits}'d0, ")
-    }
-}
-
 /// The Verilog of the register file.
 pub fn verilog(g: &Geometry) -> Result<String> {
     let n = &g.p.ni;
@@ -366,36 +359,36 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     let par2 = n.desc_queue_depth | n.errq_depth << 16;
     let par3 =
         n.pkt_slots | n.resp_queue_depth << 8 | n.read_queue_depth << 16 | n.poison_depth << 24;
-    let local = |t: &str| -> String {
-        t.replace("@NWM1@", &(nw - 1).to_string())
-            .replace("@DQN@", &((nc << g.dqa) - 1).to_string())
-            .replace("@LLIM@", &format!("{:x}", 1u64 << n.addr_bits))
-            .replace(
-                "@PDEND@",
-                &format!("{:03X}", regs::CH_PDID_BASE as usize + 4 * n.channels),
-            )
-            .replace(
-                "@PKEND@",
-                &format!("{:03X}", regs::PKT_DATA as usize + 4 * g.mw),
-            )
-            .replace("@CWP1@", &(g.cw + 1).to_string())
-            .replace("@MWAP1@", &(g.mwa + 1).to_string())
-            .replace("@ID@", &format!("{:08X}", regs::ID_VALUE))
-            .replace("@PAR0@", &format!("{par0:08X}"))
-            .replace("@PAR1@", &format!("{par1:08X}"))
-            .replace("@PAR2@", &format!("{par2:08X}"))
-            .replace("@PAR3@", &format!("{par3:08X}"))
-            .replace("@PAR4@", &format!("{:08X}", n.addr_bits))
-            .replace("@SPAD@", &pad(8 - (g.sa + 1)))
-            .replace("@DQPAD@", &pad(16 - (g.dqa + 1)))
-            .replace("@EQPAD@", &pad(32 - (g.eqa + 1)))
-            .replace("@CQPAD@", &pad(32 - (g.cqa + 1)))
-            .replace("@MBPAD@", &pad(32 - (g.mba + 1)))
-            .replace("@EQW@", &(g.eqa + 1).to_string())
-            .replace("@MBW@", &(g.mba + 1).to_string())
-            .replace("@CQW@", &(g.cqa + 1).to_string())
-    };
-    let mut s = g.fill(&local(DECL))?;
+    let local = [
+        ("NWM1", (nw - 1).to_string()),
+        ("DQN", ((nc << g.dqa) - 1).to_string()),
+        ("LLIM", format!("{:x}", 1u64 << n.addr_bits)),
+        (
+            "PDEND",
+            format!("{:03X}", regs::CH_PDID_BASE as usize + 4 * n.channels),
+        ),
+        (
+            "PKEND",
+            format!("{:03X}", regs::PKT_DATA as usize + 4 * g.mw),
+        ),
+        ("CWP1", (g.cw + 1).to_string()),
+        ("MWAP1", (g.mwa + 1).to_string()),
+        ("ID", format!("{:08X}", regs::ID_VALUE)),
+        ("PAR0", format!("{par0:08X}")),
+        ("PAR1", format!("{par1:08X}")),
+        ("PAR2", format!("{par2:08X}")),
+        ("PAR3", format!("{par3:08X}")),
+        ("PAR4", format!("{:08X}", n.addr_bits)),
+        ("SPAD", pad(8 - (g.sa + 1))),
+        ("DQPAD", pad(16 - (g.dqa + 1))),
+        ("EQPAD", pad(32 - (g.eqa + 1))),
+        ("CQPAD", pad(32 - (g.cqa + 1))),
+        ("MBPAD", pad(32 - (g.mba + 1))),
+        ("EQW", (g.eqa + 1).to_string()),
+        ("MBW", (g.mba + 1).to_string()),
+        ("CQW", (g.cqa + 1).to_string()),
+    ];
+    let mut s = g.fill_with(DECL, &local)?;
     s.push_str(&g.fill(SEQ_HEAD)?);
     for c in 0..nc {
         for (r, w) in [
@@ -425,7 +418,7 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             let _ = writeln!(s, "        {r}[{}] <= {v};", Geometry::lit(g.wa, w));
         }
     }
-    s.push_str(&g.fill(&local(SEQ_BODY))?);
+    s.push_str(&g.fill_with(SEQ_BODY, &local)?);
     for c in 0..nc {
         let i = Geometry::lit(g.cw, c);
         let _ = writeln!(s, "        dq_head[{i}] <= {}'d0;", g.dqa);

@@ -6,7 +6,9 @@
 //! Built: the **transmit side** — the AXI4-Lite register file (every
 //! register of the map except the read-serve engine's), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
-//! read bursts, realignment, aligned segmentation), RDMA read request
+//! read bursts issued up to [`rdma_tx::TX_AHEAD`] packets ahead of
+//! sending, realignment into a payload FIFO, aligned segmentation), RDMA
+//! read request
 //! packets, the packetizer (message slots, send queue), and the
 //! **response queue** (emission priority 1: MailboxAck / MailboxNack,
 //! RdmaCompletion, Nack; `resp_queue_depth` entries, emitted whatever
@@ -41,8 +43,9 @@
 //! `common::crc32`), assembled from one generator per sub-block file:
 //! [`axil_regs`] (AXI4-Lite slave, register file, descriptor queues),
 //! [`packetizer`] (windows, message slots, send queues), [`rdma_tx`]
-//! (scheduler, segmentation, payload datapath, flit output and credits),
-//! [`axi_master`] (AR channel). Children are rust-hdl blocks: `HeaderPack`
+//! (scheduler, segmentation, read-ahead, payload datapath, flit output and
+//! credits), [`axi_master`] (AR channel), [`rdma_rx`] (receive path); the
+//! shared text helpers (queues, packed records) are in [`vgen`]. Children are rust-hdl blocks: `HeaderPack`
 //! (SECDED), `FooterPack` (CRC-8) and `Crc32` (payload CRC). Why generated
 //! Verilog and not rust-hdl glue between sub-blocks: rust-hdl emits one
 //! `always @(*)` per module, and the sub-blocks here exchange many signals
@@ -51,7 +54,7 @@
 //! file); as separate rust-hdl modules that is the parent↔child pattern
 //! Verilator 5.006 can mis-simulate (TOOLING.md). Generated, each piece of
 //! logic is its own `always` block in dependency order, and every child
-//! input is driven from registers only.
+//! input is driven from registers (or register-file reads) only.
 //!
 //! The block's rust-hdl `update` is empty: this block is simulated with
 //! Verilator only (the golden model is the Rust behaviour; rust-hdl's own
@@ -69,15 +72,19 @@
 //!   m_arready m_araddr[42] m_arlen[8] m_arsize[3] (=4) m_arburst[2]
 //!   (=INCR) m_aruser[16] (= the transfer's PDID: the channel's for an RDMA
 //!   write, the request's for a read response) m_rvalid m_rready
-//!   m_rdata[128]`. `m_araddr` bits at and above `addr_bits` are 0; no
+//!   m_rdata[128]`. Up to [`rdma_tx::TX_AHEAD`] packets' bursts (at most
+//!   two each) are outstanding; RREADY goes low while the payload FIFO is
+//!   full. `m_araddr` bits at and above `addr_bits` are 0; no
 //!   burst crosses a 4 KiB boundary.
 //! - Flit output to a router local port: `out_valid out_data[128] out_head
 //!   out_tail out_vc[4]` (registered), `credit_in_valid credit_in_vc[4]`.
 //!   The NI starts with `buffer_flits` credits on VC `vc`, sends a flit
 //!   only with a credit, and ignores credits for other VCs.
 //! - `tx_pick`: this cycle the scheduler chooses the next packet (the
-//!   golden model's `emit_packet` instant); `tx_busy`: a packet is in
-//!   progress. Observability for co-simulation and debug.
+//!   golden model's `emit_packet` instant); `tx_busy`: the scheduler cannot
+//!   pick this cycle (it picks in every cycle without `tx_busy` in which
+//!   the golden model has a packet). Observability for co-simulation and
+//!   debug.
 //! - Flit input from a router local port: `in_valid in_data[128] in_head
 //!   in_tail in_vc[4]`; `credit_out_valid credit_out_vc[4]` return one
 //!   receive-buffer credit per cycle. The buffer holds one packet of up to
@@ -111,9 +118,14 @@
 //!   pops, slot states, counters, round-robin pointer) are visible to
 //!   transactions accepted from t+2 on (none is accepted in t or t+1).
 //! - Per packet: header flit no earlier than t+2, then payload flits,
-//!   then the footer; one packet at a time. Payload bytes are read from
-//!   memory after the pick (software must not change a source buffer
-//!   before the transfer completes, as in the golden model).
+//!   then the footer; packets leave in pick order, one at a time. Picks run
+//!   ahead of sending (read-ahead, [`rdma_tx::TX_AHEAD`] packets): the
+//!   next pick comes as soon as every AXI4 read of the previous one has
+//!   been issued, so a packet may be picked up to `TX_AHEAD - 1` packets
+//!   before its header leaves (a message only when nothing is queued to
+//!   send). Payload bytes are read from memory after the pick, possibly
+//!   while earlier packets are still leaving (software must not change a
+//!   source buffer before the transfer completes, as in the golden model).
 //! - `rx_commit` (or `rx_busy`) in cycle t: the decision is the golden
 //!   model's `receive_packet` applied to the state at the start of t,
 //!   after a read accepted in t. It never coincides with `tx_pick` or the
@@ -147,5 +159,6 @@ pub mod packetizer;
 pub mod rdma_rx;
 pub mod rdma_tx;
 pub mod top;
+pub mod vgen;
 
 pub use top::{emit_ni, ni_top_name, rx_buffer_flits, Geometry, Ni, NiRtlParams};

@@ -10,7 +10,8 @@
 //! then awaits its acknowledgement: a MailboxAck (or a final MailboxNack)
 //! the receive path accepts frees it, a MailboxNack "full" or "payload
 //! CRC" appends it to the channel's send queue again (same bytes).
-//! `msg_word` is payload word `jp` of the slot being sent.
+//! `msg_word` is payload word `jp` of the message the sender is sending
+//! (slot `b_slot` of channel `b_c`).
 
 use super::top::Geometry;
 use anyhow::Result;
@@ -40,11 +41,13 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     let nc = 1usize << g.cw;
     let sn = 1usize << g.sa;
     let wn = 1usize << g.mwa;
-    let mut s = g.fill(
-        &DECL
-            .replace("@PWN@", &(nc * wn - 1).to_string())
-            .replace("@PSDN@", &(nc * sn * wn - 1).to_string())
-            .replace("@PSN@", &(nc * sn - 1).to_string()),
+    let mut s = g.fill_with(
+        DECL,
+        &[
+            ("PWN", (nc * wn - 1).to_string()),
+            ("PSDN", (nc * sn * wn - 1).to_string()),
+            ("PSN", (nc * sn - 1).to_string()),
+        ],
     )?;
     // Lowest free slot of the channel being written.
     s.push_str("always @(*) begin\n    ps_found = 1'b0;\n");
@@ -61,9 +64,9 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     s.push_str("always @(*) begin\n    pq_slot = pq_mem[{e_c, pq_head[e_c]}];\n");
     let word = |k: usize| {
         if g.mwa == 2 {
-            format!("ps_data[{{e_c, e_slot, 2'd{k}}}]")
+            format!("ps_data[{{b_c, b_slot, 2'd{k}}}]")
         } else {
-            format!("ps_data[{{e_c, e_slot, jp[{}:0], 2'd{k}}}]", g.mwa - 3)
+            format!("ps_data[{{b_c, b_slot, jp[{}:0], 2'd{k}}}]", g.mwa - 3)
         }
     };
     let _ = writeln!(

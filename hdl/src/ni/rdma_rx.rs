@@ -73,6 +73,7 @@
 //! BENCHMARKS.md, "Network interface").
 
 use super::top::Geometry;
+use super::vgen::{pad, Queue};
 use anyhow::Result;
 use std::fmt::Write as _;
 
@@ -105,38 +106,15 @@ reg [31:0] rx_hdrc;
 reg [31:0] rx_bytes;
 reg [31:0] rej_cnt [0:15];
 // Error queue: {vaddr, size, pdid, src, txid, ptype, footer_ok, header_ok, reason}.
-(* ram_style = "distributed" *)
-reg [118:0] eq_mem [0:@EQNM1@];
-reg [@EQAM1@:0] eq_head;
-reg [@EQAM1@:0] eq_tail;
-reg [@EQA@:0] eq_count;
-// Completion queue: {pdid, peer, txid, reason, status, kind}.
-(* ram_style = "distributed" *)
-reg [59:0] cq_mem [0:@CQNM1@];
-reg [@CQAM1@:0] cq_head;
-reg [@CQAM1@:0] cq_tail;
-reg [@CQA@:0] cq_count;
-// Response queue: {flags, txid, pdid, dest, ptype}.
-(* ram_style = "distributed" *)
-reg [64:0] rq_mem [0:@RQNM1@];
-reg [@RQAM1@:0] rq_head;
-reg [@RQAM1@:0] rq_tail;
-reg [@RQA@:0] rq_count;
-// Read queue: {notify, txid, pdid, requester, len, landing address, source address}.
-(* ram_style = "distributed" *)
-reg [168:0] rd_mem [0:@RDNM1@];
-reg [@RDAM1@:0] rd_head;
-reg [@RDAM1@:0] rd_tail;
-reg [@RDA@:0] rd_count;
-// Mailbox: message words (2^mbwa per message) and {len, pdid, src}.
+@EQQUEUE@// Completion queue: {pdid, peer, txid, reason, status, kind}.
+@CQQUEUE@// Response queue: {flags, txid, pdid, dest, ptype}.
+@RQQUEUE@// Read queue: {notify, txid, pdid, requester, len, landing address, source address}.
+@RDQUEUE@// Mailbox: message words (2^mbwa per message) and {len, pdid, src}.
 (* ram_style = "distributed" *)
 reg [127:0] mb_mem [0:@MBWNM1@];
 (* ram_style = "distributed" *)
 reg [46:0] mb_meta [0:@MBNM1@];
-reg [@MBAM1@:0] mb_head;
-reg [@MBAM1@:0] mb_tail;
-reg [@MBA@:0] mb_count;
-reg  [4:0] mb_k;
+@MBPTRS@reg  [4:0] mb_k;
 reg        mb_cp;
 // Damaged-transfer table: valid bits and {src, txid} keys.
 reg [@PDM1@:0] tk_v;
@@ -413,32 +391,8 @@ always @(posedge clock) begin
 end
 always @(posedge clock) begin
     if (reset) begin
-        cq_head <= @CQA@'d0;
-        cq_tail <= @CQA@'d0;
-        cq_count <= @CQW@'d0;
-        rq_head <= @RQA@'d0;
-        rq_tail <= @RQA@'d0;
-        rq_count <= @RQW@'d0;
-        rd_head <= @RDA@'d0;
-        rd_tail <= @RDA@'d0;
-        rd_count <= @RDW@'d0;
-        mb_head <= @MBA@'d0;
-        mb_tail <= @MBA@'d0;
-        mb_count <= @MBW@'d0;
-    end else begin
-        if (cq_push) cq_tail <= (cq_tail == @CQA@'d@CQDM1@) ? @CQA@'d0 : cq_tail + @CQA@'d1;
-        if (cq_pop) cq_head <= (cq_head == @CQA@'d@CQDM1@) ? @CQA@'d0 : cq_head + @CQA@'d1;
-        cq_count <= cq_count + {@CQA@'d0, cq_push} - {@CQA@'d0, cq_pop};
-        if (rq_push) rq_tail <= (rq_tail == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_tail + @RQA@'d1;
-        if (rq_pop) rq_head <= (rq_head == @RQA@'d@RQDM1@) ? @RQA@'d0 : rq_head + @RQA@'d1;
-        rq_count <= rq_count + {@RQA@'d0, rq_push} - {@RQA@'d0, rq_pop};
-        if (rd_push) rd_tail <= (rd_tail == @RDA@'d@RDDM1@) ? @RDA@'d0 : rd_tail + @RDA@'d1;
-        if (rd_pop) rd_head <= (rd_head == @RDA@'d@RDDM1@) ? @RDA@'d0 : rd_head + @RDA@'d1;
-        rd_count <= rd_count + {@RDA@'d0, rd_push} - {@RDA@'d0, rd_pop};
-        if (mb_push) mb_tail <= (mb_tail == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_tail + @MBA@'d1;
-        if (mb_pop) mb_head <= (mb_head == @MBA@'d@MBDM1@) ? @MBA@'d0 : mb_head + @MBA@'d1;
-        mb_count <= mb_count + {@MBA@'d0, mb_push} - {@MBA@'d0, mb_pop};
-    end
+@QRESET@    end else begin
+@QUPDATE@    end
 end
 
 // The message being sent: from the send-queue pop (LOAD) to its tail flit
@@ -525,14 +479,8 @@ always @(posedge clock) begin
 end
 always @(posedge clock) begin
     if (reset) begin
-        eq_head <= @EQA@'d0;
-        eq_tail <= @EQA@'d0;
-        eq_count <= @EQW@'d0;
-    end else begin
-        if (eq_push) eq_tail <= (eq_tail == @EQA@'d@EQDM1@) ? @EQA@'d0 : eq_tail + @EQA@'d1;
-        if (eq_pop) eq_head <= (eq_head == @EQA@'d@EQDM1@) ? @EQA@'d0 : eq_head + @EQA@'d1;
-        eq_count <= eq_count + {@EQA@'d0, eq_push} - {@EQA@'d0, eq_pop};
-    end
+@EQRESET@    end else begin
+@EQUPDATE@    end
 end
 
 // AXI4 write burst: realigned payload words, strobes for [off, off + size).
@@ -696,35 +644,44 @@ wire unused_rx = &{1'b0, x_wtmp[3:0], mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw
 pub fn verilog(g: &Geometry) -> Result<String> {
     let n = &g.p.ni;
     let rxn = 1usize << g.rxa;
-    let local = |t: &str| -> String {
-        t.replace("@RXNM1@", &(rxn - 1).to_string())
-            .replace("@RXA@", &g.rxa.to_string())
-            .replace("@EQNM1@", &((1usize << g.eqa) - 1).to_string())
-            .replace("@EQAM1@", &(g.eqa - 1).to_string())
-            .replace("@EQA@", &g.eqa.to_string())
-            .replace("@EQW@", &(g.eqa + 1).to_string())
-            .replace("@EQDM1@", &(n.errq_depth - 1).to_string())
-            .replace("@EQD@", &n.errq_depth.to_string())
-            .replace("@RXAM1@", &(g.rxa - 1).to_string())
-            .replace("@CQNM1@", &((1usize << g.cqa) - 1).to_string())
-            .replace("@RQNM1@", &((1usize << g.rqa) - 1).to_string())
-            .replace("@MBNM1@", &((1usize << g.mba) - 1).to_string())
-            .replace("@MBWNM1@", &((1usize << (g.mba + g.mbwa)) - 1).to_string())
-            .replace("@MBW@", &(g.mba + 1).to_string())
-            .replace("@CQW@", &(g.cqa + 1).to_string())
-            .replace("@RQW@", &(g.rqa + 1).to_string())
-            .replace("@KIW@", &(g.cw + g.sa - 1).to_string())
-            .replace("@MBWAP3@", &(g.mbwa + 3).to_string())
-            .replace("@LIM@", &format!("{:x}", 1u64 << n.addr_bits))
-            .replace(
-                "@PMODPAD@",
-                &if g.pa == 10 {
-                    String::new()
-                } else {
-                    format!("{}'d0, ", 10 - g.pa)
-                },
-            )
+    let q = |name, width, abits, depth| Queue {
+        name,
+        width,
+        abits,
+        depth,
     };
+    let eq = q("eq", 119, g.eqa, n.errq_depth);
+    let cq = q("cq", 60, g.cqa, n.cq_depth);
+    let rq = q("rq", 65, g.rqa, n.resp_queue_depth);
+    let rd = q("rd", 169, g.rda, n.read_queue_depth);
+    let mb = q("mb", 47, g.mba, n.mailbox_depth);
+    let four = [&cq, &rq, &rd, &mb];
+    let local = vec![
+        ("RXNM1", (rxn - 1).to_string()),
+        ("RXA", g.rxa.to_string()),
+        ("EQW", (g.eqa + 1).to_string()),
+        ("EQD", n.errq_depth.to_string()),
+        ("RXAM1", (g.rxa - 1).to_string()),
+        ("MBNM1", ((1usize << g.mba) - 1).to_string()),
+        ("MBWNM1", ((1usize << (g.mba + g.mbwa)) - 1).to_string()),
+        ("MBW", (g.mba + 1).to_string()),
+        ("CQW", (g.cqa + 1).to_string()),
+        ("RQW", (g.rqa + 1).to_string()),
+        ("KIW", (g.cw + g.sa - 1).to_string()),
+        ("MBWAP3", (g.mbwa + 3).to_string()),
+        ("LIM", format!("{:x}", 1u64 << n.addr_bits)),
+        ("PMODPAD", pad(10 - g.pa)),
+        ("EQQUEUE", eq.decl_mem() + &eq.decl_ptrs()),
+        ("CQQUEUE", cq.decl_mem() + &cq.decl_ptrs()),
+        ("RQQUEUE", rq.decl_mem() + &rq.decl_ptrs()),
+        ("RDQUEUE", rd.decl_mem() + &rd.decl_ptrs()),
+        ("MBPTRS", mb.decl_ptrs()),
+        ("EQRESET", eq.reset()),
+        ("EQUPDATE", eq.update()),
+        ("QRESET", four.iter().map(|q| q.reset()).collect()),
+        ("QUPDATE", four.iter().map(|q| q.update()).collect()),
+    ];
+    let with = |extra: Vec<(&'static str, String)>| [local.clone(), extra].concat();
     let mut tkhit = String::new();
     for i in 0..n.poison_depth {
         let _ = writeln!(
@@ -747,11 +704,7 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             Geometry::lit(g.cw, c)
         );
     }
-    let mut s = g.fill(
-        &local(DECL)
-            .replace("@TKHIT@", &tkhit)
-            .replace("@KLOOKUP@", &klookup),
-    )?;
+    let mut s = g.fill_with(DECL, &with(vec![("TKHIT", tkhit), ("KLOOKUP", klookup)]))?;
     // Protection: some enabled window holds [vaddr, vaddr + size); one with
     // the packet's PDID.
     s.push_str("    x_hold = 1'b0;\n    x_pd = 1'b0;\n");
@@ -773,12 +726,6 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             "    if (tk_set && tk_f1[{i}]) tk_key[{i}] <= {{footer_unpack$src, footer_unpack$txid}};"
         );
     }
-    s.push_str(
-        &g.fill(
-            &local(DECIDE)
-                .replace("@REJRESET@", &rej)
-                .replace("@TKKEY@", &tkkey),
-        )?,
-    );
+    s.push_str(&g.fill_with(DECIDE, &with(vec![("REJRESET", rej), ("TKKEY", tkkey)]))?);
     Ok(s)
 }

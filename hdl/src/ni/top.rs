@@ -218,151 +218,204 @@ impl Geometry {
         Ok(s)
     }
 
+    /// [`Geometry::fill`] after replacing a generator's own keys (`(KEY,
+    /// value)`, without the `@`s).
+    pub fn fill_with(&self, t: &str, local: &[(&str, String)]) -> Result<String> {
+        let mut s = t.to_string();
+        for (k, v) in local {
+            s = s.replace(&format!("@{k}@"), v);
+        }
+        self.fill(&s)
+    }
+
     /// The `(2^bits)`-entry index literal of `v`.
     pub fn lit(bits: usize, v: usize) -> String {
         format!("{bits}'d{v}")
     }
 }
 
-/// The NI top (transmit side). See the `ni` module doc for ports and timing.
-#[derive(LogicBlock)]
-pub struct Ni {
-    /// Clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset.
-    pub reset: Signal<In, bool>,
-    /// This node's coordinates.
-    pub node: Signal<In, Bits<22>>,
-    /// AXI4-Lite AW valid.
-    pub s_awvalid: Signal<In, bool>,
-    /// AW ready.
-    pub s_awready: Signal<Out, bool>,
-    /// AW address.
-    pub s_awaddr: Signal<In, Bits<20>>,
-    /// AWPROT\[0\] (privileged).
-    pub s_awprot: Signal<In, bool>,
-    /// W valid.
-    pub s_wvalid: Signal<In, bool>,
-    /// W ready.
-    pub s_wready: Signal<Out, bool>,
-    /// W data.
-    pub s_wdata: Signal<In, Bits<32>>,
-    /// B valid.
-    pub s_bvalid: Signal<Out, bool>,
-    /// B ready.
-    pub s_bready: Signal<In, bool>,
-    /// B response (0 OKAY, 2 SLVERR).
-    pub s_bresp: Signal<Out, Bits<2>>,
-    /// AR valid.
-    pub s_arvalid: Signal<In, bool>,
-    /// AR ready.
-    pub s_arready: Signal<Out, bool>,
-    /// AR address.
-    pub s_araddr: Signal<In, Bits<20>>,
-    /// ARPROT\[0\].
-    pub s_arprot: Signal<In, bool>,
-    /// R valid.
-    pub s_rvalid: Signal<Out, bool>,
-    /// R ready.
-    pub s_rready: Signal<In, bool>,
-    /// R data.
-    pub s_rdata: Signal<Out, Bits<32>>,
-    /// R response.
-    pub s_rresp: Signal<Out, Bits<2>>,
-    /// AXI4 AR valid.
-    pub m_arvalid: Signal<Out, bool>,
-    /// AR ready.
-    pub m_arready: Signal<In, bool>,
-    /// AR address.
-    pub m_araddr: Signal<Out, Bits<42>>,
-    /// AR burst length - 1.
-    pub m_arlen: Signal<Out, Bits<8>>,
-    /// AR size (4: 16 bytes).
-    pub m_arsize: Signal<Out, Bits<3>>,
-    /// AR burst (1: INCR).
-    pub m_arburst: Signal<Out, Bits<2>>,
-    /// AR user: the PDID.
-    pub m_aruser: Signal<Out, Bits<16>>,
-    /// R valid.
-    pub m_rvalid: Signal<In, bool>,
-    /// R ready.
-    pub m_rready: Signal<Out, bool>,
-    /// R data.
-    pub m_rdata: Signal<In, Bits<128>>,
-    /// Flit valid.
-    pub out_valid: Signal<Out, bool>,
-    /// Flit data.
-    pub out_data: Signal<Out, Bits<128>>,
-    /// Head flit.
-    pub out_head: Signal<Out, bool>,
-    /// Tail flit.
-    pub out_tail: Signal<Out, bool>,
-    /// Flit VC.
-    pub out_vc: Signal<Out, Bits<4>>,
-    /// A credit returns.
-    pub credit_in_valid: Signal<In, bool>,
-    /// Its VC.
-    pub credit_in_vc: Signal<In, Bits<4>>,
-    /// The scheduler picks a packet this cycle.
-    pub tx_pick: Signal<Out, bool>,
-    /// A packet is in progress.
-    pub tx_busy: Signal<Out, bool>,
-    /// Received flit valid.
-    pub in_valid: Signal<In, bool>,
-    /// Received flit data.
-    pub in_data: Signal<In, Bits<128>>,
-    /// Received head flit.
-    pub in_head: Signal<In, bool>,
-    /// Received tail flit.
-    pub in_tail: Signal<In, bool>,
-    /// Received flit VC.
-    pub in_vc: Signal<In, Bits<4>>,
-    /// A receive-buffer credit returns to the sender.
-    pub credit_out_valid: Signal<Out, bool>,
-    /// Its VC (the packet's).
-    pub credit_out_vc: Signal<Out, Bits<4>>,
-    /// AXI4 AW valid.
-    pub m_awvalid: Signal<Out, bool>,
-    /// AW ready.
-    pub m_awready: Signal<In, bool>,
-    /// AW address (16-byte aligned).
-    pub m_awaddr: Signal<Out, Bits<42>>,
-    /// AW burst length - 1.
-    pub m_awlen: Signal<Out, Bits<8>>,
-    /// AW size (4: 16 bytes).
-    pub m_awsize: Signal<Out, Bits<3>>,
-    /// AW burst (1: INCR).
-    pub m_awburst: Signal<Out, Bits<2>>,
-    /// AW user: the packet's PDID.
-    pub m_awuser: Signal<Out, Bits<16>>,
-    /// W valid.
-    pub m_wvalid: Signal<Out, bool>,
-    /// W ready.
-    pub m_wready: Signal<In, bool>,
-    /// W data.
-    pub m_wdata: Signal<Out, Bits<128>>,
-    /// W strobes.
-    pub m_wstrb: Signal<Out, Bits<16>>,
-    /// W last.
-    pub m_wlast: Signal<Out, bool>,
-    /// B valid.
-    pub m_bvalid: Signal<In, bool>,
-    /// B ready.
-    pub m_bready: Signal<Out, bool>,
-    /// B response (not used yet).
-    pub m_bresp: Signal<In, Bits<2>>,
-    /// This cycle the receive path decides a packet.
-    pub rx_commit: Signal<Out, bool>,
-    /// This cycle the receive path holds a checked packet it cannot take:
-    /// a queue it needs is full (the golden model's `Busy`).
-    pub rx_busy: Signal<Out, bool>,
-    header_pack: HeaderPack,
-    footer_pack: FooterPack,
-    crc32: Crc32<128, 5>,
-    header_unpack: HeaderUnpack,
-    footer_unpack: FooterUnpack,
-    crc_rx: Crc32<128, 5>,
-    _body: String,
+/// Declares the NI top from one list of its ports (each with its doc) and
+/// children: the struct, [`Ni::assemble`] (every port default, every child
+/// new) and [`Ni::connect_outputs`] (every `Out` port).
+macro_rules! ni_block {
+    (
+        $(#[$sm:meta])*
+        ports { $( $(#[$m:meta])* $port:ident : $dir:ident $ty:ty, )* }
+        children { $( $child:ident : $cty:ty, )* }
+    ) => {
+        $(#[$sm])*
+        #[derive(LogicBlock)]
+        pub struct Ni {
+            $( $(#[$m])* pub $port: Signal<$dir, $ty>, )*
+            $( $child: $cty, )*
+            _body: String,
+        }
+
+        impl Ni {
+            /// Every port at its default, every child new, and the body.
+            fn assemble(body: String) -> Result<Ni> {
+                Ok(Ni {
+                    $( $port: Default::default(), )*
+                    $( $child: <$cty>::new()?, )*
+                    _body: body,
+                })
+            }
+
+            /// Connect every output port (the body drives them).
+            fn connect_outputs(&mut self) {
+                $( ni_block!(@connect self.$port, $dir); )*
+            }
+        }
+    };
+    (@connect $s:expr, In) => {};
+    (@connect $s:expr, Out) => {
+        $s.connect();
+    };
+}
+
+ni_block! {
+    /// The NI top. See the `ni` module doc for ports and timing.
+    ports {
+        /// Clock.
+        clock: In Clock,
+        /// Synchronous reset.
+        reset: In bool,
+        /// This node's coordinates.
+        node: In Bits<22>,
+        /// AXI4-Lite AW valid.
+        s_awvalid: In bool,
+        /// AW ready.
+        s_awready: Out bool,
+        /// AW address.
+        s_awaddr: In Bits<20>,
+        /// AWPROT\[0\] (privileged).
+        s_awprot: In bool,
+        /// W valid.
+        s_wvalid: In bool,
+        /// W ready.
+        s_wready: Out bool,
+        /// W data.
+        s_wdata: In Bits<32>,
+        /// B valid.
+        s_bvalid: Out bool,
+        /// B ready.
+        s_bready: In bool,
+        /// B response (0 OKAY, 2 SLVERR).
+        s_bresp: Out Bits<2>,
+        /// AR valid.
+        s_arvalid: In bool,
+        /// AR ready.
+        s_arready: Out bool,
+        /// AR address.
+        s_araddr: In Bits<20>,
+        /// ARPROT\[0\].
+        s_arprot: In bool,
+        /// R valid.
+        s_rvalid: Out bool,
+        /// R ready.
+        s_rready: In bool,
+        /// R data.
+        s_rdata: Out Bits<32>,
+        /// R response.
+        s_rresp: Out Bits<2>,
+        /// AXI4 AR valid.
+        m_arvalid: Out bool,
+        /// AR ready.
+        m_arready: In bool,
+        /// AR address.
+        m_araddr: Out Bits<42>,
+        /// AR burst length - 1.
+        m_arlen: Out Bits<8>,
+        /// AR size (4: 16 bytes).
+        m_arsize: Out Bits<3>,
+        /// AR burst (1: INCR).
+        m_arburst: Out Bits<2>,
+        /// AR user: the PDID.
+        m_aruser: Out Bits<16>,
+        /// R valid.
+        m_rvalid: In bool,
+        /// R ready.
+        m_rready: Out bool,
+        /// R data.
+        m_rdata: In Bits<128>,
+        /// Flit valid.
+        out_valid: Out bool,
+        /// Flit data.
+        out_data: Out Bits<128>,
+        /// Head flit.
+        out_head: Out bool,
+        /// Tail flit.
+        out_tail: Out bool,
+        /// Flit VC.
+        out_vc: Out Bits<4>,
+        /// A credit returns.
+        credit_in_valid: In bool,
+        /// Its VC.
+        credit_in_vc: In Bits<4>,
+        /// The scheduler picks a packet this cycle.
+        tx_pick: Out bool,
+        /// The scheduler cannot pick this cycle (loading a pick, a read of
+        /// the last pick not yet issued, the packet queue full, or a
+        /// message is next and packets are still queued to send).
+        tx_busy: Out bool,
+        /// Received flit valid.
+        in_valid: In bool,
+        /// Received flit data.
+        in_data: In Bits<128>,
+        /// Received head flit.
+        in_head: In bool,
+        /// Received tail flit.
+        in_tail: In bool,
+        /// Received flit VC.
+        in_vc: In Bits<4>,
+        /// A receive-buffer credit returns to the sender.
+        credit_out_valid: Out bool,
+        /// Its VC (the packet's).
+        credit_out_vc: Out Bits<4>,
+        /// AXI4 AW valid.
+        m_awvalid: Out bool,
+        /// AW ready.
+        m_awready: In bool,
+        /// AW address (16-byte aligned).
+        m_awaddr: Out Bits<42>,
+        /// AW burst length - 1.
+        m_awlen: Out Bits<8>,
+        /// AW size (4: 16 bytes).
+        m_awsize: Out Bits<3>,
+        /// AW burst (1: INCR).
+        m_awburst: Out Bits<2>,
+        /// AW user: the packet's PDID.
+        m_awuser: Out Bits<16>,
+        /// W valid.
+        m_wvalid: Out bool,
+        /// W ready.
+        m_wready: In bool,
+        /// W data.
+        m_wdata: Out Bits<128>,
+        /// W strobes.
+        m_wstrb: Out Bits<16>,
+        /// W last.
+        m_wlast: Out bool,
+        /// B valid.
+        m_bvalid: In bool,
+        /// B ready.
+        m_bready: Out bool,
+        /// B response (not used yet).
+        m_bresp: In Bits<2>,
+        /// This cycle the receive path decides a packet.
+        rx_commit: Out bool,
+        /// This cycle the receive path holds a checked packet it cannot take:
+        /// a queue it needs is full (the golden model's `Busy`).
+        rx_busy: Out bool,
+    }
+    children {
+        header_pack: HeaderPack,
+        footer_pack: FooterPack,
+        crc32: Crc32<128, 5>,
+        header_unpack: HeaderUnpack,
+        footer_unpack: FooterUnpack,
+        crc_rx: Crc32<128, 5>,
+    }
 }
 
 impl Ni {
@@ -375,80 +428,18 @@ impl Ni {
         body.push_str(&super::rdma_tx::verilog(&g)?);
         body.push_str(&super::axi_master::verilog(&g)?);
         body.push_str(&super::rdma_rx::verilog(&g)?);
-        Ok(Ni {
-            clock: Default::default(),
-            reset: Default::default(),
-            node: Default::default(),
-            s_awvalid: Default::default(),
-            s_awready: Default::default(),
-            s_awaddr: Default::default(),
-            s_awprot: Default::default(),
-            s_wvalid: Default::default(),
-            s_wready: Default::default(),
-            s_wdata: Default::default(),
-            s_bvalid: Default::default(),
-            s_bready: Default::default(),
-            s_bresp: Default::default(),
-            s_arvalid: Default::default(),
-            s_arready: Default::default(),
-            s_araddr: Default::default(),
-            s_arprot: Default::default(),
-            s_rvalid: Default::default(),
-            s_rready: Default::default(),
-            s_rdata: Default::default(),
-            s_rresp: Default::default(),
-            m_arvalid: Default::default(),
-            m_arready: Default::default(),
-            m_araddr: Default::default(),
-            m_arlen: Default::default(),
-            m_arsize: Default::default(),
-            m_arburst: Default::default(),
-            m_aruser: Default::default(),
-            m_rvalid: Default::default(),
-            m_rready: Default::default(),
-            m_rdata: Default::default(),
-            out_valid: Default::default(),
-            out_data: Default::default(),
-            out_head: Default::default(),
-            out_tail: Default::default(),
-            out_vc: Default::default(),
-            credit_in_valid: Default::default(),
-            credit_in_vc: Default::default(),
-            tx_pick: Default::default(),
-            tx_busy: Default::default(),
-            in_valid: Default::default(),
-            in_data: Default::default(),
-            in_head: Default::default(),
-            in_tail: Default::default(),
-            in_vc: Default::default(),
-            credit_out_valid: Default::default(),
-            credit_out_vc: Default::default(),
-            m_awvalid: Default::default(),
-            m_awready: Default::default(),
-            m_awaddr: Default::default(),
-            m_awlen: Default::default(),
-            m_awsize: Default::default(),
-            m_awburst: Default::default(),
-            m_awuser: Default::default(),
-            m_wvalid: Default::default(),
-            m_wready: Default::default(),
-            m_wdata: Default::default(),
-            m_wstrb: Default::default(),
-            m_wlast: Default::default(),
-            m_bvalid: Default::default(),
-            m_bready: Default::default(),
-            m_bresp: Default::default(),
-            rx_commit: Default::default(),
-            rx_busy: Default::default(),
-            header_pack: HeaderPack::new()?,
-            footer_pack: FooterPack::new()?,
-            crc32: Crc32::new()?,
-            header_unpack: HeaderUnpack::new()?,
-            footer_unpack: FooterUnpack::new()?,
-            crc_rx: Crc32::new()?,
-            _body: body,
-        })
+        Ni::assemble(body)
     }
+}
+
+/// Connect a payload CRC child's inputs (driven by the body).
+fn connect_crc(c: &mut Crc32<128, 5>) {
+    c.clock.connect();
+    c.reset.connect();
+    c.start.connect();
+    c.valid.connect();
+    c.data.connect();
+    c.bytes.connect();
 }
 
 impl Logic for Ni {
@@ -456,56 +447,11 @@ impl Logic for Ni {
     fn update(&mut self) {}
 
     fn connect(&mut self) {
-        for s in [
-            &mut self.s_awready,
-            &mut self.s_wready,
-            &mut self.s_bvalid,
-            &mut self.s_arready,
-            &mut self.s_rvalid,
-            &mut self.m_arvalid,
-            &mut self.m_rready,
-            &mut self.out_valid,
-            &mut self.out_head,
-            &mut self.out_tail,
-            &mut self.tx_pick,
-            &mut self.tx_busy,
-        ] {
-            s.connect();
-        }
-        self.s_bresp.connect();
-        self.s_rresp.connect();
-        self.s_rdata.connect();
-        self.m_araddr.connect();
-        self.m_arlen.connect();
-        self.m_arsize.connect();
-        self.m_arburst.connect();
-        self.m_aruser.connect();
-        self.out_data.connect();
-        self.out_vc.connect();
-        self.credit_out_valid.connect();
-        self.credit_out_vc.connect();
-        self.m_awvalid.connect();
-        self.m_awaddr.connect();
-        self.m_awlen.connect();
-        self.m_awsize.connect();
-        self.m_awburst.connect();
-        self.m_awuser.connect();
-        self.m_wvalid.connect();
-        self.m_wdata.connect();
-        self.m_wstrb.connect();
-        self.m_wlast.connect();
-        self.m_bready.connect();
-        self.rx_commit.connect();
-        self.rx_busy.connect();
+        self.connect_outputs();
         self.header_unpack.word.connect();
         self.footer_unpack.word.connect();
-        let c = &mut self.crc_rx;
-        c.clock.connect();
-        c.reset.connect();
-        c.start.connect();
-        c.valid.connect();
-        c.data.connect();
-        c.bytes.connect();
+        connect_crc(&mut self.crc_rx);
+        connect_crc(&mut self.crc32);
         let h = &mut self.header_pack;
         h.fpga_offset.connect();
         h.path.connect();
@@ -517,23 +463,16 @@ impl Logic for Ni {
         h.pdid.connect();
         h.vc.connect();
         let f = &mut self.footer_pack;
+        for s in [&mut f.notify, &mut f.last, &mut f.first] {
+            s.connect();
+        }
         f.payload_crc.connect();
         f.user.connect();
         f.ttl.connect();
         f.seq.connect();
-        f.notify.connect();
-        f.last.connect();
-        f.first.connect();
         f.flags.connect();
         f.src.connect();
         f.txid.connect();
-        let c = &mut self.crc32;
-        c.clock.connect();
-        c.reset.connect();
-        c.start.connect();
-        c.valid.connect();
-        c.data.connect();
-        c.bytes.connect();
     }
 
     fn hdl(&self) -> Verilog {
