@@ -316,8 +316,8 @@ fn an_edited_mailbox_or_completion_is_caught() {
             // Only the completion at the decision: a CQ_COUNT / CQ_W0 /
             // STATUS read while the write is landing sees it.
             Edit {
-                from: "cq_push = (cq_wr && !x_defer) || (w_land && wl_cq);",
-                to: "cq_push = cq_wr;",
+                from: "cq_wr = x_commit && x_need_cq && !x_defer;",
+                to: "cq_wr = x_commit && x_need_cq;",
                 setup: general,
                 ports: &["s_rdata"],
             },
@@ -332,6 +332,44 @@ fn an_edited_mailbox_or_completion_is_caught() {
             },
         ],
         25_000,
+        9,
+    );
+}
+
+/// Edited receive pipeline — the CRC of a partial last payload word taken
+/// over 16 bytes (a good packet rejected); the completion slots held by
+/// writes still landing not counted (a completion taken that the queue
+/// has no room for, where the golden model answers Busy); a decision in
+/// the cycle a landing write posts (two pushes into one queue slot) — the
+/// bench catches each.
+#[test]
+fn an_edited_receive_pipeline_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    assert_edits_caught(
+        1,
+        &[
+            Edit {
+                from: "? rv_lastb : 5'd16;",
+                to: "? 5'd16 : 5'd16;",
+                setup: general,
+                ports: &["m_aw", "s_rdata", "tx_pick", "rx_commit", "out_data"],
+            },
+            Edit {
+                from: " + {11'd0, lq_cqh}) >= ",
+                to: ") >= ",
+                setup: general,
+                ports: &["rx_commit", "s_rdata", "tx_pick"],
+            },
+            Edit {
+                from: " && !lp_post",
+                to: "",
+                setup: general,
+                ports: &["rx_commit", "s_rdata", "tx_pick", "m_ar", "out_data"],
+            },
+        ],
+        40_000,
         9,
     );
 }

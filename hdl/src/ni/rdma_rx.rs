@@ -80,21 +80,30 @@ use std::fmt::Write as _;
 const DECL: &str = r#"
 // ===================== rdma_rx =====================
 reg  [2:0] rx_st;
-reg  [4:0] rx_n;
-reg  [3:0] rx_vcq;
+reg [@RXA@:0] rx_n;
 reg [127:0] hdr_q;
 reg [127:0] ftr_q;
+reg [127:0] p1_q;
+// Receive ring: every flit received, and its VC (for its credit).
 (* ram_style = "distributed" *)
 reg [127:0] rx_buf [0:@RXNM1@];
-reg  [4:0] rx_j;
+(* ram_style = "distributed" *)
+reg  [3:0] rx_vcm [0:@RXNM1@];
+reg [@RXAM1@:0] in_wp;
+reg [@RXA@:0] rv_n;
+reg [127:0] hin_q;
+// Received packets not yet loaded for a decision: {words, payload CRC-32}.
+@PMQUEUE@reg [@RXAM1@:0] dq_sp;
+reg [@RXAM1@:0] dq_nx;
+reg [@RXAM1@:0] dn_p;
+reg [@RXAM1@:0] fr_p;
 reg        rc_start;
 reg        rc_valid;
 reg [127:0] rc_data;
 reg  [4:0] rc_bytes;
-reg        rc_done;
 reg [31:0] rx_crc;
-reg  [4:0] rx_cr;
 reg  [4:0] mw_k;
+reg [127:0] mw_pq;
 reg  [4:0] mw_beats;
 reg  [3:0] mw_off;
 reg  [8:0] mw_size;
@@ -126,10 +135,11 @@ reg        st_hdrc;
 reg [31:0] mb_fulln;
 reg [31:0] mb_retry;
 reg [31:0] mb_denied;
-// The accepted data packet being written posts a completion / a notify
-// response when its write lands (B).
-reg        wl_cq;
-reg        wl_rq;
+// Accepted data packets whose write has not landed (B), in order: the
+// completion / notify response each posts then {cq?, cq entry, rq?, rq
+// entry}; how many of them hold a completion / a response.
+@LQQUEUE@reg  [4:0] lq_cqh;
+reg  [4:0] lq_rqh;
 // The packetizer message being sent (picked, tail flit not yet out): its
 // NI-wide slot {channel, slot}.
 reg        ms_v;
@@ -143,12 +153,20 @@ reg        rq_full;
 reg        rd_full;
 reg [@PDM1@:0] tk_h;
 reg [@PDM1@:0] tk_f1;
+reg        w_land;
+reg [126:0] lq_rd;
+reg        lp_post;
 always @(*) begin
     mb_full = (mb_count == @MBW@'d@MBD@);
-    cq_full = (cq_count == @CQW@'d@CQD@);
-    rq_full = (rq_count == @RQW@'d@RQD@);
+    // Entries of writes still landing hold their slots.
+    cq_full = ({@CQPAD@cq_count} + {11'd0, lq_cqh}) >= 16'd@CQD@;
+    rq_full = ({@RQPAD@rq_count} + {11'd0, lq_rqh}) >= 16'd@RQD@;
     rd_full = (rd_count == @RDW@'d@RDD@);
 @TKHIT@    tk_f1 = ~tk_v & (tk_v + @PD@'d1);
+    // The oldest write in flight lands (B); what it posts.
+    w_land = m_bvalid && (lq_count != 4'd0);
+    lq_rd = lq_mem[lq_head];
+    lp_post = w_land && (lq_rd[126] || lq_rd[65]);
 end
 
 // Message-slot lookup of a MailboxAck / MailboxNack: txid = c * pkt_slots + slot.
@@ -177,6 +195,7 @@ always @(*) begin
     crc_rx$valid = rc_valid;
     crc_rx$data = rc_data;
     crc_rx$bytes = rc_bytes;
+    header_rx$word = hin_q;
 end
 
 // Checks, in the golden order.
@@ -226,7 +245,7 @@ reg        ak_retry;
 reg        ak_deny;
 always @(*) begin
     x_pw = {1'b0, header_unpack$size[13:4]} + {10'd0, header_unpack$size[3:0] != 4'd0};
-    x_wc_ok = ({6'd0, rx_n} == x_pw + 11'd2);
+    x_wc_ok = ({@RXNPAD@rx_n} == x_pw + 11'd2);
     x_pt = header_unpack$ptype;
     x_data = (x_pt == 5'h01) || (x_pt == 5'h10);
     x_single = footer_unpack$first && footer_unpack$last && (footer_unpack$seq == 14'd0);
@@ -245,7 +264,7 @@ always @(*) begin
         5'h15: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd10);
         default: x_fmt = 1'b0;
     endcase
-    x_p1 = rx_buf[@RXA@'d1];
+    x_p1 = p1_q;
     x_rqend = {1'b0, x_p1[63:0]} + {33'd0, x_p1[95:64]};
     // The range the protection check covers: a data packet's bytes, or the
     // bytes a read request asks for.
@@ -258,7 +277,7 @@ const DECIDE: &str = r#"
     x_hok = 1'b0;
     x_fok = 1'b0;
     x_reason = 4'd0;
-    if (rx_n < 5'd2) x_reason = 4'd4;
+    if (rx_n < @RXA1@'d2) x_reason = 4'd4;
     else if (header_unpack$double_err) begin x_reason = 4'd1; x_fok = footer_unpack$crc8_ok; end
     else if (!header_unpack$ptype_known) begin x_reason = 4'd2; x_fok = footer_unpack$crc8_ok; end
     else begin
@@ -292,15 +311,17 @@ const DECIDE: &str = r#"
     // A message the mailbox takes is copied into its tail slot first.
     x_cp = (rx_st == 3'd2) && x_accept && x_mb && !mb_full && !mb_cp;
     // No decision while the scheduler picks or loads (their queue and slot
-    // effects land first), nor while copying.
-    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp;
+    // effects land first), nor while copying, nor in a cycle a landing write
+    // posts (one push per queue and cycle), nor for a data packet while the
+    // landing queue is full.
+    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post
+            && !(x_accept && x_data && (lq_count == 4'd@LQD@));
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;
     x_write = x_commit && x_accept && x_data;
     // A data packet's completion and notify response are posted when its
     // write lands (B), not here: software must not see a completion before
-    // the data. Their slots are written now and held (nothing else pushes
-    // into these queues before B: only decisions push, one packet at a time).
+    // the data. They wait in the landing queue (their room counted above).
     x_defer = x_write;
     // The response it causes, and the completion it posts.
     if (!x_accept) begin
@@ -325,12 +346,14 @@ const DECIDE: &str = r#"
 end
 
 // Completion, response and mailbox queues: pushes at the decision (a data
-// packet's completion and notify response: at its B), pops by software
-// (CQ_POP, MB_POP) and by the scheduler (responses). An entry is written
-// into the tail slot at the decision; the push makes it visible.
+// packet's completion and notify response: from the landing queue at its
+// B), pops by software (CQ_POP, MB_POP) and by the scheduler (responses).
 reg        cq_wr;
 reg        rq_wr;
-reg        w_land;
+reg        lp_cq;
+reg        lp_rq;
+reg        lq_push;
+reg        lq_pop;
 reg        cq_push;
 reg        cq_pop;
 reg        rq_push;
@@ -350,11 +373,14 @@ reg [31:0] mb_rs;
 reg  [8:0] mb_b0;
 reg [31:0] mb_dw;
 always @(*) begin
-    cq_wr = x_commit && x_need_cq;
-    rq_wr = x_commit && x_need_rq;
-    w_land = (rx_st == 3'd5) && m_bvalid;
-    cq_push = (cq_wr && !x_defer) || (w_land && wl_cq);
-    rq_push = (rq_wr && !x_defer) || (w_land && wl_rq);
+    cq_wr = x_commit && x_need_cq && !x_defer;
+    rq_wr = x_commit && x_need_rq && !x_defer;
+    lq_push = x_write;
+    lq_pop = w_land;
+    lp_cq = w_land && lq_rd[126];
+    lp_rq = w_land && lq_rd[65];
+    cq_push = cq_wr || lp_cq;
+    rq_push = rq_wr || lp_rq;
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != @CQW@'d0) || cq_push);
     mb_pop = wr_fire && a_mbpop && ((mb_count != @MBW@'d0) || mb_push);
@@ -381,13 +407,16 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
+    else if (lp_cq) cq_mem[cq_tail] <= lq_rd[125:66];
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
+    else if (lp_rq) rq_mem[rq_tail] <= lq_rd[64:0];
+    if (lq_push) lq_mem[lq_tail] <= {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
                                      x_p1[95:64], x_p1[41:0], header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
 end
 always @(posedge clock) begin
-    if (rx_st == 3'd7) mb_mem[{mb_tail, mb_k[@MBWAM1@:0]}] <= rx_buf[mb_k[@RXAM1@:0] + @RXA@'d1];
+    if (rx_st == 3'd7) mb_mem[{mb_tail, mb_k[@MBWAM1@:0]}] <= rx_buf[rd_a];
 end
 always @(posedge clock) begin
     if (reset) begin
@@ -484,8 +513,9 @@ always @(posedge clock) begin
 end
 
 // AXI4 write burst: realigned payload words, strobes for [off, off + size).
-reg [@RXAM1@:0] mw_icur;
-reg [@RXAM1@:0] mw_iprev;
+// `rd_a`: the ring word a W beat (or a mailbox copy) reads, payload word k
+// of the packet being decided; `mw_pq` holds the previous one.
+reg [@RXAM1@:0] rd_a;
 reg [255:0] mw_cat;
 reg [255:0] mw_sh;
 reg  [9:0] mw_lo16;
@@ -495,9 +525,8 @@ reg  [4:0] mw_hi;
 reg [16:0] mw_mhi;
 reg [16:0] mw_mlo;
 always @(*) begin
-    mw_icur = mw_k[@RXAM1@:0] + @RXA@'d1;
-    mw_iprev = mw_k[@RXAM1@:0];
-    mw_cat = {rx_buf[mw_icur], rx_buf[mw_iprev]};
+    rd_a = dq_sp + @RXA@'d1 + ((rx_st == 3'd7) ? @MBKX@ : @MWKX@);
+    mw_cat = {rx_buf[rd_a], mw_pq};
     mw_sh = mw_cat >> (9'd128 - {2'd0, mw_off, 3'd0});
     mw_lo16 = (mw_k == 5'd0) ? {6'd0, mw_off} : 10'd0;
     mw_hi16 = {6'd0, mw_off} + {1'b0, mw_size} - {1'b0, mw_k, 4'd0};
@@ -515,75 +544,94 @@ always @(*) begin
     m_wdata = mw_sh[127:0];
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
     m_wlast = (mw_k == mw_beats - 5'd1);
-    m_bready = (rx_st == 3'd5);
-    credit_out_valid = (rx_st == 3'd6);
-    credit_out_vc = rx_vcq;
+    m_bready = (lq_count != 4'd0);
+    // A credit per ring word freed, in order, on its flit's VC.
+    credit_out_valid = (fr_p != dn_p);
+    credit_out_vc = rx_vcm[fr_p];
     rx_commit = x_commit;
     rx_busy = x_busy;
 end
 
-// Payload replay index and byte count of the last payload word.
-reg  [4:0] rx_pwn;
-reg  [4:0] rx_lastb;
+// Receive side: the payload CRC-32 as the flits arrive (the byte count of
+// the last payload word from the corrected header, `header_rx`), a packet
+// record at each tail. Decision side: load the next record (its header,
+// footer and first payload word) when idle or as the previous packet ends.
+reg  [9:0] rv_pw;
+reg  [4:0] rv_lastb;
 reg  [8:0] x_wtmp;
+reg        ld_go;
+reg        pm_push;
+reg        pm_pop;
+reg [@RXAM1@:0] ld_n;
+reg [@RXA@:0] pm_n;
+reg [@RXA@:0] pm_nw;
 always @(*) begin
-    rx_pwn = (rx_n < 5'd2) ? 5'd0 : rx_n - 5'd2;
-    rx_lastb = (header_unpack$size[3:0] == 4'd0) ? 5'd16 : {1'b0, header_unpack$size[3:0]};
+    rv_pw = header_rx$size[13:4] + {9'd0, header_rx$size[3:0] != 4'd0};
+    rv_lastb = (header_rx$size[3:0] == 4'd0) ? 5'd16 : {1'b0, header_rx$size[3:0]};
     x_wtmp = {5'd0, header_unpack$vaddr[3:0]} + header_unpack$size[8:0] + 9'd15;
+    pm_nw = rv_n + @RXA1@'d1;
+    pm_push = in_valid && in_tail;
+    pm_n = pm_mem[pm_head][@RXA32@:32];
+    ld_n = pm_n[@RXAM1@:0] - @RXA@'d1;
+    ld_go = (pm_count != @PMW@'d0) && !reset
+            && ((rx_st == 3'd0) || ((rx_st == 3'd2) && x_commit && !x_write)
+                || ((rx_st == 3'd4) && m_wready && m_wlast));
+    pm_pop = ld_go;
 end
 
 always @(posedge clock) begin
-    if (rx_st == 3'd0 && in_valid && (in_head || (rx_n != 5'd0))) begin
-        rx_buf[in_head ? @RXA@'d0 : rx_n[@RXAM1@:0]] <= in_data;
+    if (in_valid) begin
+        rx_buf[in_wp] <= in_data;
+        rx_vcm[in_wp] <= in_vc;
     end
+    if (pm_push) pm_mem[pm_tail] <= {pm_nw, crc_rx$crc};
 end
 
 always @(posedge clock) begin
     if (reset) begin
         rx_st <= 3'd0;
-        rx_n <= 5'd0;
+        in_wp <= @RXA@'d0;
+        rv_n <= @RXA1@'d0;
+        dq_sp <= @RXA@'d0;
+        dq_nx <= @RXA@'d0;
+        dn_p <= @RXA@'d0;
+        fr_p <= @RXA@'d0;
         rc_start <= 1'b0;
         rc_valid <= 1'b0;
-        rc_done <= 1'b0;
         mb_cp <= 1'b0;
-        wl_cq <= 1'b0;
-        wl_rq <= 1'b0;
+        lq_cqh <= 5'd0;
+        lq_rqh <= 5'd0;
         rx_packets <= 32'd0;
         rx_rejected <= 32'd0;
         rx_hdrc <= 32'd0;
         rx_bytes <= 32'd0;
-@REJRESET@    end else begin
-        rc_start <= 1'b0;
-        rc_valid <= 1'b0;
+@PMRESET@@LQRESET@@REJRESET@    end else begin
+@PMUPDATE@@LQUPDATE@        // Receive: every flit into the ring; the packet's first word (its
+        // head) restarts the CRC, its payload words feed it.
+        rc_start <= in_valid && (rv_n == @RXA1@'d0);
+        rc_valid <= in_valid && (rv_n != @RXA1@'d0) && !in_tail;
+        rc_data <= in_data;
+        rc_bytes <= ({@RVPAD@rv_n} == rv_pw) ? rv_lastb : 5'd16;
+        if (in_valid) begin
+            in_wp <= in_wp + @RXA@'d1;
+            rv_n <= in_tail ? @RXA1@'d0 : rv_n + @RXA1@'d1;
+            if (rv_n == @RXA1@'d0) hin_q <= in_data;
+        end
+        if (credit_out_valid) fr_p <= fr_p + @RXA@'d1;
+        lq_cqh <= lq_cqh + {4'd0, lq_push && x_need_cq} - {4'd0, lp_cq};
+        lq_rqh <= lq_rqh + {4'd0, lq_push && x_need_rq} - {4'd0, lp_rq};
+        if (ld_go) begin
+            hdr_q <= rx_buf[dq_nx];
+            ftr_q <= rx_buf[dq_nx + ld_n];
+            p1_q <= rx_buf[dq_nx + @RXA@'d1];
+            rx_n <= pm_n;
+            rx_crc <= pm_mem[pm_head][31:0];
+            dq_sp <= dq_nx;
+            dq_nx <= dq_nx + pm_n[@RXAM1@:0];
+            mb_cp <= 1'b0;
+        end
         case (rx_st)
-            3'd0: if (in_valid && (in_head || (rx_n != 5'd0))) begin
-                if (in_head) begin
-                    hdr_q <= in_data;
-                    rx_vcq <= in_vc;
-                end
-                ftr_q <= in_data;
-                rx_n <= in_head ? 5'd1 : ((rx_n == 5'd31) ? rx_n : rx_n + 5'd1);
-                if (in_tail) begin
-                    rx_st <= 3'd1;
-                    rx_j <= 5'd0;
-                    rc_done <= 1'b0;
-                    mb_cp <= 1'b0;
-                end
-            end
-            3'd1: begin
-                // Feed payload words 1..rx_n-2; the result settles a cycle later.
-                if (rc_done) begin
-                    rx_crc <= (rx_pwn == 5'd0) ? 32'd0 : crc_rx$crc;
-                    rx_st <= 3'd2;
-                end else if (rx_j == rx_pwn) rc_done <= 1'b1;
-                else begin
-                    rc_start <= (rx_j == 5'd0);
-                    rc_valid <= 1'b1;
-                    rc_data <= rx_buf[rx_j[@RXAM1@:0] + @RXA@'d1];
-                    rc_bytes <= (rx_j == rx_pwn - 5'd1) ? rx_lastb : 5'd16;
-                    rx_j <= rx_j + 5'd1;
-                end
-            end
+            3'd0: if (ld_go) rx_st <= 3'd2;
             3'd2: if (x_cp) begin
                 rx_st <= 3'd7;
                 mb_k <= 5'd0;
@@ -594,9 +642,6 @@ always @(posedge clock) begin
                     rx_rejected <= rx_rejected + 32'd1;
                     rej_cnt[x_reason] <= rej_cnt[x_reason] + 32'd1;
                 end
-                rx_cr <= rx_n;
-                wl_cq <= x_need_cq && x_defer;
-                wl_rq <= x_need_rq && x_defer;
                 if (x_write) begin
                     rx_bytes <= rx_bytes + {18'd0, header_unpack$size};
                     rx_st <= 3'd3;
@@ -606,27 +651,27 @@ always @(posedge clock) begin
                     mw_beats <= x_wtmp[8:4];
                     mw_pdid <= header_unpack$pdid;
                     mw_k <= 5'd0;
-                end else rx_st <= 3'd6;
+                end else begin
+                    // Its words are free: credits from the next cycle.
+                    dn_p <= dq_sp + rx_n[@RXAM1@:0];
+                    if (!ld_go) rx_st <= 3'd0;
+                end
             end
             3'd3: if (m_awready) rx_st <= 3'd4;
             3'd4: if (m_wready) begin
                 mw_k <= mw_k + 5'd1;
-                if (m_wlast) rx_st <= 3'd5;
+                mw_pq <= rx_buf[rd_a];
+                if (m_wlast) begin
+                    dn_p <= dq_sp + rx_n[@RXAM1@:0];
+                    rx_st <= ld_go ? 3'd2 : 3'd0;
+                end
             end
-            3'd5: if (m_bvalid) rx_st <= 3'd6;
             3'd7: begin
                 // Copy payload words 1..MB16 into the mailbox tail slot.
                 mb_k <= mb_k + 5'd1;
                 if (mb_k == 5'd@MB16M1@) begin
                     mb_cp <= 1'b1;
                     rx_st <= 3'd2;
-                end
-            end
-            3'd6: begin
-                rx_cr <= rx_cr - 5'd1;
-                if (rx_cr == 5'd1) begin
-                    rx_st <= 3'd0;
-                    rx_n <= 5'd0;
                 end
             end
             default: rx_st <= 3'd0;
@@ -637,8 +682,28 @@ end
 wire unused_rx = &{1'b0, x_wtmp[3:0], mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw_mlo[16], mw_addr[3:0],
                    header_unpack$fpga_offset, header_unpack$path, header_unpack$reserved, header_unpack$vc,
                    header_unpack$ecc_reserved, footer_unpack$crc8, footer_unpack$user, footer_unpack$ttl,
-                   m_bresp, x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:@SA@]};
+                   m_bresp, x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:@SA@],
+                   // Packets are framed by their tails (a packet is the words
+                   // after the previous tail), so the head flag is redundant;
+                   // the receive-side header decode serves the CRC byte count.
+                   in_head, header_rx$fpga_offset, header_rx$path, header_rx$reserved, header_rx$vc,
+                   header_rx$ecc_reserved, header_rx$vaddr, header_rx$ptype, header_rx$dest, header_rx$pdid,
+                   header_rx$single_err, header_rx$double_err, header_rx$ptype_known};
 "#;
+
+/// Index bits of the landing queue: up to `2^LQA` accepted data packets'
+/// writes in flight (decided, B not yet taken).
+const LQA: usize = 3;
+
+/// `name` (`width` bits) as a `bits`-bit expression: zero-extended or
+/// truncated (the value always fits).
+fn fit(name: &str, width: usize, bits: usize) -> String {
+    if bits > width {
+        format!("{{{}'d0, {name}}}", bits - width)
+    } else {
+        format!("{name}[{}:0]", bits - 1)
+    }
+}
 
 /// The Verilog of the receive path.
 pub fn verilog(g: &Geometry) -> Result<String> {
@@ -655,10 +720,28 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     let rq = q("rq", 65, g.rqa, n.resp_queue_depth);
     let rd = q("rd", 169, g.rda, n.read_queue_depth);
     let mb = q("mb", 47, g.mba, n.mailbox_depth);
+    let pm = q("pm", g.rxa + 33, g.rxa, rxn);
+    let lq = q("lq", 127, LQA, 1 << LQA);
     let four = [&cq, &rq, &rd, &mb];
     let local = vec![
         ("RXNM1", (rxn - 1).to_string()),
         ("RXA", g.rxa.to_string()),
+        ("RXA1", (g.rxa + 1).to_string()),
+        ("RXA32", (g.rxa + 32).to_string()),
+        ("PMW", (g.rxa + 1).to_string()),
+        ("RXNPAD", pad(11 - (g.rxa + 1))),
+        ("RVPAD", pad(10 - (g.rxa + 1))),
+        ("CQPAD", pad(16 - (g.cqa + 1))),
+        ("RQPAD", pad(16 - (g.rqa + 1))),
+        ("LQD", (1usize << LQA).to_string()),
+        ("MBKX", fit("mb_k", 5, g.rxa)),
+        ("MWKX", fit("mw_k", 5, g.rxa)),
+        ("PMQUEUE", pm.decl_mem() + &pm.decl_ptrs()),
+        ("LQQUEUE", lq.decl_mem() + &lq.decl_ptrs()),
+        ("PMRESET", pm.reset()),
+        ("PMUPDATE", pm.update()),
+        ("LQRESET", lq.reset()),
+        ("LQUPDATE", lq.update()),
         ("EQW", (g.eqa + 1).to_string()),
         ("EQD", n.errq_depth.to_string()),
         ("RXAM1", (g.rxa - 1).to_string()),

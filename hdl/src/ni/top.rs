@@ -62,7 +62,7 @@ pub struct Geometry {
     pub crw: usize,
     /// log2(max payload).
     pub pa: usize,
-    /// Receive buffer index bits (`2^rxa >= 2 + P/16` words).
+    /// Receive ring index bits (`2^rxa` = [`rx_buffer_flits`] words).
     pub rxa: usize,
     /// Error queue index bits (storage `2^eqa` entries).
     pub eqa: usize,
@@ -80,10 +80,19 @@ pub struct Geometry {
     pub rda: usize,
 }
 
-/// Flits of the receive buffer (one maximum packet): the credits a sender
-/// starts with.
-pub fn rx_buffer_flits(max_payload_bytes: usize) -> usize {
+/// Flits of the largest packet the NI receives (`2 + P/16`): a sender
+/// starts a packet only when it holds this many receive credits (virtual
+/// cut-through).
+pub fn rx_packet_flits(max_payload_bytes: usize) -> usize {
     2 + max_payload_bytes / 16
+}
+
+/// Flits of the receive buffer: the credits a sender starts with. At least
+/// two maximum packets, so that one arrives while the previous one is
+/// checked and written to memory, rounded up to a power of two (the ring's
+/// size; the rounding costs no extra distributed RAM).
+pub fn rx_buffer_flits(max_payload_bytes: usize) -> usize {
+    (2 * rx_packet_flits(max_payload_bytes)).next_power_of_two()
 }
 
 /// Register-file size limits of the phase-1 RTL (message slot bytes are
@@ -415,6 +424,7 @@ ni_block! {
         header_unpack: HeaderUnpack,
         footer_unpack: FooterUnpack,
         crc_rx: Crc32<128, 5>,
+        header_rx: HeaderUnpack,
     }
 }
 
@@ -449,6 +459,7 @@ impl Logic for Ni {
     fn connect(&mut self) {
         self.connect_outputs();
         self.header_unpack.word.connect();
+        self.header_rx.word.connect();
         self.footer_unpack.word.connect();
         connect_crc(&mut self.crc_rx);
         connect_crc(&mut self.crc32);

@@ -26,8 +26,8 @@
 //! - **Router port**: returns credits after random delays (and stray
 //!   credits on other VCs, which the NI must ignore).
 //! - **Receive agent** (a router local output): sends packets into the NI
-//!   (flits with random gaps; a packet starts only when every receive
-//!   credit is back, random VC): RdmaWrite / RdmaReadResp into the landing
+//!   (flits with random gaps; a packet starts only with credits for a
+//!   largest packet, virtual cut-through, random VC): RdmaWrite / RdmaReadResp into the landing
 //!   area's first half (window 0; `first`, `last`, `notify` random; (src,
 //!   txid) mostly from a small pool so damaged transfers complete as
 //!   PACKET_REJECTED), RdmaReadReq asking for 1..12·P bytes of the landing
@@ -90,7 +90,7 @@ use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_packet_flits, NiRtlParams};
 use exanet_sim::ni::rdma_tx::ReadRequest;
 use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
@@ -391,8 +391,10 @@ struct Rx {
     land: u64,
     /// PDID window 0 is set up with.
     pdid: u16,
-    /// Credits of the NI's receive buffer.
+    /// Credits of the NI's receive buffer; a packet starts only with
+    /// `pkt` (its largest packet) of them (virtual cut-through).
     buffer: usize,
+    pkt: usize,
     credits: usize,
     /// Packet being sent: words, next flit, VC.
     sending: Option<(Vec<u128>, usize, u8)>,
@@ -434,7 +436,7 @@ struct Rx {
 }
 
 impl Rx {
-    fn new(land: u64, buffer: usize) -> Rx {
+    fn new(land: u64, buffer: usize, pkt: usize) -> Rx {
         let c = |x: u32| Coords::from_bits(x).expect("22-bit coordinates");
         Rx {
             outstanding: Vec::new(),
@@ -453,6 +455,7 @@ impl Rx {
             land,
             pdid: 0,
             buffer,
+            pkt,
             credits: buffer,
             sending: None,
             flit_now: false,
@@ -549,7 +552,7 @@ impl NiBench {
             load: 0.5,
             idle_run: 0,
             cov: NiCoverage::default(),
-            rx: Rx::new(land, rx_buffer_flits(params_p)),
+            rx: Rx::new(land, rx_buffer_flits(params_p), rx_packet_flits(params_p)),
             only_bad: false,
             burst: None,
             golden_dirty: true,
@@ -928,7 +931,7 @@ impl NiBench {
             80..=83 if n > 1 => {
                 words.remove(1 + rng.below(n as u64 - 1) as usize);
             }
-            84..=85 if n < self.rx.buffer => words.insert(1, rng.next_u128()),
+            84..=85 if n < self.rx.pkt => words.insert(1, rng.next_u128()),
             86 => words.truncate(1),
             87..=91 => {
                 // a type code no packet has, with a valid ECC
@@ -1850,8 +1853,8 @@ impl Bench for NiBench {
         self.axil.drive(&p.ni, rng);
         // Memory.
         self.mem_r.drive(&p.ni, rng, self.cycle_in_phase, &self.mem);
-        // Receive agent: flits into the NI (a packet starts only with every
-        // credit back), and the memory's write slave.
+        // Receive agent: flits into the NI (a packet starts only with the
+        // credits of a largest packet), and the memory's write slave.
         if let Some(key) = self.rx.early {
             // Half the messages picked: a forged acknowledgement of it, sent
             // as soon as the port is free (no other packet starts
@@ -1859,7 +1862,7 @@ impl Bench for NiBench {
             // decided before its tail leaves (Stale), or after.
             if !self.rx.sending_msgs.contains(&key) || !std::mem::take(&mut self.rx.early_go) {
                 self.rx.early = None;
-            } else if self.rx.sending.is_none() && self.rx.credits == self.rx.buffer {
+            } else if self.rx.sending.is_none() && self.rx.credits >= self.rx.pkt {
                 self.rx.early = None;
                 let words = self.early_ack(rng, key);
                 self.rx.sending = Some((words, 0, rng.below(16) as u8));
@@ -1869,7 +1872,7 @@ impl Bench for NiBench {
         }
         if self.rx.early.is_none()
             && self.rx.sending.is_none()
-            && self.rx.credits == self.rx.buffer
+            && self.rx.credits >= self.rx.pkt
             && rng.chance(self.rx.load)
         {
             // While draining: only acknowledgements of the NI's messages,
