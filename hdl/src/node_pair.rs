@@ -15,17 +15,18 @@
 //!   `<top>_eject`) → the NI's flit input. The router is a per-VC
 //!   virtual-cut-through sender (a head needs `max_packet_flits` credits of
 //!   its VC), but the NI's receive contract (`crate::ni` module doc) is one
-//!   buffer of [`rx_buffer_flits`] flits shared by all VCs: the sender starts
-//!   a packet only when it holds all of them. The adapter is the router's
-//!   downstream buffer (one FIFO of `buffer_flits` flits per VC, a credit to
-//!   the router for each flit it passes on) and the NI's sender: it keeps
-//!   the NI's credit pool (`rx_buffer_flits`, refilled by `credit_out_*`),
-//!   picks a VC whose FIFO is non-empty round-robin when the pool is full,
+//!   ring of [`rx_buffer_flits`] flits shared by all VCs: the sender starts
+//!   a packet only when it holds credits for a largest packet
+//!   ([`rx_packet_flits`]). The adapter is the router's downstream buffer
+//!   (one FIFO of `buffer_flits` flits per VC, a credit to the router for
+//!   each flit it passes on) and the NI's sender: it keeps the NI's credit
+//!   pool (`rx_buffer_flits`, refilled by `credit_out_*`), picks a VC whose
+//!   FIFO is non-empty round-robin when the pool holds a largest packet,
 //!   and forwards that VC's packet flit by flit up to its tail (never
 //!   interleaving packets). Its outputs are registered. It counts protocol
 //!   errors in `n<n>_eject_errors` (a flit on a VC `>= N` or into a full
-//!   FIFO, a packet not starting with a head, a credit from the NI on
-//!   another VC than the last packet's or beyond the pool).
+//!   FIFO, a packet not starting with a head, a credit from the NI beyond
+//!   the pool).
 //!
 //! # Ports
 //! - `clock`; `reset` (synchronous, to every NI, router, link register and
@@ -48,7 +49,7 @@
 //! to the NI appear here (prefixed) without a change to this generator.
 
 use crate::emit::Emitted;
-use crate::ni::{emit_ni, ni_top_name, rx_buffer_flits, NiRtlParams};
+use crate::ni::{emit_ni, ni_top_name, rx_buffer_flits, rx_packet_flits, NiRtlParams};
 use crate::router::{emit_network, router_top_name};
 use anyhow::{bail, Context, Result};
 use exanet_sim::packet::coords::Coords;
@@ -119,7 +120,7 @@ impl NodePairParams {
                 r.num_vcs()
             );
         }
-        let rx = rx_buffer_flits(self.ni.ni.max_payload_bytes);
+        let rx = rx_packet_flits(self.ni.ni.max_payload_bytes);
         if r.max_packet_flits < rx {
             bail!(
                 "node_pair: router.max_packet_flits = {} < {rx}, the NI's longest packet (ni.max_payload_bytes = {})",
@@ -253,6 +254,7 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     let n = p.router.num_vcs();
     let d = p.router.buffer_flits;
     let r = rx_buffer_flits(p.ni.ni.max_payload_bytes);
+    let m = rx_packet_flits(p.ni.ni.max_payload_bytes);
     let aw = bits_for(d - 1); // FIFO index
     let cw = bits_for(d); // FIFO count 0..=d
     let pw = bits_for(r); // pool 0..=r
@@ -287,7 +289,9 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     let _ = writeln!(v, "    reg [{}:0] cur = 0;", vb - 1);
     let _ = writeln!(v, "    reg [{}:0] rr = 0;", vb - 1);
     let _ = writeln!(v, "    reg [{}:0] pool = {pw}'d{r};", pw - 1);
-    let _ = writeln!(v, "    reg [3:0] pkt_vc = 0;");
+    // The NI returns credits in ring order on each freed word's VC; the
+    // pool is shared, so the VC does not matter here.
+    let _ = writeln!(v, "    wire unused_credit_vc = &{{1'b0, n_credit_vc}};");
     let _ = writeln!(v, "    reg [129:0] front;");
     let _ = writeln!(v, "    reg cur_has;");
     let _ = writeln!(v, "    reg pop;");
@@ -342,10 +346,10 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
         );
     }
     let _ = writeln!(v, "        endcase");
-    let _ = writeln!(v, "        start = !active && pool == {pw}'d{r} && any;");
+    let _ = writeln!(v, "        start = !active && pool >= {pw}'d{m} && any;");
     let mut errs = vec![
         "(pop && first && !front[129])".to_string(),
-        format!("(n_credit_valid && (n_credit_vc != pkt_vc || pool == {pw}'d{r}))"),
+        format!("(n_credit_valid && pool == {pw}'d{r})"),
     ];
     if n < 16 {
         errs.push(format!("(r_valid && r_vc >= 4'd{n})"));
@@ -373,7 +377,7 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     }
     let _ = writeln!(
         v,
-        "            active <= 1'b0; first <= 1'b0; cur <= {vb}'d0; rr <= {vb}'d0; pool <= {pw}'d{r}; pkt_vc <= 4'd0;"
+        "            active <= 1'b0; first <= 1'b0; cur <= {vb}'d0; rr <= {vb}'d0; pool <= {pw}'d{r};"
     );
     let _ = writeln!(
         v,
@@ -409,7 +413,6 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
         v,
         "            if (pop && !n_credit_valid) pool <= pool - {pw}'d1;\n            else if (!pop && n_credit_valid) pool <= pool + {pw}'d1;"
     );
-    let _ = writeln!(v, "            if (pop) pkt_vc <= {};", ext("cur"));
     let _ = writeln!(
         v,
         "            n_valid <= pop; n_data <= front[127:0]; n_head <= front[129]; n_tail <= front[128]; n_vc <= {};",

@@ -22,7 +22,7 @@
 //!   NI's VC (an always-draining router input);
 //! - receive side (the last table only): a router output sending RDMA
 //!   write packets into the NI, one flit per cycle, a packet started when
-//!   every receive credit is back; the memory's AXI4 write slave with
+//!   the NI's credits cover a largest packet (virtual cut-through); the memory's AXI4 write slave with
 //!   AWREADY and WREADY always 1 and the B response `mem-latency` cycles
 //!   after the last W beat; software polling CQ_COUNT with back-to-back
 //!   reads.
@@ -41,12 +41,13 @@
 //!   after it returns 1).
 
 use anyhow::{bail, Context, Result};
-use exanet_hdl::ni::{emit_ni, rx_buffer_flits, NiRtlParams};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_packet_flits, NiRtlParams};
 use exanet_sim::ni::memory::MemWrite;
 use exanet_sim::ni::{regs, AxilResp, Ni, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
+use exanet_tb::blocks::NiPorts;
 use exanet_tb::cosim;
 use exanet_tb::verilator::{BuildOptions, Port, Sim};
 use std::collections::VecDeque;
@@ -66,59 +67,18 @@ const TIMEOUT: u64 = 4_000_000;
 const RX_LAND: u64 = 0x30_0000_0000;
 const RX_PDID: u16 = 0x2A;
 
-struct Ports {
+/// The bench's ports beyond the shared NI set ([`NiPorts`]): clock,
+/// reset, the router port's credits, and the flit input with its credits.
+struct Link {
     clock: Port,
     reset: Port,
-    awvalid: Port,
-    awready: Port,
-    awaddr: Port,
-    awprot: Port,
-    wvalid: Port,
-    wdata: Port,
-    bvalid: Port,
-    bready: Port,
-    bresp: Port,
-    arvalid: Port,
-    rready: Port,
-    m_arvalid: Port,
-    m_arready: Port,
-    m_araddr: Port,
-    m_arlen: Port,
-    m_rvalid: Port,
-    m_rready: Port,
-    m_rdata: Port,
-    out_valid: Port,
-    out_data: Port,
-    out_head: Port,
-    out_tail: Port,
     credit_in_valid: Port,
     credit_in_vc: Port,
-    tx_pick: Port,
-    tx_busy: Port,
-}
-
-/// The receive side's ports (flits in, credits out, AXI4 write, decision,
-/// AXI4-Lite reads).
-struct RxPorts {
     in_valid: Port,
     in_data: Port,
     in_head: Port,
     in_tail: Port,
     credit_out_valid: Port,
-    m_awvalid: Port,
-    m_awaddr: Port,
-    m_wvalid: Port,
-    m_wdata: Port,
-    m_wstrb: Port,
-    m_wlast: Port,
-    m_bvalid: Port,
-    m_bready: Port,
-    rx_commit: Port,
-    arready: Port,
-    araddr: Port,
-    arprot: Port,
-    rvalid: Port,
-    rdata: Port,
 }
 
 /// Receive-side agents and what one measured transfer saw (cycles are
@@ -130,6 +90,8 @@ struct Rx {
     cur: Option<(Vec<u128>, usize)>,
     credits: usize,
     buffer: usize,
+    /// Credits a packet needs to start (the largest packet's flits).
+    pkt: usize,
     /// Sent, awaiting `rx_commit`.
     sent: VecDeque<Packet>,
     /// Golden writes expected on AXI4, W beats of the open burst, B due times.
@@ -183,7 +145,8 @@ struct Seen {
 
 struct Bench {
     sim: Sim,
-    p: Ports,
+    p: NiPorts,
+    l: Link,
     vc: u64,
     cycle: u64,
     mem_latency: u64,
@@ -203,7 +166,6 @@ struct Bench {
     words: Vec<u128>,
     expect: VecDeque<Vec<u128>>,
     seen: Seen,
-    rxp: RxPorts,
     rx: Rx,
 }
 
@@ -212,60 +174,22 @@ impl Bench {
         let e = emit_ni(params)?;
         let sim = Sim::from_emitted(&e, &BuildOptions::default())?;
         let w = |n: &str, b: u32| sim.port_w(n, b);
-        let p = Ports {
+        let p = NiPorts::bind(&sim, "", "out")?;
+        let l = Link {
             clock: w("clock", 1)?,
             reset: w("reset", 1)?,
-            awvalid: w("s_awvalid", 1)?,
-            awready: w("s_awready", 1)?,
-            awaddr: w("s_awaddr", 20)?,
-            awprot: w("s_awprot", 1)?,
-            wvalid: w("s_wvalid", 1)?,
-            wdata: w("s_wdata", 32)?,
-            bvalid: w("s_bvalid", 1)?,
-            bready: w("s_bready", 1)?,
-            bresp: w("s_bresp", 2)?,
-            arvalid: w("s_arvalid", 1)?,
-            rready: w("s_rready", 1)?,
-            m_arvalid: w("m_arvalid", 1)?,
-            m_arready: w("m_arready", 1)?,
-            m_araddr: w("m_araddr", 42)?,
-            m_arlen: w("m_arlen", 8)?,
-            m_rvalid: w("m_rvalid", 1)?,
-            m_rready: w("m_rready", 1)?,
-            m_rdata: w("m_rdata", 128)?,
-            out_valid: w("out_valid", 1)?,
-            out_data: w("out_data", 128)?,
-            out_head: w("out_head", 1)?,
-            out_tail: w("out_tail", 1)?,
             credit_in_valid: w("credit_in_valid", 1)?,
             credit_in_vc: w("credit_in_vc", 4)?,
-            tx_pick: w("tx_pick", 1)?,
-            tx_busy: w("tx_busy", 1)?,
-        };
-        let rxp = RxPorts {
             in_valid: w("in_valid", 1)?,
             in_data: w("in_data", 128)?,
             in_head: w("in_head", 1)?,
             in_tail: w("in_tail", 1)?,
             credit_out_valid: w("credit_out_valid", 1)?,
-            m_awvalid: w("m_awvalid", 1)?,
-            m_awaddr: w("m_awaddr", 42)?,
-            m_wvalid: w("m_wvalid", 1)?,
-            m_wdata: w("m_wdata", 128)?,
-            m_wstrb: w("m_wstrb", 16)?,
-            m_wlast: w("m_wlast", 1)?,
-            m_bvalid: w("m_bvalid", 1)?,
-            m_bready: w("m_bready", 1)?,
-            rx_commit: w("rx_commit", 1)?,
-            arready: w("s_arready", 1)?,
-            araddr: w("s_araddr", 20)?,
-            arprot: w("s_arprot", 1)?,
-            rvalid: w("s_rvalid", 1)?,
-            rdata: w("s_rdata", 32)?,
         };
         let rx = Rx {
             buffer: rx_buffer_flits(params.ni.max_payload_bytes),
             credits: rx_buffer_flits(params.ni.max_payload_bytes),
+            pkt: rx_packet_flits(params.ni.max_payload_bytes),
             ..Rx::default()
         };
         let me = Coords::new(1, 2, 3, 0)?;
@@ -310,13 +234,13 @@ impl Bench {
             words: Vec::new(),
             expect: VecDeque::new(),
             seen: Seen::default(),
-            rxp,
+            l,
             rx,
         };
-        b.p.reset.set(1);
+        b.l.reset.set(1);
         b.step()?;
         b.step()?;
-        b.p.reset.set(0);
+        b.l.reset.set(0);
         Ok(b)
     }
 
@@ -324,7 +248,7 @@ impl Bench {
     fn step(&mut self) -> Result<()> {
         let p = &self.p;
         let t = self.cycle;
-        p.clock.set(0);
+        self.l.clock.set(0);
         // Software: the head access, valid until accepted.
         match self.ops.front() {
             Some(&(addr, data, prot)) => {
@@ -354,8 +278,8 @@ impl Bench {
             }
         };
         // Router port: credit for the flit of the previous cycle.
-        p.credit_in_valid.set(self.credit_next as u64);
-        p.credit_in_vc.set(self.vc);
+        self.l.credit_in_valid.set(self.credit_next as u64);
+        self.l.credit_in_vc.set(self.vc);
         self.rx_drive(t);
         self.sim.eval();
         let p = &self.p;
@@ -427,8 +351,7 @@ impl Bench {
             }
         }
         self.rx_observe(t)?;
-        let p = &self.p;
-        p.clock.set(1);
+        self.l.clock.set(1);
         self.sim.eval();
         self.cycle += 1;
         Ok(())
@@ -437,8 +360,8 @@ impl Bench {
     /// Receive side, clock low: the next flit in, a CQ_COUNT poll when no
     /// write is presented, BVALID when due.
     fn rx_drive(&mut self, t: u64) {
-        let (q, rx) = (&self.rxp, &mut self.rx);
-        if rx.cur.is_none() && rx.credits == rx.buffer {
+        let (p, q, rx) = (&self.p, &self.l, &mut self.rx);
+        if rx.cur.is_none() && rx.credits >= rx.pkt {
             rx.cur = rx.queue.pop_front().map(|w| (w, 0));
         }
         match &rx.cur {
@@ -452,9 +375,9 @@ impl Bench {
         }
         let read = rx.poll && self.ops.is_empty() && rx.reads.is_empty();
         self.p.arvalid.set(read as u64);
-        q.araddr.set((regs::CQ_PAGE + regs::CQ_COUNT) as u64);
-        q.arprot.set(0);
-        q.m_bvalid
+        p.araddr.set((regs::CQ_PAGE + regs::CQ_COUNT) as u64);
+        p.arprot.set(0);
+        p.m_bvalid
             .set(rx.b_due.front().is_some_and(|&d| t >= d) as u64);
     }
 
@@ -463,18 +386,18 @@ impl Bench {
     /// (golden write landed). A write accepted in the cycle of a B is
     /// refused (the golden order would matter; this bench never does it).
     fn rx_observe(&mut self, t: u64) -> Result<()> {
-        let q = &self.rxp;
+        let (p, q) = (self.p, &self.l);
         let rx = &mut self.rx;
-        if self.p.arvalid.get() == 1 && q.arready.get() == 1 {
+        if p.arvalid.get() == 1 && p.arready.get() == 1 {
             let v = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);
             rx.reads.push_back((t, v));
         }
-        if q.rvalid.get() == 1 {
+        if p.rvalid.get() == 1 {
             let (at, v) = rx.reads.pop_front().context("s_rvalid with no read")?;
-            if q.rdata.get() != v as u64 {
+            if p.rdata.get() != v as u64 {
                 bail!(
                     "cycle {t}: CQ_COUNT read (accepted at {at}) = {}, golden {v}",
-                    q.rdata.get()
+                    p.rdata.get()
                 );
             }
             if v == 0 {
@@ -499,7 +422,7 @@ impl Bench {
         if q.credit_out_valid.get() == 1 {
             rx.credits += 1;
         }
-        if q.rx_commit.get() == 1 {
+        if p.rx_commit.get() == 1 {
             let pk = rx
                 .sent
                 .pop_front()
@@ -511,14 +434,14 @@ impl Bench {
             rx.writes.extend(self.golden.take_writes());
             rx.commit = t;
         }
-        if q.m_awvalid.get() == 1 {
-            rx.aw.push_back(q.m_awaddr.get());
+        if p.m_awvalid.get() == 1 {
+            rx.aw.push_back(p.m_awaddr.get());
             rx.aw_t = t;
         }
-        if q.m_wvalid.get() == 1 {
+        if p.m_wvalid.get() == 1 {
             rx.beats
-                .push((q.m_wdata.get_u128(), q.m_wstrb.get() as u16));
-            if q.m_wlast.get() == 1 {
+                .push((p.m_wdata.get_u128(), p.m_wstrb.get() as u16));
+            if p.m_wlast.get() == 1 {
                 let addr = rx.aw.pop_front().context("W before AW")?;
                 let w = rx
                     .writes
@@ -542,7 +465,7 @@ impl Bench {
                 rx.b_due.push_back(t + self.mem_latency.max(1));
             }
         }
-        if q.m_bvalid.get() == 1 && q.m_bready.get() == 1 {
+        if p.m_bvalid.get() == 1 && p.m_bready.get() == 1 {
             rx.b_due.pop_front();
             if self.p.awvalid.get() == 1 && self.p.awready.get() == 1 {
                 bail!("cycle {t}: an AXI4-Lite write accepted in the cycle of a B");
@@ -624,6 +547,7 @@ impl Bench {
         let seen = Rx {
             buffer: self.rx.buffer,
             credits: self.rx.buffer,
+            pkt: self.rx.pkt,
             ..Rx::default()
         };
         let r = std::mem::replace(&mut self.rx, seen);
@@ -820,6 +744,26 @@ fn main() -> Result<()> {
             d(r.b + 1),
             r.b + 1 - head,
             r.resp_head.map_or("-".to_string(), |h| d(h).to_string()),
+        );
+    }
+    println!(
+        "\n## Receive throughput: RDMA write packets into the NI back to back (one flit per cycle when credits allow), first head flit in -> completion visible"
+    );
+    println!("| bytes | packets | flits | cycles | payload B/cycle | link use (flits/cycle) | efficiency vs {pay}/{} ceiling |", pay + 32);
+    println!("|---|---|---|---|---|---|---|");
+    for (k, len) in [256u64, 4096, 64 * 1024, 1024 * 1024]
+        .into_iter()
+        .enumerate()
+    {
+        let r = b.rx_transfer(len, false, pay, 200 + k as u16)?;
+        let head = r.first_head.context("a head flit in")?;
+        let cycles = r.b + 1 - head;
+        let (packets, flits) = flits_of(len, pay);
+        let bpc = len as f64 / cycles as f64;
+        println!(
+            "| {len} | {packets} | {flits} | {cycles} | {bpc:.2} | {:.3} | {:.1} % |",
+            flits as f64 / cycles as f64,
+            100.0 * bpc / 16.0 / ceiling
         );
     }
     println!(

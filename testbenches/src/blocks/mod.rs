@@ -10,6 +10,7 @@ pub mod fifo;
 pub mod network;
 pub mod ni;
 mod ni_agents;
+pub use ni_agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
 pub mod router;

@@ -65,7 +65,7 @@ impl Report<'_> {
 
 /// The ports of one NI the shared agents drive and check.
 #[derive(Clone, Copy)]
-pub(crate) struct NiPorts {
+pub struct NiPorts {
     pub awvalid: Port,
     pub awready: Port,
     pub awaddr: Port,
