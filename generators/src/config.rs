@@ -31,7 +31,8 @@ pub const DEFAULT_TOML: &str = include_str!("../../configs/exanest-8x4x4.toml");
 /// Where [`DEFAULT_TOML`] lives in the repository (for messages).
 pub const DEFAULT_PATH: &str = "configs/exanest-8x4x4.toml";
 
-/// One exanet machine: topology, packet format, router, clock, links, FPGA part.
+/// One exanet machine: topology, packet format, router, clock, links, FPGA
+/// part, network interface.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -49,6 +50,9 @@ pub struct Config {
     pub link: Link,
     /// Target device.
     pub fpga: Fpga,
+    /// Network interface RTL options (absent in manifests written before it existed).
+    #[serde(default)]
+    pub ni: Ni,
     /// Simulated traffic (network simulator only; absent in manifests written before it existed).
     #[serde(default)]
     pub traffic: Traffic,
@@ -119,6 +123,16 @@ pub struct Fpga {
     pub part: String,
 }
 
+/// `[ni]`: options of the network interface RTL that no other key implies
+/// (its sizes follow `[packet]` and `[router]`, see `params::NiDerived`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ni {
+    /// Transmit read-ahead: packets the NI's scheduler may pick (and start
+    /// reading from memory) before they are sent; a power of two, 2..=32.
+    pub tx_ahead: u32,
+}
+
 /// `[traffic]` (network simulator only)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -166,6 +180,12 @@ pub struct Sim {
     pub watchdog: u64,
     /// Random seed of the traffic.
     pub seed: u64,
+}
+
+impl Default for Ni {
+    fn default() -> Self {
+        Config::default().ni
+    }
 }
 
 impl Default for Traffic {
@@ -251,6 +271,10 @@ pub struct Loaded {
     pub config: Config,
     /// Origin of every leaf key that was not left at its default.
     pub origins: BTreeMap<String, Origin>,
+    /// The config file read, as given.
+    pub file: Option<std::path::PathBuf>,
+    /// The `-P` overrides applied, in order.
+    pub overrides: Vec<String>,
 }
 
 impl Loaded {
@@ -316,7 +340,12 @@ pub fn load(file: Option<&Path>, overrides: &[String]) -> Result<Loaded> {
                 None => usage(format!("config: {msg}")),
             }
         })?;
-    Ok(Loaded { config, origins })
+    Ok(Loaded {
+        config,
+        origins,
+        file: file.map(Path::to_path_buf),
+        overrides: overrides.to_vec(),
+    })
 }
 
 /// `message\nin `a.b`` → (`message`, Some(`a.b`)).
@@ -776,7 +805,8 @@ mod tests {
         assert_eq!(f["topology.dims"], "[8, 4, 4]");
         assert_eq!(f["traffic.pattern"], "\"uniform\"");
         assert_eq!(f["sim.seed"], "1");
-        assert_eq!(f.len(), 14 + 12 + 6);
+        assert_eq!(f["ni.tx_ahead"], "8");
+        assert_eq!(f.len(), 15 + 12 + 6);
     }
 
     #[test]

@@ -53,6 +53,13 @@ struct ConfigArgs {
 }
 
 impl ConfigArgs {
+    /// No --config, no -P.
+    fn none() -> Self {
+        ConfigArgs {
+            config: None,
+            set: Vec::new(),
+        }
+    }
     fn given(&self) -> bool {
         self.config.is_some() || !self.set.is_empty()
     }
@@ -67,8 +74,12 @@ enum Cmd {
     ///
     /// Writes OUT/rtl/<module>.v (one module per file), OUT/rtl/exanet_waivers.vlt,
     /// OUT/constraints/exanet.xdc, OUT/vivado/build.tcl and OUT/manifest.json
-    /// (config, derived parameters, every file with its SHA-256, tool versions).
-    /// The output is deterministic; stale Verilog in OUT/rtl is removed.
+    /// (generator and config fingerprints, config, derived parameters, every
+    /// file with its SHA-256, tool versions). The output is deterministic;
+    /// stale Verilog in OUT/rtl is removed. lint, synth and cosim --generated
+    /// refuse OUT once this exanet's sources or the config file change.
+    ///
+    /// NI options are keys too, e.g. -P ni.tx_ahead=16 (transmit read-ahead).
     ///
     /// Examples:
     ///   exanet generate
@@ -94,7 +105,8 @@ enum Cmd {
     /// Lint every generated top with `verilator --lint-only -Wall`; fails on any warning.
     ///
     /// Reads OUT/manifest.json (run `exanet generate` first). With --config/-P,
-    /// first checks that OUT was generated from that config.
+    /// first checks that OUT was generated from that config. Refuses a stale
+    /// OUT: written by another exanet build, or its config file changed since.
     ///
     /// Example:
     ///   exanet generate --out out && exanet lint --out out
@@ -103,11 +115,15 @@ enum Cmd {
         /// Folder written by `exanet generate`.
         #[arg(long, short, default_value = "out", value_name = "DIR")]
         out: PathBuf,
+        /// Use OUT even if it is stale (a warning instead of an error).
+        #[arg(long)]
+        allow_stale: bool,
     },
     /// Estimate LUT/FF/CARRY/LUTRAM/BRAM/DSP of the generated tops with Yosys (UltraScale+).
     ///
     /// Prints a table with the share of a ZU9EG and caches results in
-    /// OUT/.synth-cache (by Verilog and Yosys version).
+    /// OUT/.synth-cache (by Verilog and Yosys version). Refuses a stale OUT
+    /// (written by another exanet build, or its config file changed since).
     ///
     /// Examples:
     ///   exanet synth
@@ -123,6 +139,9 @@ enum Cmd {
         /// Also write the results as JSON here.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Use OUT even if it is stale (a warning instead of an error).
+        #[arg(long)]
+        allow_stale: bool,
     },
     /// Run a block's Verilated RTL against its golden Rust model, cycle by cycle.
     ///
@@ -265,6 +284,10 @@ struct CosimArgs {
         requires = "generated"
     )]
     out: PathBuf,
+    /// With --generated: use OUT even if it is stale (written by another
+    /// exanet build, or its config file changed since), with a warning.
+    #[arg(long, requires = "generated")]
+    allow_stale: bool,
 }
 
 fn main() -> ExitCode {
@@ -289,7 +312,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Generate { out } => {
             let loaded = cli.cfg.load()?;
             let params = loaded.elaborate()?;
-            let g = generate::generate(&loaded.config, &params, &out)?;
+            let g = generate::generate(&loaded, &params, &out)?;
             for n in &g.notes {
                 println!("note: {n}");
             }
@@ -322,11 +345,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Lint { out } => {
-            let manifest = generate::read_manifest(&out)?;
-            if cli.cfg.given() {
-                generate::check_same_config(&manifest, &cli.cfg.load()?.config, &out)?;
-            }
+        Cmd::Lint { out, allow_stale } => {
+            let manifest = read_generated(&out, &cli.cfg, allow_stale)?;
             let results = lint::lint(&manifest, &out)?;
             let mut bad = 0;
             for r in &results {
@@ -357,11 +377,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Cmd::Synth { out, block, json } => {
-            let manifest = generate::read_manifest(&out)?;
-            if cli.cfg.given() {
-                generate::check_same_config(&manifest, &cli.cfg.load()?.config, &out)?;
-            }
+        Cmd::Synth {
+            out,
+            block,
+            json,
+            allow_stale,
+        } => {
+            let manifest = read_generated(&out, &cli.cfg, allow_stale)?;
             let tops = synth::select(&manifest, block.as_deref())?;
             let yosys = synth::require_yosys()?;
             let bar = bar(tops.len() as u64, "synth");
@@ -540,6 +562,24 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
     }
 }
 
+/// The manifest of a folder written by `exanet generate`, refused when it was
+/// generated from another config than --config/-P (if given) or is stale
+/// (see `generate::check_fresh`); a stale one allowed is a warning on stderr.
+fn read_generated(
+    out: &std::path::Path,
+    cfg: &ConfigArgs,
+    allow_stale: bool,
+) -> Result<generate::Manifest> {
+    let manifest = generate::read_manifest(out)?;
+    if cfg.given() {
+        generate::check_same_config(&manifest, &cfg.load()?.config, out)?;
+    }
+    if let Some(w) = generate::check_fresh(&manifest, out, cfg.given(), allow_stale)? {
+        eprintln!("warning: {w}");
+    }
+    Ok(manifest)
+}
+
 fn print_blocks() {
     for (name, about) in cosim::list() {
         println!("{name:<16} {about}");
@@ -565,7 +605,7 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
                 "--dims and --generated: the generated points fix their dimensions",
             ));
         }
-        let manifest = generate::read_manifest(&a.out)?;
+        let manifest = read_generated(&a.out, &ConfigArgs::none(), a.allow_stale)?;
         (
             cosim::generated_benches(&manifest, block)?
                 .into_iter()

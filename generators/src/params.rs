@@ -189,9 +189,10 @@ pub struct LinkParams {
     pub full_rate_buffer_flits: u32,
 }
 
-/// The network interface of this config. The NI has no config keys of its
-/// own: its parameters are derived from the existing keys, and its internal
-/// sizes are the golden model's defaults (`exanet_sim::ni::NiParams`):
+/// The network interface of this config. Its sizes are derived from the
+/// existing keys, its internal sizes are the golden model's defaults
+/// (`exanet_sim::ni::NiParams`), and `[ni]` holds the RTL options no other
+/// key implies:
 ///
 /// | NI parameter | from |
 /// |---|---|
@@ -202,6 +203,7 @@ pub struct LinkParams {
 /// | `vc` | 0: class 0 (requests), its first VC |
 /// | `addr_bits` | 40: the ZU9EG's physical address width |
 /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
+/// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
 ///
 /// One NI module serves every local port (`topology.local_ports`); its
 /// coordinates are an input.
@@ -213,6 +215,14 @@ pub struct NiDerived {
     pub buffer_flits: u32,
     /// The VC the NI sends on.
     pub vc: u32,
+    /// Transmit read-ahead in packets (`ni.tx_ahead`).
+    #[serde(default = "default_tx_ahead")]
+    pub tx_ahead: u32,
+}
+
+/// `tx_ahead` of derived parameters written before the key existed.
+fn default_tx_ahead() -> u32 {
+    exanet_hdl::ni::rdma_tx::DEFAULT_TX_AHEAD as u32
 }
 
 /// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
@@ -222,8 +232,13 @@ pub const NI_ADDR_BITS: u32 = 40;
 /// Default packetizer message size (one Cortex-A53 cache line).
 pub const NI_MSG_BYTES: u32 = 64;
 
-/// The NI for packet format `packet` and router `router`, or why there is none.
-fn derive_ni(packet: &PacketParams, router: &RouterParams) -> Result<NiDerived, String> {
+/// The NI for packet format `packet`, router `router` and the `[ni]` keys
+/// (checked already), or why there is none.
+fn derive_ni(
+    packet: &PacketParams,
+    router: &RouterParams,
+    ni: &crate::config::Ni,
+) -> Result<NiDerived, String> {
     if packet.flit_bits != NI_FLIT_BITS {
         return Err(format!(
             "ni: not generated: packet.flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
@@ -255,6 +270,7 @@ fn derive_ni(packet: &PacketParams, router: &RouterParams) -> Result<NiDerived, 
         params,
         buffer_flits: router.buffer_flits,
         vc: 0,
+        tx_ahead: ni.tx_ahead,
     })
 }
 
@@ -404,6 +420,22 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         return Err(rule("link.latency_ns", l.latency_ns, "must be >= 0"));
     }
     check_part(&c.fpga.part)?;
+    // Checked even when no NI is generated: a bad value is a config mistake
+    // either way.
+    let ahead = exanet_hdl::ni::rdma_tx::TX_AHEAD_RANGE;
+    let tx_ahead = c.ni.tx_ahead;
+    if !ahead.contains(&(tx_ahead as usize)) || !tx_ahead.is_power_of_two() {
+        return Err(rule(
+            "ni.tx_ahead",
+            tx_ahead,
+            format!(
+                "must be a power of two in {}..={} (packets the NI's transmit scheduler may \
+                 pick ahead of sending)",
+                ahead.start(),
+                ahead.end()
+            ),
+        ));
+    }
 
     let any_torus = wrap.iter().any(|&w| w);
     // Port numbering is the golden model's (exanet_sim::topology): one truth
@@ -449,7 +481,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         buffer_flits: r.buffer_flits,
         credit_bits: index_bits(r.buffer_flits + 1),
     };
-    let ni = match derive_ni(&packet, &router) {
+    let ni = match derive_ni(&packet, &router, &c.ni) {
         Ok(ni) => {
             let want = packet.max_payload_bytes as usize;
             if ni.params.max_payload_bytes != want {
@@ -765,6 +797,21 @@ mod tests {
                 "ZU9EG",
             ),
             (Box::new(|c| c.name = "a b".into()), "name", "letters"),
+            (
+                Box::new(|c| c.ni.tx_ahead = 12),
+                "ni.tx_ahead",
+                "power of two in 2..=32",
+            ),
+            (
+                Box::new(|c| c.ni.tx_ahead = 1),
+                "ni.tx_ahead",
+                "power of two in 2..=32",
+            ),
+            (
+                Box::new(|c| c.ni.tx_ahead = 64),
+                "ni.tx_ahead",
+                "power of two in 2..=32",
+            ),
         ];
         for (f, key, words) in cases {
             let r = rule_of(with(f));
@@ -858,7 +905,16 @@ mod tests {
         assert_eq!(ni.params.mailbox_msg_bytes, 64);
         assert_eq!(ni.params.addr_bits, 40);
         assert_eq!(ni.params.channels, NiModelParams::default().channels);
-        assert_eq!((ni.buffer_flits, ni.vc), (32, 0));
+        assert_eq!((ni.buffer_flits, ni.vc, ni.tx_ahead), (32, 0, 8));
+        // The read-ahead follows ni.tx_ahead; it is checked even without an NI.
+        let p = with(|c| c.ni.tx_ahead = 32).unwrap();
+        assert_eq!(p.ni.unwrap().tx_ahead, 32);
+        let r = rule_of(with(|c| {
+            c.packet.flit_bits = 64;
+            c.router.buffer_flits = 36;
+            c.ni.tx_ahead = 0;
+        }));
+        assert_eq!((r.key.as_str(), r.value.as_str()), ("ni.tx_ahead", "0"));
         // The router's local buffer follows router.buffer_flits.
         let p = with(|c| c.router.buffer_flits = 40).unwrap();
         assert_eq!(p.ni.unwrap().buffer_flits, 40);

@@ -343,7 +343,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
          addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,\
-         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0"
+         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0,tx_ahead=8"
     );
     let ni_top = ni["top"].as_str().unwrap();
     assert!(ni_top.starts_with("exanet_ni_"), "{ni_top}");
@@ -358,6 +358,19 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     }
     assert_eq!(m["params"]["ni"]["params"]["max_payload_bytes"], 256);
     assert_eq!(m["params"]["ni"]["buffer_flits"], 32);
+    assert_eq!(m["params"]["ni"]["tx_ahead"], 8);
+    // Which generator and config wrote the folder.
+    let fp = &m["fingerprint"];
+    let generator = fp["generator"].as_str().unwrap();
+    let (version, hash) = generator.split_once("+src.").unwrap();
+    assert_eq!(version, m["exanet"].as_str().unwrap());
+    assert!(
+        hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+        "{generator}"
+    );
+    assert_eq!(fp["config"].as_str().unwrap().len(), 64);
+    assert!(fp["config_file"].is_null(), "{fp}");
+    assert_eq!(fp["overrides"], serde_json::json!([]));
     for t in tops {
         let top = t["top"].as_str().unwrap();
         let files: Vec<&str> = t["files"]
@@ -788,4 +801,222 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
         "rerun names the RTL folder:\n{}",
         r.stdout
     );
+}
+
+#[test]
+fn ni_tx_ahead_is_a_checked_config_key() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(&["config", "-P", "ni.tx_ahead=12"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert_eq!(
+        line,
+        "error: -P ni.tx_ahead=12: ni.tx_ahead = 12: must be a power of two in 2..=32 \
+         (packets the NI's transmit scheduler may pick ahead of sending)"
+    );
+    write(d.path(), "a.toml", "[ni]\ntx_ahead = 64\n");
+    let r = exanet(&["generate", "--config", "a.toml", "--out", "o"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.starts_with("error: a.toml:2:12: ni.tx_ahead = 64: must be a power of two"),
+        "{line}"
+    );
+    assert!(
+        !d.path().join("o").exists(),
+        "nothing is generated on error"
+    );
+    let r = exanet(&["config", "-P", "ni.tx_ahaed=4"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("unknown key `tx_ahaed` in [ni]; expected one of tx_ahead"),
+        "{line}"
+    );
+    let r = exanet(&["config", "--derived", "-P", "ni.tx_ahead=2"], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["ni"]["tx_ahead"], 2);
+}
+
+/// A non-default read-ahead reaches the NI's point, name and Verilog, and
+/// the generated RTL lints clean.
+#[test]
+fn generate_with_ni_tx_ahead_16_lints_clean() {
+    if tool_missing("verilator", "--version") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(
+        &["generate", "-P", "ni.tx_ahead=16", "--out", "o"],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
+    let ni = m["tops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["block"] == "ni")
+        .expect("an NI top");
+    let top = ni["top"].as_str().unwrap();
+    assert!(top.ends_with("_t16"), "{top}");
+    assert!(
+        ni["point"].as_str().unwrap().ends_with(",tx_ahead=16"),
+        "{}",
+        ni["point"]
+    );
+    let text = std::fs::read_to_string(d.path().join(format!("o/rtl/{top}.v"))).unwrap();
+    assert!(text.contains(" mq_mem [0:15];"), "packet queue 16 deep");
+    let r = exanet(&["lint", "--out", "o"], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("lint: 7 top(s), 7 clean, 0 with warnings"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Rewrite `dir/manifest.json` through `f`.
+fn edit_manifest(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
+    let p = dir.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    f(&mut m);
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+/// A generated folder is used only while this build and its config would
+/// still generate it: lint, synth and cosim --generated refuse it otherwise,
+/// naming the manifest and the command that regenerates it.
+#[test]
+fn stale_output_is_refused_until_regenerated() {
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    // Fresh: past the check (to the block filter, which needs no tool).
+    let fresh = |out: &str| {
+        let r = exanet(&["synth", "--out", out, "--block", "nosuch"], d.path());
+        let line = assert_one_line_usage_error(&r);
+        assert!(
+            line.contains("no generated top for block `nosuch`"),
+            "{line}"
+        );
+    };
+    fresh("o");
+
+    // Written by another generator build.
+    edit_manifest(&d.path().join("o"), |m| {
+        m["fingerprint"]["generator"] = "0.0.1+src.0123456789abcdef".into();
+    });
+    for args in [
+        &["lint", "--out", "o"][..],
+        &["synth", "--out", "o"][..],
+        &["cosim", "fifo", "--generated", "--out", "o"][..],
+    ] {
+        let r = exanet(args, d.path());
+        let line = assert_one_line_usage_error(&r);
+        assert!(
+            line.starts_with(&format!(
+                "error: {} is stale: it was written by another exanet build (generator 0.0.1+src.0123456789ab;",
+                Path::new("o").join("manifest.json").display()
+            )),
+            "{args:?}: {line}"
+        );
+        assert!(
+            line.contains("re-run `exanet generate --out o`") && line.contains("--allow-stale"),
+            "{args:?}: {line}"
+        );
+    }
+    // --allow-stale: a warning, then the command runs.
+    let r = exanet(
+        &["synth", "--out", "o", "--block", "nosuch", "--allow-stale"],
+        d.path(),
+    );
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(
+        r.stderr.starts_with("warning: ")
+            && r.stderr.contains("is stale")
+            && r.stderr.contains("no generated top for block `nosuch`"),
+        "{}",
+        r.stderr
+    );
+    // A manifest from before fingerprints existed.
+    edit_manifest(&d.path().join("o"), |m| {
+        m.as_object_mut().unwrap().remove("fingerprint");
+    });
+    let r = exanet(&["synth", "--out", "o"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("no generator fingerprint"), "{line}");
+    // Regenerating makes it fresh again.
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    fresh("o");
+
+    // The config file changed since generation: named with the key that
+    // changed and the exact regenerate command (file and -P kept).
+    let cfg = write(d.path(), "my.toml", "[router]\nbuffer_flits = 40\n");
+    let r = exanet(
+        &[
+            "generate",
+            "--config",
+            "my.toml",
+            "-P",
+            "ni.tx_ahead=4",
+            "--out",
+            "c",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    fresh("c");
+    // Simulator-only keys do not shape the hardware: still fresh.
+    std::fs::write(&cfg, "[router]\nbuffer_flits = 40\n[traffic]\nrate = 0.3\n").unwrap();
+    fresh("c");
+    std::fs::write(&cfg, "[router]\nbuffer_flits = 48\n").unwrap();
+    let abs = std::fs::canonicalize(&cfg).unwrap();
+    for args in [&["lint", "--out", "c"][..], &["synth", "--out", "c"][..]] {
+        let r = exanet(args, d.path());
+        let line = assert_one_line_usage_error(&r);
+        assert!(
+            line.contains(&format!(
+                "is stale: its config file {} with -P ni.tx_ahead=4 changed since \
+                 (now router.buffer_flits = 48, generated with 40)",
+                abs.display()
+            )),
+            "{args:?}: {line}"
+        );
+        assert!(
+            line.contains(&format!(
+                "re-run `exanet generate --config {} -P ni.tx_ahead=4 --out c`",
+                abs.display()
+            )),
+            "{line}"
+        );
+    }
+    // The same config given explicitly is compared with the manifest instead.
+    let r = exanet(
+        &[
+            "synth",
+            "--out",
+            "c",
+            "-P",
+            "router.buffer_flits=40",
+            "-P",
+            "ni.tx_ahead=4",
+            "--block",
+            "nosuch",
+        ],
+        d.path(),
+    );
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("no generated top for block `nosuch`"),
+        "{line}"
+    );
+    // A config file that is gone cannot be checked.
+    std::fs::remove_file(&cfg).unwrap();
+    let r = exanet(&["synth", "--out", "c"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(line.contains("cannot be read again"), "{line}");
+    // Restored: fresh.
+    std::fs::write(&cfg, "[router]\nbuffer_flits = 40\n").unwrap();
+    fresh("c");
 }

@@ -9,7 +9,7 @@
 //! system's SMMU). The AR of a packet is issued after its LOAD; the
 //! scheduler picks the next packet only once every AR of the previous one
 //! is accepted, so ARUSER is always the last picked packet's PDID. Up to
-//! [`super::rdma_tx::TX_AHEAD`] packets' bursts are outstanding; data must
+//! `tx_ahead` ([`super::rdma_tx`]) packets' bursts are outstanding; data must
 //! return in order (one ID); RREADY is driven by the realigner
 //! ([`super::rdma_tx`]).
 

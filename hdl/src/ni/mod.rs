@@ -6,7 +6,7 @@
 //! Built: the **transmit side** — the AXI4-Lite register file (every
 //! register of the map except the read-serve engine's), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
-//! read bursts issued up to [`rdma_tx::TX_AHEAD`] packets ahead of
+//! read bursts issued up to `tx_ahead` packets ahead of
 //! sending, realignment into a payload FIFO, aligned segmentation), RDMA
 //! read request
 //! packets, the packetizer (message slots, send queue), and the
@@ -72,7 +72,7 @@
 //!   m_arready m_araddr[42] m_arlen[8] m_arsize[3] (=4) m_arburst[2]
 //!   (=INCR) m_aruser[16] (= the transfer's PDID: the channel's for an RDMA
 //!   write, the request's for a read response) m_rvalid m_rready
-//!   m_rdata[128]`. Up to [`rdma_tx::TX_AHEAD`] packets' bursts (at most
+//!   m_rdata[128]`. Up to `tx_ahead` packets' bursts (at most
 //!   two each) are outstanding; RREADY goes low while the payload FIFO is
 //!   full. `m_araddr` bits at and above `addr_bits` are 0; no
 //!   burst crosses a 4 KiB boundary.
@@ -119,9 +119,9 @@
 //!   transactions accepted from t+2 on (none is accepted in t or t+1).
 //! - Per packet: header flit no earlier than t+2, then payload flits,
 //!   then the footer; packets leave in pick order, one at a time. Picks run
-//!   ahead of sending (read-ahead, [`rdma_tx::TX_AHEAD`] packets): the
+//!   ahead of sending (read-ahead, `tx_ahead` packets): the
 //!   next pick comes as soon as every AXI4 read of the previous one has
-//!   been issued, so a packet may be picked up to `TX_AHEAD - 1` packets
+//!   been issued, so a packet may be picked up to `tx_ahead - 1` packets
 //!   before its header leaves (a message only when nothing is queued to
 //!   send). Payload bytes are read from memory after the pick, possibly
 //!   while earlier packets are still leaving (software must not change a
@@ -151,7 +151,10 @@
 //!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`
-//! (credits of the router's local input VC) and `vc` (request VC).
+//! (credits of the router's local input VC), `vc` (request VC) and
+//! `tx_ahead` (transmit read-ahead in packets, config key `ni.tx_ahead`,
+//! a power of two in [`rdma_tx::TX_AHEAD_RANGE`]; RTL only, see
+//! [`rdma_tx`]).
 
 pub mod axi_master;
 pub mod axil_regs;

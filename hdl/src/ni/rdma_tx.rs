@@ -7,10 +7,10 @@
 //! 1. **Scheduler** (pick, then LOAD the next cycle): picks the next packet,
 //!    loads its header/footer fields into the record `e_*`, starts its
 //!    AXI4 reads ([`super::axi_master`]) and, one cycle later, appends the
-//!    record to the *packet queue* (`mq`, [`TX_AHEAD`] entries, LUTRAM). It
+//!    record to the *packet queue* (`mq`, `tx_ahead` entries, LUTRAM). It
 //!    picks again as soon as the previous packet's reads have all been
-//!    issued (every AR accepted), as long as fewer than [`TX_AHEAD`]
-//!    packets are picked and not yet sent, so up to [`TX_AHEAD`] packets'
+//!    issued (every AR accepted), as long as fewer than `tx_ahead`
+//!    packets are picked and not yet sent, so up to `tx_ahead` packets'
 //!    reads are outstanding. Every pick is the golden model's
 //!    `emit_packet` instant, whatever is still queued; the AR of a packet
 //!    never overlaps the next pick, so ARUSER is the last pick's PDID. A
@@ -62,17 +62,34 @@
 //!
 //! Latency: pick in cycle t, header on `out_*` at t+3 at the earliest
 //! (LOAD t+1, append and HDR send t+2, output register). A long transfer
-//! sends 18 flits per 18 cycles once the reads run [`TX_AHEAD`] packets
-//! ahead (memory latency up to about `18·(TX_AHEAD - 1) - 10` cycles).
+//! sends 18 flits per 18 cycles once the reads run `tx_ahead` packets
+//! ahead (memory latency up to about `18·(tx_ahead - 1) - 10` cycles).
+//!
+//! # Parameter
+//! `tx_ahead` ([`NiRtlParams::tx_ahead`](super::top::NiRtlParams::tx_ahead),
+//! config key `ni.tx_ahead`, default [`DEFAULT_TX_AHEAD`]): packets the
+//! scheduler may have picked and not yet sent, the depth of the packet and
+//! read-job queues. It trades LUTRAM (two queues of `tx_ahead` entries; a
+//! packet record is about 210 bits) for the memory latency the transmit
+//! side hides. RTL only: every pick is still the golden model's `emit_packet`
+//! instant, so the golden model does not depend on it (`tx_busy` tells the
+//! bench when the RTL cannot pick).
 
 use super::top::Geometry;
 use super::vgen::{pad, Queue, Record};
 use anyhow::Result;
 use std::fmt::Write as _;
 
-/// Packets the scheduler may have picked and not yet sent (the packet
-/// queue's entries): how far the AXI4 reads run ahead. A power of two.
-pub const TX_AHEAD: usize = 8;
+/// Default `tx_ahead`: packets the scheduler may have picked and not yet
+/// sent (the packet queue's entries), i.e. how far the AXI4 reads run
+/// ahead: 8 covers about 116 cycles of memory latency at full rate.
+pub const DEFAULT_TX_AHEAD: usize = 8;
+
+/// Supported `tx_ahead`: powers of two (the queue pointers wrap by
+/// overflow) from 2 (a 1-entry queue would have 0-bit pointers) to 32 (still
+/// two bits per LUT as RAM32M; it hides 18·31 - 10 = 548 cycles of memory
+/// latency, 3.5 µs at 156.25 MHz, and deeper queues only cost LUTRAM).
+pub const TX_AHEAD_RANGE: std::ops::RangeInclusive<usize> = 2..=32;
 
 const DECL: &str = r#"
 // ===================== rdma_tx =====================
@@ -482,20 +499,21 @@ fn record(g: &Geometry) -> Record {
 /// The queues between the stages: packet records, read jobs (`{shift,
 /// beats, words}`), payload words (two maximum packets).
 fn queues(g: &Geometry) -> [Queue<'static>; 3] {
-    let mqa = TX_AHEAD.trailing_zeros() as usize;
+    let ahead = g.p.tx_ahead;
+    let mqa = ahead.trailing_zeros() as usize;
     let pfd = (2 * g.p.ni.max_payload_bytes / 16).max(2);
     [
         Queue {
             name: "mq",
             width: record(g).width(),
             abits: mqa,
-            depth: TX_AHEAD,
+            depth: ahead,
         },
         Queue {
             name: "rj",
             width: 14,
             abits: mqa,
-            depth: TX_AHEAD,
+            depth: ahead,
         },
         Queue {
             name: "pf",
@@ -692,7 +710,7 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         ("ROOMPAD", pad(9 - g.pa)),
         ("MQW", (mq.abits + 1).to_string()),
         ("MQW1", (mq.abits + 2).to_string()),
-        ("MQD", TX_AHEAD.to_string()),
+        ("MQD", mq.depth.to_string()),
         ("PFW", (pf.abits + 1).to_string()),
         ("PFD", pf.depth.to_string()),
         ("RQW", (g.rqa + 1).to_string()),

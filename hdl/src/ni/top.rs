@@ -18,6 +18,11 @@ pub struct NiRtlParams {
     pub buffer_flits: usize,
     /// VC requests are sent on (4-bit field).
     pub vc: usize,
+    /// Transmit read-ahead: packets the scheduler may have picked and not
+    /// yet sent (config key `ni.tx_ahead`; a power of two in
+    /// [`super::rdma_tx::TX_AHEAD_RANGE`]). RTL only: the golden model does
+    /// not depend on it.
+    pub tx_ahead: usize,
 }
 
 impl Default for NiRtlParams {
@@ -26,6 +31,7 @@ impl Default for NiRtlParams {
             ni: NiParams::default(),
             buffer_flits: 32,
             vc: 0,
+            tx_ahead: super::rdma_tx::DEFAULT_TX_AHEAD,
         }
     }
 }
@@ -112,6 +118,15 @@ impl Geometry {
         }
         if p.vc > 15 {
             bail!("ni.vc = {}: must be in 0..=15 (4-bit VC field)", p.vc);
+        }
+        let ahead = super::rdma_tx::TX_AHEAD_RANGE;
+        if !ahead.contains(&p.tx_ahead) || !p.tx_ahead.is_power_of_two() {
+            bail!(
+                "ni.tx_ahead = {}: must be a power of two in {}..={} (packets the transmit scheduler may pick ahead of sending)",
+                p.tx_ahead,
+                ahead.start(),
+                ahead.end()
+            );
         }
         let slot_bytes = n.channels * n.pkt_slots * n.mailbox_msg_bytes;
         if slot_bytes > MAX_SLOT_BYTES {
@@ -491,11 +506,11 @@ impl Logic for Ni {
     }
 }
 
-/// Top module name of a parameter point, e.g. `exanet_ni_c4_d16_s4_m64_p256_a40_w8_b32_v0`.
+/// Top module name of a parameter point, e.g. `exanet_ni_c4_d16_s4_m64_p256_a40_w8_b32_v0_t8`.
 pub fn ni_top_name(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}",
+        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}_t{}",
         n.channels,
         n.desc_queue_depth,
         n.pkt_slots,
@@ -504,7 +519,8 @@ pub fn ni_top_name(p: &NiRtlParams) -> String {
         n.addr_bits,
         n.windows,
         p.buffer_flits,
-        p.vc
+        p.vc,
+        p.tx_ahead
     )
 }
 
@@ -537,10 +553,13 @@ mod tests {
             },
             buffer_flits: 6,
             vc: 2,
+            // The shallowest read-ahead.
+            tx_ahead: 2,
         }
     }
 
-    /// The default and a small odd point lint clean, ports as documented.
+    /// The default and a small odd point lint clean, ports as documented;
+    /// the read-ahead at its default, smallest and largest.
     #[test]
     fn emits_lint_clean_verilog() {
         let tiny = NiRtlParams {
@@ -561,6 +580,8 @@ mod tests {
             },
             buffer_flits: 3,
             vc: 1,
+            // The deepest read-ahead.
+            tx_ahead: 32,
         };
         for p in [NiRtlParams::default(), small(), tiny] {
             let e = emit_ni(&p).unwrap();
@@ -581,6 +602,13 @@ mod tests {
                 assert!(top.contains(decl), "{} lacks `{decl}`", e.top);
             }
             assert!(!e.text().contains('$'));
+            // The packet and read-job queues are `tx_ahead` deep.
+            for q in ["mq", "rj"] {
+                let decl = format!("reg [{}:0] {q}_count;", p.tx_ahead.trailing_zeros());
+                assert!(e.text().contains(&decl), "{} lacks `{decl}`", e.top);
+            }
+            let mem = format!(" mq_mem [0:{}];", p.tx_ahead - 1);
+            assert!(e.text().contains(&mem), "{} lacks `{mem}`", e.top);
             assert_lint_clean(&e);
         }
     }
@@ -598,6 +626,19 @@ mod tests {
             ..Default::default()
         };
         assert!(emit_ni(&p).unwrap_err().to_string().contains("ni.vc = 16"));
+        for bad in [0, 1, 3, 12, 64] {
+            let p = NiRtlParams {
+                tx_ahead: bad,
+                ..Default::default()
+            };
+            let e = emit_ni(&p).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(
+                    "ni.tx_ahead = {bad}: must be a power of two in 2..=32"
+                )),
+                "{e}"
+            );
+        }
         let mut p = NiRtlParams::default();
         p.ni.channels = 0;
         assert!(emit_ni(&p)

@@ -115,6 +115,7 @@ const KEYS: &[&str] = &[
     "poison_depth",
     "buffer_flits",
     "vc",
+    "tx_ahead",
 ];
 
 /// Registry entry for `exanet cosim ni`.
@@ -178,6 +179,7 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
         },
         buffer_flits: int("buffer_flits", d.buffer_flits)?,
         vc: int("vc", d.vc)?,
+        tx_ahead: int("tx_ahead", d.tx_ahead)?,
     };
     exanet_hdl::ni::Geometry::new(&p)?;
     Ok(p)
@@ -187,10 +189,10 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
 pub fn point_text(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={}",
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={},tx_ahead={}",
         n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
         n.addr_bits, n.windows, n.errq_depth, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
-        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc
+        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc, p.tx_ahead
     )
 }
 

@@ -176,6 +176,7 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
         },
         buffer_flits: router.buffer_flits,
         vc: 0,
+        tx_ahead: d.ni.tx_ahead,
     };
     let p = NodePairParams {
         ni,
