@@ -87,18 +87,21 @@
 //!   debug.
 //! - Flit input from a router local port: `in_valid in_data[128] in_head
 //!   in_tail in_vc[4]`; `credit_out_valid credit_out_vc[4]` return one
-//!   receive-buffer credit per cycle. The buffer holds one packet of up to
-//!   [`rx_buffer_flits`] `= 2 + P/16` flits; the sender starts with that
-//!   many credits (one pool, whatever the VC) and starts a packet only when
-//!   it holds all of them (virtual cut-through into a one-packet buffer).
-//!   Credits return on the packet's VC, one per flit, after it is done.
+//!   receive-buffer credit per cycle. The buffer is a ring of
+//!   [`rx_buffer_flits`] flits (at least two largest packets, a power of
+//!   two); the sender starts with that many credits (one pool, whatever
+//!   the VC) and starts a packet only when it holds [`rx_packet_flits`]
+//!   `= 2 + P/16` of them (virtual cut-through). A packet is the flits
+//!   after the previous tail. Credits return in arrival order, one per
+//!   flit, on the flit's VC, once its packet is decided (a written packet:
+//!   once its last W beat is taken).
 //! - AXI4 master write (128-bit, one ID, in order): `m_awvalid m_awready
 //!   m_awaddr[42] m_awlen[8] m_awsize[3] (=4) m_awburst[2] (=INCR)
 //!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]
 //!   m_wstrb[16] m_wlast m_bvalid m_bready m_bresp[2]` (bresp not used yet).
 //!   One burst per accepted data packet, strobes exactly its bytes; AW
-//!   before W; the next packet is taken after B, which also posts the
-//!   packet's completion and notify response (timing contract below).
+//!   before W; bursts back to back, up to 8 without their B; each B posts
+//!   its packet's completion and notify response (timing contract below).
 //! - `rx_commit`: this cycle the receive path decides a packet (the golden
 //!   model's `receive_packet` instant); `rx_busy`: this cycle it holds a
 //!   checked packet it cannot take because a queue it needs is full (the
@@ -141,8 +144,9 @@
 //!   tB and before a write accepted in tB (a CQ_POP in tB pops it when the
 //!   queue was empty). Visible from tB+1 (the response can be picked at
 //!   tB+1): software never sees a completion before the data are in
-//!   memory. The room for both is checked at `rx_commit` (`Busy`) and held
-//!   until tB.
+//!   memory. The room for both is checked at `rx_commit` (`Busy`, counting
+//!   the entries of writes still landing) and held until tB. No
+//!   `rx_commit` falls in a cycle whose B posts something.
 //! - A packetizer message is *being sent* from its LOAD until the cycle tT
 //!   its tail flit is on `out_*`: a MailboxAck / MailboxNack naming its
 //!   slot decided at or before tT is `Stale` (rejected, counted; the slot

@@ -1,13 +1,28 @@
 //! `rdma_rx`: the receive path (generated Verilog, part of the `ni` top).
 //!
-//! Store-and-forward, one packet at a time: RECV (flits into `rx_buf`,
-//! `2^rxa >= 2 + P/16` words) → CRC (payload words replayed through the
-//! second `Crc32`, `crc_rx`) → DECIDE (`rx_commit`, or `rx_busy` and wait)
-//! → AW → W → B (accepted data packets only) → CRED (one credit per
-//! received flit, one per cycle, on the packet's VC) → RECV. A mailbox
-//! message the mailbox has room for goes DECIDE → COPY (its payload words
-//! into the mailbox tail slot, one per cycle) → DECIDE first: the tail
-//! slot stays free until the commit (only pops happen meanwhile).
+//! Two decoupled sides around a ring buffer (`rx_buf`, `2^rxa` =
+//! [`super::rx_buffer_flits`] words, at least two largest packets):
+//! - **Receive side**: every flit goes into the ring at `in_wp` (with its
+//!   VC in `rx_vcm`); a packet is the words after the previous tail (the
+//!   head flag is redundant). Its payload CRC-32 is computed as the flits
+//!   arrive (second `Crc32`, `crc_rx`, inputs registered; the byte count
+//!   of the last payload word from the SECDED-corrected size of
+//!   `header_rx`, a second header decoder on the registered first word).
+//!   At the tail a record `{words, CRC}` enters the packet queue `pm`.
+//! - **Decision side**, one packet at a time, in arrival order: LOAD (the
+//!   next record: header, footer and first payload word into registers)
+//!   → DECIDE (`rx_commit`, or `rx_busy` and wait) → for an accepted data
+//!   packet AW → W (one beat per cycle when WREADY) → the next LOAD in the
+//!   cycle of the last W beat (or of a decision that writes nothing), so a
+//!   256-byte packet takes 18 cycles, as many as its flits. The write's B
+//!   is not waited for (below). A mailbox message the mailbox has room
+//!   for goes DECIDE → COPY (its payload words into the mailbox tail slot,
+//!   one per cycle) → DECIDE first: the tail slot stays free until the
+//!   commit (only pops happen meanwhile).
+//! - **Credits**: a packet's words are free once decided (or once its
+//!   last W beat is taken); the free pointer `fr_p` then walks to the
+//!   done pointer `dn_p`, one credit per cycle on each word's VC, so
+//!   credits return in arrival order.
 //!
 //! DECIDE applies the golden checks in order ([`exanet_sim::ni::rdma_rx`]):
 //! word count < 2 (FORMAT, nothing trusted), header SECDED / type
@@ -30,16 +45,19 @@
 //! footer, not MISROUTED), a read-queue entry (accepted RdmaReadReq); when
 //! one is full the packet waits (`rx_busy`), as the golden model's `Busy`.
 //!
-//! **Completion after landing.** An accepted data packet's completion
-//! (`last = 1`) and RdmaCompletion response (notify) are decided at DECIDE
-//! (status from the damaged-transfer table then) and written into the
-//! queues' tail slots, but posted (tail pointer and count, so CQ_COUNT,
+//! **Completion after landing.** Every accepted data packet's write is
+//! recorded in the landing queue `lq` (up to `2^LQA` writes in flight,
+//! one AXI ID, B in order) with the completion (`last = 1`) and
+//! RdmaCompletion response (notify) it will post, both decided at DECIDE
+//! (status from the damaged-transfer table then). They enter the
+//! completion / response queues (tail pointer and count, so CQ_COUNT,
 //! CQ_W*, STATUS.CQ_NONEMPTY and the scheduler see them) only in the cycle
-//! its AXI4 write's B handshake is taken (`m_bvalid && m_bready`, state B):
-//! software never sees a completion, nor the source a notify, before the
-//! last byte is in memory. The room check stays at DECIDE; the slots are
-//! held meanwhile because only decisions push into these queues and no
-//! packet is decided until this one's B (pops only in between).
+//! the write's B handshake is taken (`m_bvalid && m_bready`): software
+//! never sees a completion, nor the source a notify, before the last byte
+//! is in memory. The room check at DECIDE counts the entries held in the
+//! landing queue (`lq_cqh`, `lq_rqh`), as the golden model does; no
+//! decision is made in a cycle a landing write posts (one push per queue
+//! and cycle), nor for a data packet while the landing queue is full.
 //!
 //! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
@@ -64,11 +82,11 @@
 //! trusted data-type header clears its key; an accepted data packet clears
 //! its key when `first` or `last`.
 //!
-//! Input contract: the sender starts a packet only when it holds all
-//! `2 + P/16` credits (virtual cut-through into a one-packet buffer), so
-//! the buffer is empty whenever a head flit arrives. Latency: tail flit in
-//! cycle t, decision at t + 3 + ceil(size/16) (CRC replay), AW from the
-//! next cycle, then one W beat per cycle when WREADY; a data packet's
+//! Input contract: the sender starts a packet only when it holds credits
+//! for a largest packet ([`super::rx_packet_flits`] `= 2 + P/16`, virtual
+//! cut-through), so the ring never overflows. Latency: tail flit in cycle
+//! t, decision at t + 2 when the decision side is idle, AW from the next
+//! cycle, then one W beat per cycle when WREADY; a data packet's
 //! completion is readable from the cycle after its B handshake (figures in
 //! BENCHMARKS.md, "Network interface").
 
