@@ -35,6 +35,31 @@ fn bad_points_are_errors() {
     assert!(e.contains("max_payload"), "{e}");
 }
 
+/// The second matrix point: four NIs on a 2x2 torus of RTL routers (paths
+/// of one and two hops, every node sending to every other), longer links,
+/// 128-byte packets and small queues.
+#[test]
+fn four_nodes_on_a_torus_match_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(matrix_points()[1]).unwrap();
+    assert_eq!(p.router.topology.num_nodes(), 4);
+    let mut bench = NodePairBench::new(p).unwrap();
+    let r = run(&mut bench, &opts(20_000, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert!(c.drains >= 1, "{c:?}");
+    assert!(
+        c.rdma_writes > 20 && c.multi_packet > 3 && c.messages > 20 && c.rdma_reads > 5,
+        "{c:?}"
+    );
+    assert!(c.refused_full > 0 && c.delivered > 100, "{c:?}");
+}
+
 #[test]
 fn node_pair_matches_golden_and_faults_are_caught() {
     if skip_without_verilator() {

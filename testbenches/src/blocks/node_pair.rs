@@ -124,7 +124,12 @@ pub fn info() -> BlockInfo {
 pub fn matrix_points() -> Vec<&'static str> {
     // Two nodes, the default NI and router; a small mailbox and completion
     // queue so mailbox-full nacks, retries and Busy occur.
-    vec!["dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8"]
+    // Four nodes on a 2x2 torus (two-hop paths, several senders per
+    // mailbox), longer links, 128-byte packets and small queues.
+    vec![
+        "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8",
+        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4",
+    ]
 }
 
 fn matrix() -> Vec<Box<dyn Bench>> {
