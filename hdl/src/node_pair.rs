@@ -132,7 +132,7 @@ impl NodePairParams {
     }
 }
 
-/// Top module name, e.g. `exanet_nodes_2x1x1_k1_c4_d16_s4_m64_p256_a40_w8_b32_v0`.
+/// Top module name, e.g. `exanet_nodes_2x1x1_k1_c4_d16_s4_m64_p256_a40_w8_b32_v0_t8`.
 pub fn node_pair_top_name(p: &NodePairParams) -> String {
     let d = p.router.topology.dims;
     let ni = ni_top_name(&p.ni);

@@ -153,6 +153,24 @@
 //!   is not freed or re-queued). The golden model's `packet_left` at tT,
 //!   after the decision of tT.
 //!
+//! # Known limitation: one message class
+//! Every packet leaves on the request VC `vc`, and the receive ring is
+//! shared by all VCs in arrival order. A packet that is `Busy` (its
+//! response queue, read queue or completion queue full) therefore holds
+//! every packet behind it, responses included, and a response waits behind
+//! earlier requests on the way out (the packet queue is in pick order).
+//! Under sustained mutual RDMA reads or mailbox traffic this can close a
+//! cycle between nodes (A's receive path waits for room in A's response
+//! queue, which drains through the network to B, whose receive path waits
+//! for B's) — a protocol deadlock the router's VC classes cannot prevent
+//! on their own. The co-simulations have not hit it (their queues drain
+//! through software and resets), but it is not excluded. The remedy, in
+//! progress: responses (RdmaCompletion, Nack, MailboxAck / MailboxNack)
+//! on the router's class 1 from a send lane of their own; a receive ring
+//! per class, with class-1 packets consumed without needing to send; read
+//! requests answered with a retry Nack instead of `Busy` when the read
+//! queue is full; a credit pool per class in the ejection adapter.
+//!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`
 //! (credits of the router's local input VC), `vc` (request VC) and
