@@ -103,10 +103,15 @@ impl CqEntry {
 
     /// A `RemoteDenied` read completion.
     pub fn denied(txid: u16, peer: Coords, pdid: u16, reason: RejectReason) -> CqEntry {
+        CqEntry::denied_code(txid, peer, pdid, reason.code())
+    }
+    /// A read refused with Nack flags `code` (a reject reason, or
+    /// [`super::rdma_rx::NACK_READ_BUSY`]).
+    pub fn denied_code(txid: u16, peer: Coords, pdid: u16, code: u8) -> CqEntry {
         CqEntry {
             kind: CqKind::ReadDone,
             status: CqStatus::RemoteDenied,
-            reason: reason.code(),
+            reason: code,
             txid,
             peer,
             pdid,

@@ -25,6 +25,8 @@ pub struct Counters {
     pub rx_data_bytes: u64,
     /// Payload bytes of emitted packets.
     pub tx_payload_bytes: u64,
+    /// Read requests refused because the read queue was full.
+    pub rd_busy_nacks: u64,
     /// Rejections by reason code (index = code; index 0 unused).
     pub rejected_by: [u64; RejectReason::MAX_CODE as usize + 1],
 }
@@ -42,6 +44,7 @@ impl Counters {
             cnt::MB_DENIED => self.mb_denied,
             cnt::RX_DATA_BYTES => self.rx_data_bytes,
             cnt::TX_PAYLOAD_BYTES => self.tx_payload_bytes,
+            cnt::RD_BUSY_NACKS => self.rd_busy_nacks,
             _ => 0,
         }
     }

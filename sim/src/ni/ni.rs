@@ -10,7 +10,7 @@ use super::memory::{MemWrite, SparseMemory};
 use super::packetizer::{AckOutcome, NACK_FULL};
 use super::params::NiParams;
 use super::protection::Window;
-use super::rdma_rx::{check, response_packet, Accepted, Rejected, RxContext};
+use super::rdma_rx::{check, response_packet, Accepted, Rejected, RxContext, NACK_READ_BUSY};
 use super::rdma_tx::TxStream;
 use super::regs::{self, AxilResp, ChError, Prot, Reg, WinField};
 use super::wire::Packet;
@@ -25,12 +25,13 @@ use std::collections::VecDeque;
 pub enum RxOutcome {
     /// Consumed and acted on.
     Accepted,
-    /// A mailbox message refused because the mailbox is full (nack sent).
+    /// Refused for now, a nack sent: a mailbox message with the mailbox
+    /// full, or a read request with the read queue full.
     Refused,
     /// Consumed and rejected: nothing written, counted, reported.
     Rejected(RejectReason),
-    /// Not consumed: a resource it needs (completion queue, response queue,
-    /// read queue) is full. Nothing changed; offer it again later.
+    /// Not consumed: a resource it needs (completion queue, response queue)
+    /// is full. Nothing changed; offer it again later.
     Busy,
 }
 
@@ -430,11 +431,23 @@ impl Ni {
 
     /// The next packet to the network, by the emission order rule:
     /// responses first (FIFO), then the read-serve engine (one request at a
-    /// time, FIFO), then, when TX_ENABLE, the channels round-robin.
+    /// time, FIFO), then, when TX_ENABLE, the channels round-robin: the
+    /// next of [`Ni::emit_response`], else of [`Ni::emit_request`].
     pub fn emit_packet(&mut self) -> Option<Packet> {
-        let pkt = if let Some(p) = self.resp.pop_front() {
-            p
-        } else if let Some(s) = self.reads.front_mut() {
+        self.emit_response().or_else(|| self.emit_request())
+    }
+
+    /// The next class-1 packet (a control response, FIFO): what the RTL's
+    /// response lane sends, independently of the class-0 packets.
+    pub fn emit_response(&mut self) -> Option<Packet> {
+        let pkt = self.resp.pop_front()?;
+        Some(self.emitted(pkt))
+    }
+
+    /// The next class-0 packet: the read-serve engine's (one request at a
+    /// time, FIFO), else, when TX_ENABLE, the channels' round-robin.
+    pub fn emit_request(&mut self) -> Option<Packet> {
+        let pkt = if let Some(s) = self.reads.front_mut() {
             let p = s.next_packet(&self.mem, self.me, self.p.max_payload_bytes);
             if s.done() {
                 self.reads.pop_front();
@@ -452,6 +465,11 @@ impl Ni {
         } else {
             return None;
         };
+        Some(self.emitted(pkt))
+    }
+
+    /// Count an emitted packet; a packetizer message is leaving.
+    fn emitted(&mut self, pkt: Packet) -> Packet {
         self.counters.tx_packets += 1;
         self.counters.tx_payload_bytes +=
             Header::from_bits(pkt.header_word()).map_or(0, |h| h.size() as u64);
@@ -460,7 +478,7 @@ impl Ni {
                 self.channels[ch].pkt.set_leaving(slot, true);
             }
         }
-        Some(pkt)
+        pkt
     }
 
     // ------------------------------------------------------------ receive
@@ -486,12 +504,14 @@ impl Ni {
                 ..Needs::default()
             },
         };
-        // Entries of writes still landing hold their slots.
+        // Entries of writes still landing hold their slots. A read request
+        // finding the read queue full is answered Nack(READ_BUSY) instead
+        // of waiting (no class-0 packet waits for the read queue).
         let cq_held = self.landing.iter().filter(|l| l.cq.is_some()).count();
         let resp_held = self.landing.iter().filter(|l| l.resp.is_some()).count();
-        if (needs.resp && self.resp.len() + resp_held >= self.p.resp_queue_depth)
+        let read_full = needs.read && self.reads.len() >= self.p.read_queue_depth;
+        if ((needs.resp || read_full) && self.resp.len() + resp_held >= self.p.resp_queue_depth)
             || (needs.cq && self.cq.len() + cq_held >= self.p.cq_depth)
-            || (needs.read && self.reads.len() >= self.p.read_queue_depth)
         {
             return RxOutcome::Busy;
         }
@@ -573,6 +593,18 @@ impl Ni {
                 footer,
                 req,
             } => {
+                if self.reads.len() >= self.p.read_queue_depth {
+                    self.counters.rd_busy_nacks += 1;
+                    self.resp.push_back(response_packet(
+                        PacketType::Nack,
+                        self.me,
+                        footer.src(),
+                        header.pdid(),
+                        footer.txid(),
+                        NACK_READ_BUSY,
+                    ));
+                    return Ok(RxOutcome::Refused);
+                }
                 self.reads.push_back(TxStream {
                     ptype: PacketType::RdmaReadResp,
                     dest: footer.src(),
@@ -632,12 +664,9 @@ impl Ni {
                 peer: src,
                 pdid: header.pdid(),
             }),
-            PacketType::Nack => self.cq.push(CqEntry::denied(
-                txid,
-                src,
-                header.pdid(),
-                RejectReason::from_code(flags).expect("checked: reason code"),
-            )),
+            PacketType::Nack => self
+                .cq
+                .push(CqEntry::denied_code(txid, src, header.pdid(), flags)),
             _ => {
                 let nack = (header.ptype() == PacketType::MailboxNack).then_some(flags);
                 let (ch, slot) = (

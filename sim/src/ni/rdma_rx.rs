@@ -241,7 +241,9 @@ fn check_body(
             let flags = footer.flags();
             let flags_ok = match header.ptype() {
                 PacketType::RdmaCompletion => flags <= CqStatus::Untracked as u8,
-                PacketType::Nack => RejectReason::from_code(flags).is_some(),
+                PacketType::Nack => {
+                    flags == NACK_READ_BUSY || RejectReason::from_code(flags).is_some()
+                }
                 PacketType::MailboxAck => flags == 0,
                 _ => flags == NACK_FULL || RejectReason::from_code(flags).is_some(),
             };
@@ -253,6 +255,12 @@ fn check_body(
         PacketType::Ack | PacketType::AllreduceFragment => Err(rej(RejectReason::Unsupported)),
     }
 }
+
+/// Nack flags of a read request refused because the read queue was full
+/// (not a rejection: nothing is counted as an error; the requester's
+/// READ_DONE / REMOTE_DENIED entry carries it as its reason, and software
+/// may ask again).
+pub const NACK_READ_BUSY: u8 = RejectReason::MAX_CODE + 1;
 
 /// A response packet (no payload) of type `ptype` from `me` to `dest`:
 /// PDID, txid and flags as given, `first = last = 1`, every other field 0.

@@ -119,8 +119,11 @@ pub mod cnt {
     pub const RX_DATA_BYTES: usize = 7;
     /// Payload bytes (header size) of every emitted packet.
     pub const TX_PAYLOAD_BYTES: usize = 8;
+    /// Read requests refused because the read queue was full (Nack
+    /// `NACK_READ_BUSY` sent).
+    pub const RD_BUSY_NACKS: usize = 9;
     /// Number of counters.
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
 }
 
 // ---- completion-queue page ----
@@ -446,8 +449,8 @@ mod tests {
         };
         assert_eq!(decode(ID, &p), Some(Reg::Id));
         assert_eq!(decode(PARAMS4, &p), Some(Reg::Params(4)));
-        assert_eq!(decode(CNT_BASE + 4 * 8, &p), Some(Reg::Counter(8)));
-        assert_eq!(decode(CNT_BASE + 4 * 9, &p), None);
+        assert_eq!(decode(CNT_BASE + 4 * 9, &p), Some(Reg::Counter(9)));
+        assert_eq!(decode(CNT_BASE + 4 * 10, &p), None);
         assert_eq!(decode(REJ_BASE, &p), None, "no reason 0");
         assert_eq!(decode(REJ_BASE + 40, &p), Some(Reg::Rej(10)));
         assert_eq!(decode(ERRQ_W0 + 16, &p), Some(Reg::ErrqWord(4)));

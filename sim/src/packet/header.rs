@@ -172,9 +172,23 @@ impl PacketType {
             .ok_or_else(|| anyhow!(HeaderError::UnknownType { code }))
     }
 
-    /// Priority class: 0 = requests, 1 = responses (high priority).
+    /// Message class: 1 (high priority) for the control responses
+    /// (RdmaCompletion, Ack, Nack, MailboxAck, MailboxNack: no payload,
+    /// consumed without sending anything), 0 for requests and data,
+    /// read-response data included. Why read data is class 0: a read
+    /// request never waits for room in the read queue (a full queue answers
+    /// it with a class-1 Nack, [`crate::ni::rdma_rx::NACK_READ_BUSY`]), so
+    /// class 0 waits only for class 1 (the response queue) and software
+    /// (the completion queue), and class 1 only for software: no cycle.
     pub fn class(self) -> usize {
-        (self.code() >> 4) as usize
+        match self {
+            PacketType::RdmaCompletion
+            | PacketType::Ack
+            | PacketType::Nack
+            | PacketType::MailboxAck
+            | PacketType::MailboxNack => 1,
+            _ => 0,
+        }
     }
 
     /// Control/acknowledgement/response type, carried in the high-priority class.
