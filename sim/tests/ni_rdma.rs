@@ -5,6 +5,7 @@
 
 use exanet_sim::ni::driver;
 use exanet_sim::ni::fabric::Fabric;
+use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::rdma_tx::packet_count;
 use exanet_sim::ni::regs::cnt;
 use exanet_sim::ni::{
@@ -163,8 +164,35 @@ fn run(p: &NiParams, n: usize, ops: usize, loopback: bool, big: bool, seed: u64)
     let mut got: Vec<(usize, CqEntry)> = Vec::new();
     let mut next = 0;
     let mut steps = 0u64;
+    // Reads the server refused with its read queue full (READ_DONE,
+    // REMOTE_DENIED, reason READ_BUSY): software posts them again.
+    let mut retry: Vec<(usize, usize, Descriptor)> = Vec::new();
+    let mut retried = 0u64;
+    let mut take = |i: usize, e: CqEntry, retry: &mut Vec<(usize, usize, Descriptor)>| {
+        if e.kind == CqKind::ReadDone
+            && e.status == CqStatus::RemoteDenied
+            && e.reason == NACK_READ_BUSY
+        {
+            let op = plan
+                .ops
+                .iter()
+                .find(|(s, _, d)| *s == i && d.txid == e.txid)
+                .expect("a refused read is one of the plan's");
+            retry.push(*op);
+            retried += 1;
+        } else {
+            got.push((i, e));
+        }
+    };
     loop {
-        // Software: post the next op when its channel has room.
+        // Software: a refused read again, else the next op, when its
+        // channel has room.
+        if let Some(&(s, c, d)) = retry.first() {
+            if driver::desc_free(&fab.nodes[s], c) > 0 && rng.chance(0.6) {
+                assert_eq!(driver::post(&mut fab.nodes[s], c, &d), AxilResp::Okay);
+                retry.remove(0);
+            }
+        }
         for _ in 0..2 {
             if next < plan.ops.len() && rng.chance(0.6) {
                 let (s, c, d) = plan.ops[next];
@@ -177,19 +205,21 @@ fn run(p: &NiParams, n: usize, ops: usize, loopback: bool, big: bool, seed: u64)
         for (i, node) in fab.nodes.iter_mut().enumerate() {
             if rng.chance(0.3) {
                 while let Some(e) = driver::pop_completion(node) {
-                    got.push((i, e));
+                    take(i, e, &mut retry);
                 }
             }
         }
         fab.step();
         steps += 1;
-        if next == plan.ops.len() && fab.idle() {
+        if next == plan.ops.len() && retry.is_empty() && fab.idle() {
             for (i, node) in fab.nodes.iter_mut().enumerate() {
                 while let Some(e) = driver::pop_completion(node) {
-                    got.push((i, e));
+                    take(i, e, &mut retry);
                 }
             }
-            break;
+            if retry.is_empty() {
+                break;
+            }
         }
         assert!(steps < 50_000_000, "no progress");
     }
@@ -197,6 +227,7 @@ fn run(p: &NiParams, n: usize, ops: usize, loopback: bool, big: bool, seed: u64)
     assert_eq!(got.len(), plan.expected.len(), "completion count");
     assert_eq!(got, plan.expected, "completions (each exactly once)");
     let mut tx = 0;
+    let mut busy_nacks = 0;
     for (i, node) in fab.nodes.iter().enumerate() {
         if let Some(a) = node.mem().first_difference(&plan.reference[i]) {
             panic!(
@@ -209,11 +240,21 @@ fn run(p: &NiParams, n: usize, ops: usize, loopback: bool, big: bool, seed: u64)
         assert_eq!(node.damaged_transfers(), 0);
         assert!(node.quiescent());
         tx += driver::counter(node, cnt::TX_PACKETS) as u64;
+        busy_nacks += driver::counter(node, cnt::RD_BUSY_NACKS) as u64;
     }
-    assert_eq!(tx, plan.packets, "packets = segmentation formula");
+    // Each refused read: its request and the Nack, then posted again.
+    assert_eq!(
+        busy_nacks, retried,
+        "every READ_BUSY nack reached software once"
+    );
+    assert_eq!(
+        tx,
+        plan.packets + 2 * retried,
+        "packets = segmentation formula + refused reads"
+    );
     assert!(fab.undeliverable.is_empty());
     eprintln!(
-        "{n} nodes, {ops} ops, {tx} packets, {steps} steps, busy offers {}",
+        "{n} nodes, {ops} ops, {tx} packets, {steps} steps, busy offers {}, reads refused (read queue full) {retried}",
         fab.outcomes[3]
     );
 }
