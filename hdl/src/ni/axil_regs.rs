@@ -63,7 +63,7 @@ reg acc_ok;
 reg wr_fire;
 reg rd_fire;
 always @(*) begin
-    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !x_commit && !reset;
+    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !rsp_go && !x_commit && !reset;
     wr_fire = acc_ok && s_awvalid && s_wvalid;
     rd_fire = acc_ok && s_arvalid && !(s_awvalid && s_wvalid);
     s_awready = wr_fire;
@@ -187,6 +187,7 @@ always @(*) begin
                     12'h054: r_val = mb_retry;
                     12'h058: r_val = mb_denied;
                     12'h05C: r_val = rx_bytes;
+                    12'h064: r_val = rd_busyn;
                     12'h0C0: r_val = {@EQPAD@eq_count};
                     12'h0C4: r_val = eq_w0;
                     12'h0C8: r_val = eq_w1;
@@ -195,7 +196,7 @@ always @(*) begin
                     12'h0D4: r_val = eq_w4;
                     12'h0D8: r_val = 32'd0;
                     default: begin
-                        if ((r_off >= 12'h084) && (r_off <= 12'h0A8)) r_val = rej_cnt[r_off[5:2]];
+                        if ((r_off >= 12'h084) && (r_off <= 12'h0AC)) r_val = rej_cnt[r_off[5:2]];
                         else if ((r_off >= 12'h100) && (r_off < 12'h@PDEND@)) r_val = {16'd0, ch_pdid[r_off[@CWP1@:2]]};
                         else if ((r_off[11:9] == 3'b001) && (r_win < 4'd@WIN@)) begin
                             case (r_off[4:0])

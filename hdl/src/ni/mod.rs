@@ -186,4 +186,6 @@ pub mod rdma_tx;
 pub mod top;
 pub mod vgen;
 
-pub use top::{emit_ni, ni_top_name, rx_buffer_flits, rx_packet_flits, Geometry, Ni, NiRtlParams};
+pub use top::{
+    emit_ni, ni_top_name, rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, Ni, NiRtlParams,
+};

@@ -107,14 +107,31 @@ reg [127:0] p1_q;
 reg [127:0] rx_buf [0:@RXNM1@];
 (* ram_style = "distributed" *)
 reg  [3:0] rx_vcm [0:@RXNM1@];
+// Class-1 ring (flits on VCs >= vcs_per_class).
+(* ram_style = "distributed" *)
+reg [127:0] r1_buf [0:@R1NM1@];
+(* ram_style = "distributed" *)
+reg  [3:0] r1_vcm [0:@R1NM1@];
 reg [@RXAM1@:0] in_wp;
+reg [@R1AM1@:0] in_wp1;
 reg [@RXA@:0] rv_n;
 reg [127:0] hin_q;
-// Received packets not yet loaded for a decision: {words, payload CRC-32}.
-@PMQUEUE@reg [@RXAM1@:0] dq_sp;
+// Received packets not yet loaded for a decision, per class: {words,
+// payload CRC-32}.
+@PMQUEUE@@PNQUEUE@reg [@RXAM1@:0] dq_sp;
 reg [@RXAM1@:0] dq_nx;
 reg [@RXAM1@:0] dn_p;
 reg [@RXAM1@:0] fr_p;
+reg [@R1AM1@:0] dq_sp1;
+reg [@R1AM1@:0] dq_nx1;
+reg [@R1AM1@:0] dn_p1;
+reg [@R1AM1@:0] fr_p1;
+// The class of the packet being decided; a class-0 packet that yielded to
+// class 1 while Busy (its words stay at dq_sp) and its record.
+reg        rx_cls;
+reg        c0_park;
+reg [@RXA@:0] pk_n;
+reg [31:0] pk_crc;
 reg        rc_start;
 reg        rc_valid;
 reg [127:0] rc_data;
@@ -153,6 +170,7 @@ reg        st_hdrc;
 reg [31:0] mb_fulln;
 reg [31:0] mb_retry;
 reg [31:0] mb_denied;
+reg [31:0] rd_busyn;
 // Accepted data packets whose write has not landed (B), in order: the
 // completion / notify response each posts then {cq?, cq entry, rq?, rq
 // entry}; how many of them hold a completion / a response.
@@ -178,7 +196,8 @@ always @(*) begin
     mb_full = (mb_count == @MBW@'d@MBD@);
     // Entries of writes still landing hold their slots.
     cq_full = ({@CQPAD@cq_count} + {11'd0, lq_cqh}) >= 16'd@CQD@;
-    rq_full = ({@RQPAD@rq_count} + {11'd0, lq_rqh}) >= 16'd@RQD@;
+    // The response lane's pop of this cycle comes first (golden order).
+    rq_full = ({@RQPAD@rq_count} - {15'd0, rsp_go} + {11'd0, lq_rqh}) >= 16'd@RQD@;
     rd_full = (rd_count == @RDW@'d@RDD@);
 @TKHIT@    tk_f1 = ~tk_v & (tk_v + @PD@'d1);
     // The oldest write in flight lands (B); what it posts.
@@ -220,6 +239,7 @@ end
 reg [10:0] x_pw;
 reg        x_wc_ok;
 reg  [4:0] x_pt;
+reg        x_tcls;
 reg        x_data;
 reg        x_single;
 reg  [9:0] x_pmod;
@@ -243,6 +263,7 @@ reg        x_rsp_rej;
 reg        x_need_cq;
 reg        x_need_rq;
 reg        x_need_rd;
+reg        x_rdbusy;
 reg        x_prot;
 reg        x_full;
 reg        x_cp;
@@ -265,6 +286,8 @@ always @(*) begin
     x_pw = {1'b0, header_unpack$size[13:4]} + {10'd0, header_unpack$size[3:0] != 4'd0};
     x_wc_ok = ({@RXNPAD@rx_n} == x_pw + 11'd2);
     x_pt = header_unpack$ptype;
+    // The type's message class: control responses are class 1.
+    x_tcls = (x_pt >= 5'h11) && (x_pt <= 5'h15);
     x_data = (x_pt == 5'h01) || (x_pt == 5'h10);
     x_single = footer_unpack$first && footer_unpack$last && (footer_unpack$seq == 14'd0);
     x_pmod = {@PMODPAD@header_unpack$vaddr[@PAM1@:0]} + {1'b0, header_unpack$size[8:0]};
@@ -277,9 +300,9 @@ always @(*) begin
         5'h03: x_fmt = !x_single || (header_unpack$size == 14'd0) || (header_unpack$size > 14'd@MB@);
         5'h11: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd2);
         5'h13: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags == 8'd0)
-                       || (footer_unpack$flags > 8'd10);
+                       || (footer_unpack$flags > 8'd12);
         5'h14: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags != 8'd0);
-        5'h15: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd10);
+        5'h15: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd11);
         default: x_fmt = 1'b0;
     endcase
     x_p1 = p1_q;
@@ -304,6 +327,7 @@ const DECIDE: &str = r#"
         if (!footer_unpack$crc8_ok) x_reason = 4'd3;
         else if (!x_wc_ok) x_reason = 4'd4;
         else if (header_unpack$dest != node) x_reason = 4'd5;
+        else if (x_tcls != rx_cls) x_reason = 4'd11;
         else if (rx_crc != footer_unpack$payload_crc) x_reason = 4'd6;
         else if ((x_pt == 5'h04) || (x_pt == 5'h12)) x_reason = 4'd10;
         else if (x_fmt) x_reason = 4'd4;
@@ -321,11 +345,15 @@ const DECIDE: &str = r#"
     // Completion status: the mark is cleared first when first = 1.
     x_st = (x_data && !footer_unpack$first && x_tkhit) ? 2'd1 : (trk_lost ? 2'd2 : 2'd0);
     // What the packet needs before it may be consumed (else Busy).
-    x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != 4'd5) && (x_mb || (x_pt == 5'h02));
+    x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != 4'd5) && (x_reason != 4'd11)
+                && (x_mb || (x_pt == 5'h02));
     x_need_cq = x_accept && ((x_data && x_last) || (x_pt == 5'h11) || (x_pt == 5'h13));
-    x_need_rq = x_rsp_rej || (x_accept && ((x_data && x_last && footer_unpack$notify) || x_mb));
-    x_need_rd = x_accept && (x_pt == 5'h02);
-    x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full) || (x_need_rd && rd_full);
+    // A read request finding the read queue full is answered
+    // Nack(READ_BUSY = 12) instead of waiting (class 0 never waits for it).
+    x_rdbusy = x_accept && (x_pt == 5'h02) && rd_full;
+    x_need_rq = x_rsp_rej || x_rdbusy || (x_accept && ((x_data && x_last && footer_unpack$notify) || x_mb));
+    x_need_rd = x_accept && (x_pt == 5'h02) && !rd_full;
+    x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full);
     // A message the mailbox takes is copied into its tail slot first.
     x_cp = (rx_st == 3'd2) && x_accept && x_mb && !mb_full && !mb_cp;
     // No decision while the scheduler picks or loads (their queue and slot
@@ -348,6 +376,9 @@ const DECIDE: &str = r#"
     end else if (x_mb) begin
         x_rq_pt = mb_full ? 5'h15 : 5'h14;
         x_rq_fl = 8'd0;
+    end else if (x_rdbusy) begin
+        x_rq_pt = 5'h13;
+        x_rq_fl = 8'd12;
     end else begin
         x_rq_pt = 5'h11;
         x_rq_fl = {6'd0, x_st};
@@ -402,7 +433,7 @@ always @(*) begin
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != @CQW@'d0) || cq_push);
     mb_pop = wr_fire && a_mbpop && ((mb_count != @MBW@'d0) || mb_push);
-    rq_pop = eng_load && e_rsp;
+    rq_pop = rsp_go;
     rd_push = x_commit && x_need_rd;
     cq_rd = (cq_count == @CQW@'d0) ? 60'd0 : cq_mem[cq_head];
     cq_w0 = {2'd0, cq_rd[21:8], 4'd0, cq_rd[7:4], 2'd0, cq_rd[3:2], 2'd0, cq_rd[1:0]};
@@ -450,7 +481,7 @@ always @(posedge clock) begin
     else if (pq_pop) begin
         ms_v <= 1'b1;
         ms_idx <= {e_c, pq_slot};
-    end else if (ov_q && ot_q) ms_v <= 1'b0;
+    end else if (ov_q && ot_q && !ol_q) ms_v <= 1'b0;
 end
 
 // Sticky STATUS bits, the damaged-transfer table, mailbox counters. The
@@ -471,6 +502,7 @@ always @(posedge clock) begin
         mb_fulln <= 32'd0;
         mb_retry <= 32'd0;
         mb_denied <= 32'd0;
+        rd_busyn <= 32'd0;
     end else begin
         if (x_commit) begin
             if (x_hok && header_unpack$single_err) st_hdrc <= 1'b1;
@@ -484,6 +516,7 @@ always @(posedge clock) begin
                 end else if (x_hok && x_data) tk_v <= tk_v & ~tk_h;
             end else if (x_data && (footer_unpack$first || x_last)) tk_v <= tk_v & ~tk_h;
             if (x_accept && x_mb && mb_full) mb_fulln <= mb_fulln + 32'd1;
+            if (x_rdbusy) rd_busyn <= rd_busyn + 32'd1;
         end
         if (ak_fire && ak_retry) mb_retry <= mb_retry + 32'd1;
         if (ak_fire && ak_deny) mb_denied <= mb_denied + 32'd1;
@@ -534,6 +567,7 @@ end
 // `rd_a`: the ring word a W beat (or a mailbox copy) reads, payload word k
 // of the packet being decided; `mw_pq` holds the previous one.
 reg [@RXAM1@:0] rd_a;
+reg        cr1;
 reg [255:0] mw_cat;
 reg [255:0] mw_sh;
 reg  [9:0] mw_lo16;
@@ -563,11 +597,14 @@ always @(*) begin
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
     m_wlast = (mw_k == mw_beats - 5'd1);
     m_bready = (lq_count != 4'd0);
-    // A credit per ring word freed, in order, on its flit's VC.
-    credit_out_valid = (fr_p != dn_p);
-    credit_out_vc = rx_vcm[fr_p];
+    // A credit per ring word freed, in order within its ring, on its flit's
+    // VC; class 1 first.
+    cr1 = (fr_p1 != dn_p1);
+    credit_out_valid = cr1 || (fr_p != dn_p);
+    credit_out_vc = cr1 ? r1_vcm[fr_p1] : rx_vcm[fr_p];
     rx_commit = x_commit;
     rx_busy = x_busy;
+    rx_class = rx_cls;
 end
 
 // Receive side: the payload CRC-32 as the flits arrive (the byte count of
@@ -578,42 +615,76 @@ reg  [9:0] rv_pw;
 reg  [4:0] rv_lastb;
 reg  [8:0] x_wtmp;
 reg        ld_go;
+reg        ld_yield;
+reg        ld_c1;
+reg        ld_park;
+reg        in_c1;
 reg        pm_push;
 reg        pm_pop;
+reg        pn_push;
+reg        pn_pop;
+reg [@RXAM1@:0] ld_base;
 reg [@RXAM1@:0] ld_n;
+reg [@R1AM1@:0] ld_n1;
 reg [@RXA@:0] pm_n;
+reg [@RXA@:0] pn_n;
 reg [@RXA@:0] pm_nw;
 always @(*) begin
     rv_pw = header_rx$size[13:4] + {9'd0, header_rx$size[3:0] != 4'd0};
     rv_lastb = (header_rx$size[3:0] == 4'd0) ? 5'd16 : {1'b0, header_rx$size[3:0]};
     x_wtmp = {5'd0, header_unpack$vaddr[3:0]} + header_unpack$size[8:0] + 9'd15;
     pm_nw = rv_n + @RXA1@'d1;
-    pm_push = in_valid && in_tail;
+    // The class of an arriving flit: its VC's (packets do not interleave).
+    in_c1 = (in_vc >= 4'd@VPC@);
+    pm_push = in_valid && in_tail && !in_c1;
+    pn_push = in_valid && in_tail && in_c1;
     pm_n = pm_mem[pm_head][@RXA32@:32];
-    ld_n = pm_n[@RXAM1@:0] - @RXA@'d1;
-    ld_go = (pm_count != @PMW@'d0) && !reset
-            && ((rx_st == 3'd0) || ((rx_st == 3'd2) && x_commit && !x_write)
+    pn_n = pn_mem[pn_head][@RXA32@:32];
+    // The next decision: a class-1 packet first; else the class-0 packet
+    // that yielded (reloaded from its words), else the next class-0 one. A
+    // class-0 packet found Busy yields to a waiting class-1 packet.
+    ld_c1 = (pn_count != @PNW@'d0);
+    ld_park = !ld_c1 && c0_park;
+    ld_base = ld_park ? dq_sp : dq_nx;
+    ld_n = (ld_park ? pk_n[@RXAM1@:0] : pm_n[@RXAM1@:0]) - @RXA@'d1;
+    ld_n1 = pn_n[@R1AM1@:0] - @R1A@'d1;
+    ld_yield = (rx_st == 3'd2) && x_busy && !rx_cls && ld_c1;
+    ld_go = (ld_c1 || c0_park || (pm_count != @PMW@'d0)) && !reset
+            && ((rx_st == 3'd0) || ((rx_st == 3'd2) && x_commit && !x_write) || ld_yield
                 || ((rx_st == 3'd4) && m_wready && m_wlast));
-    pm_pop = ld_go;
+    pm_pop = ld_go && !ld_c1 && !c0_park;
+    pn_pop = ld_go && ld_c1;
 end
 
 always @(posedge clock) begin
-    if (in_valid) begin
+    if (in_valid && !in_c1) begin
         rx_buf[in_wp] <= in_data;
         rx_vcm[in_wp] <= in_vc;
     end
+    if (in_valid && in_c1) begin
+        r1_buf[in_wp1] <= in_data;
+        r1_vcm[in_wp1] <= in_vc;
+    end
     if (pm_push) pm_mem[pm_tail] <= {pm_nw, crc_rx$crc};
+    if (pn_push) pn_mem[pn_tail] <= {pm_nw, crc_rx$crc};
 end
 
 always @(posedge clock) begin
     if (reset) begin
         rx_st <= 3'd0;
         in_wp <= @RXA@'d0;
+        in_wp1 <= @R1A@'d0;
         rv_n <= @RXA1@'d0;
         dq_sp <= @RXA@'d0;
         dq_nx <= @RXA@'d0;
         dn_p <= @RXA@'d0;
         fr_p <= @RXA@'d0;
+        dq_sp1 <= @R1A@'d0;
+        dq_nx1 <= @R1A@'d0;
+        dn_p1 <= @R1A@'d0;
+        fr_p1 <= @R1A@'d0;
+        rx_cls <= 1'b0;
+        c0_park <= 1'b0;
         rc_start <= 1'b0;
         rc_valid <= 1'b0;
         mb_cp <= 1'b0;
@@ -623,30 +694,54 @@ always @(posedge clock) begin
         rx_rejected <= 32'd0;
         rx_hdrc <= 32'd0;
         rx_bytes <= 32'd0;
-@PMRESET@@LQRESET@@REJRESET@    end else begin
-@PMUPDATE@@LQUPDATE@        // Receive: every flit into the ring; the packet's first word (its
+@PMRESET@@PNRESET@@LQRESET@@REJRESET@    end else begin
+@PMUPDATE@@PNUPDATE@@LQUPDATE@        // Receive: every flit into the ring; the packet's first word (its
         // head) restarts the CRC, its payload words feed it.
         rc_start <= in_valid && (rv_n == @RXA1@'d0);
         rc_valid <= in_valid && (rv_n != @RXA1@'d0) && !in_tail;
         rc_data <= in_data;
         rc_bytes <= ({@RVPAD@rv_n} == rv_pw) ? rv_lastb : 5'd16;
         if (in_valid) begin
-            in_wp <= in_wp + @RXA@'d1;
+            if (in_c1) in_wp1 <= in_wp1 + @R1A@'d1;
+            else in_wp <= in_wp + @RXA@'d1;
             rv_n <= in_tail ? @RXA1@'d0 : rv_n + @RXA1@'d1;
             if (rv_n == @RXA1@'d0) hin_q <= in_data;
         end
-        if (credit_out_valid) fr_p <= fr_p + @RXA@'d1;
+        if (cr1) fr_p1 <= fr_p1 + @R1A@'d1;
+        else if (credit_out_valid) fr_p <= fr_p + @RXA@'d1;
         lq_cqh <= lq_cqh + {4'd0, lq_push && x_need_cq} - {4'd0, lp_cq};
         lq_rqh <= lq_rqh + {4'd0, lq_push && x_need_rq} - {4'd0, lp_rq};
+        if (ld_yield) begin
+            c0_park <= 1'b1;
+            pk_n <= rx_n;
+            pk_crc <= rx_crc;
+        end
         if (ld_go) begin
-            hdr_q <= rx_buf[dq_nx];
-            ftr_q <= rx_buf[dq_nx + ld_n];
-            p1_q <= rx_buf[dq_nx + @RXA@'d1];
-            rx_n <= pm_n;
-            rx_crc <= pm_mem[pm_head][31:0];
-            dq_sp <= dq_nx;
-            dq_nx <= dq_nx + pm_n[@RXAM1@:0];
+            rx_cls <= ld_c1;
             mb_cp <= 1'b0;
+            if (ld_c1) begin
+                hdr_q <= r1_buf[dq_nx1];
+                ftr_q <= r1_buf[dq_nx1 + ld_n1];
+                p1_q <= r1_buf[dq_nx1 + @R1A@'d1];
+                rx_n <= pn_n;
+                rx_crc <= pn_mem[pn_head][31:0];
+                dq_sp1 <= dq_nx1;
+                dq_nx1 <= dq_nx1 + pn_n[@R1AM1@:0];
+            end else begin
+                hdr_q <= rx_buf[ld_base];
+                ftr_q <= rx_buf[ld_base + ld_n];
+                p1_q <= rx_buf[ld_base + @RXA@'d1];
+                if (ld_park) begin
+                    c0_park <= 1'b0;
+                    rx_n <= pk_n;
+                    rx_crc <= pk_crc;
+                end else begin
+                    rx_n <= pm_n;
+                    rx_crc <= pm_mem[pm_head][31:0];
+                    dq_sp <= dq_nx;
+                    dq_nx <= dq_nx + pm_n[@RXAM1@:0];
+                end
+            end
         end
         case (rx_st)
             3'd0: if (ld_go) rx_st <= 3'd2;
@@ -671,7 +766,8 @@ always @(posedge clock) begin
                     mw_k <= 5'd0;
                 end else begin
                     // Its words are free: credits from the next cycle.
-                    dn_p <= dq_sp + rx_n[@RXAM1@:0];
+                    if (rx_cls) dn_p1 <= dq_sp1 + rx_n[@R1AM1@:0];
+                    else dn_p <= dq_sp + rx_n[@RXAM1@:0];
                     if (!ld_go) rx_st <= 3'd0;
                 end
             end
@@ -739,6 +835,9 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     let rd = q("rd", 169, g.rda, n.read_queue_depth);
     let mb = q("mb", 47, g.mba, n.mailbox_depth);
     let pm = q("pm", g.rxa + 33, g.rxa, rxn);
+    let r1n = super::rx_class1_flits(n.max_payload_bytes);
+    let r1a = r1n.trailing_zeros() as usize;
+    let pn = q("pn", g.rxa + 33, r1a, r1n);
     let lq = q("lq", 127, LQA, 1 << LQA);
     let four = [&cq, &rq, &rd, &mb];
     let local = vec![
@@ -755,6 +854,13 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         ("MBKX", fit("mb_k", 5, g.rxa)),
         ("MWKX", fit("mw_k", 5, g.rxa)),
         ("PMQUEUE", pm.decl_mem() + &pm.decl_ptrs()),
+        ("PNQUEUE", pn.decl_mem() + &pn.decl_ptrs()),
+        ("PNRESET", pn.reset()),
+        ("PNUPDATE", pn.update()),
+        ("PNW", (r1a + 1).to_string()),
+        ("R1NM1", (r1n - 1).to_string()),
+        ("R1A", r1a.to_string()),
+        ("R1AM1", (r1a - 1).to_string()),
         ("LQQUEUE", lq.decl_mem() + &lq.decl_ptrs()),
         ("PMRESET", pm.reset()),
         ("PMUPDATE", pm.update()),

@@ -99,7 +99,6 @@ reg        f_load;
 reg        f_push;
 reg [@CWM1@:0] rr;
 reg        e_msg;
-reg        e_rsp;
 reg        e_rd;
 reg [31:0] tx_packets;
 reg [31:0] tx_bytes;
@@ -114,6 +113,11 @@ reg [@ABM1@:0] rs_src;
 reg [41:0] rs_land;
 reg [31:0] rs_rem;
 reg [13:0] rs_seq;
+// Response lane: the footer goes next (`rl_ftr`); resp_vc credits used.
+reg        rl_st;
+reg [127:0] rl_ftr;
+reg [@CRWM1@:0] rcr_used;
+reg        ol_q;
 // Sender: 0 header next, 1 payload, 2 footer.
 reg  [1:0] b_st;
 reg  [4:0] jp;
@@ -138,7 +142,6 @@ reg lo_v;
 reg [@CWM1@:0] hi_c;
 reg [@CWM1@:0] lo_c;
 reg pick_now;
-reg pick_rsp;
 reg pick_rd;
 reg [@CWM1@:0] pick_c;
 reg cand_msg;
@@ -210,11 +213,11 @@ always @(*) begin
     l_beats = l_btmp[8:4];
     l_topage = 9'd256 - {1'b0, l_src[11:4]};
     l_split = ({4'd0, l_beats} > l_topage);
-    l_size = e_rsp ? 9'd0 : (e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? 9'd16 : l_n));
+    l_size = e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? 9'd16 : l_n);
     l_wtmp = l_size + 9'd15;
     // A packet whose payload is read from memory (write, read response).
-    l_data = !e_rsp && !e_msg && (e_rd || !d_op);
-    dq_pop = eng_load && !e_rsp && !e_msg && !e_rd && (d_op || l_last);
+    l_data = !e_msg && (e_rd || !d_op);
+    dq_pop = eng_load && !e_msg && !e_rd && (d_op || l_last);
     rd_pop = eng_load && e_rd && l_last;
     pq_pop = eng_load && e_msg;
     rj_push = eng_load && l_data;
@@ -233,13 +236,22 @@ reg pay_send;
 reg ftr_send;
 reg send_now;
 reg cr_ret;
+reg rsp_go;
+reg rl_send;
+reg rcr_ret;
 always @(*) begin
     head_v = (mq_count != @MQW@'d0) || f_push;
     b_wtmp = b_size + 9'd15;
     b_words = b_wtmp[8:4];
     b_lastb = (b_size[3:0] == 4'd0) ? 5'd16 : {1'b0, b_size[3:0]};
     credit_ok = (cr_used != @CRW@'d@BUF@);
-    hdr_send = (b_st == 2'd0) && head_v && credit_ok;
+    // Response lane (class 1, `resp_vc`): the response queue's head, two
+    // flits, started at a packet boundary with both credits in hand; it
+    // goes before a class-0 header waiting at the same boundary.
+    rsp_go = !rl_st && (b_st == 2'd0) && (rq_count != @RQW@'d0) && (rcr_used <= @CRW@'d@BUFM2@) && !reset;
+    rl_send = rsp_go || rl_st;
+    rcr_ret = credit_in_valid && (credit_in_vc == 4'd@RVC@) && ((rcr_used != @CRW@'d0) || rl_send);
+    hdr_send = (b_st == 2'd0) && head_v && credit_ok && !rl_send;
     pay_send = (b_st == 2'd1) && word_v && credit_ok;
     ftr_send = (b_st == 2'd2) && credit_ok;
     send_now = hdr_send || pay_send || ftr_send;
@@ -357,12 +369,37 @@ always @(*) begin
     crc32$bytes = (js == b_words - 5'd1) ? b_lastb : 5'd16;
 end
 
+// The response lane's header and footer, from the response queue's head
+// {flags, txid, pdid, dest, ptype}: no payload, first = last = 1.
+always @(*) begin
+    rsp_hdr$fpga_offset = 2'd0;
+    rsp_hdr$path = 3'd0;
+    rsp_hdr$reserved = 3'd0;
+    rsp_hdr$vaddr = 42'd0;
+    rsp_hdr$size = 14'd0;
+    rsp_hdr$ptype = rq_rd[4:0];
+    rsp_hdr$dest = rq_rd[26:5];
+    rsp_hdr$pdid = rq_rd[42:27];
+    rsp_hdr$vc = 5'd0;
+    rsp_ftr$payload_crc = 32'd0;
+    rsp_ftr$user = 12'd0;
+    rsp_ftr$ttl = 15'd0;
+    rsp_ftr$seq = 14'd0;
+    rsp_ftr$notify = 1'b0;
+    rsp_ftr$last = 1'b1;
+    rsp_ftr$first = 1'b1;
+    rsp_ftr$flags = rq_rd[64:57];
+    rsp_ftr$src = node;
+    rsp_ftr$txid = rq_rd[56:43];
+end
+
 always @(*) begin
     out_valid = ov_q;
     out_data = od_q;
     out_head = oh_q;
     out_tail = ot_q;
-    out_vc = 4'd@VC@;
+    out_vc = ol_q ? 4'd@RVC@ : 4'd@VC@;
+    rsp_pick = rsp_go;
     tx_pick = pick_now;
     tx_busy = !can_pick;
 end
@@ -376,7 +413,6 @@ always @(posedge clock) begin
         rr <= @CW@'d0;
         e_c <= @CW@'d0;
         e_msg <= 1'b0;
-        e_rsp <= 1'b0;
         e_rd <= 1'b0;
         rs_act <= 1'b0;
         tx_packets <= 32'd0;
@@ -385,18 +421,18 @@ always @(posedge clock) begin
         f_load <= pick_now;
         f_push <= f_load;
         if (pick_now) begin
-            e_rsp <= pick_rsp;
-            e_rd <= !pick_rsp && pick_rd;
-            if (pick_rsp || pick_rd) e_msg <= 1'b0;
+            e_rd <= pick_rd;
+            if (pick_rd) e_msg <= 1'b0;
             else begin
                 e_c <= pick_c;
                 e_msg <= (pq_count[pick_c] != @SW@'d0);
                 rr <= (pick_c == @CW@'d@CM1@) ? @CW@'d0 : pick_c + @CW@'d1;
             end
         end
+        // TX_PACKETS counts every packet at its pick (the lane's included).
+        tx_packets <= tx_packets + {31'd0, f_load} + {31'd0, rsp_go};
         if (f_load) begin
             e_size <= l_size;
-            tx_packets <= tx_packets + 32'd1;
             tx_bytes <= tx_bytes + {23'd0, l_size};
             e_flags <= 8'd0;
 @BRANCHES@        end
@@ -415,14 +451,23 @@ always @(posedge clock) begin
         ov_q <= 1'b0;
         oh_q <= 1'b0;
         ot_q <= 1'b0;
+        ol_q <= 1'b0;
+        rl_st <= 1'b0;
+        rcr_used <= @CRW@'d0;
         rjp <= 5'd0;
         rb <= 5'd0;
 @QRESET@    end else begin
 @QUPDATE@        cr_used <= cr_used + {@CRWM1@'d0, send_now} - {@CRWM1@'d0, cr_ret};
-        ov_q <= send_now;
-        oh_q <= hdr_send;
-        ot_q <= ftr_send;
+        rcr_used <= rcr_used + {@CRWM1@'d0, rl_send} - {@CRWM1@'d0, rcr_ret};
+        ov_q <= send_now || rl_send;
+        oh_q <= hdr_send || rsp_go;
+        ot_q <= ftr_send || rl_st;
+        ol_q <= rl_send;
         if (send_now) od_q <= hdr_send ? header_pack$word : (pay_send ? word_q : footer_pack$word);
+        else if (rsp_go) od_q <= rsp_hdr$word;
+        else if (rl_st) od_q <= rl_ftr;
+        rl_st <= rsp_go;
+        if (rsp_go) rl_ftr <= rsp_ftr$word;
         case (b_st)
             2'd0: if (hdr_send) begin
                 // No payload: straight to the footer, payload CRC 0.
@@ -537,22 +582,6 @@ fn assign(fields: &[(&str, &str)], indent: &str) -> String {
 fn load_branches(g: &Geometry) -> String {
     let i = " ".repeat(16);
     let txid = format!("msg_base + {{{}pq_slot}}", pad(14 - g.sa));
-    let resp = assign(
-        &[
-            ("kind", "2'd1"),
-            ("ptype", "rq_rd[4:0]"),
-            ("vaddr", "42'd0"),
-            ("dest", "rq_rd[26:5]"),
-            ("pdid", "rq_rd[42:27]"),
-            ("seq", "14'd0"),
-            ("first", "1'b1"),
-            ("last", "1'b1"),
-            ("notify", "1'b0"),
-            ("txid", "rq_rd[56:43]"),
-            ("flags", "rq_rd[64:57]"),
-        ],
-        &i,
-    );
     let msg = assign(
         &[
             ("kind", "2'd2"),
@@ -612,8 +641,7 @@ fn load_branches(g: &Geometry) -> String {
         )
     };
     format!(
-        "            if (e_rsp) begin\n                // A response from the response queue (no payload).\n{resp}\
-         \x20           end else if (e_msg) begin\n{msg}\
+        "            if (e_msg) begin\n{msg}\
          \x20           end else if (d_op && !e_rd) begin\n{rreq}\
          \x20           end else begin\n{data}\
          {i}if (e_rd) begin\n{i}    rs_act <= !l_last;\n{}\
@@ -663,15 +691,14 @@ fn pick(g: &Geometry) -> String {
         let _ = writeln!(s, "    if (rdy[{c}]) begin lo_v = 1'b1; lo_c = {cl}; end");
     }
     s.push_str(
-        r#"    pick_rsp = (rq_count != @RQW@'d0);
-    pick_rd = (rd_count != @RDW@'d0);
+        r#"    pick_rd = (rd_count != @RDW@'d0);
     pick_c = hi_v ? hi_c : lo_c;
     // A channel pick would take a message (sent from its slot as it leaves).
-    cand_msg = !pick_rsp && !pick_rd && (pq_count[pick_c] != @SW@'d0);
+    cand_msg = !pick_rd && (pq_count[pick_c] != @SW@'d0);
     mq_room = ({1'b0, mq_count} + {@MQW@'d0, f_push}) < @MQW1@'d@MQD@;
     be_empty = (mq_count == @MQW@'d0) && !f_push;
     can_pick = !f_load && !ar_v && mq_room && (be_empty || !cand_msg);
-    pick_now = can_pick && (pick_rsp || pick_rd || (tx_en && lo_v)) && !reset;
+    pick_now = can_pick && (pick_rd || (tx_en && lo_v)) && !reset;
     eng_load = f_load;
 end
 "#,
@@ -715,6 +742,7 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         ("PFD", pf.depth.to_string()),
         ("RQW", (g.rqa + 1).to_string()),
         ("RDW", (g.rda + 1).to_string()),
+        ("BUFM2", (g.p.buffer_flits - 2).to_string()),
     ];
     let mut s = g.fill_with(DECL, &local)?;
     for q in [&mq, &rj, &pf] {

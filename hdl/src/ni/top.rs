@@ -16,8 +16,17 @@ pub struct NiRtlParams {
     pub ni: NiParams,
     /// Credits of the router input VC the NI sends on (its buffer size).
     pub buffer_flits: usize,
-    /// VC requests are sent on (4-bit field).
+    /// VC the class-0 packets (requests and data) are sent on: a VC of
+    /// class 0, `< vcs_per_class`.
     pub vc: usize,
+    /// VC the class-1 packets (control responses: RdmaCompletion, Nack,
+    /// MailboxAck, MailboxNack) are sent on: a VC of class 1, in
+    /// `vcs_per_class..2 * vcs_per_class`.
+    pub resp_vc: usize,
+    /// VCs per message class on the router's local port (the router's
+    /// `vcs_per_class`; its `classes` must be 2): a flit arriving on VC `v`
+    /// belongs to class `v / vcs_per_class`.
+    pub vcs_per_class: usize,
     /// Transmit read-ahead: packets the scheduler may have picked and not
     /// yet sent (config key `ni.tx_ahead`; a power of two in
     /// [`super::rdma_tx::TX_AHEAD_RANGE`]). RTL only: the golden model does
@@ -31,6 +40,8 @@ impl Default for NiRtlParams {
             ni: NiParams::default(),
             buffer_flits: 32,
             vc: 0,
+            resp_vc: 2,
+            vcs_per_class: 2,
             tx_ahead: super::rdma_tx::DEFAULT_TX_AHEAD,
         }
     }
@@ -101,6 +112,13 @@ pub fn rx_buffer_flits(max_payload_bytes: usize) -> usize {
     (2 * rx_packet_flits(max_payload_bytes)).next_power_of_two()
 }
 
+/// Flits of the class-1 receive ring (control responses are two flits,
+/// but a sender may put any packet on a class-1 VC, so the ring holds a
+/// largest packet): [`rx_packet_flits`] rounded up to a power of two.
+pub fn rx_class1_flits(max_payload_bytes: usize) -> usize {
+    rx_packet_flits(max_payload_bytes).next_power_of_two()
+}
+
 /// Register-file size limits of the phase-1 RTL (message slot bytes are
 /// registers: `channels · pkt_slots · mailbox_msg_bytes` bytes).
 pub const MAX_SLOT_BYTES: usize = 64 * 1024;
@@ -110,14 +128,33 @@ impl Geometry {
     pub fn new(p: &NiRtlParams) -> Result<Geometry> {
         p.ni.validate()?;
         let n = &p.ni;
-        if !(1..=1024).contains(&p.buffer_flits) {
+        if !(2..=1024).contains(&p.buffer_flits) {
             bail!(
-                "ni.buffer_flits = {}: must be in 1..=1024 (credits of the router's local input VC)",
+                "ni.buffer_flits = {}: must be in 2..=1024 (credits of the router's local input VC; a response needs 2)",
                 p.buffer_flits
             );
         }
-        if p.vc > 15 {
-            bail!("ni.vc = {}: must be in 0..=15 (4-bit VC field)", p.vc);
+        if !(1..=8).contains(&p.vcs_per_class) {
+            bail!(
+                "ni.vcs_per_class = {}: must be in 1..=8 (two classes on a 4-bit VC field)",
+                p.vcs_per_class
+            );
+        }
+        if p.vc >= p.vcs_per_class {
+            bail!(
+                "ni.vc = {}: must be a class-0 VC, below vcs_per_class = {}",
+                p.vc,
+                p.vcs_per_class
+            );
+        }
+        if !(p.vcs_per_class..2 * p.vcs_per_class).contains(&p.resp_vc) {
+            bail!(
+                "ni.resp_vc = {}: must be a class-1 VC, in {}..={} (vcs_per_class = {})",
+                p.resp_vc,
+                p.vcs_per_class,
+                2 * p.vcs_per_class - 1,
+                p.vcs_per_class
+            );
         }
         let ahead = super::rdma_tx::TX_AHEAD_RANGE;
         if !ahead.contains(&p.tx_ahead) || !p.tx_ahead.is_power_of_two() {
@@ -193,6 +230,8 @@ impl Geometry {
             ("CRW", self.crw.to_string()),
             ("CRWM1", (self.crw - 1).to_string()),
             ("VC", self.p.vc.to_string()),
+            ("RVC", self.p.resp_vc.to_string()),
+            ("VPC", self.p.vcs_per_class.to_string()),
             ("MBA", self.mba.to_string()),
             ("MBAM1", (self.mba - 1).to_string()),
             ("MBD", n.mailbox_depth.to_string()),
@@ -431,6 +470,13 @@ ni_block! {
         /// This cycle the receive path holds a checked packet it cannot take:
         /// a queue it needs is full (the golden model's `Busy`).
         rx_busy: Out bool,
+        /// The message class of the packet decided (`rx_commit`) or found
+        /// Busy (`rx_busy`) this cycle: the class of the VC it arrived on.
+        rx_class: Out bool,
+        /// The response lane takes the head of the response queue this
+        /// cycle (the golden model's `emit_response`): its header leaves on
+        /// `resp_vc` from the next cycle.
+        rsp_pick: Out bool,
     }
     children {
         header_pack: HeaderPack,
@@ -440,6 +486,8 @@ ni_block! {
         footer_unpack: FooterUnpack,
         crc_rx: Crc32<128, 5>,
         header_rx: HeaderUnpack,
+        rsp_hdr: HeaderPack,
+        rsp_ftr: FooterPack,
     }
 }
 
@@ -467,6 +515,33 @@ fn connect_crc(c: &mut Crc32<128, 5>) {
     c.bytes.connect();
 }
 
+/// Connect a header encoder's inputs (driven by the body).
+fn connect_header_pack(h: &mut HeaderPack) {
+    h.fpga_offset.connect();
+    h.path.connect();
+    h.reserved.connect();
+    h.vaddr.connect();
+    h.size.connect();
+    h.ptype.connect();
+    h.dest.connect();
+    h.pdid.connect();
+    h.vc.connect();
+}
+
+/// Connect a footer encoder's inputs (driven by the body).
+fn connect_footer_pack(f: &mut FooterPack) {
+    for s in [&mut f.notify, &mut f.last, &mut f.first] {
+        s.connect();
+    }
+    f.payload_crc.connect();
+    f.user.connect();
+    f.ttl.connect();
+    f.seq.connect();
+    f.flags.connect();
+    f.src.connect();
+    f.txid.connect();
+}
+
 impl Logic for Ni {
     /// Simulated with Verilator only (see the module doc).
     fn update(&mut self) {}
@@ -478,27 +553,10 @@ impl Logic for Ni {
         self.footer_unpack.word.connect();
         connect_crc(&mut self.crc_rx);
         connect_crc(&mut self.crc32);
-        let h = &mut self.header_pack;
-        h.fpga_offset.connect();
-        h.path.connect();
-        h.reserved.connect();
-        h.vaddr.connect();
-        h.size.connect();
-        h.ptype.connect();
-        h.dest.connect();
-        h.pdid.connect();
-        h.vc.connect();
-        let f = &mut self.footer_pack;
-        for s in [&mut f.notify, &mut f.last, &mut f.first] {
-            s.connect();
-        }
-        f.payload_crc.connect();
-        f.user.connect();
-        f.ttl.connect();
-        f.seq.connect();
-        f.flags.connect();
-        f.src.connect();
-        f.txid.connect();
+        connect_header_pack(&mut self.header_pack);
+        connect_header_pack(&mut self.rsp_hdr);
+        connect_footer_pack(&mut self.footer_pack);
+        connect_footer_pack(&mut self.rsp_ftr);
     }
 
     fn hdl(&self) -> Verilog {
@@ -506,11 +564,11 @@ impl Logic for Ni {
     }
 }
 
-/// Top module name of a parameter point, e.g. `exanet_ni_c4_d16_s4_m64_p256_a40_w8_b32_v0_t8`.
+/// Top module name of a parameter point, e.g. `exanet_ni_c4_d16_s4_m64_p256_a40_w8_b32_v0r2q2_t8`.
 pub fn ni_top_name(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}_t{}",
+        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}r{}q{}_t{}",
         n.channels,
         n.desc_queue_depth,
         n.pkt_slots,
@@ -520,6 +578,8 @@ pub fn ni_top_name(p: &NiRtlParams) -> String {
         n.windows,
         p.buffer_flits,
         p.vc,
+        p.resp_vc,
+        p.vcs_per_class,
         p.tx_ahead
     )
 }
@@ -553,6 +613,9 @@ mod tests {
             },
             buffer_flits: 6,
             vc: 2,
+            // Three VCs per class, responses on the last.
+            resp_vc: 5,
+            vcs_per_class: 3,
             // The shallowest read-ahead.
             tx_ahead: 2,
         }
@@ -579,7 +642,9 @@ mod tests {
                 ..Default::default()
             },
             buffer_flits: 3,
-            vc: 1,
+            vc: 0,
+            resp_vc: 1,
+            vcs_per_class: 1,
             // The deepest read-ahead.
             tx_ahead: 32,
         };
@@ -598,6 +663,8 @@ mod tests {
                 "[15:0] m_wstrb;",
                 " rx_commit;",
                 " rx_busy;",
+                " rx_class;",
+                " rsp_pick;",
             ] {
                 assert!(top.contains(decl), "{} lacks `{decl}`", e.top);
             }
@@ -626,6 +693,26 @@ mod tests {
             ..Default::default()
         };
         assert!(emit_ni(&p).unwrap_err().to_string().contains("ni.vc = 16"));
+        // Requests on a class-0 VC, responses on a class-1 VC.
+        for (vc, resp_vc, key) in [
+            (2, 2, "ni.vc = 2: must be a class-0 VC"),
+            (0, 1, "ni.resp_vc = 1: must be a class-1 VC, in 2..=3"),
+            (0, 4, "ni.resp_vc = 4: must be a class-1 VC, in 2..=3"),
+        ] {
+            let p = NiRtlParams {
+                vc,
+                resp_vc,
+                ..Default::default()
+            };
+            let e = emit_ni(&p).unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
+        let p = NiRtlParams {
+            vcs_per_class: 9,
+            ..Default::default()
+        };
+        let e = emit_ni(&p).unwrap_err().to_string();
+        assert!(e.contains("ni.vcs_per_class = 9"), "{e}");
         for bad in [0, 1, 3, 12, 64] {
             let p = NiRtlParams {
                 tx_ahead: bad,
