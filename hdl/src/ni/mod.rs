@@ -10,9 +10,9 @@
 //! sending, realignment into a payload FIFO, aligned segmentation), RDMA
 //! read request
 //! packets, the packetizer (message slots, send queue), and the
-//! **response queue** (emission priority 1: MailboxAck / MailboxNack,
-//! RdmaCompletion, Nack; `resp_queue_depth` entries, emitted whatever
-//! TX_ENABLE). The **receive path** ([`rdma_rx`]): flit input with
+//! **response queue** (MailboxAck / MailboxNack, RdmaCompletion, Nack;
+//! `resp_queue_depth` entries, sent by the response lane on `resp_vc`,
+//! whatever TX_ENABLE; see "Message classes"). The **receive path** ([`rdma_rx`]): flit input with
 //! credits, every golden check in order (with `Stale` for
 //! acknowledgements), the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, the error queue ERRQ_COUNT / ERRQ_W0..W4 / ERRQ_POP), the
@@ -33,9 +33,10 @@
 //! LUTRAM), and served by the read-serve engine (emission priority 2:
 //! every RdmaReadResp packet of the head job before the next, whatever
 //! TX_ENABLE; payload read over the AXI4 read master with ARUSER = the
-//! request's PDID, segmented like a write); and **`Busy`** (a packet whose
-//! completion-queue, response-queue or read-queue entry has no room waits
-//! in the receive buffer).
+//! request's PDID, segmented like a write; a request finding the read
+//! queue full is answered Nack(READ_BUSY = 12), RD_BUSY_NACKS); and
+//! **`Busy`** (a packet whose completion-queue or response-queue entry has
+//! no room waits in its receive ring).
 //!
 //! # Structure
 //! One rust-hdl block ([`top::Ni`], top module `exanet_ni_<suffix>`)
@@ -78,23 +79,31 @@
 //!   burst crosses a 4 KiB boundary.
 //! - Flit output to a router local port: `out_valid out_data[128] out_head
 //!   out_tail out_vc[4]` (registered), `credit_in_valid credit_in_vc[4]`.
-//!   The NI starts with `buffer_flits` credits on VC `vc`, sends a flit
-//!   only with a credit, and ignores credits for other VCs.
-//! - `tx_pick`: this cycle the scheduler chooses the next packet (the
-//!   golden model's `emit_packet` instant); `tx_busy`: the scheduler cannot
-//!   pick this cycle (it picks in every cycle without `tx_busy` in which
-//!   the golden model has a packet). Observability for co-simulation and
-//!   debug.
+//!   Class-0 packets leave on VC `vc`, responses on VC `resp_vc`; the NI
+//!   starts with `buffer_flits` credits on each, sends a flit only with a
+//!   credit of its VC (a response starts with two), never interleaves two
+//!   packets, and ignores credits for other VCs.
+//! - `tx_pick`: this cycle the scheduler chooses the next class-0 packet
+//!   (the golden model's `emit_request` instant); `tx_busy`: the scheduler
+//!   cannot pick this cycle (it picks in every cycle without `tx_busy` in
+//!   which the golden model has a class-0 packet); `rsp_pick`: this cycle
+//!   the response lane takes the response queue's head (the golden model's
+//!   `emit_response`). Observability for co-simulation and debug.
 //! - Flit input from a router local port: `in_valid in_data[128] in_head
 //!   in_tail in_vc[4]`; `credit_out_valid credit_out_vc[4]` return one
-//!   receive-buffer credit per cycle. The buffer is a ring of
-//!   [`rx_buffer_flits`] flits (at least two largest packets, a power of
-//!   two); the sender starts with that many credits (one pool, whatever
-//!   the VC) and starts a packet only when it holds [`rx_packet_flits`]
-//!   `= 2 + P/16` of them (virtual cut-through). A packet is the flits
-//!   after the previous tail. Credits return in arrival order, one per
-//!   flit, on the flit's VC, once its packet is decided (a written packet:
-//!   once its last W beat is taken).
+//!   receive-buffer credit per cycle. A flit on VC `v` belongs to class
+//!   `v / vcs_per_class` and goes into that class's ring: class 0
+//!   [`rx_buffer_flits`] flits (at least two largest packets), class 1
+//!   [`rx_class1_flits`] (one largest packet), powers of two. The sender
+//!   keeps one credit pool per class, starting with the ring's size, and
+//!   starts a packet on a class only when its pool holds
+//!   [`rx_packet_flits`] `= 2 + P/16` credits (virtual cut-through). A
+//!   packet is the flits after the previous tail (packets never
+//!   interleave). Credits return in arrival order within a ring (class 1
+//!   first when both have some), one per flit, on the flit's VC, once its
+//!   packet is decided (a written packet: once its last W beat is taken).
+//! - `rx_class`: the class of the packet decided (`rx_commit`) or found
+//!   Busy (`rx_busy`) this cycle.
 //! - AXI4 master write (128-bit, one ID, in order): `m_awvalid m_awready
 //!   m_awaddr[42] m_awlen[8] m_awsize[3] (=4) m_awburst[2] (=INCR)
 //!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]
@@ -129,9 +138,15 @@
 //!   send). Payload bytes are read from memory after the pick, possibly
 //!   while earlier packets are still leaving (software must not change a
 //!   source buffer before the transfer completes, as in the golden model).
+//! - `rsp_pick` in cycle t: the golden model's `emit_response` applied to
+//!   the state at the start of t, before everything else of t; no
+//!   AXI4-Lite transaction is accepted in t. Its header is on `out_*` at
+//!   t+1, its footer at t+2. It starts only at a class-0 packet boundary
+//!   (the class-0 header waits) and with two `resp_vc` credits.
 //! - `rx_commit` (or `rx_busy`) in cycle t: the decision is the golden
-//!   model's `receive_packet` applied to the state at the start of t,
-//!   after a read accepted in t. It never coincides with `tx_pick` or the
+//!   model's `receive_packet_on(pkt, rx_class)` applied to the state at the
+//!   start of t, after `rsp_pick` and a read accepted in t, where `pkt` is
+//!   the oldest undecided packet of class `rx_class`. It never coincides with `tx_pick` or the
 //!   cycle after (the pick's queue and slot effects land first) nor with an
 //!   accepted write. Its counter, queue (completion, mailbox, response,
 //!   error), slot and STATUS effects are visible from t+1 on (a response
@@ -153,27 +168,27 @@
 //!   is not freed or re-queued). The golden model's `packet_left` at tT,
 //!   after the decision of tT.
 //!
-//! # Known limitation: one message class
-//! Every packet leaves on the request VC `vc`, and the receive ring is
-//! shared by all VCs in arrival order. A packet that is `Busy` (its
-//! response queue, read queue or completion queue full) therefore holds
-//! every packet behind it, responses included, and a response waits behind
-//! earlier requests on the way out (the packet queue is in pick order).
-//! Under sustained mutual RDMA reads or mailbox traffic this can close a
-//! cycle between nodes (A's receive path waits for room in A's response
-//! queue, which drains through the network to B, whose receive path waits
-//! for B's) — a protocol deadlock the router's VC classes cannot prevent
-//! on their own. The co-simulations have not hit it (their queues drain
-//! through software and resets), but it is not excluded. The remedy, in
-//! progress: responses (RdmaCompletion, Nack, MailboxAck / MailboxNack)
-//! on the router's class 1 from a send lane of their own; a receive ring
-//! per class, with class-1 packets consumed without needing to send; read
-//! requests answered with a retry Nack instead of `Busy` when the read
-//! queue is full; a credit pool per class in the ejection adapter.
+//! # Message classes (deadlock freedom)
+//! Responses (RdmaCompletion, Nack, MailboxAck / MailboxNack: class 1)
+//! travel on the router's class 1, requests and data (RdmaWrite,
+//! RdmaReadReq, Mailbox, RdmaReadResp: class 0) on class 0. Consuming a
+//! class-1 packet never needs sending anything (it waits at most for room
+//! in the completion queue, i.e. for software); a class-0 packet may wait
+//! for room in the response queue, which drains through class 1, or in
+//! the completion queue; a read request never waits for the read queue
+//! (Nack READ_BUSY instead). On the way out the response lane has its own
+//! credits and goes first at packet boundaries; on the way in class 1 has
+//! its own ring and is decided first, and a Busy class-0 packet yields to
+//! it. So no cycle of waits runs through the network: with one class, A's
+//! receive path could wait for room in A's response queue, which drains
+//! through the network to B, whose receive path waits for B's. A packet
+//! on a VC of the other class than its type's is rejected (WRONG_CLASS,
+//! reason 11), without a response.
 //!
 //! # Parameters
 //! [`NiRtlParams`]: the golden model's `NiParams`, plus `buffer_flits`
-//! (credits of the router's local input VC), `vc` (request VC) and
+//! (credits of the router's local input VCs), `vc` (class-0 VC),
+//! `resp_vc` (class-1 VC), `vcs_per_class` (the router's) and
 //! `tx_ahead` (transmit read-ahead in packets, config key `ni.tx_ahead`,
 //! a power of two in [`rdma_tx::TX_AHEAD_RANGE`]; RTL only, see
 //! [`rdma_tx`]).
@@ -187,5 +202,6 @@ pub mod top;
 pub mod vgen;
 
 pub use top::{
-    emit_ni, ni_top_name, rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, Ni, NiRtlParams,
+    emit_ni, ni_top_name, rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, Ni,
+    NiRtlParams,
 };

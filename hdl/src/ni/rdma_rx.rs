@@ -1,16 +1,21 @@
 //! `rdma_rx`: the receive path (generated Verilog, part of the `ni` top).
 //!
-//! Two decoupled sides around a ring buffer (`rx_buf`, `2^rxa` =
-//! [`super::rx_buffer_flits`] words, at least two largest packets):
-//! - **Receive side**: every flit goes into the ring at `in_wp` (with its
-//!   VC in `rx_vcm`); a packet is the words after the previous tail (the
-//!   head flag is redundant). Its payload CRC-32 is computed as the flits
+//! Two decoupled sides around a ring buffer per message class (class 0
+//! `rx_buf`, `2^rxa` = [`super::rx_buffer_flits`] words, at least two
+//! largest packets; class 1 `r1_buf`, [`super::rx_class1_flits`] words,
+//! one largest packet):
+//! - **Receive side**: every flit goes into the ring of its VC's class
+//!   (`in_vc / vcs_per_class`) at `in_wp` / `in_wp1` (with its VC in
+//!   `rx_vcm` / `r1_vcm`); a packet is the words after the previous tail
+//!   (the head flag is redundant; packets never interleave). Its payload CRC-32 is computed as the flits
 //!   arrive (second `Crc32`, `crc_rx`, inputs registered; the byte count
 //!   of the last payload word from the SECDED-corrected size of
 //!   `header_rx`, a second header decoder on the registered first word).
-//!   At the tail a record `{words, CRC}` enters the packet queue `pm`.
-//! - **Decision side**, one packet at a time, in arrival order: LOAD (the
-//!   next record: header, footer and first payload word into registers)
+//!   At the tail a record `{words, CRC}` enters its class's packet queue
+//!   (`pm`, `pn`).
+//! - **Decision side**, one packet at a time, in arrival order within a
+//!   class, class 1 first: LOAD (the next record: header, footer and first
+//!   payload word into registers; `rx_cls` its class)
 //!   → DECIDE (`rx_commit`, or `rx_busy` and wait) → for an accepted data
 //!   packet AW → W (one beat per cycle when WREADY) → the next LOAD in the
 //!   cycle of the last W beat (or of a decision that writes nothing), so a
@@ -18,15 +23,22 @@
 //!   is not waited for (below). A mailbox message the mailbox has room
 //!   for goes DECIDE → COPY (its payload words into the mailbox tail slot,
 //!   one per cycle) → DECIDE first: the tail slot stays free until the
-//!   commit (only pops happen meanwhile).
+//!   commit (only pops happen meanwhile). A class-0 packet found Busy
+//!   while a class-1 packet waits *yields*: it is parked (`c0_park`, its
+//!   record in `pk_n` / `pk_crc`, its words kept at `dq_sp`), the class-1
+//!   packets are decided, then it is loaded again from its words. So a
+//!   response is never stuck behind a request waiting for room in the
+//!   response queue (`ni` module doc, "Message classes").
 //! - **Credits**: a packet's words are free once decided (or once its
-//!   last W beat is taken); the free pointer `fr_p` then walks to the
-//!   done pointer `dn_p`, one credit per cycle on each word's VC, so
-//!   credits return in arrival order.
+//!   last W beat is taken); each ring's free pointer (`fr_p`, `fr_p1`)
+//!   then walks to its done pointer (`dn_p`, `dn_p1`), one credit per
+//!   cycle (class 1 first) on each word's VC, so credits return in arrival
+//!   order within a class.
 //!
 //! DECIDE applies the golden checks in order ([`exanet_sim::ni::rdma_rx`]):
 //! word count < 2 (FORMAT, nothing trusted), header SECDED / type
 //! (`header_unpack`), footer CRC-8 (`footer_unpack`), word count, destination,
+//! message class (the type's against the arrival VC's, WRONG_CLASS = 11),
 //! payload CRC-32, type rules, protection (windows with the header PDID,
 //! range below `2^addr_bits`; a data packet's `[vaddr, vaddr + size)`, a
 //! read request's `[vaddr, vaddr + len)`), mailbox PDID, and for MailboxAck /
@@ -42,8 +54,11 @@
 //! Then the resources: a completion entry (data `last = 1`, RdmaCompletion,
 //! Nack), a response entry (data `last = 1` with notify, every Mailbox
 //! message, a rejected Mailbox / RdmaReadReq with trusted header and
-//! footer, not MISROUTED), a read-queue entry (accepted RdmaReadReq); when
-//! one is full the packet waits (`rx_busy`), as the golden model's `Busy`.
+//! footer, not MISROUTED nor WRONG_CLASS; an accepted RdmaReadReq finding
+//! the read queue full: Nack READ_BUSY = 12, RD_BUSY_NACKS); when one is
+//! full the packet waits (`rx_busy`), as the golden model's `Busy`. The
+//! response queue's room counts the response lane's pop of the same cycle
+//! (the golden model emits first).
 //!
 //! **Completion after landing.** Every accepted data packet's write is
 //! recorded in the landing queue `lq` (up to `2^LQA` writes in flight,
@@ -84,7 +99,7 @@
 //!
 //! Input contract: the sender starts a packet only when it holds credits
 //! for a largest packet ([`super::rx_packet_flits`] `= 2 + P/16`, virtual
-//! cut-through), so the ring never overflows. Latency: tail flit in cycle
+//! cut-through) of that class's pool, so no ring overflows. Latency: tail flit in cycle
 //! t, decision at t + 2 when the decision side is idle, AW from the next
 //! cycle, then one W beat per cycle when WREADY; a data packet's
 //! completion is readable from the cycle after its B handshake (figures in

@@ -38,17 +38,14 @@
 //!    payload flits as they leave; its result is latched for the footer.
 //!    The head leaves the queue with its footer.
 //!
-//! - **Pick** (`tx_pick`): the head of the response queue if any
-//!   (priority 1, whatever TX_ENABLE; the pointer does not move); else the
-//!   read-serve engine's next packet when the read queue holds a job
-//!   (priority 2, whatever TX_ENABLE; the pointer does not move); else,
+//! - **Pick** (`tx_pick`, class 0): the read-serve engine's next packet
+//!   when the read queue holds a job (whatever TX_ENABLE; the pointer does
+//!   not move); else,
 //!   when TX_ENABLE and a channel has a queued message or descriptor, the
 //!   first such channel at or after the round-robin pointer; a queued
 //!   message before the head descriptor. The pointer moves past the
 //!   picked channel.
-//! - **Load**: the packet's header/footer fields. A response: type, dest,
-//!   PDID, txid and flags from the queue entry (popped), no payload. A
-//!   message: its slot (the send-queue head, popped; slot → awaiting ack),
+//! - **Load**: the packet's header/footer fields. A message: its slot (the send-queue head, popped; slot → awaiting ack),
 //!   txid `c·pkt_slots + slot`. A read descriptor: the request packet
 //!   (payload `{32'd0, len, 22'd0, local}` = landing address and length,
 //!   little-endian), popped. A write: the channel's transfer state
@@ -59,6 +56,17 @@
 //!   it starts; type RdmaReadResp, requester, PDID, txid, notify of the
 //!   request); the job is popped with its last packet. A write or read
 //!   response pushes its read job and starts its AXI4 reads.
+//!
+//! - **Response lane** (`rsp_pick`, class 1, VC `resp_vc`): the response
+//!   queue's head `{flags, txid, pdid, dest, ptype}` is encoded by its own
+//!   header and footer encoders (`rsp_hdr`, `rsp_ftr`: no payload, payload
+//!   CRC 0, first = last = 1) and sent as two flits in consecutive cycles,
+//!   whatever TX_ENABLE. It starts when the sender is at a packet boundary
+//!   (header next) and two `resp_vc` credits are free, before a class-0
+//!   header waiting there; its own credit counter (`rcr_used`) makes it
+//!   independent of class-0 backpressure, which is what keeps responses
+//!   flowing when the class-0 VC is full (see the `ni` module doc,
+//!   "Message classes").
 //!
 //! Latency: pick in cycle t, header on `out_*` at t+3 at the earliest
 //! (LOAD t+1, append and HDR send t+2, output register). A long transfer
