@@ -131,6 +131,11 @@ pub struct Ni {
     /// Transmit read-ahead: packets the NI's scheduler may pick (and start
     /// reading from memory) before they are sent; a power of two, 2..=32.
     pub tx_ahead: u32,
+    /// VC of the NI's control responses, a class-1 VC; 0 = the first,
+    /// `router.vcs_per_class` (absent in manifests written before it
+    /// existed: 0).
+    #[serde(default)]
+    pub resp_vc: u32,
 }
 
 /// `[traffic]` (network simulator only)
@@ -806,7 +811,8 @@ mod tests {
         assert_eq!(f["traffic.pattern"], "\"uniform\"");
         assert_eq!(f["sim.seed"], "1");
         assert_eq!(f["ni.tx_ahead"], "8");
-        assert_eq!(f.len(), 15 + 12 + 6);
+        assert_eq!(f["ni.resp_vc"], "0");
+        assert_eq!(f.len(), 16 + 12 + 6);
     }
 
     #[test]

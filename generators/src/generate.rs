@@ -241,6 +241,8 @@ pub fn ni_rtl_params(p: &Params) -> Option<exanet_hdl::ni::NiRtlParams> {
         ni: n.params.clone(),
         buffer_flits: n.buffer_flits as usize,
         vc: n.vc as usize,
+        resp_vc: n.resp_vc as usize,
+        vcs_per_class: n.vcs_per_class as usize,
         tx_ahead: n.tx_ahead as usize,
     })
 }

@@ -22,7 +22,9 @@ pub const MAX_DIM: u32 = 1 << COORD_BITS;
 /// coordinates; see `exanet_sim::topology::MAX_DIM`).
 pub const MAX_SIM_DIM: u32 = 32;
 
-/// What a config is elaborated for: the dimension limit differs.
+/// What a config is elaborated for: the dimension limit differs, and so
+/// does a config with a network interface and one message class (refused
+/// for hardware; the simulator has no NI, so it leaves the NI out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// RTL generation, lint, synthesis: every dimension 1..=[`MAX_DIM`].
@@ -200,7 +202,9 @@ pub struct LinkParams {
 /// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `packet.max_payload_bytes` (below 16: no NI) |
 /// | `mailbox_msg_bytes` | 64 (one Cortex-A53 cache line), or `max_payload_bytes` when smaller |
 /// | `buffer_flits` | `router.buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
-/// | `vc` | 0: class 0 (requests), its first VC |
+/// | `vc` | 0: class 0 (requests and data), its first VC |
+/// | `resp_vc` | `ni.resp_vc`, 0 meaning `router.vcs_per_class`: the class-1 VC of the control responses |
+/// | `vcs_per_class` | `router.vcs_per_class` (the NI needs `router.classes = 2`: a config with an NI and one class is refused) |
 /// | `addr_bits` | 40: the ZU9EG's physical address width |
 /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
 /// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
@@ -213,8 +217,14 @@ pub struct NiDerived {
     pub params: NiModelParams,
     /// Credits of the router local input VC the NI sends on.
     pub buffer_flits: u32,
-    /// The VC the NI sends on.
+    /// The VC the NI sends requests and data on (class 0).
     pub vc: u32,
+    /// The VC the NI sends control responses on (class 1).
+    #[serde(default = "default_resp_vc")]
+    pub resp_vc: u32,
+    /// VCs per message class (the router's).
+    #[serde(default = "default_vcs_per_class")]
+    pub vcs_per_class: u32,
     /// Transmit read-ahead in packets (`ni.tx_ahead`).
     #[serde(default = "default_tx_ahead")]
     pub tx_ahead: u32,
@@ -223,6 +233,17 @@ pub struct NiDerived {
 /// `tx_ahead` of derived parameters written before the key existed.
 fn default_tx_ahead() -> u32 {
     exanet_hdl::ni::rdma_tx::DEFAULT_TX_AHEAD as u32
+}
+
+/// `resp_vc` of derived parameters written before the key existed (the
+/// NI RTL's default).
+fn default_resp_vc() -> u32 {
+    exanet_hdl::ni::NiRtlParams::default().resp_vc as u32
+}
+
+/// `vcs_per_class` of derived parameters written before the key existed.
+fn default_vcs_per_class() -> u32 {
+    exanet_hdl::ni::NiRtlParams::default().vcs_per_class as u32
 }
 
 /// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
@@ -270,8 +291,20 @@ fn derive_ni(
         params,
         buffer_flits: router.buffer_flits,
         vc: 0,
+        resp_vc: resp_vc_of(ni, router.vcs_per_class),
+        vcs_per_class: router.vcs_per_class,
         tx_ahead: ni.tx_ahead,
     })
+}
+
+/// The NI's response VC: `ni.resp_vc`, or the first class-1 VC
+/// (`vcs_per_class`) when it is 0.
+fn resp_vc_of(ni: &crate::config::Ni, vcs_per_class: u32) -> u32 {
+    if ni.resp_vc == 0 {
+        vcs_per_class
+    } else {
+        ni.resp_vc
+    }
 }
 
 /// Target device.
@@ -436,6 +469,18 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             ),
         ));
     }
+    let vpc = r.vcs_per_class;
+    if c.ni.resp_vc != 0 && !(vpc..2 * vpc).contains(&c.ni.resp_vc) {
+        return Err(rule(
+            "ni.resp_vc",
+            c.ni.resp_vc,
+            format!(
+                "must be 0 (the first class-1 VC, router.vcs_per_class = {vpc}) or a class-1 VC \
+                 in {vpc}..={} (the NI's control responses travel in class 1)",
+                2 * vpc - 1
+            ),
+        ));
+    }
 
     let any_torus = wrap.iter().any(|&w| w);
     // Port numbering is the golden model's (exanet_sim::topology): one truth
@@ -482,6 +527,27 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         credit_bits: index_bits(r.buffer_flits + 1),
     };
     let ni = match derive_ni(&packet, &router, &c.ni) {
+        // The NI keeps its control responses in class 1 and its requests
+        // in class 0; with one class they could wait on each other
+        // (protocol deadlock). The network simulator has no NI.
+        Ok(_) if r.classes != 2 && target == Target::Hardware => {
+            return Err(rule(
+                "router.classes",
+                r.classes,
+                format!(
+                    "must be 2 with a network interface (generated for packet.flit_bits = \
+                     {NI_FLIT_BITS}): the NI sends control responses in class 1 and requests in \
+                     class 0, so that neither waits behind the other (one class can deadlock)"
+                ),
+            ));
+        }
+        Ok(_) if r.classes != 2 => {
+            notes.push(format!(
+                "ni: not generated: router.classes = {} (the NI needs 2 message classes)",
+                r.classes
+            ));
+            None
+        }
         Ok(ni) => {
             let want = packet.max_payload_bytes as usize;
             if ni.params.max_payload_bytes != want {
@@ -812,6 +878,29 @@ mod tests {
                 "ni.tx_ahead",
                 "power of two in 2..=32",
             ),
+            (
+                Box::new(|c| c.router.classes = 1),
+                "router.classes",
+                "must be 2 with a network interface",
+            ),
+            (
+                Box::new(|c| c.ni.resp_vc = 1),
+                "ni.resp_vc",
+                "class-1 VC in 2..=3",
+            ),
+            (
+                Box::new(|c| c.ni.resp_vc = 4),
+                "ni.resp_vc",
+                "class-1 VC in 2..=3",
+            ),
+            (
+                Box::new(|c| {
+                    c.router.vcs_per_class = 3;
+                    c.ni.resp_vc = 2;
+                }),
+                "ni.resp_vc",
+                "class-1 VC in 3..=5",
+            ),
         ];
         for (f, key, words) in cases {
             let r = rule_of(with(f));
@@ -906,6 +995,38 @@ mod tests {
         assert_eq!(ni.params.addr_bits, 40);
         assert_eq!(ni.params.channels, NiModelParams::default().channels);
         assert_eq!((ni.buffer_flits, ni.vc, ni.tx_ahead), (32, 0, 8));
+        // Message classes: the router's VCs per class; responses on the
+        // first class-1 VC unless ni.resp_vc names another.
+        assert_eq!((ni.vcs_per_class, ni.resp_vc), (2, 2));
+        let p = with(|c| c.router.vcs_per_class = 3).unwrap();
+        let ni = p.ni.unwrap();
+        assert_eq!((ni.vcs_per_class, ni.resp_vc), (3, 3));
+        let p = with(|c| {
+            c.router.vcs_per_class = 3;
+            c.ni.resp_vc = 5;
+        })
+        .unwrap();
+        assert_eq!(p.ni.unwrap().resp_vc, 5);
+        // One class: refused for hardware when there is an NI; fine
+        // without one, and for the simulator (which leaves the NI out).
+        let r = rule_of(with(|c| c.router.classes = 1));
+        assert_eq!((r.key.as_str(), r.value.as_str()), ("router.classes", "1"));
+        let p = with(|c| {
+            c.router.classes = 1;
+            c.packet.flit_bits = 64;
+            c.router.buffer_flits = 36;
+        })
+        .unwrap();
+        assert!(p.ni.is_none());
+        let mut one = Config::default();
+        one.router.classes = 1;
+        let p = elaborate_for(&one, Target::Simulation).unwrap();
+        assert!(p.ni.is_none());
+        assert!(
+            p.notes.iter().any(|n| n.contains("router.classes = 1")),
+            "{:?}",
+            p.notes
+        );
         // The read-ahead follows ni.tx_ahead; it is checked even without an NI.
         let p = with(|c| c.ni.tx_ahead = 32).unwrap();
         assert_eq!(p.ni.unwrap().tx_ahead, 32);

@@ -343,7 +343,8 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
          addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,\
-         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0,tx_ahead=8"
+         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2,\
+         tx_ahead=8"
     );
     let ni_top = ni["top"].as_str().unwrap();
     assert!(ni_top.starts_with("exanet_ni_"), "{ni_top}");
@@ -359,6 +360,8 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     assert_eq!(m["params"]["ni"]["params"]["max_payload_bytes"], 256);
     assert_eq!(m["params"]["ni"]["buffer_flits"], 32);
     assert_eq!(m["params"]["ni"]["tx_ahead"], 8);
+    assert_eq!(m["params"]["ni"]["resp_vc"], 2);
+    assert_eq!(m["params"]["ni"]["vcs_per_class"], 2);
     // Which generator and config wrote the folder.
     let fp = &m["fingerprint"];
     let generator = fp["generator"].as_str().unwrap();
@@ -834,6 +837,81 @@ fn ni_tx_ahead_is_a_checked_config_key() {
     assert_eq!(r.code, 0, "{}", r.all());
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["ni"]["tx_ahead"], 2);
+}
+
+/// The NI needs two message classes: a config with an NI and
+/// `router.classes = 1` is refused naming the key and where it was set,
+/// and nothing is generated; `ni.resp_vc` picks the class-1 VC of the
+/// NI's responses (0: the first) and is checked against the router's VCs.
+#[test]
+fn ni_needs_two_classes_and_a_class_1_response_vc() {
+    let d = tempfile::tempdir().unwrap();
+    let r = exanet(&["config", "-P", "router.classes=1"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.starts_with(
+            "error: -P router.classes=1: router.classes = 1: must be 2 with a network interface"
+        ),
+        "{line}"
+    );
+    write(d.path(), "one.toml", "[router]\nclasses = 1\n");
+    let r = exanet(
+        &["generate", "--config", "one.toml", "--out", "o"],
+        d.path(),
+    );
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.starts_with("error: one.toml:2:11: router.classes = 1: must be 2"),
+        "{line}"
+    );
+    assert!(
+        !d.path().join("o").exists(),
+        "nothing is generated on error"
+    );
+    // Without an NI (64-bit flits), one class is still a valid router.
+    let r = exanet(
+        &[
+            "config",
+            "-P",
+            "router.classes=1",
+            "-P",
+            "packet.flit_bits=64",
+            "-P",
+            "router.buffer_flits=36",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    // The response VC: the first class-1 VC by default, or the one named.
+    let derived = |args: &[&str]| -> serde_json::Value {
+        let mut a = vec!["config", "--derived"];
+        a.extend_from_slice(args);
+        let r = exanet(&a, d.path());
+        assert_eq!(r.code, 0, "{}", r.all());
+        serde_json::from_str(&r.stdout).unwrap()
+    };
+    let v = derived(&[]);
+    assert_eq!(
+        (v["ni"]["vc"].as_u64(), v["ni"]["resp_vc"].as_u64()),
+        (Some(0), Some(2))
+    );
+    assert_eq!(v["ni"]["vcs_per_class"], 2);
+    let v = derived(&["-P", "router.vcs_per_class=3"]);
+    assert_eq!(
+        (
+            v["ni"]["resp_vc"].as_u64(),
+            v["ni"]["vcs_per_class"].as_u64()
+        ),
+        (Some(3), Some(3))
+    );
+    let v = derived(&["-P", "ni.resp_vc=3"]);
+    assert_eq!(v["ni"]["resp_vc"], 3);
+    let r = exanet(&["config", "-P", "ni.resp_vc=1"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.starts_with("error: -P ni.resp_vc=1: ni.resp_vc = 1: must be 0 (the first class-1 VC, router.vcs_per_class = 2) or a class-1 VC in 2..=3"),
+        "{line}"
+    );
 }
 
 /// A non-default read-ahead reaches the NI's point, name and Verilog, and

@@ -10,23 +10,33 @@
 //! - NI flit output → the router's local input (`n<n>_l0_in_*`); the
 //!   router's credit output → the NI's `credit_in_*`. The NI's
 //!   `buffer_flits` must equal the router's `buffer_flits` (the credits of a
-//!   router input VC) and its request VC must exist in the router.
+//!   router input VC). The router has two message classes
+//!   (`router.classes = 2`; VC `v` is of class `v / vcs_per_class`, and
+//!   `ni.vcs_per_class = router.vcs_per_class`): the NI sends requests and
+//!   data on `ni.vc` (a class-0 VC) and control responses on `ni.resp_vc`
+//!   (a class-1 VC), so that responses never wait behind requests
+//!   (protocol-deadlock freedom, `crate::ni` module doc).
 //! - The router's local output → an **ejection adapter** (module
 //!   `<top>_eject`) → the NI's flit input. The router is a per-VC
 //!   virtual-cut-through sender (a head needs `max_packet_flits` credits of
 //!   its VC), but the NI's receive contract (`crate::ni` module doc) is one
-//!   ring of [`rx_buffer_flits`] flits shared by all VCs: the sender starts
-//!   a packet only when it holds credits for a largest packet
-//!   ([`rx_packet_flits`]). The adapter is the router's downstream buffer
-//!   (one FIFO of `buffer_flits` flits per VC, a credit to the router for
-//!   each flit it passes on) and the NI's sender: it keeps the NI's credit
-//!   pool (`rx_buffer_flits`, refilled by `credit_out_*`), picks a VC whose
-//!   FIFO is non-empty round-robin when the pool holds a largest packet,
+//!   ring per message class shared by that class's VCs — class 0
+//!   [`rx_buffer_flits`] flits, class 1 [`rx_class1_flits`] flits: the
+//!   sender starts a packet of class `c` only when it holds credits of
+//!   class `c` for a largest packet ([`rx_packet_flits`]). The adapter is
+//!   the router's downstream buffer (one FIFO of `buffer_flits` flits per
+//!   VC, a credit to the router for each flit it passes on) and the NI's
+//!   sender: it keeps one credit pool per class (class 0 starting at
+//!   `rx_buffer_flits`, class 1 at `rx_class1_flits`; each flit it passes
+//!   on takes one from its packet's class, each `credit_out_*` gives one
+//!   back to the class of `credit_out_vc`), picks round-robin a VC whose
+//!   FIFO is non-empty and whose class's pool holds a largest packet (a
+//!   class-0 packet waiting for credits never holds up a class-1 packet),
 //!   and forwards that VC's packet flit by flit up to its tail (never
 //!   interleaving packets). Its outputs are registered. It counts protocol
 //!   errors in `n<n>_eject_errors` (a flit on a VC `>= N` or into a full
-//!   FIFO, a packet not starting with a head, a credit from the NI beyond
-//!   the pool).
+//!   FIFO, a packet not starting with a head, a credit from the NI on a VC
+//!   `>= N` or beyond its class's pool).
 //!
 //! # Ports
 //! - `clock`; `reset` (synchronous, to every NI, router, link register and
@@ -34,8 +44,8 @@
 //! - per node, every NI port except `clock`, `reset`, `node` and the flit /
 //!   credit ports, unchanged but prefixed `n<n>_` (AXI4-Lite slave
 //!   `n<n>_s_*`, AXI4 master read and write `n<n>_m_*`, and the NI's
-//!   observability outputs `n<n>_tx_pick`, `n<n>_tx_busy`, `n<n>_rx_commit`,
-//!   `n<n>_rx_busy`);
+//!   observability outputs `n<n>_tx_pick`, `n<n>_tx_busy`, `n<n>_rsp_pick`,
+//!   `n<n>_rx_commit`, `n<n>_rx_busy`, `n<n>_rx_class`);
 //! - per node, monitors of the NI's flit interfaces (outputs):
 //!   `n<n>_tx_valid`, `_tx_data`, `_tx_head`, `_tx_tail`, `_tx_vc` (the flit
 //!   the NI sends), `n<n>_rx_valid`, `_rx_data`, `_rx_head`, `_rx_tail`,
@@ -49,7 +59,9 @@
 //! to the NI appear here (prefixed) without a change to this generator.
 
 use crate::emit::Emitted;
-use crate::ni::{emit_ni, ni_top_name, rx_buffer_flits, rx_packet_flits, NiRtlParams};
+use crate::ni::{
+    emit_ni, ni_top_name, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams,
+};
 use crate::router::{emit_network, router_top_name};
 use anyhow::{bail, Context, Result};
 use exanet_sim::packet::coords::Coords;
@@ -69,7 +81,8 @@ pub struct NodePairParams {
 
 impl Default for NodePairParams {
     /// Two nodes (`2x1x1` torus, latency-1 links), the default router
-    /// (2 classes x 2 VCs, 32-flit buffers) and the default NI.
+    /// (2 classes x 2 VCs, 32-flit buffers) and the default NI, sending
+    /// requests on VC 0 and responses on the first class-1 VC.
     fn default() -> Self {
         let router = RouterParams {
             topology: exanet_sim::topology::Topology::new([2, 1, 1], [true, false, false], 1)
@@ -79,6 +92,9 @@ impl Default for NodePairParams {
         NodePairParams {
             ni: NiRtlParams {
                 buffer_flits: router.buffer_flits,
+                vc: 0,
+                resp_vc: router.vcs_per_class,
+                vcs_per_class: router.vcs_per_class,
                 ..Default::default()
             },
             router,
@@ -93,6 +109,35 @@ impl NodePairParams {
     pub fn validate(&self) -> Result<()> {
         let r = &self.router;
         r.validate()?;
+        if r.classes != 2 {
+            bail!(
+                "node_pair: router.classes = {}: must be 2 (the NI sends control responses on class 1, requests on class 0; one class can deadlock)",
+                r.classes
+            );
+        }
+        if self.ni.vcs_per_class != r.vcs_per_class {
+            bail!(
+                "node_pair: ni.vcs_per_class = {} must equal router.vcs_per_class = {} (the NI tells a flit's class by its VC)",
+                self.ni.vcs_per_class,
+                r.vcs_per_class
+            );
+        }
+        if self.ni.vc >= r.vcs_per_class {
+            bail!(
+                "node_pair: ni.vc = {}: must be a class-0 VC of the router, below router.vcs_per_class = {}",
+                self.ni.vc,
+                r.vcs_per_class
+            );
+        }
+        if !(r.vcs_per_class..r.num_vcs()).contains(&self.ni.resp_vc) {
+            bail!(
+                "node_pair: ni.resp_vc = {}: must be a class-1 VC of the router, in {}..={} (router.vcs_per_class = {})",
+                self.ni.resp_vc,
+                r.vcs_per_class,
+                r.num_vcs() - 1,
+                r.vcs_per_class
+            );
+        }
         crate::ni::Geometry::new(&self.ni)?;
         if r.topology.local_ports != 1 {
             bail!(
@@ -113,13 +158,6 @@ impl NodePairParams {
                 r.buffer_flits
             );
         }
-        if self.ni.vc >= r.num_vcs() {
-            bail!(
-                "node_pair: ni.vc = {}: the router has {} VCs",
-                self.ni.vc,
-                r.num_vcs()
-            );
-        }
         let rx = rx_packet_flits(self.ni.ni.max_payload_bytes);
         if r.max_packet_flits < rx {
             bail!(
@@ -132,7 +170,7 @@ impl NodePairParams {
     }
 }
 
-/// Top module name, e.g. `exanet_nodes_2x1x1_k1_c4_d16_s4_m64_p256_a40_w8_b32_v0_t8`.
+/// Top module name, e.g. `exanet_nodes_2x1x1_k1_c4_d16_s4_m64_p256_a40_w8_b32_v0r2q2_t8`.
 pub fn node_pair_top_name(p: &NodePairParams) -> String {
     let d = p.router.topology.dims;
     let ni = ni_top_name(&p.ni);
@@ -252,12 +290,15 @@ fn bits_for(n: usize) -> usize {
 /// The ejection adapter (see the module doc).
 fn eject_module(p: &NodePairParams, name: &str) -> String {
     let n = p.router.num_vcs();
+    let vpc = p.router.vcs_per_class;
     let d = p.router.buffer_flits;
-    let r = rx_buffer_flits(p.ni.ni.max_payload_bytes);
+    let r0 = rx_buffer_flits(p.ni.ni.max_payload_bytes);
+    let r1 = rx_class1_flits(p.ni.ni.max_payload_bytes);
+    let rs = [r0, r1];
     let m = rx_packet_flits(p.ni.ni.max_payload_bytes);
     let aw = bits_for(d - 1); // FIFO index
     let cw = bits_for(d); // FIFO count 0..=d
-    let pw = bits_for(r); // pool 0..=r
+    let pw = bits_for(r0.max(r1)); // pools 0..=r_c
     let vb = bits_for(n - 1); // VC index
     let ext = |s: &str| -> String {
         if vb < 4 {
@@ -269,7 +310,7 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     let mut v = String::new();
     let _ = writeln!(
         v,
-        "// {name}: ejection adapter, router local output ({n} VCs x {d}-flit FIFOs) -> NI receive buffer ({r} flits, one pool)."
+        "// {name}: ejection adapter, router local output ({n} VCs x {d}-flit FIFOs, class = VC / {vpc}) -> NI receive rings (class 0 {r0} flits, class 1 {r1} flits: one credit pool per class)."
     );
     let _ = writeln!(v, "// Generated by exanet (hdl/src/node_pair.rs).");
     let _ = writeln!(
@@ -288,10 +329,14 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     let _ = writeln!(v, "    reg first = 0;");
     let _ = writeln!(v, "    reg [{}:0] cur = 0;", vb - 1);
     let _ = writeln!(v, "    reg [{}:0] rr = 0;", vb - 1);
-    let _ = writeln!(v, "    reg [{}:0] pool = {pw}'d{r};", pw - 1);
-    // The NI returns credits in ring order on each freed word's VC; the
-    // pool is shared, so the VC does not matter here.
-    let _ = writeln!(v, "    wire unused_credit_vc = &{{1'b0, n_credit_vc}};");
+    // Credit pools: the NI's free ring words per class. The NI returns a
+    // credit on the VC of each freed word; its class names the pool.
+    for (c, rc) in rs.iter().enumerate() {
+        let _ = writeln!(v, "    reg [{}:0] pool{c} = {pw}'d{rc};", pw - 1);
+        let _ = writeln!(v, "    reg pop{c};");
+        let _ = writeln!(v, "    reg cred{c};");
+    }
+    let _ = writeln!(v, "    reg cur_c1;");
     let _ = writeln!(v, "    reg [129:0] front;");
     let _ = writeln!(v, "    reg cur_has;");
     let _ = writeln!(v, "    reg pop;");
@@ -320,10 +365,32 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
         );
     }
     let _ = writeln!(v, "        endcase");
-    let _ = writeln!(v, "        pop = active && cur_has && pool != {pw}'d0;");
+    let _ = writeln!(v, "        cur_c1 = cur >= {vb}'d{vpc};");
+    let _ = writeln!(
+        v,
+        "        pop = active && cur_has && (cur_c1 ? pool1 != {pw}'d0 : pool0 != {pw}'d0);"
+    );
+    let _ = writeln!(v, "        pop0 = pop && !cur_c1;");
+    let _ = writeln!(v, "        pop1 = pop && cur_c1;");
+    let _ = writeln!(
+        v,
+        "        cred0 = n_credit_valid && n_credit_vc < 4'd{vpc};"
+    );
+    let below_n = if n < 16 {
+        format!(" && n_credit_vc < 4'd{n}")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        v,
+        "        cred1 = n_credit_valid && n_credit_vc >= 4'd{vpc}{below_n};"
+    );
     for i in 0..n {
         let _ = writeln!(v, "        pop_{i} = pop && cur == {vb}'d{i};");
     }
+    // A VC may start when its FIFO holds a flit and its class's pool
+    // holds a largest packet.
+    let ready = |i: usize| format!("(cnt_{i} != {cw}'d0 && pool{} >= {pw}'d{m})", i / vpc);
     let _ = writeln!(v, "        any = 1'b0;");
     let _ = writeln!(v, "        pick = {vb}'d0;");
     let _ = writeln!(v, "        case (rr)");
@@ -333,8 +400,9 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
             let c = (s + k) % n;
             let _ = write!(
                 chain,
-                "{}if (cnt_{c} != {cw}'d0) begin any = 1'b1; pick = {vb}'d{c}; end",
-                if k == 0 { "" } else { " else " }
+                "{}if {} begin any = 1'b1; pick = {vb}'d{c}; end",
+                if k == 0 { "" } else { " else " },
+                ready(c)
             );
         }
         let _ = writeln!(v, "            {vb}'d{s}: begin {chain} end");
@@ -346,13 +414,15 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
         );
     }
     let _ = writeln!(v, "        endcase");
-    let _ = writeln!(v, "        start = !active && pool >= {pw}'d{m} && any;");
+    let _ = writeln!(v, "        start = !active && any;");
     let mut errs = vec![
         "(pop && first && !front[129])".to_string(),
-        format!("(n_credit_valid && pool == {pw}'d{r})"),
+        format!("(cred0 && pool0 == {pw}'d{r0})"),
+        format!("(cred1 && pool1 == {pw}'d{r1})"),
     ];
     if n < 16 {
         errs.push(format!("(r_valid && r_vc >= 4'd{n})"));
+        errs.push(format!("(n_credit_valid && n_credit_vc >= 4'd{n})"));
     }
     for i in 0..n {
         errs.push(format!("(push_{i} && !pop_{i} && cnt_{i} == {cw}'d{d})"));
@@ -377,7 +447,7 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
     }
     let _ = writeln!(
         v,
-        "            active <= 1'b0; first <= 1'b0; cur <= {vb}'d0; rr <= {vb}'d0; pool <= {pw}'d{r};"
+        "            active <= 1'b0; first <= 1'b0; cur <= {vb}'d0; rr <= {vb}'d0; pool0 <= {pw}'d{r0}; pool1 <= {pw}'d{r1};"
     );
     let _ = writeln!(
         v,
@@ -409,10 +479,13 @@ fn eject_module(p: &NodePairParams, name: &str) -> String {
         v,
         "            if (start) begin active <= 1'b1; first <= 1'b1; cur <= pick; rr <= {rr_next}; end\n            else if (pop) begin first <= 1'b0; if (front[128]) active <= 1'b0; end"
     );
-    let _ = writeln!(
-        v,
-        "            if (pop && !n_credit_valid) pool <= pool - {pw}'d1;\n            else if (!pop && n_credit_valid) pool <= pool + {pw}'d1;"
-    );
+    // A credit beyond its pool's size is an error and is dropped.
+    for (c, rc) in rs.iter().enumerate() {
+        let _ = writeln!(
+            v,
+            "            if (pop{c} && !cred{c}) pool{c} <= pool{c} - {pw}'d1;\n            else if (!pop{c} && cred{c} && pool{c} != {pw}'d{rc}) pool{c} <= pool{c} + {pw}'d1;"
+        );
+    }
     let _ = writeln!(
         v,
         "            n_valid <= pop; n_data <= front[127:0]; n_head <= front[129]; n_tail <= front[128]; n_vc <= {};",
@@ -623,6 +696,172 @@ mod tests {
         assert!(!ports[1].input && ports[1].width == 1);
     }
 
+    /// Verilog bench of the ejection adapter (default parameters: 4 VCs,
+    /// 2 per class, 32-flit FIFOs; class-0 pool 64, class-1 pool 32, a
+    /// largest packet 18 flits). Prints a line per checkpoint: flits
+    /// forwarded of class 0 and 1, the error count, router credits.
+    const EJECT_BENCH: &str = r#"
+`timescale 1ns/1ps
+module tb;
+    reg clock = 0;
+    always #5 clock = ~clock;
+    reg reset = 1;
+    reg r_valid = 0; reg [127:0] r_data = 0; reg r_head = 0; reg r_tail = 0; reg [3:0] r_vc = 0;
+    wire r_credit_valid; wire [3:0] r_credit_vc;
+    wire n_valid; wire [127:0] n_data; wire n_head; wire n_tail; wire [3:0] n_vc;
+    reg n_credit_valid = 0; reg [3:0] n_credit_vc = 0;
+    wire [31:0] errors;
+    DUT dut (.clock(clock), .reset(reset), .r_valid(r_valid), .r_data(r_data),
+        .r_head(r_head), .r_tail(r_tail), .r_vc(r_vc), .r_credit_valid(r_credit_valid),
+        .r_credit_vc(r_credit_vc), .n_valid(n_valid), .n_data(n_data), .n_head(n_head),
+        .n_tail(n_tail), .n_vc(n_vc), .n_credit_valid(n_credit_valid),
+        .n_credit_vc(n_credit_vc), .errors(errors));
+    integer f0 = 0, f1 = 0, rc = 0, bad = 0, k;
+    reg in_pkt = 0; reg [3:0] pkt_vc = 0;
+    always @(posedge clock) if (!reset) begin
+        if (r_credit_valid) rc = rc + 1;
+        if (n_valid) begin
+            if (n_vc >= 4'd2) f1 = f1 + 1; else f0 = f0 + 1;
+            if (n_data[127:124] != n_vc) bad = bad + 1;
+            if (n_head) begin
+                if (in_pkt) bad = bad + 1;
+                in_pkt = !n_tail; pkt_vc = n_vc;
+            end else begin
+                if (!in_pkt || n_vc != pkt_vc) bad = bad + 1;
+                if (n_tail) in_pkt = 0;
+            end
+        end
+    end
+    task push(input [3:0] vc, input integer len);
+        integer i;
+        begin
+            for (i = 0; i < len; i = i + 1) begin
+                @(negedge clock);
+                r_valid = 1; r_vc = vc; r_head = (i == 0); r_tail = (i == len - 1);
+                r_data = {vc, 124'd0} | i;
+            end
+            @(negedge clock);
+            r_valid = 0;
+        end
+    endtask
+    task credit(input [3:0] vc, input integer n);
+        integer i;
+        begin
+            for (i = 0; i < n; i = i + 1) begin
+                @(negedge clock); n_credit_valid = 1; n_credit_vc = vc;
+            end
+            @(negedge clock); n_credit_valid = 0;
+        end
+    endtask
+    task show(input [7:0] tag);
+        begin
+            repeat (60) @(negedge clock);
+            $display("%s %0d %0d %0d %0d", tag, f0, f1, errors, rc);
+        end
+    endtask
+    initial begin
+        repeat (3) @(negedge clock);
+        reset = 0;
+        push(0, 16); push(0, 16); push(1, 16); push(1, 16);
+        show("A");
+        push(2, 2);
+        show("B");
+        credit(3, 2);
+        show("C");
+        credit(2, 2);
+        show("D");
+        credit(1, 16);
+        show("E");
+        for (k = 0; k < 9; k = k + 1) push(3, 2);
+        show("F");
+        credit(2, 2);
+        show("G");
+        credit(4, 1);
+        show("H");
+        $display("BAD %0d", bad);
+        $finish;
+    end
+endmodule
+"#;
+
+    /// The adapter's per-class credit pools, simulated with Icarus Verilog
+    /// (skipped when it is not installed).
+    #[test]
+    fn eject_keeps_one_credit_pool_per_class() {
+        let p = NodePairParams::default();
+        assert_eq!(
+            (
+                p.router.num_vcs(),
+                p.router.vcs_per_class,
+                p.router.buffer_flits
+            ),
+            (4, 2, 32)
+        );
+        let rx = |f: fn(usize) -> usize| f(p.ni.ni.max_payload_bytes);
+        assert_eq!(
+            (
+                rx(rx_buffer_flits),
+                rx(rx_class1_flits),
+                rx(rx_packet_flits)
+            ),
+            (64, 32, 18)
+        );
+        let dir = std::env::temp_dir().join(format!("exanet-eject-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("eject.v"), eject_module(&p, "DUT")).unwrap();
+        std::fs::write(dir.join("tb.v"), EJECT_BENCH).unwrap();
+        let built = std::process::Command::new("iverilog")
+            .args(["-g2005", "-Wall", "-o", "sim", "tb.v", "eject.v"])
+            .current_dir(&dir)
+            .output();
+        let Ok(built) = built else {
+            println!("ignored: iverilog not installed; eject simulation skipped");
+            return;
+        };
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let run = std::process::Command::new("vvp")
+            .args(["-n", "sim"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = String::from_utf8_lossy(&run.stdout).into_owned();
+        let line = |tag: &str| -> Vec<u32> {
+            let l = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{tag} ")))
+                .unwrap_or_else(|| panic!("no line {tag} in:\n{out}"));
+            l.split_whitespace()
+                .skip(1)
+                .map(|w| w.parse().unwrap())
+                .collect()
+        };
+        // [class-0 flits, class-1 flits, errors, router credits]
+        // A: three 16-flit class-0 packets leave (pool 0: 64 -> 16 < 18);
+        // the fourth waits for class-0 credits.
+        assert_eq!(line("A"), [48, 0, 0, 48], "{out}");
+        // B: a class-1 packet passes the waiting class-0 packet.
+        assert_eq!(line("B"), [48, 2, 0, 50], "{out}");
+        // C: its two credits return on VC 3 (class 1): no error.
+        assert_eq!(line("C"), [48, 2, 0, 50], "{out}");
+        // D: two more class-1 credits are beyond the class-1 pool.
+        assert_eq!(line("D"), [48, 2, 2, 50], "{out}");
+        // E: 16 class-0 credits (on VC 1): the fourth packet leaves.
+        assert_eq!(line("E"), [64, 2, 2, 66], "{out}");
+        // F: nine 2-flit class-1 packets: eight leave (pool 1: 32 -> 16),
+        // class-0 credits do not help class 1.
+        assert_eq!(line("F"), [64, 18, 2, 82], "{out}");
+        // G: two class-1 credits: the ninth leaves.
+        assert_eq!(line("G"), [64, 20, 2, 84], "{out}");
+        // H: a credit on VC 4 (no such VC) is an error.
+        assert_eq!(line("H"), [64, 20, 3, 84], "{out}");
+        assert_eq!(line("BAD"), [0], "packets whole, on their VC:\n{out}");
+    }
+
     #[test]
     fn mismatched_parameters_are_errors() {
         let mut p = NodePairParams::default();
@@ -639,5 +878,63 @@ mod tests {
         p.router.max_packet_flits = 10;
         let e = emit_node_pair(&p).unwrap_err().to_string();
         assert!(e.contains("max_packet_flits"), "{e}");
+        // Message classes.
+        let mut p = NodePairParams::default();
+        p.router.classes = 1;
+        let e = emit_node_pair(&p).unwrap_err().to_string();
+        assert!(e.contains("router.classes = 1"), "{e}");
+        let mut p = NodePairParams::default();
+        p.router.vcs_per_class = 3;
+        let e = emit_node_pair(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("ni.vcs_per_class = 2") && e.contains("router.vcs_per_class = 3"),
+            "{e}"
+        );
+        for (vc, resp_vc, key) in [
+            (2, 2, "ni.vc = 2"),
+            (0, 1, "ni.resp_vc = 1"),
+            (0, 4, "ni.resp_vc = 4"),
+        ] {
+            let mut p = NodePairParams::default();
+            (p.ni.vc, p.ni.resp_vc) = (vc, resp_vc);
+            let e = emit_node_pair(&p).unwrap_err().to_string();
+            assert!(e.contains(key), "{key}: {e}");
+        }
+        // Any class-0 / class-1 VC pair of the router is accepted.
+        let mut p = NodePairParams::default();
+        (p.ni.vc, p.ni.resp_vc) = (1, 3);
+        p.validate().unwrap();
+    }
+
+    /// The adapter alone lints clean for 1, 3 and 8 VCs per class (2, 6
+    /// and 16 VCs: VC index widths 1, 3 and 4) and a 64-byte payload.
+    #[test]
+    fn eject_lints_clean_for_other_vc_counts() {
+        for (vpc, payload) in [(1, 256), (3, 64), (8, 256)] {
+            let mut p = NodePairParams::default();
+            p.router.vcs_per_class = vpc;
+            p.ni.vcs_per_class = vpc;
+            p.ni.resp_vc = vpc;
+            p.ni.ni.max_payload_bytes = payload;
+            p.validate().unwrap();
+            let name = format!("eject_v{vpc}_p{payload}");
+            let e = Emitted {
+                top: name.clone(),
+                modules: vec![(name.clone(), eject_module(&p, &name))],
+            };
+            assert_lint_clean(&e);
+        }
+    }
+
+    #[test]
+    fn default_uses_the_routers_classes() {
+        let p = NodePairParams::default();
+        assert_eq!(p.ni.vcs_per_class, p.router.vcs_per_class);
+        assert_eq!((p.ni.vc, p.ni.resp_vc), (0, p.router.vcs_per_class));
+        assert!(
+            node_pair_top_name(&p).ends_with("_v0r2q2_t8"),
+            "{}",
+            node_pair_top_name(&p)
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use exanet_sim::ni::driver;
 use exanet_sim::ni::memory::MemWrite;
+use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::regs::{self, cnt, ChError};
 use exanet_sim::ni::{AxilResp, Descriptor, Ni, NiParams, Op, Packet, Prot, RxOutcome};
 use exanet_sim::packet::coords::Coords;
@@ -381,25 +382,45 @@ fn busy_when_a_needed_queue_is_full_and_nothing_changes() {
     assert_eq!(n.receive_packet(&m), RxOutcome::Accepted);
     assert_eq!(kind(&n.emit_packet().unwrap()).0, PacketType::MailboxAck);
     driver::pop_completion(&mut n).unwrap();
-    // Read queue: the second request waits until the first is served.
+    // Read queue: a request finding it full is refused with a
+    // Nack(READ_BUSY) (which needs a response-queue slot) and never waits
+    // for the read queue; with the response queue full too, it waits.
     let mut rd = write(300, 0x10_0000, x(), 4);
     rd.op = Op::Read;
     rd.laddr = 0x9000;
-    driver::post(&mut peer, 0, &rd);
-    driver::post(&mut peer, 0, &Descriptor { txid: 5, ..rd });
+    for txid in 4..=6 {
+        driver::post(&mut peer, 0, &Descriptor { txid, ..rd });
+    }
     let r1 = peer.emit_packet().unwrap();
     let r2 = peer.emit_packet().unwrap();
+    let r3 = peer.emit_packet().unwrap();
     assert_eq!(n.receive_packet(&r1), RxOutcome::Accepted);
-    assert_eq!(n.receive_packet(&r2), RxOutcome::Busy);
-    n.emit_packet().unwrap();
+    assert_eq!(n.receive_packet(&r2), RxOutcome::Refused);
     assert_eq!(
-        n.receive_packet(&r2),
+        n.receive_packet(&r3),
         RxOutcome::Busy,
-        "first request still being served"
+        "response queue full (the first Nack)"
     );
+    for txid in [5, 6] {
+        let nack = n.emit_response().unwrap();
+        let f = Footer::from_bits(nack.footer_word()).unwrap();
+        assert_eq!(
+            (kind(&nack).0, f.flags(), f.txid()),
+            (PacketType::Nack, NACK_READ_BUSY, txid)
+        );
+        if txid == 5 {
+            assert_eq!(n.receive_packet(&r3), RxOutcome::Refused);
+        }
+    }
+    assert_eq!(driver::counter(&n, cnt::RD_BUSY_NACKS), 2);
+    assert_eq!(driver::counter(&n, cnt::RX_REJECTED), 0);
+    // Once the first request is served, a request is accepted again.
+    n.emit_packet().unwrap();
     let last = n.emit_packet().unwrap();
     assert!(Footer::from_bits(last.footer_word()).unwrap().last());
-    assert_eq!(n.receive_packet(&r2), RxOutcome::Accepted);
+    driver::post(&mut peer, 0, &Descriptor { txid: 7, ..rd });
+    let r4 = peer.emit_packet().unwrap();
+    assert_eq!(n.receive_packet(&r4), RxOutcome::Accepted);
 }
 
 #[test]

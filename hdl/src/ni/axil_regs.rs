@@ -15,7 +15,7 @@
 //! Reads return the state at the start of the accepting cycle. The
 //! receive side's registers are decoded here (their state lives in
 //! [`super::rdma_rx`]): STATUS (W1C sticky bits, live bits), the counters,
-//! REJ\[1..=10\], the error queue, the completion-queue page (0x1000) and
+//! REJ\[1..=11\], the error queue, the completion-queue page (0x1000) and
 //! the mailbox page (0x2000). No write is accepted in a cycle in which the
 //! receive path decides a packet.
 

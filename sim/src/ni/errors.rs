@@ -31,11 +31,14 @@ pub enum RejectReason {
     Stale = 9,
     /// A type this NI does not handle (allreduce fragment, generic ack).
     Unsupported = 10,
+    /// The packet arrived on a VC of the other message class than its
+    /// type's ([`PacketType::class`]).
+    WrongClass = 11,
 }
 
 impl RejectReason {
     /// Every reason, in code order.
-    pub const ALL: [RejectReason; 10] = [
+    pub const ALL: [RejectReason; 11] = [
         RejectReason::HeaderEcc,
         RejectReason::HeaderType,
         RejectReason::FooterCrc,
@@ -46,9 +49,10 @@ impl RejectReason {
         RejectReason::Pdid,
         RejectReason::Stale,
         RejectReason::Unsupported,
+        RejectReason::WrongClass,
     ];
     /// Codes are 1..=MAX_CODE.
-    pub const MAX_CODE: u8 = 10;
+    pub const MAX_CODE: u8 = 11;
 
     /// The 4-bit code.
     pub fn code(self) -> u8 {

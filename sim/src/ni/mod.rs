@@ -10,8 +10,11 @@
 //! [`Ni::new`]`(params, me)`; software side [`Ni::axil_write`] /
 //! [`Ni::axil_read`] (unprivileged), [`Ni::axil_write_priv`] /
 //! [`Ni::axil_read_priv`], or `*_prot` with an explicit AxPROT\[0\];
-//! network side [`Ni::emit_packet`] (next packet out, or `None`) and
-//! [`Ni::receive_packet`] (returns [`RxOutcome`]); [`Ni::mem`] /
+//! network side [`Ni::emit_packet`] (next packet out, or `None`; or per
+//! message class [`Ni::emit_response`] (class 1) and [`Ni::emit_request`]
+//! (class 0)) and [`Ni::receive_packet`] / [`Ni::receive_packet_on`] (a
+//! packet on its type's class / on a given arrival class; returns
+//! [`RxOutcome`]); [`Ni::mem`] /
 //! [`Ni::mem_mut`] (backdoor), [`Ni::counters`], [`Ni::take_writes`] (memory
 //! write log); [`Packet::to_flits`] / [`Packet::from_flits`] convert to and
 //! from 128-bit router flits. Cycle-level benches turn on
@@ -55,8 +58,8 @@
 //! | 0x024 | CONTROL | RW | bit 0 TX_ENABLE (reset 1): 0 stops channel (request) traffic; responses and read service continue |
 //! | 0x028 | STATUS | R/W1C | sticky: 0 RX_ERROR, 1 ERRQ_OVERFLOW, 2 TRACK_LOST, 3 HDR_CORRECTED; live (RO): 8 CQ_NONEMPTY, 9 MB_NONEMPTY, 10 ERRQ_NONEMPTY |
 //! | 0x02C | MBOX_CTRL | RW | PDID\[15:0\], bit 16 OPEN (accept any PDID); reset 0 |
-//! | 0x040+4i | counters | RO | i = 0 TX_PACKETS, 1 RX_PACKETS, 2 RX_REJECTED, 3 HDR_CORRECTED, 4 MB_FULL_NACKS, 5 MB_RETRIES, 6 MB_DENIED, 7 RX_DATA_BYTES, 8 TX_PAYLOAD_BYTES (32-bit wrapping) |
-//! | 0x080+4r | REJ\[r\] | RO | rejections with reason code r = 1..=10 |
+//! | 0x040+4i | counters | RO | i = 0 TX_PACKETS, 1 RX_PACKETS, 2 RX_REJECTED, 3 HDR_CORRECTED, 4 MB_FULL_NACKS, 5 MB_RETRIES, 6 MB_DENIED, 7 RX_DATA_BYTES, 8 TX_PAYLOAD_BYTES, 9 RD_BUSY_NACKS (32-bit wrapping) |
+//! | 0x080+4r | REJ\[r\] | RO | rejections with reason code r = 1..=11 |
 //! | 0x0C0 | ERRQ_COUNT | RO | error entries queued |
 //! | 0x0C4..0x0D4 | ERRQ_W0..W4 | RO | head entry (0 when empty), see [`errors::ErrorEntry::words`] |
 //! | 0x0D8 | ERRQ_POP | W | pop |
@@ -99,7 +102,16 @@
 //! # Codes
 //! - Reject reasons ([`RejectReason`], ERRQ W0\[3:0\], REJ\[r\], Nack
 //!   flags): 1 HEADER_ECC, 2 HEADER_TYPE, 3 FOOTER_CRC, 4 FORMAT,
-//!   5 MISROUTED, 6 PAYLOAD_CRC, 7 WINDOW, 8 PDID, 9 STALE, 10 UNSUPPORTED.
+//!   5 MISROUTED, 6 PAYLOAD_CRC, 7 WINDOW, 8 PDID, 9 STALE, 10 UNSUPPORTED,
+//!   11 WRONG_CLASS. Nack flags may also be 12 READ_BUSY
+//!   ([`rdma_rx::NACK_READ_BUSY`] = the largest reason code + 1: a read
+//!   request refused because the read queue was full; not an error).
+//! - Message classes ([`crate::packet::header::PacketType::class`]):
+//!   class 1 = the control responses RdmaCompletion, Ack, Nack, MailboxAck,
+//!   MailboxNack; class 0 = everything else (RdmaWrite, RdmaReadReq,
+//!   Mailbox, RdmaReadResp). The network keeps the classes on separate VCs
+//!   (class of VC v = v / vcs_per_class); a packet on the other class's VC
+//!   is rejected WRONG_CLASS.
 //! - Completion kinds ([`CqKind`]): 1 WRITE_IN (an RDMA write landed here),
 //!   2 READ_DONE (a read this node asked for landed here, or was refused),
 //!   3 NOTIFY (data this node sent — a write, or the data of a read it
@@ -124,7 +136,7 @@
 //! - RdmaCompletion: to the data's source, PDID and txid of the transfer,
 //!   flags = completion status (0 OK, 1 PACKET_REJECTED, 2 UNTRACKED).
 //! - Nack (read refused): to the requester, PDID and txid of the request,
-//!   flags = reject reason code.
+//!   flags = reject reason code, or 12 READ_BUSY (read queue full).
 //! - MailboxAck / MailboxNack: to the sender, PDID and txid of the message,
 //!   MailboxNack flags = 0 (mailbox full) or the reject reason code.
 //!
@@ -152,18 +164,28 @@
 //!    single request packet). A descriptor's slot frees when its last packet
 //!    is emitted.
 //!
-//! # Receive path ([`rdma_rx`], [`Ni::receive_packet`])
+//! Item 1 is class 1 ([`Ni::emit_response`]: the RTL's response lane,
+//! sending on its own VC independently of class 0), items 2 and 3 class 0
+//! ([`Ni::emit_request`]); [`Ni::emit_packet`] is the response, else the
+//! request.
+//!
+//! # Receive path ([`rdma_rx`], [`Ni::receive_packet_on`])
 //! Store-and-forward: the whole packet is checked before any effect. Checks
 //! in the order listed in [`rdma_rx`] (ECC, type, footer CRC-8, word count,
-//! destination, payload CRC-32, type rules, protection, staleness); the first
-//! failure is the reject reason ([`RejectReason`]). Then, before consuming,
-//! the resources the packet needs are checked; if one is full the outcome is
-//! `Busy` and nothing changes (the network keeps the packet): a completion
-//! entry (data packet with last = 1, RdmaCompletion, Nack), a response-queue
-//! slot (data last with notify, every Mailbox message, a rejected Mailbox or
-//! RdmaReadReq with trusted header and footer), a read-queue slot (accepted
-//! RdmaReadReq). The network is assumed to deliver packets of one source to
-//! one destination in one class in order (see [`fabric`]).
+//! destination, arrival class, payload CRC-32, type rules, protection,
+//! staleness); the first failure is the reject reason ([`RejectReason`]).
+//! Then, before consuming, the resources the packet needs are checked; if
+//! one is full the outcome is `Busy` and nothing changes (the network keeps
+//! the packet): a completion entry (data packet with last = 1,
+//! RdmaCompletion, Nack), a response-queue slot (data last with notify,
+//! every Mailbox message, an RdmaReadReq finding the read queue full, a
+//! rejected Mailbox or RdmaReadReq with trusted header and footer). A read
+//! request never waits for the read queue, so a class-0 packet waits only
+//! for the response queue (drained by class 1) and the completion queue
+//! (software), a class-1 packet only for the completion queue: with the
+//! classes on separate VCs, no protocol deadlock. The network is assumed
+//! to deliver packets of one source to one destination in one class in
+//! order (see [`fabric`]).
 //!
 //! Every consumed packet counts in RX_PACKETS, and in HDR_CORRECTED (sticky
 //! HDR_CORRECTED too) when its header had a corrected single-bit error.
@@ -183,7 +205,9 @@
 //!   the last byte is in memory.
 //! - RdmaReadReq: queue a read-serve job: RdmaReadResp packets from
 //!   [vaddr, +len) here to the requester's landing address, PDID and txid of
-//!   the request, notify copied, segmented as above.
+//!   the request, notify copied, segmented as above. Read queue full ->
+//!   send Nack(12 READ_BUSY), RD_BUSY_NACKS += 1, outcome `Refused` (not an
+//!   error; software may post the read again).
 //! - Mailbox: mailbox has room -> queue (src, PDID, bytes) and send
 //!   MailboxAck; full -> send MailboxNack(0), MB_FULL_NACKS += 1, outcome
 //!   `Refused` (not an error).
@@ -203,9 +227,9 @@
 //! untrusted footer sets TRACK_LOST; a trusted footer with last = 0 marks
 //! (src, txid) damaged (lowest free slot; TRACK_LOST when full); a trusted
 //! footer with last = 1 and a trusted data-type header forgets (src, txid).
-//! A rejected Mailbox (trusted header and footer, not MISROUTED) is answered
-//! MailboxNack (flags = reason), a rejected RdmaReadReq likewise Nack (flags
-//! = reason); nothing else is answered. A Nack is not matched against
+//! A rejected Mailbox (trusted header and footer, not MISROUTED or
+//! WRONG_CLASS) is answered MailboxNack (flags = reason), a rejected
+//! RdmaReadReq likewise Nack (flags = reason); nothing else is answered. A Nack is not matched against
 //! outstanding reads (the requester keeps no read state): any valid Nack
 //! posts a READ_DONE / REMOTE_DENIED entry.
 //!

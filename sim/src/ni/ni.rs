@@ -483,8 +483,20 @@ impl Ni {
 
     // ------------------------------------------------------------ receive
 
-    /// Offer a packet from the network.
+    /// Offer a packet from the network, as arriving on its type's message
+    /// class ([`PacketType::class`]; class 0 when the header does not
+    /// decode): [`Ni::receive_packet_on`] for a network that keeps the
+    /// classes apart by type, as the fabric stub and the routers do.
     pub fn receive_packet(&mut self, pkt: &Packet) -> RxOutcome {
+        let class = Header::decode(pkt.header_word()).map_or(0, |(h, _)| h.ptype().class());
+        self.receive_packet_on(pkt, class)
+    }
+
+    /// Offer a packet from the network that arrived on a VC of message
+    /// class `class` (`vc / vcs_per_class`). A packet whose type belongs to
+    /// the other class is rejected `WrongClass` (checked right after the
+    /// destination; no response is sent).
+    pub fn receive_packet_on(&mut self, pkt: &Packet, class: usize) -> RxOutcome {
         let checked = {
             let ctx = RxContext {
                 me: self.me,
@@ -494,6 +506,7 @@ impl Ni {
                 windows: &self.windows,
                 mailbox_open: self.mbox_ctrl >> 16 & 1 == 1,
                 mailbox_pdid: self.mbox_ctrl as u16,
+                arrival_class: class,
             };
             check(pkt, &ctx)
         };
@@ -733,11 +746,13 @@ fn is_data(t: PacketType) -> bool {
 }
 
 /// A rejected mailbox message is answered with MailboxNack, a rejected read
-/// request with Nack (flags = reason), when header and footer are trusted
-/// and the packet was meant for this node (an answer from a node that is not
-/// the destination would be stale at the sender).
+/// request with Nack (flags = reason), when header and footer are trusted,
+/// the packet was meant for this node (an answer from a node that is not
+/// the destination would be stale at the sender) and it came on its own
+/// message class (one on the other class's VC is forged or misdirected: it
+/// is reported, like a misrouted one, and not answered).
 fn rejection_response_type(r: &Rejected) -> Option<PacketType> {
-    if r.reason == RejectReason::Misrouted {
+    if matches!(r.reason, RejectReason::Misrouted | RejectReason::WrongClass) {
         return None;
     }
     match (r.header?.ptype(), r.footer?) {

@@ -10,8 +10,11 @@
 //!    even when the footer failed: the error entry keeps what is trusted);
 //! 4. word count `== 2 + ceil(size / 16)` -> `Format`;
 //! 5. header `dest` is this node (all 22 bits) -> `Misrouted`;
-//! 6. payload CRC-32 over the `size` payload bytes -> `PayloadCrc`;
-//! 7. type rules -> `Unsupported` (AllreduceFragment, Ack) or `Format`:
+//! 6. the type's message class ([`PacketType::class`]) is the class of the
+//!    VC the packet arrived on ([`RxContext::arrival_class`]) ->
+//!    `WrongClass`;
+//! 7. payload CRC-32 over the `size` payload bytes -> `PayloadCrc`;
+//! 8. type rules -> `Unsupported` (AllreduceFragment, Ack) or `Format`:
 //!    - RdmaWrite, RdmaReadResp: `1 <= size <= P` and the bytes do not cross
 //!      a `P` boundary (`vaddr mod P + size <= P`);
 //!    - RdmaReadReq: `first = last = 1`, `seq = 0`, a well-formed
@@ -19,14 +22,14 @@
 //!    - Mailbox: `first = last = 1`, `seq = 0`, `1 <= size <= mailbox_msg_bytes`;
 //!    - RdmaCompletion, Nack, MailboxAck, MailboxNack: `first = last = 1`,
 //!      `seq = 0`, `size = 0`, and `flags` a status code 0..=2
-//!      (RdmaCompletion), a reject reason code (Nack), 0 (MailboxAck), 0 or
-//!      a reject reason code (MailboxNack);
-//! 8. protection -> `Window` / `Pdid`: data packets `[vaddr, +size)`, read
+//!      (RdmaCompletion), a reject reason code or [`NACK_READ_BUSY`] (Nack),
+//!      0 (MailboxAck), 0 or a reject reason code (MailboxNack);
+//! 9. protection -> `Window` / `Pdid`: data packets `[vaddr, +size)`, read
 //!    requests `[vaddr, +len)` against the windows with the header PDID;
 //!    mailbox messages against MBOX_CTRL;
-//! 9. (in `ni.rs`, needs packetizer state) MailboxAck/MailboxNack must name
-//!    a slot awaiting an ack, from the message's destination, with its PDID
-//!    -> `Stale`.
+//! 10. (in `ni.rs`, needs packetizer state) MailboxAck/MailboxNack must name
+//!     a slot awaiting an ack, from the message's destination, with its PDID
+//!     -> `Stale`.
 
 use super::completion::CqStatus;
 use super::errors::RejectReason;
@@ -57,6 +60,11 @@ pub struct RxContext<'a> {
     pub mailbox_open: bool,
     /// MBOX_CTRL.PDID.
     pub mailbox_pdid: u16,
+    /// Message class of the VC the packet arrived on (`vc / vcs_per_class`
+    /// at the NI's network port): 0 requests and data, 1 control
+    /// responses. A packet whose type belongs to the other class is
+    /// rejected `WrongClass`.
+    pub arrival_class: usize,
 }
 
 /// An accepted packet, by what it asks for.
@@ -123,7 +131,7 @@ fn single(footer: &Footer) -> bool {
     footer.first() && footer.last() && footer.seq() == 0
 }
 
-/// Run checks 1..=8 on `p`.
+/// Run checks 1..=9 on `p`.
 pub fn check(p: &Packet, ctx: &RxContext) -> Checked {
     let reject = |reason, header, footer| {
         Err(Rejected {
@@ -180,6 +188,9 @@ fn check_body(
     }
     if header.dest() != ctx.me {
         return Err(rej(RejectReason::Misrouted));
+    }
+    if header.ptype().class() != ctx.arrival_class {
+        return Err(rej(RejectReason::WrongClass));
     }
     let payload = p.payload_bytes(size);
     if crc32(&payload) != footer.payload_crc() {
@@ -297,6 +308,7 @@ mod tests {
             windows,
             mailbox_open: false,
             mailbox_pdid: 3,
+            arrival_class: 0,
         }
     }
 
@@ -374,6 +386,31 @@ mod tests {
         let mut c2 = c;
         c2.me = Coords::new(1, 1, 0, 1).unwrap();
         assert_eq!(reason(&good, &c2), Some(RejectReason::Misrouted));
+
+        // The arrival class: checked after the destination, before the
+        // payload CRC.
+        let mut c1 = c;
+        c1.arrival_class = 1;
+        assert_eq!(reason(&good, &c1), Some(RejectReason::WrongClass));
+        assert_eq!(
+            reason(&good, &RxContext { me: c2.me, ..c1 }),
+            Some(RejectReason::Misrouted),
+            "destination first"
+        );
+        let mut bad = good.clone();
+        bad.words[2] ^= 1 << 77;
+        assert_eq!(
+            reason(&bad, &c1),
+            Some(RejectReason::WrongClass),
+            "class before payload CRC"
+        );
+        let mut bad = good.clone();
+        bad.words.remove(1);
+        assert_eq!(
+            reason(&bad, &c1),
+            Some(RejectReason::Format),
+            "word count first"
+        );
     }
 
     #[test]
@@ -400,13 +437,54 @@ mod tests {
             "source range leaves the window"
         );
 
+        assert_eq!(
+            reason(
+                &rq,
+                &RxContext {
+                    arrival_class: 1,
+                    ..c
+                }
+            ),
+            Some(RejectReason::WrongClass),
+            "a request on a class-1 VC"
+        );
+
+        // Control responses travel on class 1.
+        let c = RxContext {
+            arrival_class: 1,
+            ..c
+        };
         let resp = response_packet(PacketType::MailboxAck, src, me, 3, 9, 0);
         assert!(matches!(
             check(&resp, &c).result,
             Ok(Accepted::Response { .. })
         ));
+        assert_eq!(
+            reason(
+                &resp,
+                &RxContext {
+                    arrival_class: 0,
+                    ..c
+                }
+            ),
+            Some(RejectReason::WrongClass),
+            "a response on a class-0 VC"
+        );
         let ack = response_packet(PacketType::Ack, src, me, 3, 9, 0);
         assert_eq!(reason(&ack, &c), Some(RejectReason::Unsupported));
+        for (flags, ok) in [
+            (NACK_READ_BUSY, true),
+            (RejectReason::MAX_CODE, true),
+            (NACK_READ_BUSY + 1, false),
+            (0, false),
+        ] {
+            let nack = response_packet(PacketType::Nack, src, me, 3, 9, flags);
+            assert_eq!(check(&nack, &c).result.is_ok(), ok, "Nack flags {flags}");
+        }
+        let c = RxContext {
+            arrival_class: 0,
+            ..c
+        };
 
         let msg = |n: usize, pdid: u16| {
             let mut h = Header::new(PacketType::Mailbox, me);

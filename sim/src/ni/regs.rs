@@ -453,6 +453,8 @@ mod tests {
         assert_eq!(decode(CNT_BASE + 4 * 10, &p), None);
         assert_eq!(decode(REJ_BASE, &p), None, "no reason 0");
         assert_eq!(decode(REJ_BASE + 40, &p), Some(Reg::Rej(10)));
+        assert_eq!(decode(REJ_BASE + 44, &p), Some(Reg::Rej(11)), "WRONG_CLASS");
+        assert_eq!(decode(REJ_BASE + 48, &p), None, "READ_BUSY is no reason");
         assert_eq!(decode(ERRQ_W0 + 16, &p), Some(Reg::ErrqWord(4)));
         assert_eq!(decode(CH_PDID_BASE + 4, &p), Some(Reg::ChPdidPriv(1)));
         assert_eq!(decode(CH_PDID_BASE + 8, &p), None);
