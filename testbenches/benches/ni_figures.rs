@@ -18,17 +18,22 @@
 //!   the first beat of a burst is valid `mem-latency` cycles after its AR
 //!   was accepted (or right after the previous burst's last beat), then
 //!   one beat per cycle, no gaps;
-//! - router port: every flit out is credited back in the next cycle on the
-//!   NI's VC (an always-draining router input);
+//! - router port: every flit out is credited back in the next cycle on its
+//!   VC (the request VC, or the response VC of the response lane: an
+//!   always-draining router input);
 //! - receive side (the last table only): a router output sending RDMA
-//!   write packets into the NI, one flit per cycle, a packet started when
-//!   the NI's credits cover a largest packet (virtual cut-through); the memory's AXI4 write slave with
+//!   write packets (class 0) into the NI on VC 0, one flit per cycle, a
+//!   packet started when the class's credit pool covers a largest packet
+//!   (virtual cut-through; one pool per message class, refilled by the
+//!   NI's credits on their VC's class); the memory's AXI4 write slave with
 //!   AWREADY and WREADY always 1 and the B response `mem-latency` cycles
 //!   after the last W beat; software polling CQ_COUNT with back-to-back
 //!   reads.
 //!
 //! Every emitted packet is compared word for word with the golden model's
-//! (`exanet_sim::ni::Ni` given the same accesses and memory), so a figure
+//! (`exanet_sim::ni::Ni` given the same accesses and memory: at `rsp_pick`
+//! its `emit_response`, at `tx_pick` its `emit_request`, each VC's packets
+//! in their pick order), so a figure
 //! never comes from a run that sent the wrong packets. On the receive side
 //! the golden model receives each packet at `rx_commit` and lands its write
 //! at the B handshake (explicit events); every CQ_COUNT read and every
@@ -41,7 +46,7 @@
 //!   after it returns 1).
 
 use anyhow::{bail, Context, Result};
-use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_packet_flits, NiRtlParams};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams};
 use exanet_sim::ni::memory::MemWrite;
 use exanet_sim::ni::{regs, AxilResp, Ni, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
@@ -78,18 +83,23 @@ struct Link {
     in_data: Port,
     in_head: Port,
     in_tail: Port,
+    in_vc: Port,
     credit_out_valid: Port,
+    credit_out_vc: Port,
 }
 
 /// Receive-side agents and what one measured transfer saw (cycles are
 /// absolute; the write and commit times are the last packet's).
 #[derive(Default)]
 struct Rx {
-    /// Packets to send, the one being sent (words, next flit), credits.
+    /// Packets to send (all class 0, on VC 0), the one being sent (words,
+    /// next flit); credits per message class, and each class's ring size.
     queue: VecDeque<Vec<u128>>,
     cur: Option<(Vec<u128>, usize)>,
-    credits: usize,
-    buffer: usize,
+    credits: [usize; 2],
+    buffer: [usize; 2],
+    /// VCs per message class (VC `v` is of class `v / vcs`).
+    vcs: u64,
     /// Credits a packet needs to start (the largest packet's flits).
     pkt: usize,
     /// Sent, awaiting `rx_commit`.
@@ -147,7 +157,8 @@ struct Bench {
     sim: Sim,
     p: NiPorts,
     l: Link,
-    vc: u64,
+    /// The request VC (lane 0) and the response VC (lane 1).
+    vcs: [u64; 2],
     cycle: u64,
     mem_latency: u64,
     mem: SparseMemory,
@@ -160,11 +171,12 @@ struct Bench {
     bursts: VecDeque<Burst>,
     /// Window 0 set up for the receive side.
     rx_setup_done: bool,
-    // Router port.
-    credit_next: bool,
-    // The packet being received, and the golden ones to compare with.
+    // Router port: the VC of the flit out in the previous cycle.
+    credit_next: Option<u64>,
+    // The packet being received, and the golden ones to compare with, per
+    // lane (requests, responses).
     words: Vec<u128>,
-    expect: VecDeque<Vec<u128>>,
+    expect: [VecDeque<Vec<u128>>; 2],
     seen: Seen,
     rx: Rx,
 }
@@ -184,12 +196,17 @@ impl Bench {
             in_data: w("in_data", 128)?,
             in_head: w("in_head", 1)?,
             in_tail: w("in_tail", 1)?,
+            in_vc: w("in_vc", 4)?,
             credit_out_valid: w("credit_out_valid", 1)?,
+            credit_out_vc: w("credit_out_vc", 4)?,
         };
+        let pay = params.ni.max_payload_bytes;
+        let rings = [rx_buffer_flits(pay), rx_class1_flits(pay)];
         let rx = Rx {
-            buffer: rx_buffer_flits(params.ni.max_payload_bytes),
-            credits: rx_buffer_flits(params.ni.max_payload_bytes),
-            pkt: rx_packet_flits(params.ni.max_payload_bytes),
+            buffer: rings,
+            credits: rings,
+            vcs: params.vcs_per_class as u64,
+            pkt: rx_packet_flits(pay),
             ..Rx::default()
         };
         let me = Coords::new(1, 2, 3, 0)?;
@@ -220,7 +237,7 @@ impl Bench {
         let mut b = Bench {
             sim,
             p,
-            vc: params.vc as u64,
+            vcs: [params.vc as u64, params.resp_vc as u64],
             cycle: 0,
             mem_latency,
             mem,
@@ -230,9 +247,9 @@ impl Bench {
             last_accept: 0,
             bursts: VecDeque::new(),
             rx_setup_done: false,
-            credit_next: false,
+            credit_next: None,
             words: Vec::new(),
-            expect: VecDeque::new(),
+            expect: Default::default(),
             seen: Seen::default(),
             l,
             rx,
@@ -277,9 +294,11 @@ impl Bench {
                 false
             }
         };
-        // Router port: credit for the flit of the previous cycle.
-        self.l.credit_in_valid.set(self.credit_next as u64);
-        self.l.credit_in_vc.set(self.vc);
+        // Router port: credit for the flit of the previous cycle, on its VC.
+        self.l
+            .credit_in_valid
+            .set(self.credit_next.is_some() as u64);
+        self.l.credit_in_vc.set(self.credit_next.unwrap_or(0));
         self.rx_drive(t);
         self.sim.eval();
         let p = &self.p;
@@ -321,15 +340,27 @@ impl Bench {
                 self.bursts.pop_front();
             }
         }
+        // Picks, in the golden order: the response lane's, then the
+        // scheduler's.
+        if p.rsp_pick.get() == 1 {
+            let pk = self.golden.emit_response().with_context(|| {
+                format!("cycle {t}: rsp_pick but the golden model has no response")
+            })?;
+            self.expect[1].push_back(pk.words);
+        }
         if p.tx_pick.get() == 1 {
             self.seen.pick.get_or_insert(t);
-            let pk = self.golden.emit_packet().with_context(|| {
-                format!("cycle {t}: tx_pick but the golden model has no packet")
+            let pk = self.golden.emit_request().with_context(|| {
+                format!("cycle {t}: tx_pick but the golden model has no request")
             })?;
-            self.expect.push_back(pk.words);
+            self.expect[0].push_back(pk.words);
         }
-        self.credit_next = p.out_valid.get() == 1;
-        if self.credit_next {
+        self.credit_next = (p.out_valid.get() == 1).then(|| p.out_vc.get());
+        if let Some(vc) = self.credit_next {
+            let lane =
+                self.vcs.iter().position(|&v| v == vc).with_context(|| {
+                    format!("cycle {t}: a flit out on VC {vc}, not {:?}", self.vcs)
+                })?;
             if p.out_head.get() == 1 {
                 self.seen.head.get_or_insert(t);
                 self.words.clear();
@@ -339,8 +370,10 @@ impl Bench {
             if p.out_tail.get() == 1 {
                 self.seen.tail = Some(t);
                 self.seen.packets += 1;
-                let want = self.expect.pop_front().with_context(|| {
-                    format!("cycle {t}: a packet out with no golden packet picked")
+                let want = self.expect[lane].pop_front().with_context(|| {
+                    format!(
+                        "cycle {t}: a packet out on VC {vc} with no golden packet picked for it"
+                    )
                 })?;
                 if want != self.words {
                     bail!(
@@ -361,12 +394,13 @@ impl Bench {
     /// write is presented, BVALID when due.
     fn rx_drive(&mut self, t: u64) {
         let (p, q, rx) = (&self.p, &self.l, &mut self.rx);
-        if rx.cur.is_none() && rx.credits >= rx.pkt {
+        if rx.cur.is_none() && rx.credits[0] >= rx.pkt {
             rx.cur = rx.queue.pop_front().map(|w| (w, 0));
         }
         match &rx.cur {
             Some((w, i)) => {
                 q.in_valid.set(1);
+                q.in_vc.set(0);
                 q.in_data.set_u128(w[*i]);
                 q.in_head.set((*i == 0) as u64);
                 q.in_tail.set((*i + 1 == w.len()) as u64);
@@ -408,7 +442,7 @@ impl Bench {
         }
         if let Some((w, i)) = &mut rx.cur {
             // Flit taken (the NI has the credits: nothing to wait for).
-            rx.credits -= 1;
+            rx.credits[0] -= 1;
             if *i == 0 {
                 rx.first_head.get_or_insert(t);
             }
@@ -420,7 +454,12 @@ impl Bench {
             }
         }
         if q.credit_out_valid.get() == 1 {
-            rx.credits += 1;
+            let v = q.credit_out_vc.get();
+            let c = (v / rx.vcs) as usize;
+            if c > 1 || rx.credits[c] >= rx.buffer[c] {
+                bail!("cycle {t}: a credit on VC {v} the NI does not owe");
+            }
+            rx.credits[c] += 1;
         }
         if p.rx_commit.get() == 1 {
             let pk = rx
@@ -473,7 +512,11 @@ impl Bench {
             self.golden.write_landed()?;
             rx.b = t;
         }
-        if rx.poll && self.p.out_valid.get() == 1 && self.p.out_head.get() == 1 {
+        if rx.poll
+            && self.p.out_valid.get() == 1
+            && self.p.out_head.get() == 1
+            && self.p.out_vc.get() == self.vcs[1]
+        {
             rx.resp_head.get_or_insert(t);
         }
         Ok(())
@@ -547,6 +590,7 @@ impl Bench {
         let seen = Rx {
             buffer: self.rx.buffer,
             credits: self.rx.buffer,
+            vcs: self.rx.vcs,
             pkt: self.rx.pkt,
             ..Rx::default()
         };
@@ -565,10 +609,10 @@ impl Bench {
         self.ops.is_empty()
             && self.b_owed == 0
             && self.bursts.is_empty()
-            && self.expect.is_empty()
+            && self.expect.iter().all(|e| e.is_empty())
             && self.p.tx_busy.get() == 0
             && !self.golden.has_packet()
-            && !self.credit_next
+            && self.credit_next.is_none()
     }
 
     /// Queue `accesses` (user accesses to channel 0), run until the NI is

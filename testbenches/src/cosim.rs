@@ -299,7 +299,7 @@ fn replay_with_trace(bench: &mut dyn Bench, opts: &CosimOptions, cycle: u64) -> 
     let name = format!(
         "{}-{}-seed{}.vcd",
         bench.block(),
-        sanitize(&bench.point()),
+        file_point(&bench.point()),
         opts.seed
     );
     let path = opts.fail_dir.join(name);
@@ -310,6 +310,21 @@ fn replay_with_trace(bench: &mut dyn Bench, opts: &CosimOptions, cycle: u64) -> 
     run_loop(bench, &mut sim, opts.seed, cycle + 1, true)?;
     sim.trace_close();
     Ok(path)
+}
+
+/// A point's text as part of a file name: [`sanitize`]d; a long one (file
+/// names are at most 255 bytes) cut and completed with a hash of the whole
+/// text, so different points still get different names.
+fn file_point(point: &str) -> String {
+    const MAX: usize = 160;
+    let s = sanitize(point);
+    if s.len() <= MAX {
+        return s;
+    }
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(point.as_bytes());
+    let hex: String = h[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{hex}", &s[..MAX])
 }
 
 fn sanitize(s: &str) -> String {
@@ -390,4 +405,19 @@ pub fn thread_cpu_secs() -> f64 {
         return 0.0;
     }
     ts.tv_sec as f64 + 1e-9 * ts.tv_nsec as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_point;
+
+    #[test]
+    fn long_points_make_short_distinct_file_names() {
+        assert_eq!(file_point("a=1,b=2"), "a_1_b_2");
+        let long = |v: u32| format!("{}x={v}", "key=1,".repeat(60));
+        let (a, b) = (file_point(&long(1)), file_point(&long(2)));
+        assert!(a.len() <= 180 && b.len() <= 180, "{a}");
+        assert_ne!(a, b);
+        assert!(a.starts_with("key_1_key_1_"), "{a}");
+    }
 }

@@ -1,6 +1,7 @@
-//! Co-simulation of `ni` (transmit side; receive path: checks, reject path,
-//! data writes, completions, mailbox, acknowledgements, responses, read
-//! requests and read service, `Busy`):
+//! Co-simulation of `ni` (transmit side with the response lane; receive
+//! path: two message classes, checks, reject path, data writes,
+//! completions, mailbox, acknowledgements, responses, read requests and
+//! read service, reads refused, `Busy`):
 //! every matrix point against the golden model, coverage of what the
 //! stimulus exercised, the zero-bytes-written security test, a many-to-one
 //! mailbox burst that loses nothing, and proof that the bench fails on a
@@ -17,7 +18,9 @@ const CYCLES: u64 = 40_000;
 /// packet type, refusals, SLVERRs, 4 KiB splits, credit stalls, resets and
 /// phases without reset, every completion status, mailbox messages queued
 /// and refused, acknowledgements of every outcome, responses of the three
-/// kinds the agent provokes, and `Busy`.
+/// kinds the agent provokes, both message classes (class-1 packets decided
+/// before older class-0 ones, packets on the wrong class rejected), reads
+/// refused with the read queue full, and `Busy`.
 #[test]
 fn every_matrix_point_matches_the_golden_model() {
     if skip_without_verilator() {
@@ -59,9 +62,25 @@ fn every_matrix_point_matches_the_golden_model() {
         assert!(c.rx_data > 50 && c.rx_corrected > 5, "{text}: {c:?}");
         assert_eq!(c.rx_writes, c.rx_data, "{text}: {c:?}");
         assert!(c.errq_words > 5 && c.errq_pops > 5, "{text}: {c:?}");
-        for r in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] {
+        // (Reason 11: WrongClass, a packet on a VC of the other class.)
+        for r in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
             assert!(c.rx_rejected[r] > 3, "{text}: reason {r}: {c:?}");
         }
+        // Both classes decided; class-1 packets decided before an older
+        // class-0 packet.
+        assert!(
+            c.rx_by_class[0] > 100 && c.rx_by_class[1] > 50,
+            "{text}: {c:?}"
+        );
+        assert_eq!(c.rx_by_class[0] + c.rx_by_class[1], c.rx_packets);
+        assert!(
+            c.class1_overtakes > 0 && c.class1_past_busy > 0,
+            "{text}: {c:?}"
+        );
+        // Read requests finding the read queue full are refused (Nack
+        // READ_BUSY out on the response lane), never Busy.
+        assert!(c.read_refused > 0 && c.resp_read_busy > 0, "{text}: {c:?}");
+        assert!(c.resp_read_busy <= c.read_refused, "{text}: {c:?}");
         // Completions, mailbox, acknowledgements, responses, Busy.
         assert!(
             c.rx_completions > 10 && c.notify_in > 5 && c.nack_in > 5,
@@ -85,10 +104,13 @@ fn every_matrix_point_matches_the_golden_model() {
             "{text}: {c:?}"
         );
         if i > 0 {
-            // Small queues fill up: Busy, confirmed by the golden model
-            // (the read queue included).
+            // Small queues fill up: Busy, confirmed by the golden model.
             assert!(c.busy_checks > 5 && c.mb_refused > 0, "{text}: {c:?}");
-            assert!(c.read_busy > 0, "{text}: {c:?}");
+        }
+        if p.buffer_flits <= 3 {
+            // Few credits: the response lane used every credit of
+            // `resp_vc` (no flit beyond them).
+            assert!(c.resp_credit_out > 0, "{text}: {c:?}");
         }
         assert!(c.status_sticky > 0 && c.status_clears > 0, "{text}: {c:?}");
         // Every write landed (B) but perhaps the last; the completion
@@ -174,7 +196,7 @@ fn rejected_packets_write_nothing() {
         assert!(rejected > 100, "{text}: {c:?}");
         assert_eq!(rejected, c.rx_packets, "{text}: {c:?}");
         assert_eq!((c.rx_accepted, c.rx_writes), (0, 0), "{text}: {c:?}");
-        for r in [1, 2, 3, 4, 5, 6, 7, 8, 10] {
+        for r in [1, 2, 3, 4, 5, 6, 7, 8, 10, 11] {
             assert!(c.rx_rejected[r] > 0, "{text}: reason {r}: {c:?}");
         }
         // Refused read requests among them: no read job, no data emitted.
@@ -311,7 +333,7 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 from: "x_defer = x_write;",
                 to: "x_defer = 1'b0;",
                 setup: general,
-                ports: &["s_rdata", "tx_pick"],
+                ports: &["s_rdata", "rsp_pick", "tx_pick"],
             },
             // Only the completion at the decision: a CQ_COUNT / CQ_W0 /
             // STATUS read while the write is landing sees it.
@@ -328,7 +350,7 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 from: " && !(ms_v && (ms_idx == k_idx));",
                 to: ";",
                 setup: general,
-                ports: &["s_rdata", "s_bresp", "tx_pick", "out_data"],
+                ports: &["s_rdata", "s_bresp", "rsp_pick", "tx_pick", "out_data"],
             },
         ],
         25_000,
@@ -354,19 +376,33 @@ fn an_edited_receive_pipeline_is_caught() {
                 from: "? rv_lastb : 5'd16;",
                 to: "? 5'd16 : 5'd16;",
                 setup: general,
-                ports: &["m_aw", "s_rdata", "tx_pick", "rx_commit", "out_data"],
+                ports: &[
+                    "m_aw",
+                    "s_rdata",
+                    "rsp_pick",
+                    "tx_pick",
+                    "rx_commit",
+                    "out_data",
+                ],
             },
             Edit {
                 from: " + {11'd0, lq_cqh}) >= ",
                 to: ") >= ",
                 setup: general,
-                ports: &["rx_commit", "s_rdata", "tx_pick"],
+                ports: &["rx_commit", "s_rdata", "rsp_pick", "tx_pick"],
             },
             Edit {
                 from: " && !lp_post",
                 to: "",
                 setup: general,
-                ports: &["rx_commit", "s_rdata", "tx_pick", "m_ar", "out_data"],
+                ports: &[
+                    "rx_commit",
+                    "s_rdata",
+                    "rsp_pick",
+                    "tx_pick",
+                    "m_ar",
+                    "out_data",
+                ],
             },
         ],
         40_000,
@@ -375,7 +411,8 @@ fn an_edited_receive_pipeline_is_caught() {
 }
 
 /// Edited receive path — the PDID check removed, or a payload CRC error
-/// ignored, lets a bad packet write memory (or answer a completion); an
+/// ignored, lets a bad packet write memory (or answer a completion, or be
+/// rejected for another reason, seen in the error queue); an
 /// error-queue word wrong; a read request's window check removed (the
 /// refused read is served) — the bench catches each.
 #[test]
@@ -385,8 +422,9 @@ fn an_edited_receive_path_is_caught() {
     }
     let only_bad: fn(&mut NiBench) = |b| b.set_only_bad(true);
     // A bad packet taken writes memory (AW), or, when it is the last of a
-    // transfer with notify, first answers RdmaCompletion (pick).
-    let writes: &[&str] = &["m_aw", "tx_pick"];
+    // transfer with notify, first answers RdmaCompletion (the response
+    // lane's pick).
+    let writes: &[&str] = &["m_aw", "rsp_pick", "tx_pick"];
     assert_edits_caught(
         0,
         &[
@@ -400,7 +438,9 @@ fn an_edited_receive_path_is_caught() {
                 from: "else if (rx_crc != footer_unpack_payload_crc) x_reason = 4'd6;",
                 to: "else if (1'b0) x_reason = 4'd6;",
                 setup: only_bad,
-                ports: writes,
+                // (Or the packet is rejected by a later check: another
+                // reason in the error queue's ERRQ_W0.)
+                ports: &["m_aw", "rsp_pick", "tx_pick", "s_rdata (read 0x000c4)"],
             },
             // The error queue loses the source coordinates.
             Edit {

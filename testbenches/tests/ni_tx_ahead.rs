@@ -15,7 +15,7 @@ fn tx_ahead_is_a_point_key_checked_like_the_others() {
     let p = parse_point("tx_ahead=16").unwrap();
     assert_eq!(p.tx_ahead, 16);
     assert!(
-        point_text(&p).ends_with(",vc=0,tx_ahead=16"),
+        point_text(&p).ends_with(",vc=0,resp_vc=2,vcs_per_class=2,tx_ahead=16"),
         "{}",
         point_text(&p)
     );
@@ -26,6 +26,35 @@ fn tx_ahead_is_a_point_key_checked_like_the_others() {
         assert!(e.contains("ni.tx_ahead = "), "{bad}: {e}");
         assert!(e.contains("power of two in 2..=32"), "{bad}: {e}");
     }
+}
+
+/// The message-class VCs are point keys: `resp_vc` and `vcs_per_class`
+/// (defaults 2 and 2) round-trip through the point text; a value the NI
+/// does not support is an error naming its key.
+#[test]
+fn class_vcs_are_point_keys_checked_like_the_others() {
+    let d = parse_point("").unwrap();
+    assert_eq!((d.vc, d.resp_vc, d.vcs_per_class), (0, 2, 2), "defaults");
+    let p = parse_point("vc=2,resp_vc=5,vcs_per_class=3").unwrap();
+    assert_eq!((p.vc, p.resp_vc, p.vcs_per_class), (2, 5, 3));
+    assert!(
+        point_text(&p).contains(",vc=2,resp_vc=5,vcs_per_class=3,"),
+        "{}",
+        point_text(&p)
+    );
+    assert_eq!(parse_point(&point_text(&p)).unwrap(), p);
+    for (bad, key) in [
+        ("resp_vc=1", "ni.resp_vc = 1"),
+        ("resp_vc=4", "ni.resp_vc = 4"),
+        ("vc=2", "ni.vc = 2"),
+        ("vcs_per_class=0", "ni.vcs_per_class = 0"),
+        ("vcs_per_class=9,resp_vc=9", "ni.vcs_per_class = 9"),
+    ] {
+        let e = format!("{:#}", parse_point(bad).unwrap_err());
+        assert!(e.contains(key), "{bad}: {e}");
+    }
+    let e = format!("{:#}", parse_point("resp_vc=x").unwrap_err());
+    assert!(e.contains("resp_vc"), "{e}");
 }
 
 /// The default NI (4 channels, 256-byte packets, 32 credits) with

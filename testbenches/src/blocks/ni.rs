@@ -23,11 +23,16 @@
 //! - **Memory** (AXI4 slave): accepts AR with random backpressure, returns
 //!   each burst after a random latency with random gaps between beats,
 //!   from a sparse memory holding the same bytes as the golden model's.
-//! - **Router port**: returns credits after random delays (and stray
-//!   credits on other VCs, which the NI must ignore).
+//! - **Router port**: returns credits after random delays, on the request
+//!   VC `vc` and the response VC `resp_vc` (and stray credits on other
+//!   VCs, which the NI must ignore).
 //! - **Receive agent** (a router local output): sends packets into the NI
-//!   (flits with random gaps; a packet starts only with credits for a
-//!   largest packet, virtual cut-through, random VC): RdmaWrite / RdmaReadResp into the landing
+//!   (flits with random gaps, one packet at a time; one credit pool per
+//!   message class, the size of that class's receive ring; a packet of
+//!   class `c` starts only with credits for a largest packet in pool `c`,
+//!   virtual cut-through; a random VC of the class of its type, VC `v`
+//!   being of class `v / vcs_per_class`; a few damaged ones on a VC of the
+//!   other class, rejected WrongClass): RdmaWrite / RdmaReadResp into the landing
 //!   area's first half (window 0; `first`, `last`, `notify` random; (src,
 //!   txid) mostly from a small pool so damaged transfers complete as
 //!   PACKET_REJECTED), RdmaReadReq asking for 1..12·P bytes of the landing
@@ -56,15 +61,19 @@
 //!
 //! Checks (the first failure stops the run): every AXI4-Lite response
 //! (OKAY/SLVERR and read data) against the golden model's for the same
-//! access in the same order; at `tx_pick` the golden model must have a
-//! packet (`emit_packet`), and when the RTL is idle and not picking it
-//! must have none; every flit against the golden packet's words (data,
-//! head, tail, VC) — responses included; no flit without a credit; every
+//! access in the same order; at `rsp_pick` the golden model must have a
+//! response (`emit_response`), at `tx_pick` a request (`emit_request`),
+//! and when the RTL's engine is idle and not picking it must have no
+//! request; every flit against the golden packet's words (data, head,
+//! tail), per VC: requests on `vc` in their pick order, responses on
+//! `resp_vc` in theirs, no packet's flits interleaved with another's; no
+//! flit without a credit of its VC; every
 //! AR: 16-byte aligned, INCR, size 16, no 4 KiB crossing, address below
 //! `2^addr_bits`, ARUSER = the packet's PDID. At `rx_commit` the golden
-//! model receives the oldest packet sent (it must be consumed, not Busy);
-//! at `rx_busy` it must answer `Busy` (asked again whenever its state
-//! changed since); its memory writes (`take_writes`) must then appear on
+//! model receives (`receive_packet_on`, class `rx_class`) the oldest
+//! packet sent on a VC of class `rx_class` (it must be consumed, not
+//! Busy); at `rx_busy` it must answer `Busy` for that packet (asked again
+//! whenever its state changed since); its memory writes (`take_writes`) must then appear on
 //! AXI4 in order, one burst each: AW aligned, length, size 16, INCR,
 //! AWUSER = the packet's PDID, no 4 KiB crossing; the strobed bytes
 //! exactly the written range and data. Any AW with no golden write pending
@@ -73,8 +82,9 @@
 //! response are posted then, so a CQ read or a pick that shows one before
 //! the B is a mismatch); at each tail flit out the packet has left
 //! (`packet_left`; explicit events, see `exanet_sim::ni`). Credits return
-//! on the packet's VC, as many as its flits, none unowed. Order of golden
-//! calls within a cycle: read accepted, pick, receive, write landed, write
+//! on the packet's VC, as many as its flits, none unowed, each class's in
+//! the order of its decisions. Order of golden calls within a cycle: read
+//! accepted, response picked, request picked, receive, write landed, write
 //! accepted, packet left.
 //!
 //! Phases end with a drain (no new accesses or packets until both sides
@@ -83,16 +93,19 @@
 //! reset pulse, the others go on with the same state.
 
 use super::ni_agents::{
-    check_pick, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
+    check_picks, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
 };
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_packet_flits, NiRtlParams};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams};
+use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::rdma_tx::ReadRequest;
-use exanet_sim::ni::{regs, AxilResp, Ni, NiParams, Packet, Prot, RxOutcome, SparseMemory};
+use exanet_sim::ni::{
+    regs, AxilResp, Ni, NiParams, Packet, Prot, RejectReason, RxOutcome, SparseMemory,
+};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{header_ecc, Header, PacketType};
@@ -115,6 +128,8 @@ const KEYS: &[&str] = &[
     "poison_depth",
     "buffer_flits",
     "vc",
+    "resp_vc",
+    "vcs_per_class",
     "tx_ahead",
 ];
 
@@ -132,15 +147,16 @@ pub fn info() -> BlockInfo {
 /// The default matrix.
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
-        // The default NI: 4 channels, 256-byte packets, 64-byte messages.
-        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0",
+        // The default NI: 4 channels, 256-byte packets, 64-byte messages, 2 VCs per class.
+        "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2",
         // Small and odd: 3 channels, short queues, 64-byte packets, 32-bit addresses, few credits,
         // 3-entry error queue, mailbox and response queue, 2 read jobs, 5 completions, 3 damaged transfers
-        // (queues wrap at non-powers of two and fill up: Busy, mailbox-full nacks).
-        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,mailbox_depth=3,cq_depth=5,resp_queue_depth=3,read_queue_depth=2,poison_depth=3,buffer_flits=6,vc=2",
+        // (queues wrap at non-powers of two and fill up: Busy, mailbox-full nacks, reads refused);
+        // 3 VCs per class, requests on the last class-0 VC, responses on the last class-1 VC.
+        "channels=3,desc_queue_depth=3,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=64,addr_bits=32,windows=2,errq_depth=3,mailbox_depth=3,cq_depth=5,resp_queue_depth=3,read_queue_depth=2,poison_depth=3,buffer_flits=6,vc=2,resp_vc=5,vcs_per_class=3",
         // One channel, 16-byte packets and messages, 42-bit addresses, 3 credits, every queue
-        // one entry deep.
-        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,mailbox_depth=1,cq_depth=1,resp_queue_depth=1,read_queue_depth=1,poison_depth=1,buffer_flits=3,vc=1",
+        // one entry deep; one VC per class.
+        "channels=1,desc_queue_depth=2,pkt_slots=1,mailbox_msg_bytes=16,max_payload_bytes=16,addr_bits=42,windows=1,errq_depth=1,mailbox_depth=1,cq_depth=1,resp_queue_depth=1,read_queue_depth=1,poison_depth=1,buffer_flits=3,vc=0,resp_vc=1,vcs_per_class=1",
     ]
 }
 
@@ -179,6 +195,8 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
         },
         buffer_flits: int("buffer_flits", d.buffer_flits)?,
         vc: int("vc", d.vc)?,
+        resp_vc: int("resp_vc", d.resp_vc)?,
+        vcs_per_class: int("vcs_per_class", d.vcs_per_class)?,
         tx_ahead: int("tx_ahead", d.tx_ahead)?,
     };
     exanet_hdl::ni::Geometry::new(&p)?;
@@ -189,10 +207,11 @@ pub fn parse_point(text: &str) -> Result<NiRtlParams> {
 pub fn point_text(p: &NiRtlParams) -> String {
     let n = &p.ni;
     format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={},tx_ahead={}",
+        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={},resp_vc={},vcs_per_class={},tx_ahead={}",
         n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
         n.addr_bits, n.windows, n.errq_depth, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
-        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc, p.tx_ahead
+        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc, p.resp_vc, p.vcs_per_class,
+        p.tx_ahead
     )
 }
 
@@ -217,35 +236,50 @@ pub struct NiCoverage {
     pub refused_sends: u64,
     /// Reset pulses.
     pub resets: u64,
-    /// Cycles the flit output was stalled by credits.
+    /// Cycles the flit output was stalled by credits (request VC); cycles
+    /// the response VC had no credit left.
     pub credit_stalls: u64,
+    pub resp_credit_out: u64,
     /// Packets injected into the receive path and decided.
     pub rx_packets: u64,
     /// Of those: accepted; accepted after a corrected header error.
     pub rx_accepted: u64,
     pub rx_corrected: u64,
-    /// Rejected, by reason code (index 1..=10).
-    pub rx_rejected: [u64; 11],
+    /// Rejected, by reason code (index 1..=`RejectReason::MAX_CODE`;
+    /// WrongClass among them).
+    pub rx_rejected: [u64; RejectReason::MAX_CODE as usize + 1],
+    /// Packets decided per class of their arrival VC (0, 1); of the
+    /// class-1 decisions, those made while an older class-0 packet was
+    /// undecided (out of arrival order), and those made while a class-0
+    /// packet found Busy was waiting (it yielded).
+    pub rx_by_class: [u64; 2],
+    pub class1_overtakes: u64,
+    pub class1_past_busy: u64,
+    /// Packets the agent sent on a VC of the other class than their type's.
+    pub wrong_class_sent: u64,
     /// AXI4 write bursts compared against the golden writes, and bytes.
     pub rx_writes: u64,
     pub rx_write_bytes: u64,
     /// ERRQ_W* reads compared with a non-zero value; ERRQ pops accepted.
     pub errq_words: u64,
     pub errq_pops: u64,
-    /// Responses the NI emitted (compared flit by flit): MailboxAck,
-    /// MailboxNack, RdmaCompletion, Nack.
+    /// Responses the NI emitted (compared flit by flit, on `resp_vc`):
+    /// MailboxAck, MailboxNack, RdmaCompletion, Nack; of the Nacks, those
+    /// refusing a read because the read queue was full (NACK_READ_BUSY).
     pub resp_acks: u64,
     pub resp_mb_nacks: u64,
     pub resp_completions: u64,
     pub resp_read_nacks: u64,
+    pub resp_read_busy: u64,
     /// RdmaReadResp packets the read-serve engine emitted (compared flit
     /// by flit), and read requests accepted (each a read job).
     pub read_resps: u64,
     pub read_jobs: u64,
-    /// Read requests decided (accepted or rejected), and `Busy` confirmations
-    /// of a read request (the read queue full).
+    /// Read requests decided (accepted, refused or rejected), and those
+    /// refused because the read queue was full (outcome Refused, answered
+    /// Nack READ_BUSY; a read request is never Busy for the read queue).
     pub read_reqs_in: u64,
-    pub read_busy: u64,
+    pub read_refused: u64,
     /// Accepted data packets (each must be one AXI4 write burst), and of
     /// those with `last = 1` (a completion posted).
     pub rx_data: u64,
@@ -339,10 +373,12 @@ pub struct NiBench {
     tx_off: bool,
     // Memory.
     mem_r: AxiReadSlave,
-    // Flits.
+    // Flits: the packets picked; the flits the router holds (credits
+    // used) on `vc` and `resp_vc`; the lane (0 `vc`, 1 `resp_vc`) a credit
+    // is returned to this cycle.
     tx: TxFlits,
-    held: usize,
-    credit_now: bool,
+    held: [usize; 2],
+    credit_now: Option<usize>,
     // Phases.
     cycle_in_phase: u64,
     phase_len: u64,
@@ -385,6 +421,14 @@ struct MbBurst {
     delivered: std::collections::HashSet<u32>,
 }
 
+/// A packet sent into the NI, awaiting its decision: the packet, its VC,
+/// its number in the order of arrival (tails).
+struct SentPacket {
+    pkt: Packet,
+    vc: u8,
+    seq: u64,
+}
+
 /// The receive agent: a router local port sending flits into the NI, and
 /// the memory's AXI4 write slave.
 struct Rx {
@@ -393,19 +437,31 @@ struct Rx {
     land: u64,
     /// PDID window 0 is set up with.
     pdid: u16,
-    /// Credits of the NI's receive buffer; a packet starts only with
-    /// `pkt` (its largest packet) of them (virtual cut-through).
-    buffer: usize,
+    /// VCs per message class: VC `v` is of class `v / vcs`.
+    vcs: usize,
+    /// Per class: credits of the NI's receive ring (its size, and what the
+    /// agent holds); a packet starts on a class only with `pkt` (its
+    /// largest packet) of that class's credits (virtual cut-through).
+    buffer: [usize; 2],
     pkt: usize,
-    credits: usize,
+    credits: [usize; 2],
+    /// Packet made, waiting for credits of its class: words, VC.
+    next: Option<(Vec<u128>, u8)>,
     /// Packet being sent: words, next flit, VC.
     sending: Option<(Vec<u128>, usize, u8)>,
     /// A flit is on `in_*` this cycle.
     flit_now: bool,
-    /// Sent, awaiting `rx_commit`: packet, VC.
-    sent: VecDeque<(Packet, u8)>,
-    /// Committed, credits owed: VC, flits.
-    owed: VecDeque<(u8, usize)>,
+    /// Per class of the arrival VC: sent, awaiting `rx_commit`, oldest first.
+    sent: [VecDeque<SentPacket>; 2],
+    /// Packets sent whole so far (numbers their arrival order).
+    arrivals: u64,
+    /// A class-0 packet found Busy is still undecided.
+    busy0: bool,
+    /// The class whose Busy packet the golden model confirmed last (asked
+    /// again when another class is Busy, or the golden model changed).
+    busy_checked: Option<usize>,
+    /// Per class: committed, credits owed: VC, flits.
+    owed: [VecDeque<(u8, usize)>; 2],
     /// The memory's AXI4 write slave (times counted in the phase).
     wr: AxiWriteSlave,
     wait_commit: u64,
@@ -438,7 +494,7 @@ struct Rx {
 }
 
 impl Rx {
-    fn new(land: u64, buffer: usize, pkt: usize) -> Rx {
+    fn new(land: u64, vcs: usize, buffer: [usize; 2], pkt: usize) -> Rx {
         let c = |x: u32| Coords::from_bits(x).expect("22-bit coordinates");
         Rx {
             outstanding: Vec::new(),
@@ -456,13 +512,18 @@ impl Rx {
             early_coin: false,
             land,
             pdid: 0,
+            vcs,
             buffer,
             pkt,
             credits: buffer,
+            next: None,
             sending: None,
             flit_now: false,
-            sent: VecDeque::new(),
-            owed: VecDeque::new(),
+            sent: Default::default(),
+            arrivals: 0,
+            busy0: false,
+            busy_checked: None,
+            owed: Default::default(),
             wr: AxiWriteSlave::new(),
             wait_commit: 0,
             load: 0.05,
@@ -470,12 +531,34 @@ impl Rx {
     }
 
     fn idle(&self) -> bool {
-        self.sending.is_none()
-            && self.sent.is_empty()
-            && self.owed.is_empty()
+        self.next.is_none()
+            && self.sending.is_none()
+            && self.sent.iter().all(|q| q.is_empty())
+            && self.owed.iter().all(|q| q.is_empty())
             && self.wr.idle()
             && self.credits == self.buffer
             && self.outstanding.is_empty()
+    }
+
+    /// No packet awaits its decision.
+    fn none_sent(&self) -> bool {
+        self.sent.iter().all(|q| q.is_empty())
+    }
+
+    /// Whether a packet of `class` may start (no packet being sent, the
+    /// class's pool holds a largest packet).
+    fn may_start(&self, class: usize) -> bool {
+        self.sending.is_none() && self.credits[class] >= self.pkt
+    }
+
+    /// A random VC of `class`.
+    fn vc_of(&self, class: usize, rng: &mut Rng) -> u8 {
+        (class * self.vcs + rng.below(self.vcs as u64) as usize) as u8
+    }
+
+    /// The class of VC `vc`.
+    fn class_of(&self, vc: u64) -> usize {
+        vc as usize / self.vcs
     }
 }
 
@@ -531,6 +614,8 @@ impl NiBench {
         golden.set_write_log(true);
         golden.set_explicit_events(true);
         let params_p = params.ni.max_payload_bytes;
+        let tx = TxFlits::new(params.vc as u64, params.resp_vc as u64);
+        let vcs = params.vcs_per_class;
         Ok(NiBench {
             params,
             golden_params,
@@ -544,9 +629,9 @@ impl NiBench {
             wait: 0,
             tx_off: false,
             mem_r: AxiReadSlave::new(),
-            tx: TxFlits::new(),
-            held: 0,
-            credit_now: false,
+            tx,
+            held: [0; 2],
+            credit_now: None,
             cycle_in_phase: 0,
             phase_len: 0,
             draining: false,
@@ -554,7 +639,12 @@ impl NiBench {
             load: 0.5,
             idle_run: 0,
             cov: NiCoverage::default(),
-            rx: Rx::new(land, rx_buffer_flits(params_p), rx_packet_flits(params_p)),
+            rx: Rx::new(
+                land,
+                vcs,
+                [rx_buffer_flits(params_p), rx_class1_flits(params_p)],
+                rx_packet_flits(params_p),
+            ),
             only_bad: false,
             burst: None,
             golden_dirty: true,
@@ -660,13 +750,17 @@ impl NiBench {
     /// Damage: forged PDID, outside the window, beyond `2^addr_bits`,
     /// crossing a P boundary, misrouted, size 0, Ack type, unknown type,
     /// payload bit flip, single (corrected) and double header errors,
-    /// footer bit flip, a word dropped or added, header only. While
-    /// draining: only a clean MailboxAck of an outstanding message.
-    fn rx_packet(&mut self, rng: &mut Rng) -> Vec<u128> {
+    /// footer bit flip, a word dropped or added, header only, sent on a VC
+    /// of the other message class (WrongClass). While draining: only a
+    /// clean MailboxAck of an outstanding message. Returns the words and
+    /// the message class of the VC to send them on (the class of the
+    /// header's type, but for WrongClass).
+    fn rx_packet(&mut self, rng: &mut Rng) -> (Vec<u128>, usize) {
         let pm = self.params.ni.max_payload_bytes as u64;
         let lim = 1u64 << self.params.ni.addr_bits;
         // 0 data, 1 mailbox, 2 ack / nack of an NI message, 3 completion /
         // read nack, 4 read request.
+        let storm = !self.only_bad && !self.draining && self.rx.read_storm > 0;
         let class = if self.only_bad {
             if rng.chance(0.25) {
                 4
@@ -676,7 +770,7 @@ impl NiBench {
         } else if self.draining {
             2
         } else if self.rx.read_storm > 0 {
-            // Read requests back to back: the read queue fills (Busy).
+            // Read requests back to back: the read queue fills (refused).
             self.rx.read_storm -= 1;
             4
         } else {
@@ -689,7 +783,7 @@ impl NiBench {
             }
         };
         let kind = if self.only_bad {
-            let bad = [5, 15, 23, 27, 31, 35, 38, 40, 64, 72, 80, 86, 87];
+            let bad = [5, 15, 23, 27, 31, 35, 38, 40, 64, 72, 80, 86, 87, 92];
             let k = bad[rng.below(bad.len() as u64) as usize];
             if k == 23 && self.params.ni.addr_bits == 42 {
                 5
@@ -699,7 +793,7 @@ impl NiBench {
         } else if self.draining {
             0
         } else if rng.chance(if class == 0 { 0.5 } else { 0.3 }) {
-            5 + rng.below(87)
+            5 + rng.below(92)
         } else {
             0
         };
@@ -801,10 +895,11 @@ impl NiBench {
                     };
                     PacketType::RdmaCompletion
                 } else {
+                    // A reject reason or READ_BUSY; rarely no valid code.
                     flags = if rng.chance(0.05) {
-                        [0, 11, 15][rng.below(3) as usize]
+                        [0, NACK_READ_BUSY + 1, 15][rng.below(3) as usize]
                     } else {
-                        1 + rng.below(10) as u8
+                        1 + rng.below(NACK_READ_BUSY as u64) as u8
                     };
                     PacketType::Nack
                 };
@@ -820,7 +915,9 @@ impl NiBench {
         // landing area (no data packet writes there: the bytes the RTL
         // reads are the golden model's whatever the timing).
         // (Up to 12 packets: long reads take the link from the channels.)
+        // (A storm's reads are long: the engine is slow to drain them.)
         let rd_len = match rng.below(100) {
+            _ if storm => 3 * pm + 1 + rng.below(9 * pm),
             0..=59 => 1 + rng.below(64),
             60..=94 => 1 + rng.below(3 * pm),
             _ => 1 + rng.below(12 * pm),
@@ -835,7 +932,9 @@ impl NiBench {
         }
         let is_rd = class == 4;
         if is_rd && !self.only_bad && self.rx.read_storm == 0 && rng.chance(0.15) {
-            self.rx.read_storm = 2 + rng.below(4);
+            // More than the read queue holds: the last ones are refused
+            // (Nack READ_BUSY) unless the engine serves fast enough.
+            self.rx.read_storm = self.params.ni.read_queue_depth as u64 + 1 + rng.below(4);
         }
         match kind {
             5..=14 if class <= 1 || is_rd => pdid ^= 1 + rng.below(0xFFFF) as u16, // forged PDID
@@ -943,7 +1042,15 @@ impl NiBench {
             }
             _ => {}
         }
-        words
+        // The class of the header's type; a few damaged ones on the other
+        // class's VCs (rejected WrongClass when nothing else is wrong).
+        let mclass = ptype.class();
+        if (92..=96).contains(&kind) {
+            self.cov.wrong_class_sent += 1;
+            (words, 1 - mclass)
+        } else {
+            (words, mclass)
+        }
     }
 
     /// A MailboxAck or MailboxNack (full, or a final reason) naming the
@@ -1148,7 +1255,9 @@ impl NiBench {
                     regs::CNT_BASE + 4 * regs::cnt::MB_FULL_NACKS as u32,
                     regs::CNT_BASE + 4 * regs::cnt::MB_RETRIES as u32,
                     regs::CNT_BASE + 4 * regs::cnt::MB_DENIED as u32,
-                ][rng.below(6) as usize],
+                    regs::CNT_BASE + 4 * regs::cnt::RD_BUSY_NACKS as u32,
+                    regs::REJ_BASE + 4 * RejectReason::WrongClass.code() as u32,
+                ][rng.below(8) as usize],
                 0 => page + regs::CH_STATUS,
                 1 => page + 4 * rng.below(11) as u32, // 0x00..0x28
                 2 => page + regs::PKT_DATA + 4 * rng.below(n.mailbox_msg_bytes as u64 / 4) as u32,
@@ -1169,8 +1278,8 @@ impl NiBench {
                     regs::CNT_BASE + 4 * regs::cnt::RX_REJECTED as u32,
                     regs::CNT_BASE + 4 * regs::cnt::HDR_CORRECTED as u32,
                     regs::CNT_BASE + 4 * regs::cnt::RX_DATA_BYTES as u32,
-                    regs::REJ_BASE + 4 * (1 + rng.below(10) as u32),
-                    regs::REJ_BASE + 4 * (1 + rng.below(10) as u32),
+                    regs::REJ_BASE + 4 * (1 + rng.below(RejectReason::MAX_CODE as u64) as u32),
+                    regs::REJ_BASE + 4 * (1 + rng.below(RejectReason::MAX_CODE as u64) as u32),
                     regs::ERRQ_COUNT,
                     regs::ERRQ_W0 + 4 * rng.below(5) as u32,
                     regs::ERRQ_W0 + 4 * rng.below(5) as u32,
@@ -1380,7 +1489,7 @@ impl NiBench {
             && self.axil.idle()
             && self.tx.idle()
             && self.mem_r.idle()
-            && self.held == 0
+            && self.held == [0; 2]
             && !self.golden.has_packet()
             && self.rx.idle()
     }
@@ -1404,9 +1513,11 @@ impl NiBench {
             }
         }
         let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
-        // 2. Pick.
+        // 2. Picks: a response (the response lane), then a request.
         let busy = p.ni.tx_busy.get() == 1;
-        if let Some(pk) = check_pick(&p.ni, &mut self.golden, rep)? {
+        let picks = check_picks(&p.ni, &mut self.golden, rep)?;
+        for (class, pk) in [(1, picks.response), (0, picks.request)] {
+            let Some(pk) = pk else { continue };
             self.golden_dirty = true;
             let h = Header::from_bits(pk.header_word()).expect("golden header");
             let f = Footer::from_bits(pk.footer_word()).expect("golden footer");
@@ -1433,27 +1544,49 @@ impl NiBench {
                     self.cov.cq_status[f.flags() as usize & 3] += 1;
                 }
                 PacketType::RdmaReadResp => self.cov.read_resps += 1,
-                _ => self.cov.resp_read_nacks += 1,
+                _ => {
+                    self.cov.resp_read_nacks += 1;
+                    self.cov.resp_read_busy += (f.flags() == NACK_READ_BUSY) as u64;
+                }
             }
             if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack) {
                 self.burst_answer(&pk, &h);
             }
-            self.tx.picked(pk, h.pdid());
+            self.tx.picked(class, pk, h.pdid());
         }
         // 3. A packet decided by the receive path: the golden receives it.
+        // The class of the packet decided (or found Busy): of its arrival VC.
+        let class = p.ni.rx_class.get() as usize;
         if p.ni.rx_commit.get() == 1 {
-            let Some((pkt, vc)) = self.rx.sent.pop_front() else {
-                return bad("rx_commit", "0 (no packet sent)".into(), "1".into());
+            let Some(SentPacket { pkt, vc, seq }) = self.rx.sent[class].pop_front() else {
+                return bad(
+                    &format!("rx_commit (rx_class {class})"),
+                    format!("0 (no packet sent on a class-{class} VC)"),
+                    "1".into(),
+                );
             };
+            self.cov.rx_by_class[class] += 1;
+            if class == 1 {
+                // Decided out of arrival order: an older class-0 packet
+                // waits (complete), perhaps found Busy.
+                if self.rx.sent[0].front().is_some_and(|o| o.seq < seq) {
+                    self.cov.class1_overtakes += 1;
+                }
+                self.cov.class1_past_busy += self.rx.busy0 as u64;
+            } else {
+                self.rx.busy0 = false;
+            }
             let before = *self.golden.counters();
-            let outcome = self.golden.receive_packet(&pkt);
-            // An acknowledgement of a message still being sent: Stale.
+            let outcome = self.golden.receive_packet_on(&pkt, class);
+            // An acknowledgement of a message still being sent (on a VC of
+            // its class): Stale.
             if let (Ok((h, _)), Ok(f)) = (
                 Header::decode(pkt.header_word()),
                 Footer::from_bits(pkt.footer_word()),
             ) {
                 let key = (f.src(), h.pdid(), f.txid());
                 if matches!(h.ptype(), PacketType::MailboxAck | PacketType::MailboxNack)
+                    && h.ptype().class() == class
                     && h.dest() == self.me
                     && self.rx.sending_msgs.contains(&key)
                 {
@@ -1467,11 +1600,9 @@ impl NiBench {
                     }
                 }
             }
-            if Header::decode(pkt.header_word())
-                .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq)
-            {
-                self.cov.read_reqs_in += 1;
-            }
+            let read_req = Header::decode(pkt.header_word())
+                .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq);
+            self.cov.read_reqs_in += read_req as u64;
             self.golden_dirty = true;
             self.rx.busy_run = 0;
             self.cov.rx_packets += 1;
@@ -1507,6 +1638,9 @@ impl NiBench {
                         }
                     }
                 }
+                // A message with the mailbox full, or a read request with
+                // the read queue full: a nack is sent.
+                RxOutcome::Refused if read_req => self.cov.read_refused += 1,
                 RxOutcome::Refused => self.cov.mb_refused += 1,
                 RxOutcome::Rejected(r) => self.cov.rx_rejected[r.code() as usize] += 1,
                 RxOutcome::Busy => {
@@ -1529,33 +1663,34 @@ impl NiBench {
                 self.rx.poll_landing |= posts;
             }
             self.rx.wr.expect(writes, pdid);
-            self.rx.owed.push_back((vc, pkt.words.len()));
+            self.rx.owed[class].push_back((vc, pkt.words.len()));
             self.rx.wait_commit = 0;
         } else if p.ni.rx_busy.get() == 1 {
             // Busy: the golden model must refuse the packet too (no effect).
-            let Some((pkt, _)) = self.rx.sent.front() else {
-                return bad("rx_busy", "0 (no packet sent)".into(), "1".into());
+            let Some(sp) = self.rx.sent[class].front() else {
+                return bad(
+                    &format!("rx_busy (rx_class {class})"),
+                    format!("0 (no packet sent on a class-{class} VC)"),
+                    "1".into(),
+                );
             };
             self.cov.busy_cycles += 1;
             self.rx.busy_run += 1;
-            if self.golden_dirty {
-                let outcome = self.golden.receive_packet(pkt);
+            self.rx.busy0 |= class == 0;
+            if self.golden_dirty || self.rx.busy_checked != Some(class) {
+                let outcome = self.golden.receive_packet_on(&sp.pkt, class);
                 self.cov.busy_checks += 1;
-                if Header::decode(pkt.header_word())
-                    .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq)
-                {
-                    self.cov.read_busy += 1;
-                }
                 self.golden_dirty = false;
+                self.rx.busy_checked = Some(class);
                 if outcome != RxOutcome::Busy {
                     return bad(
-                        "rx_busy",
+                        &format!("rx_busy (rx_class {class})"),
                         format!("0 (golden outcome {outcome:?})"),
                         "1".into(),
                     );
                 }
             }
-        } else if !self.rx.sent.is_empty() {
+        } else if !self.rx.none_sent() {
             self.rx.wait_commit += 1;
             if self.rx.wait_commit > 2000 {
                 return bad(
@@ -1566,21 +1701,32 @@ impl NiBench {
             }
         }
         if p.credit_out_valid.get() == 1 {
-            let Some((vc, n)) = self.rx.owed.front_mut() else {
-                return bad("credit_out_valid", "0 (no credit owed)".into(), "1".into());
-            };
-            if p.credit_out_vc.get() != *vc as u64 {
+            // A word freed in ring `c` (the class of its VC): the next
+            // credit that class owes, in the order of its decisions.
+            let cvc = p.credit_out_vc.get();
+            let c = self.rx.class_of(cvc);
+            if c > 1 {
                 return bad(
                     "credit_out_vc",
-                    format!("{vc}"),
-                    format!("{}", p.credit_out_vc.get()),
+                    format!("a VC below {}", 2 * self.rx.vcs),
+                    format!("{cvc}"),
                 );
+            }
+            let Some((vc, n)) = self.rx.owed[c].front_mut() else {
+                return bad(
+                    &format!("credit_out_valid (VC {cvc}, class {c})"),
+                    "0 (no credit owed)".into(),
+                    "1".into(),
+                );
+            };
+            if cvc != *vc as u64 {
+                return bad("credit_out_vc", format!("{vc}"), format!("{cvc}"));
             }
             *n -= 1;
             if *n == 0 {
-                self.rx.owed.pop_front();
+                self.rx.owed[c].pop_front();
             }
-            self.rx.credits += 1;
+            self.rx.credits[c] += 1;
         }
         // AXI4 write: one burst per golden write, strobes exactly its bytes;
         // its B: the golden write lands (completion and notify posted now,
@@ -1691,17 +1837,26 @@ impl NiBench {
             self.cov.bursts += 1;
             self.cov.split_reads += split as u64;
         }
-        // 7. Flits.
-        if self.credit_now {
-            self.held -= 1;
+        // 7. Flits: each on `vc` (lane 0) or `resp_vc` (lane 1), with a
+        // credit of its VC.
+        if let Some(l) = self.credit_now {
+            self.held[l] -= 1;
         }
+        let nb = self.params.buffer_flits;
         if p.ni.out_valid.get() == 1 {
-            if self.held >= self.params.buffer_flits {
-                return bad("out_valid", "0 (no credit)".into(), "1".into());
+            let v = p.ni.out_vc.get();
+            let lane = (v == self.params.resp_vc as u64) as usize;
+            if (lane == 1 || v == self.params.vc as u64) && self.held[lane] >= nb {
+                return bad(
+                    &format!("out_valid (VC {v})"),
+                    "0 (no credit)".into(),
+                    "1".into(),
+                );
             }
-            self.held += 1;
+            let left = self.tx.flit(&p.ni, rep)?;
+            self.held[lane] += 1;
             self.cov.flits += 1;
-            if let Some(words) = self.tx.flit(&p.ni, rep, self.params.vc as u64)? {
+            if let Some(words) = left {
                 // A message's tail has left: the receive agent may
                 // acknowledge it from now on (no receiver answers a packet
                 // before its tail).
@@ -1718,9 +1873,10 @@ impl NiBench {
                 }
                 self.golden.packet_left(&Packet { words });
             }
-        } else if busy && self.held >= self.params.buffer_flits {
+        } else if busy && self.held[0] >= nb {
             self.cov.credit_stalls += 1;
         }
+        self.cov.resp_credit_out += (self.held[1] >= nb) as u64;
         // Liveness: something must move within a bounded time.
         if busy || self.golden.has_packet() {
             self.idle_run += 1;
@@ -1810,7 +1966,7 @@ impl Bench for NiBench {
             self.mem_r.drive_reset(&p.ni);
             self.rx.wr.drive_reset(&p.ni);
             self.rx.flit_now = false;
-            self.credit_now = false;
+            self.credit_now = None;
             return;
         }
         p.reset.set(0);
@@ -1864,67 +2020,94 @@ impl Bench for NiBench {
             // decided before its tail leaves (Stale), or after.
             if !self.rx.sending_msgs.contains(&key) || !std::mem::take(&mut self.rx.early_go) {
                 self.rx.early = None;
-            } else if self.rx.sending.is_none() && self.rx.credits >= self.rx.pkt {
+            } else if self.rx.may_start(1) {
+                // (Before a packet waiting for class-0 credits: the port
+                // is free.)
                 self.rx.early = None;
                 let words = self.early_ack(rng, key);
-                self.rx.sending = Some((words, 0, rng.below(16) as u8));
+                let vc = self.rx.vc_of(1, rng);
+                self.rx.sending = Some((words, 0, vc));
             } else {
                 self.rx.early_go = true;
             }
         }
         if self.rx.early.is_none()
             && self.rx.sending.is_none()
-            && self.rx.credits >= self.rx.pkt
+            && self.rx.next.is_none()
             && rng.chance(self.rx.load)
         {
             // While draining: only acknowledgements of the NI's messages,
             // one at a time, until none is outstanding.
-            let words = if self.burst.is_some() {
+            let made = if self.burst.is_some() {
                 // After the set-up (MBOX_CTRL) has been written.
                 if self.cycle_in_phase > 200 {
-                    self.burst_packet(rng)
+                    self.burst_packet(rng).map(|w| (w, 0))
                 } else {
                     None
                 }
-            } else if !self.draining || (!self.rx.outstanding.is_empty() && self.rx.sent.is_empty())
-            {
+            } else if !self.draining || (!self.rx.outstanding.is_empty() && self.rx.none_sent()) {
                 Some(self.rx_packet(rng))
             } else {
                 None
             };
-            if let Some(words) = words {
-                self.rx.sending = Some((words, 0, rng.below(16) as u8));
+            if let Some((words, class)) = made {
+                let vc = self.rx.vc_of(class, rng);
+                self.rx.next = Some((words, vc));
+            }
+        }
+        // The next packet starts once its class's pool holds a largest
+        // packet.
+        if let Some((_, vc)) = &self.rx.next {
+            if self.rx.may_start(self.rx.class_of(*vc as u64)) {
+                let (words, vc) = self.rx.next.take().expect("next");
+                self.rx.sending = Some((words, 0, vc));
             }
         }
         self.rx.flit_now = false;
         p.in_valid.set(0);
         p.in_data.set_u128(rng.next_u128());
         if let Some((words, i, vc)) = &mut self.rx.sending {
-            if self.rx.credits > 0 && rng.chance(0.8) {
+            let c = *vc as usize / self.rx.vcs;
+            if self.rx.credits[c] > 0 && rng.chance(0.8) {
                 p.in_valid.set(1);
                 p.in_data.set_u128(words[*i]);
                 p.in_head.set((*i == 0) as u64);
                 p.in_tail.set((*i + 1 == words.len()) as u64);
                 p.in_vc.set(*vc as u64);
                 self.rx.flit_now = true;
-                self.rx.credits -= 1;
+                self.rx.credits[c] -= 1;
                 *i += 1;
                 if *i == words.len() {
                     let (words, _, vc) = self.rx.sending.take().expect("sending");
-                    self.rx.sent.push_back((Packet { words }, vc));
+                    let seq = self.rx.arrivals;
+                    self.rx.arrivals += 1;
+                    self.rx.sent[c].push_back(SentPacket {
+                        pkt: Packet { words },
+                        vc,
+                        seq,
+                    });
                 }
             }
         }
         self.rx.wr.drive(&p.ni, rng, self.cycle_in_phase);
-        // Credits back from the router (and stray ones on other VCs).
-        self.credit_now = self.held > 0 && rng.chance(0.35);
-        if self.credit_now {
+        // Credits back from the router, on `vc` or `resp_vc` (a lane
+        // holding flits, at random), and stray ones on other VCs.
+        let vcs = [self.params.vc as u64, self.params.resp_vc as u64];
+        let lane = match self.held.map(|h| h > 0) {
+            [true, true] => Some(rng.below(2) as usize),
+            [true, false] => Some(0),
+            [false, true] => Some(1),
+            [false, false] => None,
+        };
+        self.credit_now = lane.filter(|_| rng.chance(0.35));
+        if let Some(l) = self.credit_now {
             p.credit_in_valid.set(1);
-            p.credit_in_vc.set(self.params.vc as u64);
+            p.credit_in_vc.set(vcs[l]);
         } else if rng.chance(0.02) {
+            let others: Vec<u64> = (0..16).filter(|v| !vcs.contains(v)).collect();
             p.credit_in_valid.set(1);
             p.credit_in_vc
-                .set((self.params.vc as u64 + 1 + rng.below(15)) % 16);
+                .set(others[rng.below(others.len() as u64) as usize]);
         } else {
             p.credit_in_valid.set(0);
         }

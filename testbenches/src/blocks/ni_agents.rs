@@ -10,8 +10,10 @@
 //! - [`AxiReadSlave`] / [`AxiWriteSlave`]: the memory, with random
 //!   backpressure, latency and beat gaps; every AR and AW burst checked for
 //!   shape and PDID, every write's strobed bytes against the golden write.
-//! - [`check_pick`] and [`TxFlits`]: `tx_pick` against the golden model's
-//!   `emit_packet`, and every flit out against the picked packet.
+//! - [`check_picks`] and [`TxFlits`]: `rsp_pick` against the golden
+//!   model's `emit_response` (class 1, the response lane on `resp_vc`),
+//!   `tx_pick` against its `emit_request` (class 0, on `vc`), and every
+//!   flit out against the oldest packet picked for its VC.
 //!
 //! Each bench passes its own time base (`now`: the NI bench counts cycles
 //! in a phase, the node-pair bench from power-on) and a [`Report`] naming
@@ -111,8 +113,14 @@ pub struct NiPorts {
     pub m_bresp: Port,
     pub tx_pick: Port,
     pub tx_busy: Port,
+    /// The response lane takes the response queue's head (golden
+    /// `emit_response`).
+    pub rsp_pick: Port,
     pub rx_commit: Port,
     pub rx_busy: Port,
+    /// Class of the packet decided at `rx_commit` (or found Busy at
+    /// `rx_busy`).
+    pub rx_class: Port,
     /// Flits out: `{out}_valid`, `_data`, `_head`, `_tail`, `_vc`.
     pub out_valid: Port,
     pub out_data: Port,
@@ -176,8 +184,10 @@ impl NiPorts {
             m_bresp: p("m_bresp", 2)?,
             tx_pick: p("tx_pick", 1)?,
             tx_busy: p("tx_busy", 1)?,
+            rsp_pick: p("rsp_pick", 1)?,
             rx_commit: p("rx_commit", 1)?,
             rx_busy: p("rx_busy", 1)?,
+            rx_class: p("rx_class", 1)?,
             out_valid: o("valid", 1)?,
             out_data: o("data", 128)?,
             out_head: o("head", 1)?,
@@ -735,98 +745,171 @@ impl AxiWriteSlave {
     }
 }
 
-/// `tx_pick` against the golden model: at a pick (never while the engine
-/// is busy) the golden model must emit a packet, which is returned; when
-/// the engine is idle and not picking, it must have none.
-pub(crate) fn check_pick(
-    p: &NiPorts,
-    golden: &mut Ni,
-    r: Report,
-) -> Result<Option<Packet>, Mismatch> {
+/// The golden model has a class-0 packet to send (what `emit_request`
+/// would return): a read response being served, or, when TX_ENABLE, a
+/// channel's packet. Asked of a copy (without its memory, which the answer
+/// does not depend on) whose responses have been emitted.
+pub(crate) fn golden_has_request(golden: &mut Ni) -> bool {
+    if !golden.has_packet() {
+        return false;
+    }
+    let mem = std::mem::take(golden.mem_mut());
+    let mut g = golden.clone();
+    *golden.mem_mut() = mem;
+    while g.emit_response().is_some() {}
+    g.has_packet()
+}
+
+/// What the NI picked in a cycle: a response (class 1) and a request
+/// (class 0), each the golden model's.
+#[derive(Default)]
+pub(crate) struct Picks {
+    pub response: Option<Packet>,
+    pub request: Option<Packet>,
+}
+
+/// `rsp_pick` and `tx_pick` against the golden model, in the golden order
+/// of a cycle: at `rsp_pick` the golden model must have a response
+/// (`emit_response`, state at the start of the cycle); at `tx_pick` (never
+/// while the engine is busy) a request (`emit_request`); when the engine
+/// is idle and not picking, it must have no request. (The response lane
+/// may wait for credits or a packet boundary: a response the golden model
+/// holds is not a mismatch until the benches' liveness checks say so.)
+pub(crate) fn check_picks(p: &NiPorts, golden: &mut Ni, r: Report) -> Result<Picks, Mismatch> {
+    let mut picks = Picks::default();
+    if p.rsp_pick.get() == 1 {
+        match golden.emit_response() {
+            None => return r.bad("rsp_pick", "0 (golden has no response)".into(), "1".into()),
+            Some(pk) => picks.response = Some(pk),
+        }
+    }
     let busy = p.tx_busy.get() == 1;
     if p.tx_pick.get() == 1 {
         if busy {
             return r.bad("tx_pick", "0 (engine busy)".into(), "1".into());
         }
-        match golden.emit_packet() {
-            None => r.bad("tx_pick", "0 (golden has no packet)".into(), "1".into()),
-            Some(pk) => Ok(Some(pk)),
+        match golden.emit_request() {
+            None => return r.bad("tx_pick", "0 (golden has no request)".into(), "1".into()),
+            Some(pk) => picks.request = Some(pk),
         }
-    } else if !busy && golden.has_packet() {
-        r.bad("tx_pick", "1 (golden has a packet)".into(), "0".into())
-    } else {
-        Ok(None)
+    } else if !busy && golden_has_request(golden) {
+        return r.bad("tx_pick", "1 (golden has a request)".into(), "0".into());
     }
+    Ok(picks)
 }
 
-/// The packets picked and not yet sent whole, checked flit by flit.
-pub(crate) struct TxFlits {
-    /// Picked packets: words, PDID.
+/// One class's packets out: the VC they leave on, the packets picked and
+/// not yet sent whole (words, PDID), the next flit of the oldest.
+struct Lane {
+    vc: u64,
     expect: VecDeque<(Vec<u128>, u16)>,
-    /// Next flit of the oldest.
     flit_idx: usize,
 }
 
+/// The packets picked and not yet sent whole, checked flit by flit, per
+/// VC: class 0 (requests, data) on `vc`, class 1 (responses) on `resp_vc`.
+/// Each VC's flits follow its packets' pick order; the flits of one packet
+/// are never interleaved with another's.
+pub(crate) struct TxFlits {
+    lanes: [Lane; 2],
+    /// The class of the packet whose head is out and tail is not.
+    open: Option<usize>,
+}
+
 impl TxFlits {
-    pub fn new() -> Self {
-        TxFlits {
+    /// Class-0 packets leave on `vc`, class-1 packets on `resp_vc`.
+    pub fn new(vc: u64, resp_vc: u64) -> Self {
+        let lane = |vc| Lane {
+            vc,
             expect: VecDeque::new(),
             flit_idx: 0,
+        };
+        TxFlits {
+            lanes: [lane(vc), lane(resp_vc)],
+            open: None,
         }
     }
 
     /// Every picked packet sent whole.
     pub fn idle(&self) -> bool {
-        self.expect.is_empty()
+        self.lanes.iter().all(|l| l.expect.is_empty())
     }
 
-    /// A packet picked (its flits follow in order).
-    pub fn picked(&mut self, pk: Packet, pdid: u16) {
-        self.expect.push_back((pk.words, pdid));
+    /// A packet of `class` (0 request, 1 response) picked: its flits
+    /// follow in order on the class's VC.
+    pub fn picked(&mut self, class: usize, pk: Packet, pdid: u16) {
+        self.lanes[class].expect.push_back((pk.words, pdid));
     }
 
-    /// PDID of the packet picked last: the ARUSER of the memory reads the
-    /// engine makes for it.
+    /// PDID of the class-0 packet picked last: the ARUSER of the memory
+    /// reads the engine makes for it.
     pub fn pdid(&self) -> u16 {
-        self.expect.back().map_or(0, |e| e.1)
+        self.lanes[0].expect.back().map_or(0, |e| e.1)
     }
 
-    /// `{out}_valid` is 1: the flit must be the next word of the oldest
-    /// picked packet (data, head, tail, VC `vc`). Returns the packet's
-    /// words when this flit was its tail.
-    pub fn flit(&mut self, p: &NiPorts, r: Report, vc: u64) -> Result<Option<Vec<u128>>, Mismatch> {
+    /// `{out}_valid` is 1: the flit must be on `vc` or `resp_vc`, the
+    /// packet open on `{out}_*` (if any) continued, and the next word of
+    /// the oldest packet picked for its VC (data, head, tail). Returns the
+    /// packet's words when this flit was its tail.
+    pub fn flit(&mut self, p: &NiPorts, r: Report) -> Result<Option<Vec<u128>>, Mismatch> {
         let out = p.out;
-        let Some((words, _)) = self.expect.front() else {
+        let v = p.out_vc.get();
+        let Some(class) = self.lanes.iter().position(|l| l.vc == v) else {
             return r.bad(
-                &format!("{out}_valid"),
-                "0 (no packet picked)".into(),
+                &format!("{out}_vc"),
+                format!(
+                    "{} (requests) or {} (responses)",
+                    self.lanes[0].vc, self.lanes[1].vc
+                ),
+                format!("{v}"),
+            );
+        };
+        if let Some(o) = self.open {
+            if o != class {
+                return r.bad(
+                    &format!(
+                        "{out}_vc (a packet on VC {} is not finished)",
+                        self.lanes[o].vc
+                    ),
+                    format!("{}", self.lanes[o].vc),
+                    format!("{v}"),
+                );
+            }
+        }
+        let lane = &mut self.lanes[class];
+        let Some((words, _)) = lane.expect.front() else {
+            return r.bad(
+                &format!("{out}_valid (VC {v})"),
+                "0 (no packet picked for this VC)".into(),
                 "1".into(),
             );
         };
-        let i = self.flit_idx;
+        let i = lane.flit_idx;
         let n = words.len();
         let data = p.out_data.get_u128();
         if data != words[i] {
             let ptype = Header::from_bits(words[0]).map_or(0, |h| h.ptype() as u8);
             return r.bad(
-                &format!("{out}_data (flit {i} of {n}, packet type 0x{ptype:02x})"),
+                &format!("{out}_data (VC {v}, flit {i} of {n}, packet type 0x{ptype:02x})"),
                 format!("0x{:032x}", words[i]),
                 format!("0x{data:032x}"),
             );
         }
-        let (h, t, v) = (p.out_head.get() == 1, p.out_tail.get() == 1, p.out_vc.get());
-        if h != (i == 0) || t != (i + 1 == n) || v != vc {
+        let (h, t) = (p.out_head.get() == 1, p.out_tail.get() == 1);
+        if h != (i == 0) || t != (i + 1 == n) {
             return r.bad(
-                &format!("{out}_head/tail/vc (flit {i} of {n})"),
-                format!("{}/{}/{vc}", i == 0, i + 1 == n),
-                format!("{h}/{t}/{v}"),
+                &format!("{out}_head/tail (VC {v}, flit {i} of {n})"),
+                format!("{}/{}", i == 0, i + 1 == n),
+                format!("{h}/{t}"),
             );
         }
         if i + 1 == n {
-            self.flit_idx = 0;
-            Ok(self.expect.pop_front().map(|e| e.0))
+            lane.flit_idx = 0;
+            self.open = None;
+            Ok(lane.expect.pop_front().map(|e| e.0))
         } else {
-            self.flit_idx += 1;
+            lane.flit_idx += 1;
+            self.open = Some(class);
             Ok(None)
         }
     }

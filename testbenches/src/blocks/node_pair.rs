@@ -6,10 +6,15 @@
 //! The network between the NIs is the cycle-true RTL (routers, links, the
 //! ejection adapters); the golden NIs exchange the same packets at
 //! transaction level: what golden node `s` emits towards node `d` is queued
-//! per flow `(s, d)`, and every packet the RTL delivers into NI `d` must be
-//! the head of its flow (bit-exact: nothing lost, duplicated, reordered or
-//! damaged); golden `d` then receives it at the RTL's `rx_commit` (the NI
-//! timing contract, `exanet_hdl::ni` module doc), lands each of its memory
+//! per flow and message class `(s, d, class)` (class 1: the control
+//! responses the NI's response lane sends on `resp_vc`; class 0: the rest,
+//! on `vc`), and every packet the RTL delivers into NI `d` must be the head
+//! of its flow in the class of the VC it arrives on (bit-exact: nothing
+//! lost, duplicated, reordered within its class or damaged; a response may
+//! pass a request); golden `d` then receives it at the RTL's `rx_commit`
+//! (`receive_packet_on` the class `rx_class`: the oldest packet delivered
+//! on a VC of that class, so a class-1 packet may be decided before an
+//! older class-0 one; the NI timing contract, `exanet_hdl::ni` module doc), lands each of its memory
 //! writes at the write's B handshake (completions and notify responses are
 //! posted then) and learns that a packet has left at its tail flit
 //! (explicit events, `exanet_sim::ni` module doc).
@@ -24,7 +29,9 @@
 //!   the queue is full is compared like any access), RDMA reads of another
 //!   node's first source region (its window 1) into the node's landing
 //!   area (1 B .. 8 KiB, notify on or off: READ_DONE here, NOTIFY at the
-//!   server), packetizer sends
+//!   server; a read the server refused because its read queue was full,
+//!   READ_DONE / REMOTE_DENIED with reason READ_BUSY, is posted again
+//!   until it is served), packetizer sends
 //!   (4 .. `mailbox_msg_bytes` bytes, a unique id in the first word), and
 //!   consumption of the completion queue (CQ_W0; when non-empty CQ_W1,
 //!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
@@ -38,10 +45,15 @@
 //!
 //! Checks (the first failure stops the run, with cycle, signal, expected
 //! and actual): every AXI4-Lite response and read value against the golden
-//! model's; at `tx_pick` the golden model has a packet, and every flit the
-//! NI sends equals it (data, head, tail, VC); AR shape and ARUSER = PDID;
-//! every delivered packet is the head of its flow; at `rx_commit` the golden
-//! outcome is Accepted or Refused (mailbox full; the bench sends nothing
+//! model's; at `rsp_pick` the golden model has a response
+//! (`emit_response`), at `tx_pick` a request (`emit_request`), and every
+//! flit the NI sends equals the oldest packet picked for its VC (data,
+//! head, tail; requests on `vc`, responses on `resp_vc`, no packet's flits
+//! interleaved with another's); AR shape and ARUSER = PDID;
+//! every delivered packet is the head of its flow and class, all its flits
+//! on one VC; at `rx_commit` the golden
+//! outcome is Accepted or Refused (mailbox full, or a read request with
+//! the read queue full; the bench sends nothing
 //! that must be rejected), at `rx_busy` Busy; the golden memory writes
 //! appear on AXI4 as one burst each with exactly the strobed bytes; every
 //! completion and mailbox message software reads was expected (a doorbell
@@ -64,7 +76,7 @@
 //! that the reset left nothing behind).
 
 use super::ni_agents::{
-    check_pick, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
+    check_picks, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
 };
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
@@ -73,6 +85,7 @@ use anyhow::{bail, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::ni::NiRtlParams;
 use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
+use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::{regs, AxilResp, Ni, Packet, Prot, RxOutcome, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
@@ -180,7 +193,11 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
             ..d.ni.ni.clone()
         },
         buffer_flits: router.buffer_flits,
+        // Requests on the first VC of class 0, responses on the first of
+        // class 1.
         vc: 0,
+        resp_vc: router.vcs_per_class,
+        vcs_per_class: router.vcs_per_class,
         tx_ahead: d.ni.tx_ahead,
     };
     let p = NodePairParams {
@@ -240,9 +257,19 @@ pub struct NodePairCoverage {
     /// against their flow.
     pub flits: u64,
     pub delivered: u64,
-    /// Golden outcomes at `rx_commit`: accepted, refused (mailbox full).
+    /// Golden outcomes at `rx_commit`: accepted, refused (mailbox full),
+    /// read requests refused (read queue full: Nack READ_BUSY).
     pub accepted: u64,
     pub refused_full: u64,
+    pub refused_reads: u64,
+    /// READ_DONE / REMOTE_DENIED / READ_BUSY completions software read
+    /// (each read then posted again), and reads posted again (doorbell
+    /// accepted).
+    pub read_busy_seen: u64,
+    pub read_reposts: u64,
+    /// Class-1 packets decided while a class-0 packet delivered earlier
+    /// awaited its decision (the class-0 one Busy, or not yet decided).
+    pub class1_first: u64,
     /// Cycles some NI reported `rx_busy`; golden `Busy` confirmations;
     /// periods in which one node's software left its completion queue
     /// alone (so that it fills up).
@@ -343,12 +370,26 @@ enum Meta {
         id: u32,
         bytes: Vec<u8>,
     },
+    /// An RDMA read's doorbell; `repost`: a read its server refused
+    /// (read queue full), posted again (its completions are expected
+    /// already).
     Read {
-        server: usize,
-        txid: u16,
-        notify: bool,
-        len: u64,
+        desc: ReadDesc,
+        repost: bool,
     },
+}
+
+/// An RDMA read of `len` bytes of `server`'s memory at `src` into the
+/// requester's at `dst`, on `channel`.
+#[derive(Clone, Copy, Debug)]
+struct ReadDesc {
+    server: usize,
+    channel: usize,
+    src: u64,
+    dst: u64,
+    len: u64,
+    notify: bool,
+    txid: u16,
 }
 
 /// A software access.
@@ -363,6 +404,7 @@ struct NodePorts {
     rx_data: Port,
     rx_head: Port,
     rx_tail: Port,
+    rx_vc: Port,
     /// Error counters that must stay 0: name, port.
     errors: Vec<(String, Port)>,
 }
@@ -378,9 +420,19 @@ struct Node {
     rd: AxiReadSlave,
     wr: AxiWriteSlave,
     tx: TxFlits,
+    /// The packet being delivered: its flits so far, its head's VC.
     rx_words: Vec<u128>,
-    arrived: VecDeque<Packet>,
+    rx_vc: Option<u64>,
+    /// Delivered packets awaiting their decision, per class of their VC.
+    arrived: [VecDeque<Packet>; 2],
     golden_dirty: bool,
+    /// The class whose Busy packet the golden model confirmed last.
+    busy_checked: Option<usize>,
+    /// RDMA reads accepted (doorbell) whose READ_DONE is outstanding, by
+    /// txid; reads refused by their server (read queue full), to post
+    /// again.
+    reads: HashMap<u16, ReadDesc>,
+    repost: VecDeque<ReadDesc>,
     cq_words: Vec<u32>,
     mb: Option<(u32, u32, Vec<u8>)>,
     txid_next: u16,
@@ -420,10 +472,14 @@ impl Node {
             axil: AxilMaster::new(),
             rd: AxiReadSlave::new(),
             wr: AxiWriteSlave::new(),
-            tx: TxFlits::new(),
+            tx: TxFlits::new(params.ni.vc as u64, params.ni.resp_vc as u64),
             rx_words: Vec::new(),
-            arrived: VecDeque::new(),
+            rx_vc: None,
+            arrived: Default::default(),
             golden_dirty: true,
+            busy_checked: None,
+            reads: HashMap::new(),
+            repost: VecDeque::new(),
             cq_words: Vec::new(),
             mb: None,
             txid_next: 1,
@@ -462,7 +518,8 @@ impl Node {
             && self.wr.idle()
             && self.tx.idle()
             && self.rx_words.is_empty()
-            && self.arrived.is_empty()
+            && self.arrived.iter().all(|q| q.is_empty())
+            && self.repost.is_empty()
             && !self.golden.has_packet()
             && self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() == 0)
     }
@@ -505,7 +562,10 @@ pub struct NodePairBench {
     nodes: Vec<Node>,
     index: HashMap<u32, usize>,
     pdid: u16,
-    flows: HashMap<(usize, usize), VecDeque<Vec<u128>>>,
+    /// Packets in flight per flow and class: (source, destination,
+    /// class) -> words, oldest first (the network keeps each class's
+    /// packets of a flow in order; a response may pass a request).
+    flows: HashMap<(usize, usize, usize), VecDeque<Vec<u128>>>,
     /// Expected completions: (node, W0, W1, W2) -> count.
     exp_cq: HashMap<(usize, u32, u32, u32), u32>,
     /// Expected mailbox messages: (node, id) -> (source coordinates, bytes).
@@ -668,25 +728,42 @@ impl NodePairBench {
     /// Queue an RDMA read by node `n` of `len` bytes of `server`'s first
     /// source region into `n`'s landing region.
     fn rdma_read(&mut self, rng: &mut Rng, n: usize, server: usize, len: u64) {
-        let c = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let channel = rng.below(self.params.ni.ni.channels as u64) as usize;
         let src = SOURCES[0] + rng.below(REGION - len + 1);
         let dst = LAND + rng.below(REGION - GUARD - len + 1);
         let notify = rng.chance(0.5);
-        let server_bits = self.nodes[server].me.to_bits();
         let node = &mut self.nodes[n];
         let txid = node.txid_next;
         node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
-        let page = regs::ch_page(c);
+        let desc = ReadDesc {
+            server,
+            channel,
+            src,
+            dst,
+            len,
+            notify,
+            txid,
+        };
+        self.post_read(n, desc, false);
+    }
+
+    /// Queue the descriptor writes and doorbell of read `d` by node `n`
+    /// (`repost`: the server refused it before, its completions are
+    /// expected already).
+    fn post_read(&mut self, n: usize, d: ReadDesc, repost: bool) {
+        let server_bits = self.nodes[d.server].me.to_bits();
+        let node = &mut self.nodes[n];
+        let page = regs::ch_page(d.channel);
         for (off, v) in [
-            (regs::DESC_LADDR_LO, dst as u32),
-            (regs::DESC_LADDR_HI, (dst >> 32) as u32),
-            (regs::DESC_RADDR_LO, src as u32),
-            (regs::DESC_RADDR_HI, (src >> 32) as u32),
-            (regs::DESC_LEN, len as u32),
+            (regs::DESC_LADDR_LO, d.dst as u32),
+            (regs::DESC_LADDR_HI, (d.dst >> 32) as u32),
+            (regs::DESC_RADDR_LO, d.src as u32),
+            (regs::DESC_RADDR_HI, (d.src >> 32) as u32),
+            (regs::DESC_LEN, d.len as u32),
             (regs::DESC_DEST, server_bits),
             (
                 regs::DESC_CTRL,
-                1 | (notify as u32) << 4 | (txid as u32) << 16,
+                1 | (d.notify as u32) << 4 | (d.txid as u32) << 16,
             ),
         ] {
             node.write(page + off, v, false, Meta::None);
@@ -695,12 +772,7 @@ impl NodePairBench {
             page + regs::DOORBELL,
             1,
             false,
-            Meta::Read {
-                server,
-                txid,
-                notify,
-                len,
-            },
+            Meta::Read { desc: d, repost },
         );
     }
 
@@ -735,8 +807,15 @@ impl NodePairBench {
         (n + 1 + rng.below(k - 1) as usize) % self.nodes.len()
     }
 
-    /// Software of node `n` has nothing queued: give it work.
+    /// Software of node `n` has nothing queued: give it work (first a
+    /// read its server refused, posted again).
     fn generate(&mut self, rng: &mut Rng, n: usize) {
+        if matches!(self.phase, Phase::Traffic | Phase::Drain) {
+            if let Some(d) = self.nodes[n].repost.pop_front() {
+                self.post_read(n, d, true);
+                return;
+            }
+        }
         match self.phase {
             Phase::Setup => {}
             Phase::Measure => {
@@ -882,13 +961,17 @@ impl NodePairBench {
                 return bad(name, "0".into(), format!("{}", q.get()));
             }
         }
-        let vc = self.params.ni.vc as u64;
+        let vcs = self.params.ni.vcs_per_class as u64;
         let fault = self.fault;
         // 1. A read accepted.
         let node = &mut self.nodes[i];
         let wr_fire = node.axil.accept_read(&p.ni, &mut node.golden, rep)?;
-        // 2. Pick.
-        if let Some(pk) = check_pick(&p.ni, &mut node.golden, rep)? {
+        // 2. Picks: a response (class 1, the response lane), then a request
+        // (class 0).
+        let picks = check_picks(&p.ni, &mut node.golden, rep)?;
+        for (class, pk) in [(1, picks.response), (0, picks.request)] {
+            let Some(pk) = pk else { continue };
+            let node = &mut self.nodes[i];
             node.golden_dirty = true;
             let h = Header::from_bits(pk.header_word()).expect("golden header");
             let k = match h.ptype() {
@@ -903,16 +986,16 @@ impl NodePairBench {
             self.cov.tx_packets[k] += 1;
             let Some(&d) = self.index.get(&h.dest().to_bits()) else {
                 return bad(
-                    "tx_pick",
+                    ["tx_pick", "rsp_pick"][class],
                     "a packet to a node of the network".into(),
                     format!("destination {:?}", h.dest()),
                 );
             };
             self.flows
-                .entry((i, d))
+                .entry((i, d, class))
                 .or_default()
                 .push_back(pk.words.clone());
-            node.tx.picked(pk, h.pdid());
+            node.tx.picked(class, pk, h.pdid());
         }
         // 3. Delivery and commit.
         if p.rx_valid.get() == 1 {
@@ -927,7 +1010,20 @@ impl NodePairBench {
                     format!("{}", p.rx_head.get()),
                 );
             }
+            // Every flit of a packet on its head's VC, of one of the two
+            // classes.
+            let v = p.rx_vc.get();
+            let head_vc = *node.rx_vc.get_or_insert(v);
+            if v != head_vc || v >= 2 * vcs {
+                return bad(
+                    &format!("rx_vc (flit {} of a packet)", k - 1),
+                    format!("{head_vc}, below {}", 2 * vcs),
+                    format!("{v}"),
+                );
+            }
             if p.rx_tail.get() == 1 {
+                let class = (head_vc / vcs) as usize;
+                node.rx_vc = None;
                 let words = std::mem::take(&mut node.rx_words);
                 let src = Footer::from_bits(*words.last().expect("tail"))
                     .ok()
@@ -939,7 +1035,7 @@ impl NodePairBench {
                         format!("0x{:032x}", words[words.len() - 1]),
                     );
                 };
-                let flow = self.flows.entry((s, i)).or_default();
+                let flow = self.flows.entry((s, i, class)).or_default();
                 match flow.front() {
                     Some(e) if *e == words => {
                         flow.pop_front();
@@ -950,23 +1046,33 @@ impl NodePairBench {
                             Some(w) => format!("{} flits, header 0x{:032x}", w.len(), w[0]),
                         };
                         return bad(
-                            &format!("rx_data (packet from n{s})"),
+                            &format!("rx_data (packet from n{s}, class {class})"),
                             show(e),
                             show(Some(&words)),
                         );
                     }
                 }
                 self.cov.delivered += 1;
-                self.nodes[i].arrived.push_back(Packet { words });
+                self.nodes[i].arrived[class].push_back(Packet { words });
             }
         }
+        // The class of the packet decided (or found Busy): of the VC it
+        // arrived on; each class's packets are decided in arrival order.
+        let class = p.ni.rx_class.get() as usize;
         if p.ni.rx_commit.get() == 1 {
             self.last_progress = cycle;
             let node = &mut self.nodes[i];
-            let Some(pkt) = node.arrived.pop_front() else {
-                return bad("rx_commit", "0 (no packet delivered)".into(), "1".into());
+            let Some(pkt) = node.arrived[class].pop_front() else {
+                return bad(
+                    &format!("rx_commit (rx_class {class})"),
+                    format!("0 (no class-{class} packet delivered)"),
+                    "1".into(),
+                );
             };
-            let outcome = node.golden.receive_packet(&pkt);
+            if class == 1 && !node.arrived[0].is_empty() {
+                self.cov.class1_first += 1;
+            }
+            let outcome = node.golden.receive_packet_on(&pkt, class);
             node.golden_dirty = true;
             let mut fig_t = None;
             let h = Header::from_bits(pkt.header_word()).expect("delivered intact");
@@ -993,6 +1099,12 @@ impl NodePairBench {
                         _ => {}
                     }
                 }
+                // A read request finding the read queue full (answered
+                // Nack READ_BUSY: the requester posts it again).
+                RxOutcome::Refused if h.ptype() == PacketType::RdmaReadReq => {
+                    self.cov.refused_reads += 1
+                }
+                // A message finding the mailbox full (MailboxNack: resent).
                 RxOutcome::Refused => self.cov.refused_full += 1,
                 other => {
                     return bad(
@@ -1010,15 +1122,24 @@ impl NodePairBench {
         } else if p.ni.rx_busy.get() == 1 {
             self.cov.busy_cycles += 1;
             let node = &mut self.nodes[i];
-            let Some(pkt) = node.arrived.front() else {
-                return bad("rx_busy", "0 (no packet delivered)".into(), "1".into());
+            let Some(pkt) = node.arrived[class].front() else {
+                return bad(
+                    &format!("rx_busy (rx_class {class})"),
+                    format!("0 (no class-{class} packet delivered)"),
+                    "1".into(),
+                );
             };
-            if node.golden_dirty {
+            if node.golden_dirty || node.busy_checked != Some(class) {
                 node.golden_dirty = false;
+                node.busy_checked = Some(class);
                 self.cov.busy_checks += 1;
-                let o = node.golden.receive_packet(pkt);
+                let o = node.golden.receive_packet_on(pkt, class);
                 if o != RxOutcome::Busy {
-                    return bad("rx_busy", format!("0 (golden outcome {o:?})"), "1".into());
+                    return bad(
+                        &format!("rx_busy (rx_class {class})"),
+                        format!("0 (golden outcome {o:?})"),
+                        "1".into(),
+                    );
                 }
             }
             if let Some((n, _, busy)) = &mut self.hold {
@@ -1090,26 +1211,36 @@ impl NodePairBench {
                     self.t_door
                         .insert((dest, me, txid), (cycle, self.phase == Phase::Measure));
                 }
-                Meta::Read {
-                    server,
-                    txid,
-                    notify,
-                    len,
-                } if r == AxilResp::Okay => {
-                    self.cov.rdma_reads += 1;
-                    self.cov.read_bytes += len;
-                    let server_bits = self.nodes[server].me.to_bits();
-                    *self
-                        .exp_cq
-                        .entry((i, 2 | (txid as u32) << 16, server_bits, pdid))
-                        .or_default() += 1;
-                    if notify {
+                Meta::Read { desc, repost } if r == AxilResp::Okay => {
+                    let ReadDesc {
+                        server,
+                        txid,
+                        notify,
+                        len,
+                        ..
+                    } = desc;
+                    if repost {
+                        self.cov.read_reposts += 1;
+                    } else {
+                        self.cov.rdma_reads += 1;
+                        self.cov.read_bytes += len;
+                        let server_bits = self.nodes[server].me.to_bits();
                         *self
                             .exp_cq
-                            .entry((server, 3 | (txid as u32) << 16, me, pdid))
+                            .entry((i, 2 | (txid as u32) << 16, server_bits, pdid))
                             .or_default() += 1;
+                        if notify {
+                            *self
+                                .exp_cq
+                                .entry((server, 3 | (txid as u32) << 16, me, pdid))
+                                .or_default() += 1;
+                        }
                     }
+                    self.nodes[i].reads.insert(txid, desc);
                 }
+                // A refused read posted again found the queue full: again
+                // later (its completions are still expected).
+                Meta::Read { desc, repost: true } => self.nodes[i].repost.push_back(desc),
                 Meta::Send { dest, id, bytes } if r == AxilResp::Okay => {
                     self.cov.sends += 1;
                     self.exp_mb.insert((dest, id), (me, bytes));
@@ -1139,7 +1270,7 @@ impl NodePairBench {
         if p.ni.out_valid.get() == 1 {
             self.last_progress = cycle;
             self.cov.flits += 1;
-            if let Some(words) = node.tx.flit(&p.ni, rep, vc)? {
+            if let Some(words) = node.tx.flit(&p.ni, rep)? {
                 // Its tail has left: a message may be acknowledged now.
                 node.golden.packet_left(&Packet { words });
                 node.golden_dirty = true;
@@ -1175,6 +1306,28 @@ impl NodePairBench {
         } else if addr == cq + regs::CQ_W0 + 8 {
             node.cq_words.push(v);
             let w = std::mem::take(&mut node.cq_words);
+            // READ_DONE, REMOTE_DENIED, reason READ_BUSY: the server's read
+            // queue was full; the read (still expected to complete) is
+            // posted again.
+            let txid = (w[0] >> 16 & 0x3FFF) as u16;
+            if w[0] & 0xFFFF == 2 | 3 << 4 | (NACK_READ_BUSY as u32 & 0xF) << 8 {
+                let ok = (i, 2 | (txid as u32) << 16, w[1], w[2]);
+                let server = node.reads.get(&txid).map(|d| d.server);
+                let server = server.map(|k| self.nodes[k].me.to_bits());
+                if !self.exp_cq.contains_key(&ok) || server != Some(w[1]) {
+                    return Some(Mismatch {
+                        cycle,
+                        port: format!("n{i} completion read (CQ_W0..W2)"),
+                        expected: "READ_BUSY only for an outstanding read of this node".into(),
+                        actual: format!("{:08x?}", w),
+                    });
+                }
+                let node = &mut self.nodes[i];
+                let d = node.reads.remove(&txid).expect("an outstanding read");
+                node.repost.push_back(d);
+                self.cov.read_busy_seen += 1;
+                return None;
+            }
             let key = (i, w[0], w[1], w[2]);
             match self.exp_cq.get_mut(&key) {
                 Some(c) => {
@@ -1184,7 +1337,10 @@ impl NodePairBench {
                     }
                     match w[0] & 15 {
                         1 => self.cov.write_in += 1,
-                        2 => self.cov.read_done += 1,
+                        2 => {
+                            self.cov.read_done += 1;
+                            self.nodes[i].reads.remove(&txid);
+                        }
                         _ => self.cov.notify += 1,
                     }
                 }
@@ -1279,6 +1435,7 @@ impl Bench for NodePairBench {
                 rx_data: p("rx_data", 128)?,
                 rx_head: p("rx_head", 1)?,
                 rx_tail: p("rx_tail", 1)?,
+                rx_vc: p("rx_vc", 4)?,
                 errors,
             });
         }
