@@ -231,9 +231,16 @@ impl Ni {
     }
     /// Some packet is ready to emit.
     pub fn has_packet(&self) -> bool {
+        self.has_response() || self.has_request()
+    }
+    /// A class-1 packet is ready ([`Ni::emit_response`] would return one).
+    pub fn has_response(&self) -> bool {
         !self.resp.is_empty()
-            || !self.reads.is_empty()
-            || (self.tx_enable && self.channels.iter().any(|c| c.ready()))
+    }
+    /// A class-0 packet is ready ([`Ni::emit_request`] would return one):
+    /// a read response being served, or, when TX_ENABLE, a channel's packet.
+    pub fn has_request(&self) -> bool {
+        !self.reads.is_empty() || (self.tx_enable && self.channels.iter().any(|c| c.ready()))
     }
     /// Nothing queued to send, no write landing and no message awaiting an
     /// acknowledgement.

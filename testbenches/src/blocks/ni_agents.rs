@@ -745,21 +745,6 @@ impl AxiWriteSlave {
     }
 }
 
-/// The golden model has a class-0 packet to send (what `emit_request`
-/// would return): a read response being served, or, when TX_ENABLE, a
-/// channel's packet. Asked of a copy (without its memory, which the answer
-/// does not depend on) whose responses have been emitted.
-pub(crate) fn golden_has_request(golden: &mut Ni) -> bool {
-    if !golden.has_packet() {
-        return false;
-    }
-    let mem = std::mem::take(golden.mem_mut());
-    let mut g = golden.clone();
-    *golden.mem_mut() = mem;
-    while g.emit_response().is_some() {}
-    g.has_packet()
-}
-
 /// What the NI picked in a cycle: a response (class 1) and a request
 /// (class 0), each the golden model's.
 #[derive(Default)]
@@ -792,7 +777,7 @@ pub(crate) fn check_picks(p: &NiPorts, golden: &mut Ni, r: Report) -> Result<Pic
             None => return r.bad("tx_pick", "0 (golden has no request)".into(), "1".into()),
             Some(pk) => picks.request = Some(pk),
         }
-    } else if !busy && golden_has_request(golden) {
+    } else if !busy && golden.has_request() {
         return r.bad("tx_pick", "1 (golden has a request)".into(), "0".into());
     }
     Ok(picks)

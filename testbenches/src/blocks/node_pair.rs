@@ -106,6 +106,7 @@ const KEYS: &[&str] = &[
     "mailbox_depth",
     "cq_depth",
     "resp_queue_depth",
+    "read_queue_depth",
 ];
 
 /// Cycles with work pending and nothing moving before the run fails.
@@ -138,10 +139,11 @@ pub fn matrix_points() -> Vec<&'static str> {
     // Two nodes, the default NI and router; a small mailbox and completion
     // queue so mailbox-full nacks, retries and Busy occur.
     // Four nodes on a 2x2 torus (two-hop paths, several senders per
-    // mailbox), longer links, 128-byte packets and small queues.
+    // mailbox), longer links, 128-byte packets and small queues (a 1-job
+    // read queue: mutual reads are refused READ_BUSY and re-posted).
     vec![
-        "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8",
-        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4",
+        "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8,read_queue_depth=4",
+        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4,read_queue_depth=1",
     ]
 }
 
@@ -190,6 +192,7 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
             mailbox_depth: int("mailbox_depth", d.ni.ni.mailbox_depth)?,
             cq_depth: int("cq_depth", d.ni.ni.cq_depth)?,
             resp_queue_depth: int("resp_queue_depth", d.ni.ni.resp_queue_depth)?,
+            read_queue_depth: int("read_queue_depth", d.ni.ni.read_queue_depth)?,
             ..d.ni.ni.clone()
         },
         buffer_flits: router.buffer_flits,
@@ -217,9 +220,10 @@ pub fn point_text(p: &NodePairParams) -> String {
     let d = p.router.topology.dims;
     let n = &p.ni.ni;
     format!(
-        "dims={}x{}x{},link_latency={},channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},mailbox_depth={},cq_depth={},resp_queue_depth={}",
+        "dims={}x{}x{},link_latency={},channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={}",
         d[0], d[1], d[2], p.link_latency, n.channels, n.desc_queue_depth, n.pkt_slots,
-        n.mailbox_msg_bytes, n.max_payload_bytes, n.mailbox_depth, n.cq_depth, n.resp_queue_depth
+        n.mailbox_msg_bytes, n.max_payload_bytes, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
+        n.read_queue_depth
     )
 }
 
