@@ -81,8 +81,10 @@
 //!   out_tail out_vc[4]` (registered), `credit_in_valid credit_in_vc[4]`.
 //!   Class-0 packets leave on VC `vc`, responses on VC `resp_vc`; the NI
 //!   starts with `buffer_flits` credits on each, sends a flit only with a
-//!   credit of its VC (a response starts with two), never interleaves two
-//!   packets, and ignores credits for other VCs.
+//!   credit of its VC (a response starts with two) and ignores credits for
+//!   other VCs. A response's two flits may come between two flits of a
+//!   class-0 packet (the VCs interleave on the link; each VC's packets are
+//!   whole and in order).
 //! - `tx_pick`: this cycle the scheduler chooses the next class-0 packet
 //!   (the golden model's `emit_request` instant); `tx_busy`: the scheduler
 //!   cannot pick this cycle (it picks in every cycle without `tx_busy` in
@@ -141,8 +143,9 @@
 //! - `rsp_pick` in cycle t: the golden model's `emit_response` applied to
 //!   the state at the start of t, before everything else of t; no
 //!   AXI4-Lite transaction is accepted in t. Its header is on `out_*` at
-//!   t+1, its footer at t+2. It starts only at a class-0 packet boundary
-//!   (the class-0 header waits) and with two `resp_vc` credits.
+//!   t+1, its footer at t+2 (class-0 flits wait). It starts whenever the
+//!   lane is idle, the response queue non-empty and two `resp_vc` credits
+//!   free.
 //! - `rx_commit` (or `rx_busy`) in cycle t: the decision is the golden
 //!   model's `receive_packet_on(pkt, rx_class)` applied to the state at the
 //!   start of t, after `rsp_pick` and a read accepted in t, where `pkt` is
@@ -177,7 +180,8 @@
 //! for room in the response queue, which drains through class 1, or in
 //! the completion queue; a read request never waits for the read queue
 //! (Nack READ_BUSY instead). On the way out the response lane has its own
-//! credits and goes first at packet boundaries; on the way in class 1 has
+//! credits and goes first, also between the flits of a class-0 packet
+//! stalled for credits; on the way in class 1 has
 //! its own ring and is decided first, and a Busy class-0 packet yields to
 //! it. So no cycle of waits runs through the network: with one class, A's
 //! receive path could wait for room in A's response queue, which drains

@@ -61,12 +61,17 @@
 //!   queue's head `{flags, txid, pdid, dest, ptype}` is encoded by its own
 //!   header and footer encoders (`rsp_hdr`, `rsp_ftr`: no payload, payload
 //!   CRC 0, first = last = 1) and sent as two flits in consecutive cycles,
-//!   whatever TX_ENABLE. It starts when the sender is at a packet boundary
-//!   (header next) and two `resp_vc` credits are free, before a class-0
-//!   header waiting there; its own credit counter (`rcr_used`) makes it
-//!   independent of class-0 backpressure, which is what keeps responses
-//!   flowing when the class-0 VC is full (see the `ni` module doc,
-//!   "Message classes").
+//!   whatever TX_ENABLE. It starts when two `resp_vc` credits are free and
+//!   its flits take the output before class-0 flits, also in the middle of
+//!   a class-0 packet (flits of different VCs interleave on the link, as
+//!   the router's per-VC input buffers allow; each VC's packets stay
+//!   whole). With its own credit counter (`rcr_used`) it is independent of
+//!   class-0 backpressure: a class-0 packet stalled mid-way for credits
+//!   never holds a response back (see the `ni` module doc, "Message
+//!   classes"). (Waiting for the class-0 packet boundary would let a cycle
+//!   close again: a node's class-0 packet stalled for credits towards a
+//!   node whose receive path waits for room in its response queue, which
+//!   waits for that node's stalled packet in turn.)
 //!
 //! Latency: pick in cycle t, header on `out_*` at t+3 at the earliest
 //! (LOAD t+1, append and HDR send t+2, output register). A long transfer
@@ -254,14 +259,16 @@ always @(*) begin
     b_lastb = (b_size[3:0] == 4'd0) ? 5'd16 : {1'b0, b_size[3:0]};
     credit_ok = (cr_used != @CRW@'d@BUF@);
     // Response lane (class 1, `resp_vc`): the response queue's head, two
-    // flits, started at a packet boundary with both credits in hand; it
-    // goes before a class-0 header waiting at the same boundary.
-    rsp_go = !rl_st && (b_st == 2'd0) && (rq_count != @RQW@'d0) && (rcr_used <= @CRW@'d@BUFM2@) && !reset;
+    // flits in consecutive cycles, started with both credits in hand. Its
+    // flits go first, between any two class-0 flits (the link carries the
+    // VCs interleaved; each VC's packets stay whole): a class-0 packet
+    // stalled mid-way for credits of its VC never holds a response back.
+    rsp_go = !rl_st && (rq_count != @RQW@'d0) && (rcr_used <= @CRW@'d@BUFM2@) && !reset;
     rl_send = rsp_go || rl_st;
     rcr_ret = credit_in_valid && (credit_in_vc == 4'd@RVC@) && ((rcr_used != @CRW@'d0) || rl_send);
     hdr_send = (b_st == 2'd0) && head_v && credit_ok && !rl_send;
-    pay_send = (b_st == 2'd1) && word_v && credit_ok;
-    ftr_send = (b_st == 2'd2) && credit_ok;
+    pay_send = (b_st == 2'd1) && word_v && credit_ok && !rl_send;
+    ftr_send = (b_st == 2'd2) && credit_ok && !rl_send;
     send_now = hdr_send || pay_send || ftr_send;
     cr_ret = credit_in_valid && (credit_in_vc == 4'd@VC@) && ((cr_used != @CRW@'d0) || send_now);
     mq_push = f_push;

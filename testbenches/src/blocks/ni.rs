@@ -66,7 +66,8 @@
 //! and when the RTL's engine is idle and not picking it must have no
 //! request; every flit against the golden packet's words (data, head,
 //! tail), per VC: requests on `vc` in their pick order, responses on
-//! `resp_vc` in theirs, no packet's flits interleaved with another's; no
+//! `resp_vc` in theirs, no packet's flits interleaved with another's of its VC (a
+//! response may come between two flits of a class-0 packet); no
 //! flit without a credit of its VC; every
 //! AR: 16-byte aligned, INCR, size 16, no 4 KiB crossing, address below
 //! `2^addr_bits`, ARUSER = the packet's PDID. At `rx_commit` the golden

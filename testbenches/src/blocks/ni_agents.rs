@@ -793,12 +793,11 @@ struct Lane {
 
 /// The packets picked and not yet sent whole, checked flit by flit, per
 /// VC: class 0 (requests, data) on `vc`, class 1 (responses) on `resp_vc`.
-/// Each VC's flits follow its packets' pick order; the flits of one packet
-/// are never interleaved with another's.
+/// Each VC's flits follow its packets' pick order, each packet whole (its
+/// flits not interleaved with another packet's of the same VC); the two
+/// VCs may interleave (a response between two flits of a class-0 packet).
 pub(crate) struct TxFlits {
     lanes: [Lane; 2],
-    /// The class of the packet whose head is out and tail is not.
-    open: Option<usize>,
 }
 
 impl TxFlits {
@@ -811,7 +810,6 @@ impl TxFlits {
         };
         TxFlits {
             lanes: [lane(vc), lane(resp_vc)],
-            open: None,
         }
     }
 
@@ -832,9 +830,8 @@ impl TxFlits {
         self.lanes[0].expect.back().map_or(0, |e| e.1)
     }
 
-    /// `{out}_valid` is 1: the flit must be on `vc` or `resp_vc`, the
-    /// packet open on `{out}_*` (if any) continued, and the next word of
-    /// the oldest packet picked for its VC (data, head, tail). Returns the
+    /// `{out}_valid` is 1: the flit must be on `vc` or `resp_vc` and be the
+    /// next word of the oldest packet picked for its VC (data, head, tail). Returns the
     /// packet's words when this flit was its tail.
     pub fn flit(&mut self, p: &NiPorts, r: Report) -> Result<Option<Vec<u128>>, Mismatch> {
         let out = p.out;
@@ -849,18 +846,6 @@ impl TxFlits {
                 format!("{v}"),
             );
         };
-        if let Some(o) = self.open {
-            if o != class {
-                return r.bad(
-                    &format!(
-                        "{out}_vc (a packet on VC {} is not finished)",
-                        self.lanes[o].vc
-                    ),
-                    format!("{}", self.lanes[o].vc),
-                    format!("{v}"),
-                );
-            }
-        }
         let lane = &mut self.lanes[class];
         let Some((words, _)) = lane.expect.front() else {
             return r.bad(
@@ -890,11 +875,9 @@ impl TxFlits {
         }
         if i + 1 == n {
             lane.flit_idx = 0;
-            self.open = None;
             Ok(lane.expect.pop_front().map(|e| e.0))
         } else {
             lane.flit_idx += 1;
-            self.open = Some(class);
             Ok(None)
         }
     }

@@ -48,8 +48,9 @@
 //! model's; at `rsp_pick` the golden model has a response
 //! (`emit_response`), at `tx_pick` a request (`emit_request`), and every
 //! flit the NI sends equals the oldest packet picked for its VC (data,
-//! head, tail; requests on `vc`, responses on `resp_vc`, no packet's flits
-//! interleaved with another's); AR shape and ARUSER = PDID;
+//! head, tail; requests on `vc`, responses on `resp_vc`, each packet
+//! whole on its VC, the two VCs possibly interleaved); AR shape and
+//! ARUSER = PDID;
 //! every delivered packet is the head of its flow and class, all its flits
 //! on one VC; at `rx_commit` the golden
 //! outcome is Accepted or Refused (mailbox full, or a read request with
@@ -60,7 +61,9 @@
 //! or send the golden model accepted, with matching kind, peer, txid, PDID,
 //! source and bytes) and is seen exactly once; no router drops a packet or
 //! counts an error; the ejection adapters count no protocol error; a
-//! watchdog fails a run in which nothing moves for [`WATCHDOG`] cycles.
+//! watchdog fails a run in which nothing moves (no flit, no decision, no
+//! accepted AXI4-Lite write: polling reads and refused doorbells do not
+//! count) for [`WATCHDOG`] cycles.
 //!
 //! Phases: set-up, a **latency measurement** (node 0 alone: isolated 64 B
 //! RDMA writes and 16 B packetizer sends to node 1, see [`PairFigures`]),
@@ -559,6 +562,17 @@ enum Phase {
     Drain,
 }
 
+/// An AXI4-Lite write that moves the system on when accepted: a doorbell,
+/// a packetizer send, or a completion / mailbox / error-queue pop.
+fn moves(addr: u32) -> bool {
+    let in_channel = addr >= regs::CH_PAGE0;
+    let off = addr & 0xFFF;
+    (in_channel && (off == regs::DOORBELL || off == regs::PKT_SEND))
+        || addr == regs::CQ_PAGE + regs::CQ_POP
+        || addr == regs::MB_PAGE + regs::MB_POP
+        || addr == regs::ERRQ_POP
+}
+
 /// The node-pair bench at one parameter point.
 pub struct NodePairBench {
     params: NodePairParams,
@@ -812,11 +826,15 @@ impl NodePairBench {
     }
 
     /// Software of node `n` has nothing queued: give it work (first a
-    /// read its server refused, posted again).
+    /// read its server refused, posted again, then a poll: software keeps
+    /// consuming completions while a doorbell is refused, else the
+    /// completion queue it leaves full could hold back the very packets
+    /// that would free the descriptor queue).
     fn generate(&mut self, rng: &mut Rng, n: usize) {
         if matches!(self.phase, Phase::Traffic | Phase::Drain) {
             if let Some(d) = self.nodes[n].repost.pop_front() {
                 self.post_read(n, d, true);
+                self.nodes[n].poll();
                 return;
             }
         }
@@ -1256,11 +1274,15 @@ impl NodePairBench {
         }
         // 5. AXI4-Lite responses.
         let node = &mut self.nodes[i];
-        if node.axil.response_b(&p.ni, rep)?.is_some() {
-            self.last_progress = cycle;
+        // Progress for the watchdog: an accepted doorbell, send or pop; not
+        // a read, a refused write or a descriptor word (software polls and
+        // retries refused doorbells all the time, also in a deadlock).
+        if let Some((addr, AxilResp::Okay)) = node.axil.response_b(&p.ni, rep)? {
+            if moves(addr) {
+                self.last_progress = cycle;
+            }
         }
         if let Some((addr, v, _)) = node.axil.response_r(&p.ni, rep)? {
-            self.last_progress = cycle;
             if let Some(m) = self.consume(i, addr, v, cycle) {
                 return Err(m);
             }
@@ -1552,7 +1574,9 @@ impl Bench for NodePairBench {
             return Some(Mismatch {
                 cycle,
                 port: "watchdog".into(),
-                expected: format!("a flit, commit or AXI4-Lite response within {WATCHDOG} cycles"),
+                expected: format!(
+                    "a flit, a decision or an accepted AXI4-Lite write within {WATCHDOG} cycles"
+                ),
                 actual: format!(
                     "none ({} completions, {} messages outstanding; flows {:?})",
                     self.exp_cq.values().sum::<u32>(),
