@@ -61,7 +61,7 @@ fn every_matrix_point_matches_the_golden_model() {
         // headers, and every reject reason the agent provokes.
         assert!(c.rx_data > 50 && c.rx_corrected > 5, "{text}: {c:?}");
         assert_eq!(c.rx_writes, c.rx_data, "{text}: {c:?}");
-        assert!(c.errq_words > 5 && c.errq_pops > 5, "{text}: {c:?}");
+        assert!(c.errq_words > 5 && c.errq_pops > 2, "{text}: {c:?}");
         // (Reason 11: WrongClass, a packet on a VC of the other class.)
         for r in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
             assert!(c.rx_rejected[r] > 3, "{text}: reason {r}: {c:?}");
@@ -406,7 +406,7 @@ fn an_edited_receive_pipeline_is_caught() {
             },
         ],
         40_000,
-        9,
+        3,
     );
 }
 
