@@ -373,7 +373,8 @@ always @(*) begin
     footer_pack$notify = b_notify;
     footer_pack$last = b_last;
     footer_pack$first = b_first;
-    footer_pack$flags = b_flags;
+    // Class-0 packets carry no flags (responses leave by the lane).
+    footer_pack$flags = 8'd0;
     footer_pack$src = node;
     footer_pack$txid = b_txid;
     crc32$clock = clock;
@@ -449,7 +450,6 @@ always @(posedge clock) begin
         if (f_load) begin
             e_size <= l_size;
             tx_bytes <= tx_bytes + {23'd0, l_size};
-            e_flags <= 8'd0;
 @BRANCHES@        end
     end
 end
@@ -533,9 +533,9 @@ wire unused_tx = &{1'b0, l_btmp[3:0], l_wtmp[3:0], b_wtmp[3:0]@RDUNUSED@};
 fn record(g: &Geometry) -> Record {
     Record {
         fields: vec![
-            // 0 data (payload from the FIFO), 1 response or read request
-            // (payload `rrlen`/`rrladdr`), 2 message (payload from slot
-            // `slot` of channel `c`).
+            // 0 data (payload from the FIFO), 1 read request (payload
+            // `rrlen`/`rrladdr`), 2 message (payload from slot `slot` of
+            // channel `c`).
             ("kind", 2),
             ("ptype", 5),
             ("vaddr", 42),
@@ -547,7 +547,6 @@ fn record(g: &Geometry) -> Record {
             ("first", 1),
             ("last", 1),
             ("notify", 1),
-            ("flags", 8),
             ("c", g.cw),
             ("slot", g.sa),
             ("rrlen", 32),

@@ -566,7 +566,7 @@ enum Phase {
 /// a packetizer send, or a completion / mailbox / error-queue pop.
 fn moves(addr: u32) -> bool {
     let in_channel = addr >= regs::CH_PAGE0;
-    let off = addr & 0xFFF;
+    let off = addr % regs::PAGE;
     (in_channel && (off == regs::DOORBELL || off == regs::PKT_SEND))
         || addr == regs::CQ_PAGE + regs::CQ_POP
         || addr == regs::MB_PAGE + regs::MB_POP
