@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-tools.sh
-cargo build --release -q -p exanet-gen
+echo "run.sh: building exanet (release); the first build takes several minutes" >&2
+cargo build --release -p exanet-gen
 ./target/release/exanet generate --out out "$@"
 ./target/release/exanet lint --out out

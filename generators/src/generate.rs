@@ -11,8 +11,11 @@
 //! ```
 //!
 //! Output is deterministic (same config and tools → same bytes; no
-//! timestamps). Files whose content is unchanged are not rewritten, and
-//! Verilog files left in `OUT/rtl` by an earlier config are removed.
+//! timestamps). Files whose content is unchanged are not rewritten. Files an
+//! earlier `generate` wrote that this config no longer has are removed. A
+//! file `generate` did not write, or one edited since, is never replaced or
+//! removed: the command refuses, or with `--force` moves it to a backup
+//! folder first (see [`crate::outdir`]).
 //!
 //! The manifest's [`Fingerprint`] records which generator build and which
 //! config wrote the folder; the commands that read it (`lint`, `synth`,
@@ -22,14 +25,15 @@
 
 use crate::config::{Config, Loaded};
 use crate::error::usage;
+use crate::outdir::OutDir;
+pub use crate::outdir::{path_in, sha256_hex};
 use crate::params::Params;
 use crate::tools::ToolVersions;
 use anyhow::{bail, Context, Result};
 use askama::Template;
 use exanet_hdl::emit::{Emitted, LINT_WAIVERS, LINT_WAIVERS_FILE};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// This generator: its version and the SHA-256 of the sources it was built
@@ -379,16 +383,14 @@ pub struct Generated {
     pub manifest: Manifest,
     /// Files whose content changed (or were new), relative to the output folder.
     pub written: Vec<String>,
-    /// Stale files removed from `OUT/rtl`.
+    /// Files an earlier `generate` wrote that this config no longer has, removed.
     pub removed: Vec<String>,
+    /// Files in the way moved to `backup` (with `--force`).
+    pub backed_up: Vec<String>,
+    /// The backup folder, if anything was moved there.
+    pub backup: Option<PathBuf>,
     /// Notes from elaboration and instance fitting.
     pub notes: Vec<String>,
-}
-
-/// SHA-256 of `bytes` as lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[derive(Template)]
@@ -470,22 +472,11 @@ pub fn render_tcl(p: &Params, tops: &[TopEntry]) -> Result<String> {
     ))
 }
 
-/// Write `bytes` to `out/rel` unless it already holds exactly them.
-/// Returns whether the file was written.
-fn write_if_changed(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool> {
-    let path = out.join(rel);
-    if std::fs::read(&path).ok().as_deref() == Some(bytes) {
-        return Ok(false);
-    }
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    Ok(true)
-}
-
 /// Generate everything for `loaded` (elaborated into `params`) into `out`.
-pub fn generate(loaded: &Loaded, params: &Params, out: &Path) -> Result<Generated> {
+/// Only files an earlier `generate` wrote there and nobody edited since are
+/// replaced or removed ([`OutDir`]); anything else in the way is refused, or
+/// moved to a backup folder with `force`.
+pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Result<Generated> {
     let config = &loaded.config;
     let fingerprint = Fingerprint::of(loaded)?;
     let insts = instances(params)?;
@@ -521,31 +512,28 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path) -> Result<Generate
             notes: inst.notes.clone(),
         });
     }
-    let mut texts: Vec<(String, String)> = modules
+    let mut texts: Vec<(String, Vec<u8>)> = modules
         .into_iter()
-        .map(|(name, text)| (format!("rtl/{name}.v"), text))
+        .map(|(name, text)| (format!("rtl/{name}.v"), text.into_bytes()))
         .collect();
-    texts.push((format!("rtl/{LINT_WAIVERS_FILE}"), LINT_WAIVERS.to_string()));
-    texts.push((XDC_PATH.to_string(), render_xdc(params)?));
-    texts.push((TCL_PATH.to_string(), render_tcl(params, &tops)?));
+    texts.push((
+        format!("rtl/{LINT_WAIVERS_FILE}"),
+        LINT_WAIVERS.as_bytes().to_vec(),
+    ));
+    texts.push((XDC_PATH.to_string(), render_xdc(params)?.into_bytes()));
+    texts.push((
+        TCL_PATH.to_string(),
+        render_tcl(params, &tops)?.into_bytes(),
+    ));
     texts.sort();
-
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("creating output folder {}", out.display()))?;
-    let mut written = Vec::new();
-    let mut files = Vec::new();
-    for (rel, text) in &texts {
-        if write_if_changed(out, rel, text.as_bytes())? {
-            written.push(rel.clone());
-        }
-        files.push(FileEntry {
+    let files: Vec<FileEntry> = texts
+        .iter()
+        .map(|(rel, bytes)| FileEntry {
             path: rel.clone(),
-            sha256: sha256_hex(text.as_bytes()),
-            bytes: text.len() as u64,
-        });
-    }
-    let removed = remove_stale(out, &texts.iter().map(|(r, _)| r.clone()).collect())?;
-
+            sha256: sha256_hex(bytes),
+            bytes: bytes.len() as u64,
+        })
+        .collect();
     let manifest = Manifest {
         exanet: env!("CARGO_PKG_VERSION").to_string(),
         fingerprint,
@@ -557,43 +545,21 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path) -> Result<Generate
     };
     let mut json = serde_json::to_string_pretty(&manifest)?;
     json.push('\n');
-    if write_if_changed(out, MANIFEST, json.as_bytes())? {
-        written.push(MANIFEST.to_string());
-    }
+    texts.push((MANIFEST.to_string(), json.into_bytes()));
+
+    // The whole change is checked before any of it is made.
+    let mut dir = OutDir::claim(out, "exanet generate", force)?;
+    let (written, stale) = dir.replace_all(&texts)?;
+    let backed_up = std::mem::take(&mut dir.backed_up);
+    let backup = dir.commit()?;
     Ok(Generated {
         manifest,
         written,
-        removed,
+        removed: stale,
+        backed_up,
+        backup,
         notes,
     })
-}
-
-/// Remove Verilog/waiver files in `out/rtl` that this run did not generate.
-fn remove_stale(out: &Path, keep: &BTreeSet<String>) -> Result<Vec<String>> {
-    let dir = out.join("rtl");
-    let mut removed = Vec::new();
-    let rd = std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
-    let mut stale = Vec::new();
-    for entry in rd {
-        let p = entry?.path();
-        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !p.is_file() || !matches!(ext, "v" | "sv" | "vlt") {
-            continue;
-        }
-        let rel = format!(
-            "rtl/{}",
-            p.file_name().unwrap_or_default().to_string_lossy()
-        );
-        if !keep.contains(&rel) {
-            stale.push((p, rel));
-        }
-    }
-    stale.sort();
-    for (p, rel) in stale {
-        std::fs::remove_file(&p).with_context(|| format!("removing stale {}", p.display()))?;
-        removed.push(rel);
-    }
-    Ok(removed)
 }
 
 /// Read `out/manifest.json`; a missing one is a usage error that says how to
@@ -736,11 +702,6 @@ pub fn check_fresh(
         "{} is stale: {why}; re-run `{cmd}` (or pass --allow-stale to use the old output anyway)",
         path.display()
     )))
-}
-
-/// Path of a manifest-relative file.
-pub fn path_in(out: &Path, rel: &str) -> PathBuf {
-    rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use exanet_gen::config::{self, Loaded};
 use exanet_gen::error::{is_usage, usage};
+use exanet_gen::outdir::{OutDir, Staging};
 use exanet_gen::{cosim, generate, lint, simulate, sweep, synth};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
@@ -75,8 +76,12 @@ enum Cmd {
     /// Writes OUT/rtl/<module>.v (one module per file), OUT/rtl/exanet_waivers.vlt,
     /// OUT/constraints/exanet.xdc, OUT/vivado/build.tcl and OUT/manifest.json
     /// (generator and config fingerprints, config, derived parameters, every
-    /// file with its SHA-256, tool versions). The output is deterministic;
-    /// stale Verilog in OUT/rtl is removed. lint, synth and cosim --generated
+    /// file with its SHA-256, tool versions). The output is deterministic.
+    /// Only files an earlier `generate` wrote into OUT, unedited since, are
+    /// replaced or removed (OUT/.exanet-owned.json lists them); any other
+    /// file in the way makes it refuse and change nothing, as does a
+    /// non-empty OUT that no exanet command wrote. --force moves such files
+    /// into OUT/backup-<date>/ instead. lint, synth and cosim --generated
     /// refuse OUT once this exanet's sources or the config file change.
     ///
     /// NI options are keys too, e.g. -P ni.tx_ahead=16 (transmit read-ahead).
@@ -90,6 +95,10 @@ enum Cmd {
         /// Output folder.
         #[arg(long, short, default_value = "out", value_name = "DIR")]
         out: PathBuf,
+        /// Write even over files that generate did not write or that were
+        /// edited since: they are moved into OUT/backup-<date>/ first.
+        #[arg(long)]
+        force: bool,
     },
     /// Print the effective config (after --config and -P) as TOML, or its derived parameters.
     ///
@@ -223,6 +232,10 @@ struct SweepArgs {
     /// Write a Slurm array job and the per-point configs instead of running.
     #[arg(long)]
     slurm: bool,
+    /// Write into OUT even over files no exanet sweep wrote there, or ones
+    /// edited since: they are moved into OUT/backup-<date>/ first.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Subcommand)]
@@ -231,6 +244,9 @@ enum SweepCmd {
     Collect {
         /// Folder written by `exanet sweep --slurm` (or a local sweep).
         dir: PathBuf,
+        /// Replace results or plots edited since (moved into DIR/backup-<date>/ first).
+        #[arg(long)]
+        force: bool,
     },
     /// Run one task of a planned sweep (what each Slurm array task runs).
     #[command(hide = true)]
@@ -268,9 +284,13 @@ struct CosimArgs {
     /// Write a VCD of the whole run (slow; for short runs). Several points get one file each.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Where waveforms of failing runs are written.
+    /// Where waveforms of failing runs are written (never over a file
+    /// exanet did not write there: a taken name gets a -2, -3, … suffix).
     #[arg(long, default_value = "out/cosim", value_name = "DIR")]
     fail_dir: PathBuf,
+    /// Use a --fail-dir that is not empty and that no exanet command wrote.
+    #[arg(long)]
+    force: bool,
     /// Run the points that `exanet generate` wrote to OUT (see --out), on the
     /// Verilog files in OUT/rtl, instead of the block's test matrix.
     #[arg(long, conflicts_with_all = ["point", "rtl"])]
@@ -309,10 +329,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.cmd {
-        Cmd::Generate { out } => {
+        Cmd::Generate { out, force } => {
             let loaded = cli.cfg.load()?;
             let params = loaded.elaborate()?;
-            let g = generate::generate(&loaded, &params, &out)?;
+            let g = generate::generate(&loaded, &params, &out, force)?;
             for n in &g.notes {
                 println!("note: {n}");
             }
@@ -322,6 +342,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for r in &g.removed {
                 println!("removed stale {r}");
             }
+            print_backups(&g.backed_up, g.backup.as_deref());
             println!(
                 "generated `{}` into {}: {} files ({} changed), manifest {}",
                 g.manifest.config.name,
@@ -481,14 +502,14 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
         );
     };
     match a.action {
-        Some(SweepCmd::Collect { dir }) => {
-            let c = sweep::collect(&dir)?;
+        Some(SweepCmd::Collect { dir, force }) => {
+            let c = sweep::collect(&dir, force)?;
             report(&dir, &c);
             Ok(ExitCode::SUCCESS)
         }
         Some(SweepCmd::Task { dir, id }) => {
             let plan = sweep::read_plan(&dir)?;
-            let out = sweep::run_task(&dir, &plan, id)?;
+            let out = sweep::run_task(&dir, &dir.join("tasks"), &plan, id)?;
             for r in &out.rows {
                 println!(
                     "task {id} [{}] rate {}: accepted {:.4}, latency {:.1} cycles{}",
@@ -518,7 +539,7 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
             let dir = a
                 .out
                 .unwrap_or_else(|| PathBuf::from("out/sweeps").join(stem));
-            let plan = sweep::plan(&file, cfg.config.as_deref(), &cfg.set, &dir)?;
+            let plan = sweep::plan(&file, cfg.config.as_deref(), &cfg.set, &dir, a.force)?;
             if a.slurm {
                 let exe = std::env::current_exe()?;
                 let script = sweep::write_slurm(&dir, &plan, &exe)?;
@@ -555,9 +576,18 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
             });
             bar.finish_and_clear();
             ran?;
-            let c = sweep::collect(&dir)?;
+            let c = sweep::collect(&dir, false)?;
             report(&dir, &c);
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// What `--force` moved out of the way, and where.
+fn print_backups(files: &[String], backup: Option<&std::path::Path>) {
+    if let Some(b) = backup {
+        for f in files {
+            eprintln!("warning: --force: moved {f} to {}", b.join(f).display());
         }
     }
 }
@@ -619,6 +649,11 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
             a.rtl.clone(),
         )
     };
+    // Waveforms of failures are traced into a staging folder and moved into
+    // --fail-dir under a name no other file has (never over a user's file).
+    let mut fail_dir = OutDir::claim(&a.fail_dir, "exanet cosim", a.force)?;
+    fail_dir.prepare(&[], &[])?; // the folder is exanet's from now on
+    let staging = Staging::new(&a.fail_dir)?;
     let n = benches.len();
     let bar = bar(n as u64, "cosim");
     let mut failed = 0;
@@ -627,8 +662,25 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
         let point = bench.point();
         bar.set_message(format!("[{point}]"));
         let trace = a.trace.as_ref().map(|t| cosim::trace_path(t, &point, n));
-        let opts = cosim::options(a.cycles, a.seed, trace, rtl.clone(), a.fail_dir.clone());
-        let report = exanet_tb::cosim::run(bench, &opts)?;
+        let opts = cosim::options(
+            a.cycles,
+            a.seed,
+            trace,
+            rtl.clone(),
+            staging.path().to_path_buf(),
+        );
+        let mut report = exanet_tb::cosim::run(bench, &opts)?;
+        if let Some(w) = report.waveform.take() {
+            report.waveform = Some(if w.starts_with(staging.path()) {
+                let name = w.file_name().unwrap_or_default().to_string_lossy();
+                let rel = fail_dir.free_name(&name)?;
+                fail_dir.adopt(&w, &rel)?;
+                fail_dir.save()?;
+                fail_dir.path(&rel)
+            } else {
+                w
+            });
+        }
         bar.suspend(|| {
             println!("{}", report.summary());
             if let Some(f) = item.figures(&report) {

@@ -39,6 +39,7 @@
 
 use crate::config::{self, Config};
 use crate::error::usage;
+use crate::outdir::{write_atomic, OutDir, Staging};
 use crate::plot;
 use crate::simulate::{self, SimResult};
 use anyhow::{Context, Result};
@@ -179,8 +180,12 @@ pub struct Collected {
     pub files: Vec<PathBuf>,
 }
 
+fn task_name(id: usize) -> String {
+    format!("task-{id:04}.json")
+}
+
 fn task_file(id: usize) -> String {
-    format!("tasks/task-{id:04}.json")
+    format!("tasks/{}", task_name(id))
 }
 
 fn point_file(id: usize) -> String {
@@ -246,12 +251,17 @@ fn short_keys(keys: &[String]) -> Vec<String> {
 /// Check `sweep` and write the plan and per-task configs into `dir`.
 ///
 /// `config_override` replaces the file's `base`; `overrides` (`-P`) apply after
-/// the file's `[set]` and before the varied values.
+/// the file's `[set]` and before the varied values. Every point is
+/// elaborated before anything is written. What an earlier sweep wrote into
+/// `dir` (points, task results, logs, results) is replaced; files exanet did
+/// not write, or edited ones, make it refuse (or, with `force`, are moved to
+/// a backup folder): see [`crate::outdir`].
 pub fn plan(
     sweep: &Path,
     config_override: Option<&Path>,
     overrides: &[String],
     dir: &Path,
+    force: bool,
 ) -> Result<Plan> {
     let shown = sweep.display().to_string();
     let text = std::fs::read_to_string(sweep)
@@ -362,17 +372,7 @@ pub fn plan(
         .collect();
     let shorts = short_keys(&series_keys);
 
-    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
-    for sub in ["points", "tasks"] {
-        let p = dir.join(sub);
-        if p.exists() {
-            std::fs::remove_dir_all(&p)
-                .map_err(|e| anyhow::anyhow!("clearing {}: {e}", p.display()))?;
-        }
-        std::fs::create_dir_all(&p)
-            .map_err(|e| anyhow::anyhow!("creating {}: {e}", p.display()))?;
-    }
-
+    let mut writes: Vec<(String, Vec<u8>)> = Vec::new();
     // the cross product, last key fastest
     let total: usize = axes.iter().map(|(_, v)| v.len()).product();
     let mut tasks = Vec::with_capacity(total);
@@ -419,8 +419,7 @@ pub fn plan(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        std::fs::write(dir.join(&rel), header + &cfg.to_toml()?)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", dir.join(&rel).display()))?;
+        writes.push((rel.clone(), (header + &cfg.to_toml()?).into_bytes()));
         tasks.push(Task {
             id,
             series,
@@ -438,11 +437,32 @@ pub fn plan(
         slurm: file.slurm.clone(),
         tasks,
     };
-    std::fs::write(
-        dir.join("plan.json"),
-        serde_json::to_string_pretty(&plan)? + "\n",
-    )?;
+    writes.push((
+        "plan.json".to_string(),
+        (serde_json::to_string_pretty(&plan)? + "\n").into_bytes(),
+    ));
+    let mut out = OutDir::claim(dir, "exanet sweep", force)?;
+    // Files the Slurm array tasks write (the sbatch script names them).
+    out.own_pattern(TASK_PATTERN);
+    out.own_pattern(LOG_PATTERN);
+    out.replace_all(&writes)?;
+    report_backups(&out);
+    out.commit()?;
     Ok(plan)
+}
+
+/// Task result files, as an [`OutDir`] pattern.
+const TASK_PATTERN: &str = "tasks/task-*.json";
+/// Slurm task logs, as an [`OutDir`] pattern.
+const LOG_PATTERN: &str = "logs/task-*.out";
+
+/// Tell what `--force` moved out of the way (on stderr: it is a warning).
+fn report_backups(out: &OutDir) {
+    if let Some(b) = out.backup_dir() {
+        for f in &out.backed_up {
+            eprintln!("warning: --force: moved {f} to {}", b.join(f).display());
+        }
+    }
 }
 
 /// `-P k=v: message` → `message` (the sweep names the key itself).
@@ -483,8 +503,9 @@ fn simulate_at(cfg: &Path, rate: Option<f64>) -> Result<SimResult> {
     simulate::run(&setup)
 }
 
-/// Run task `id` of the sweep in `dir` and write its output file.
-pub fn run_task(dir: &Path, plan: &Plan, id: usize) -> Result<TaskOutput> {
+/// Run task `id` of the sweep in `dir` and write its output file into
+/// `tasks` (`DIR/tasks` for a Slurm task; a staging folder for a local run).
+pub fn run_task(dir: &Path, tasks: &Path, plan: &Plan, id: usize) -> Result<TaskOutput> {
     let task = plan.tasks.get(id).ok_or_else(|| {
         usage(format!(
             "task {id}: the sweep in {} has tasks 0..={}",
@@ -535,20 +556,42 @@ pub fn run_task(dir: &Path, plan: &Plan, id: usize) -> Result<TaskOutput> {
         }
     }
     let out = TaskOutput { task: id, rows };
-    let p = dir.join(task_file(id));
-    std::fs::create_dir_all(p.parent().expect("tasks/"))?;
     // write then rename, so `collect` never reads half a file
-    let tmp = p.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&out)? + "\n")
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &p).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))?;
+    write_atomic(
+        &tasks.join(task_name(id)),
+        (serde_json::to_string_pretty(&out)? + "\n").as_bytes(),
+    )?;
     Ok(out)
 }
 
-/// Run every task on `jobs` threads; `done(task)` after each. The first
-/// failures are returned together after all tasks ran.
+/// Run every task on `jobs` threads; `done(task)` after each. The task
+/// results are written into a staging folder and moved into `DIR/tasks/`
+/// only when every task succeeded: a failed run leaves no partial results
+/// behind. The first failures are returned together after all tasks ran.
 pub fn run_local(
     dir: &Path,
+    plan: &Plan,
+    jobs: usize,
+    done: &(dyn Fn(&Task) + Sync),
+) -> Result<()> {
+    let staging = Staging::new(dir)?;
+    run_all(dir, staging.path(), plan, jobs, done)?;
+    let mut out = OutDir::claim(dir, "exanet sweep", false)?;
+    let mut writes = Vec::new();
+    for t in &plan.tasks {
+        let from = staging.path().join(task_name(t.id));
+        let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+        writes.push((task_file(t.id), bytes));
+    }
+    out.write_all(&writes)?;
+    out.commit()?;
+    Ok(())
+}
+
+/// [`run_local`]'s tasks, results into `tasks`.
+fn run_all(
+    dir: &Path,
+    tasks: &Path,
     plan: &Plan,
     jobs: usize,
     done: &(dyn Fn(&Task) + Sync),
@@ -562,7 +605,7 @@ pub fn run_local(
                 let Some(task) = plan.tasks.get(i) else {
                     break;
                 };
-                if let Err(e) = run_task(dir, plan, i) {
+                if let Err(e) = run_task(dir, tasks, plan, i) {
                     errors
                         .lock()
                         .expect("no panics while held")
@@ -595,7 +638,6 @@ fn mem_estimate(nodes: u64) -> String {
 /// return its path. `exe` is the `exanet` binary the tasks run.
 pub fn write_slurm(dir: &Path, plan: &Plan, exe: &Path) -> Result<PathBuf> {
     let abs = std::fs::canonicalize(dir)?;
-    std::fs::create_dir_all(abs.join("logs"))?;
     let o = &plan.slurm;
     let n = plan.tasks.len();
     let mem = o
@@ -653,8 +695,12 @@ pub fn write_slurm(dir: &Path, plan: &Plan, exe: &Path) -> Result<PathBuf> {
         exe.display(),
         abs.display()
     );
+    // `plan` claimed the folder and removed an earlier sbatch script.
+    let mut out = OutDir::claim(&abs, "exanet sweep", false)?;
+    out.write_all(&[("sweep.sbatch".to_string(), s.into_bytes())])?;
+    out.commit()?;
+    std::fs::create_dir_all(abs.join("logs"))?;
     let p = abs.join("sweep.sbatch");
-    std::fs::write(&p, s)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -834,7 +880,9 @@ pub fn summarize(rows: &[Row]) -> Vec<SeriesSummary> {
 }
 
 /// Merge the task outputs of the sweep in `dir` into results and plots.
-pub fn collect(dir: &Path) -> Result<Collected> {
+/// Results and plots an earlier collect wrote are replaced; a file exanet
+/// did not write, or an edited one, is refused (or backed up with `force`).
+pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
     let plan = read_plan(dir)?;
     let mut rows = Vec::new();
     let mut timing = String::from("task,point,rate,wall_s,router_cycles_per_s\n");
@@ -882,11 +930,9 @@ pub fn collect(dir: &Path) -> Result<Collected> {
     for line in &body {
         csv_text += &(line.iter().map(|f| csv(f)).collect::<Vec<_>>().join(",") + "\n");
     }
-    let mut files = Vec::new();
+    let mut writes: Vec<(String, Vec<u8>)> = Vec::new();
     let mut put = |name: &str, text: &str| -> Result<()> {
-        let p = dir.join(name);
-        std::fs::write(&p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))?;
-        files.push(p);
+        writes.push((name.to_string(), text.as_bytes().to_vec()));
         Ok(())
     };
     put("results.csv", &csv_text)?;
@@ -922,6 +968,11 @@ pub fn collect(dir: &Path) -> Result<Collected> {
         "index.html",
         &index_html(&plan, &series, &header, &body, &plots),
     )?;
+    let mut out = OutDir::claim(dir, "exanet sweep", force)?;
+    out.write_all(&writes)?;
+    let files = writes.iter().map(|(rel, _)| out.path(rel)).collect();
+    report_backups(&out);
+    out.commit()?;
     Ok(Collected {
         rows: rows.len(),
         series,

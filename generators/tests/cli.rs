@@ -302,6 +302,13 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         .collect();
     let mut on_disk = a.clone();
     on_disk.remove("manifest.json");
+    // The ledger of what exanet wrote (see `output_folder_never_loses_a_users_file`).
+    let ledger: serde_json::Value =
+        serde_json::from_slice(&on_disk.remove(".exanet-owned.json").expect("a ledger")).unwrap();
+    assert_eq!(
+        ledger["files"]["manifest.json"].as_str(),
+        Some(sha256_hex(&a["manifest.json"]).as_str())
+    );
     assert_eq!(
         listed.keys().collect::<Vec<_>>(),
         on_disk.keys().collect::<Vec<_>>(),
@@ -424,6 +431,135 @@ fn regenerate_removes_stale_rtl() {
     );
     let line = assert_one_line_usage_error(&r);
     assert!(line.contains("router.buffer_flits = 64, not 32"), "{line}");
+}
+
+/// `generate` replaces or removes only what its ledger says it wrote and
+/// nobody edited since; everything else survives, or the command refuses.
+#[test]
+fn output_folder_never_loses_a_users_file() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("o");
+    let g = |extra: &[&str]| {
+        let mut args = vec!["generate", "--out", "o"];
+        args.extend_from_slice(extra);
+        exanet(&args, d.path())
+    };
+    assert_eq!(g(&[]).code, 0);
+    let before = tree(&o, &[]);
+
+    // A second generate of the same config: no --force needed, same bytes.
+    let r = g(&[]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("(0 changed)"), "{}", r.stdout);
+    assert_eq!(tree(&o, &[]), before, "a regeneration changed bytes");
+
+    // Foreign files survive a generate that removes stale files of its own.
+    write(&o, "rtl/my_hand.v", "module my_hand; endmodule\n");
+    write(&o, "rtl/top.sv", "module top; endmodule\n");
+    write(&o, "notes.txt", "mine\n");
+    let r = g(&["-P", "router.buffer_flits=64"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout
+            .contains("removed stale rtl/exanet_credit_counter_m32_n18.v"),
+        "{}",
+        r.stdout
+    );
+    for (f, text) in [
+        ("rtl/my_hand.v", "module my_hand; endmodule\n"),
+        ("rtl/top.sv", "module top; endmodule\n"),
+        ("notes.txt", "mine\n"),
+    ] {
+        assert_eq!(std::fs::read_to_string(o.join(f)).unwrap(), text, "{f}");
+    }
+    assert_eq!(g(&[]).code, 0);
+
+    // Edited generated files are refused, named, and left as they are.
+    let tcl = o.join("vivado/build.tcl");
+    let xdc = o.join("constraints/exanet.xdc");
+    let edited_tcl = format!("{}# my edit\n", std::fs::read_to_string(&tcl).unwrap());
+    std::fs::write(&tcl, &edited_tcl).unwrap();
+    std::fs::write(&xdc, "# my constraints\n").unwrap();
+    let manifest = std::fs::read(o.join("manifest.json")).unwrap();
+    let mut edited_manifest = manifest.clone();
+    edited_manifest.extend_from_slice(b"\n");
+    std::fs::write(o.join("manifest.json"), &edited_manifest).unwrap();
+    let r = g(&["-P", "router.buffer_flits=64"]);
+    let line = assert_one_line_usage_error(&r);
+    for f in [
+        "vivado/build.tcl (edited since exanet wrote it)",
+        "constraints/exanet.xdc (edited since exanet wrote it)",
+        "manifest.json (edited since exanet wrote it)",
+        "nothing was changed",
+        "--force",
+    ] {
+        assert!(line.contains(f), "{f:?} missing: {line}");
+    }
+    assert_eq!(std::fs::read_to_string(&tcl).unwrap(), edited_tcl);
+    assert_eq!(
+        std::fs::read(o.join("manifest.json")).unwrap(),
+        edited_manifest
+    );
+
+    // --force: the edited files go to a dated backup folder, never deleted,
+    // and the generated ones are written again.
+    let r = g(&["--force"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stderr.contains("--force: moved vivado/build.tcl to"),
+        "{}",
+        r.stderr
+    );
+    let backups: Vec<PathBuf> = std::fs::read_dir(&o)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("backup-")
+        })
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let b = &backups[0];
+    assert_eq!(
+        std::fs::read_to_string(b.join("vivado/build.tcl")).unwrap(),
+        edited_tcl
+    );
+    assert_eq!(
+        std::fs::read_to_string(b.join("constraints/exanet.xdc")).unwrap(),
+        "# my constraints\n"
+    );
+    assert_eq!(
+        std::fs::read(b.join("manifest.json")).unwrap(),
+        edited_manifest
+    );
+    let b_name = b.file_name().unwrap().to_string_lossy().into_owned();
+    let after = tree(&o, &[&b_name]);
+    for (k, v) in &before {
+        assert!(after.get(k) == Some(v), "{k} not restored by --force");
+    }
+    assert_eq!(
+        std::fs::read_to_string(o.join("rtl/my_hand.v")).unwrap(),
+        "module my_hand; endmodule\n"
+    );
+
+    // A folder no exanet command wrote that is not empty: refused, untouched.
+    let u = d.path().join("user");
+    std::fs::create_dir_all(&u).unwrap();
+    write(&u, "design.v", "x\n");
+    let r = exanet(&["generate", "--out", "user"], d.path());
+    let line = assert_one_line_usage_error(&r);
+    assert!(
+        line.contains("is not empty and no exanet command wrote it") && line.contains("design.v"),
+        "{line}"
+    );
+    assert_eq!(tree(&u, &[]).len(), 1, "a refused generate wrote something");
+    // With --force it is written, and the user's file stays.
+    let r = exanet(&["generate", "--out", "user", "--force"], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(std::fs::read_to_string(u.join("design.v")).unwrap(), "x\n");
+    assert!(u.join("manifest.json").exists());
 }
 
 /// Compare with `tests/golden/NAME`; `EXANET_BLESS=1` rewrites the golden file.
@@ -719,6 +855,13 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     );
     assert_eq!(ok.code, 0, "{}", ok.all());
     assert!(ok.stdout.contains("mismatches=0"), "{}", ok.stdout);
+    // A user's file where the waveform would go is never replaced.
+    let taken: String = point
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let taken = waves.join(format!("fifo-{taken}-seed1.vcd"));
+    std::fs::write(&taken, "mine\n").unwrap();
 
     let r = exanet(
         &[
@@ -761,6 +904,12 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     assert!(meta.len() > 0, "empty waveform");
     let vcd = std::fs::read_to_string(&wave).unwrap();
     assert!(vcd.contains("$enddefinitions"), "not a VCD");
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine\n");
+    assert!(
+        wave.to_string_lossy().ends_with("-seed1-2.vcd"),
+        "{}",
+        wave.display()
+    );
     assert!(r.stdout.contains("1 failed"), "{}", r.stdout);
 
     // `--generated` runs the generated files themselves: break them in place.
@@ -1024,8 +1173,13 @@ fn stale_output_is_refused_until_regenerated() {
     let r = exanet(&["synth", "--out", "o"], d.path());
     let line = assert_one_line_usage_error(&r);
     assert!(line.contains("no generator fingerprint"), "{line}");
-    // Regenerating makes it fresh again.
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    // Regenerating makes it fresh again (the hand-edited manifest is moved
+    // to a backup folder: --force).
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 2);
+    assert_eq!(
+        exanet(&["generate", "--out", "o", "--force"], d.path()).code,
+        0
+    );
     fresh("o");
 
     // The config file changed since generation: named with the key that

@@ -35,6 +35,12 @@ fn exanet(args: &[&str], cwd: &Path) -> Run {
     }
 }
 
+/// A usage error (exit 2) whose message holds `want`.
+fn assert_refused(r: &Run, want: &str) {
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(want), "want {want:?} in {}", r.stderr);
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -301,13 +307,7 @@ fn slurm_script_runs_each_point_and_collect_reproduces_the_local_table() {
 
     // not all tasks done: collect says which are missing
     let r = exanet(&["sweep", "collect", "slurm"], d.path());
-    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stderr
-            .contains("4 of 4 task(s) have no results yet (0, 1, 2, 3)"),
-        "{}",
-        r.stderr
-    );
+    assert_refused(&r, "4 of 4 task(s) have no results yet (0, 1, 2, 3)");
 
     // what Slurm would do: run the script once per array index
     for i in 0..4 {
@@ -325,6 +325,10 @@ fn slurm_script_runs_each_point_and_collect_reproduces_the_local_table() {
         );
     }
     exanet(&["sweep", "collect", "slurm"], d.path()).ok();
+    // The task results Slurm wrote are exanet's: planning again into the
+    // folder replaces them without --force (none is collected twice).
+    let again = exanet(&["sweep", s, "--slurm", "--out", "again"], d.path()).ok();
+    assert!(again.stdout.contains("sbatch"));
     let local = d.path().join("local");
     for f in [
         "results.csv",
@@ -339,6 +343,63 @@ fn slurm_script_runs_each_point_and_collect_reproduces_the_local_table() {
             "{f}: collect of the Slurm tasks differs from the local run"
         );
     }
+}
+
+/// A sweep folder follows the output-folder rule: a user's file survives,
+/// a non-empty folder no exanet wrote is refused, and a failed local run
+/// leaves no partial task results behind.
+#[test]
+fn sweep_folders_keep_foreign_files_and_failed_runs_leave_nothing_half_written() {
+    let d = tempfile::tempdir().unwrap();
+    let sweep = reduced("vcs-buffers-8x4x4.toml", d.path(), |k, l| match k {
+        "traffic.rate" => vec![l[0].clone()],
+        _ => l[..1].to_vec(),
+    });
+    let s = sweep.to_str().unwrap();
+    std::fs::create_dir_all(d.path().join("mine")).unwrap();
+    std::fs::write(d.path().join("mine/notes.txt"), "keep\n").unwrap();
+    let r = exanet(&["sweep", s, "--out", "mine"], d.path());
+    assert_refused(
+        &r,
+        "is not empty and no exanet command wrote it (no .exanet-owned.json): notes.txt",
+    );
+    assert!(
+        !d.path().join("mine/plan.json").exists(),
+        "a refused sweep wrote"
+    );
+
+    // A folder of its own: run twice, the user's file added in between stays.
+    exanet(&["sweep", s, "--out", "o"], d.path()).ok();
+    std::fs::write(d.path().join("o/notes.txt"), "keep\n").unwrap();
+    exanet(&["sweep", s, "--out", "o"], d.path()).ok();
+    assert_eq!(read(&d.path().join("o/notes.txt")), "keep\n");
+    // An edited report is refused, and backed up with --force.
+    std::fs::write(d.path().join("o/index.html"), "<p>my notes</p>\n").unwrap();
+    let r = exanet(&["sweep", s, "--out", "o"], d.path());
+    assert_refused(&r, "index.html (edited since exanet wrote it)");
+    let r = exanet(&["sweep", s, "--out", "o", "--force"], d.path()).ok();
+    assert!(
+        r.stderr.contains("--force: moved index.html to"),
+        "{}",
+        r.stderr
+    );
+
+    // A local run whose task fails: no tasks/ results, no staging left.
+    let dir = d.path().join("f");
+    let plan = exanet_gen::sweep::plan(&sweep, None, &[], &dir, false).unwrap();
+    std::fs::write(dir.join(&plan.tasks[0].config), "[router]\nvcs = 1\n").unwrap();
+    let e = exanet_gen::sweep::run_local(&dir, &plan, 1, &|_| {}).unwrap_err();
+    assert!(format!("{e:#}").contains("task 0"), "{e:#}");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !left
+            .iter()
+            .any(|f| f == "tasks" || f.starts_with(".exanet-staging")),
+        "{left:?}"
+    );
 }
 
 #[test]
