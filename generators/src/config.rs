@@ -302,11 +302,25 @@ impl Loaded {
     pub fn elaborate_sim(&self) -> Result<crate::simulate::Setup> {
         let params = crate::params::elaborate_for(&self.config, crate::params::Target::Simulation)
             .map_err(|e| self.locate(e))?;
+        // Packet sizes nobody set follow the largest payload: a config that
+        // lowers packet.max_payload_bytes need not lower them too.
+        let mut config = self.config.clone();
+        let max = config.packet.max_payload_bytes;
+        let t = &mut config.traffic;
+        for (key, v) in [
+            ("traffic.bytes", &mut t.bytes),
+            ("traffic.small_bytes", &mut t.small_bytes),
+            ("traffic.large_bytes", &mut t.large_bytes),
+        ] {
+            if *v > max && self.origin(key) == Origin::Default {
+                *v = max;
+            }
+        }
         let dir = match self.origin("traffic.trace") {
             Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
             _ => None,
         };
-        crate::simulate::setup(&self.config, params, dir.as_deref()).map_err(|e| self.locate(e))
+        crate::simulate::setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))
     }
 
     /// A rule error prefixed with where its key was set; other errors unchanged.

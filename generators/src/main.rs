@@ -105,11 +105,19 @@ enum Cmd {
     /// Examples:
     ///   exanet config -P topology.dims=[4,4,2] > my.toml
     ///   exanet config --derived --config configs/mesh-4x4x1.toml
+    ///   exanet config --limits                  # what hardware and the simulator take, per key
     #[command(verbatim_doc_comment)]
     Config {
         /// Print the derived parameters (ports, packet flits, link cycles, ...) as JSON.
         #[arg(long)]
         derived: bool,
+        /// Check the config for the network simulator (`simulate`, `sweep`)
+        /// instead of hardware: its limits are wider (see --limits).
+        #[arg(long)]
+        simulation: bool,
+        /// Print the table of per-key limits, for hardware and simulation, and exit.
+        #[arg(long, conflicts_with_all = ["derived", "simulation"])]
+        limits: bool,
     },
     /// Lint every generated top with `verilator --lint-only -Wall`; fails on any warning.
     ///
@@ -353,9 +361,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Config { derived } => {
+        Cmd::Config { limits: true, .. } => {
+            println!("{:<26} {:<28} {:<28} why", "key", "hardware", "simulation");
+            for l in exanet_hdl::limits::LIMITS {
+                println!(
+                    "{:<26} {:<28} {:<28} {}",
+                    l.key,
+                    l.hardware.to_string(),
+                    l.simulation.to_string(),
+                    l.why
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Config {
+            derived,
+            simulation,
+            ..
+        } => {
             let loaded = cli.cfg.load()?;
-            let params = loaded.elaborate()?;
+            let params = if simulation {
+                loaded.elaborate_sim()?.params
+            } else {
+                loaded.elaborate()?
+            };
             if derived {
                 println!("{}", serde_json::to_string_pretty(&params)?);
             } else {
@@ -433,6 +462,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Cmd::Cosim(a) => {
             if cli.cfg.given() {
+                // A config that is not legal hardware says so first.
+                cli.cfg.load()?.elaborate()?;
                 return Err(usage(
                     "cosim runs block test points, not a config: use --point key=value,... \
                      (the generated points are listed in OUT/manifest.json and by `exanet generate`)",
@@ -473,6 +504,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Sweep(a) => run_sweep(&cli.cfg, a),
         Cmd::Blocks => {
             if cli.cfg.given() {
+                // A config that is not legal hardware says so first.
+                cli.cfg.load()?.elaborate()?;
                 return Err(usage("`exanet blocks` takes no config"));
             }
             print_blocks();
@@ -600,9 +633,18 @@ fn read_generated(
     cfg: &ConfigArgs,
     allow_stale: bool,
 ) -> Result<generate::Manifest> {
+    // A config given must itself be legal hardware (its errors name the
+    // key and the rule) before it is compared with the folder's.
+    let given = if cfg.given() {
+        let loaded = cfg.load()?;
+        loaded.elaborate()?;
+        Some(loaded)
+    } else {
+        None
+    };
     let manifest = generate::read_manifest(out)?;
-    if cfg.given() {
-        generate::check_same_config(&manifest, &cfg.load()?.config, out)?;
+    if let Some(loaded) = given {
+        generate::check_same_config(&manifest, &loaded.config, out)?;
     }
     if let Some(w) = generate::check_fresh(&manifest, out, cfg.given(), allow_stale)? {
         eprintln!("warning: {w}");

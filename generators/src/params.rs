@@ -8,6 +8,7 @@
 
 use crate::config::Config;
 use anyhow::Result;
+use exanet_hdl::limits;
 use exanet_sim::ni::NiParams as NiModelParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
 use exanet_sim::topology::Topology;
@@ -16,24 +17,16 @@ use std::fmt;
 
 /// Bits per coordinate in the packet header (x, y, z are 4 bits each).
 pub const COORD_BITS: u32 = 4;
-/// Largest size of one dimension, from [`COORD_BITS`].
+/// Largest size of one dimension for hardware, from [`COORD_BITS`].
 pub const MAX_DIM: u32 = 1 << COORD_BITS;
-/// Largest size of one dimension in the network simulator only (5-bit
-/// coordinates; see `exanet_sim::topology::MAX_DIM`).
-pub const MAX_SIM_DIM: u32 = 32;
 
-/// What a config is elaborated for: the dimension limit differs, and so
-/// does a config with a network interface and one message class (refused
-/// for hardware; the simulator has no NI, so it leaves the NI out).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// RTL generation, lint, synthesis: every dimension 1..=[`MAX_DIM`].
-    Hardware,
-    /// The network simulator (`exanet simulate`, `exanet sweep`): 1..=[`MAX_SIM_DIM`].
-    Simulation,
-}
-/// Flit widths the datapath supports.
-pub const FLIT_BITS: [u32; 3] = [64, 128, 256];
+/// What a config is elaborated for. The per-key limits differ by target
+/// (`exanet_hdl::limits::LIMITS`: dimensions up to 16 for hardware, 32 in
+/// the simulator; buffers up to 256 flits for hardware, 1,024 in the
+/// simulator, with a note), and so does a config with a network interface
+/// and one message class (refused for hardware; the simulator has no NI,
+/// so it leaves the NI out).
+pub use exanet_hdl::limits::Target;
 /// Bits of a packet header (and of a footer).
 pub const HEADER_BITS: u32 = 128;
 /// Bits of the header covered by SECDED (128-bit header minus its 16-bit ECC).
@@ -324,6 +317,20 @@ fn ceil_u32(x: f64) -> u32 {
     (x - 1e-9).ceil().max(0.0) as u32
 }
 
+/// Check `value` of `key` against its row of the hardware-limits table
+/// (`exanet_hdl::limits`) for `target`: a violation is a [`RuleError`]; a
+/// value only the simulator takes adds a note.
+fn bounded(key: &str, value: u32, target: Target, notes: &mut Vec<String>) -> Result<()> {
+    match limits::check(key, u64::from(value), target) {
+        Ok(limits::Verdict::Ok) => Ok(()),
+        Ok(limits::Verdict::SimulationOnly(note)) => {
+            notes.push(note);
+            Ok(())
+        }
+        Err(e) => Err(rule(e.key, e.value, e.rule)),
+    }
+}
+
 /// Check every rule on `c` for hardware and derive [`Params`]; the first
 /// violation is a [`RuleError`].
 pub fn elaborate(c: &Config) -> Result<Params> {
@@ -360,28 +367,9 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             "must list exactly 3 flags [x, y, z]",
         )
     })?;
+    let mut notes = Vec::new();
     for (i, &d) in dims.iter().enumerate() {
-        let max = match target {
-            Target::Hardware => MAX_DIM,
-            Target::Simulation => MAX_SIM_DIM,
-        };
-        if !(1..=max).contains(&d) {
-            let why = match target {
-                Target::Hardware if (1..=MAX_SIM_DIM).contains(&d) => format!(
-                    "each dimension must be 1..={MAX_DIM} for hardware ({COORD_BITS}-bit \
-                     coordinates in the packet header); only the simulator \
-                     (`exanet simulate`, `exanet sweep`) accepts up to {MAX_SIM_DIM}"
-                ),
-                Target::Hardware => {
-                    format!("each dimension must be 1..={MAX_DIM} ({COORD_BITS}-bit coordinates)")
-                }
-                Target::Simulation => format!(
-                    "each dimension must be 1..={MAX_SIM_DIM} in simulation \
-                     (1..={MAX_DIM} for hardware)"
-                ),
-            };
-            return Err(rule(format!("topology.dims[{i}]"), d, why));
-        }
+        bounded(&format!("topology.dims[{i}]"), d, target, &mut notes)?;
         if wrap[i] && d == 1 {
             return Err(rule(
                 format!("topology.wrap[{i}]"),
@@ -394,49 +382,34 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         }
     }
     let route_axes = parse_dim_order(&t.dim_order)?;
-    if !(1..=4).contains(&t.local_ports) {
-        return Err(rule("topology.local_ports", t.local_ports, "must be 1..=4"));
-    }
+    bounded("topology.local_ports", t.local_ports, target, &mut notes)?;
 
     let p = &c.packet;
-    if !FLIT_BITS.contains(&p.flit_bits) {
-        return Err(rule(
-            "packet.flit_bits",
-            p.flit_bits,
-            "must be one of 64, 128, 256",
-        ));
-    }
-    if !(1..=256).contains(&p.max_payload_bytes) || p.max_payload_bytes & 7 != 0 {
-        return Err(rule(
-            "packet.max_payload_bytes",
-            p.max_payload_bytes,
-            "must be 1..=256 and a multiple of 8",
-        ));
-    }
+    bounded("packet.flit_bits", p.flit_bits, target, &mut notes)?;
+    bounded(
+        "packet.max_payload_bytes",
+        p.max_payload_bytes,
+        target,
+        &mut notes,
+    )?;
     let header_flits = HEADER_BITS.div_ceil(p.flit_bits);
     let max_payload_flits = (p.max_payload_bytes * 8).div_ceil(p.flit_bits);
     let max_packet_flits = 2 * header_flits + max_payload_flits;
 
     let r = &c.router;
-    if !(1..=2).contains(&r.classes) {
-        return Err(rule("router.classes", r.classes, "must be 1 or 2"));
-    }
-    if !(1..=8).contains(&r.vcs_per_class) {
-        return Err(rule(
-            "router.vcs_per_class",
-            r.vcs_per_class,
-            "must be 1..=8",
-        ));
-    }
-    if r.buffer_flits < max_packet_flits || r.buffer_flits > 1024 {
+    bounded("router.classes", r.classes, target, &mut notes)?;
+    bounded("router.vcs_per_class", r.vcs_per_class, target, &mut notes)?;
+    bounded("router.buffer_flits", r.buffer_flits, target, &mut notes)?;
+    if r.buffer_flits < max_packet_flits {
         return Err(rule(
             "router.buffer_flits",
             r.buffer_flits,
             format!(
                 "must hold one maximum packet under virtual cut-through: >= {max_packet_flits} \
                  ({header_flits}-flit header + {max_payload_flits} payload flits of {} bits \
-                 + {header_flits}-flit footer), and <= 1024",
-                p.flit_bits
+                 + {header_flits}-flit footer, packet.flit_bits = {} and \
+                 packet.max_payload_bytes = {})",
+                p.flit_bits, p.flit_bits, p.max_payload_bytes
             ),
         ));
     }
@@ -455,20 +428,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     check_part(&c.fpga.part)?;
     // Checked even when no NI is generated: a bad value is a config mistake
     // either way.
-    let ahead = exanet_hdl::ni::rdma_tx::TX_AHEAD_RANGE;
-    let tx_ahead = c.ni.tx_ahead;
-    if !ahead.contains(&(tx_ahead as usize)) || !tx_ahead.is_power_of_two() {
-        return Err(rule(
-            "ni.tx_ahead",
-            tx_ahead,
-            format!(
-                "must be a power of two in {}..={} (packets the NI's transmit scheduler may \
-                 pick ahead of sending)",
-                ahead.start(),
-                ahead.end()
-            ),
-        ));
-    }
+    bounded("ni.tx_ahead", c.ni.tx_ahead, target, &mut notes)?;
     let vpc = r.vcs_per_class;
     if c.ni.resp_vc != 0 && !(vpc..2 * vpc).contains(&c.ni.resp_vc) {
         return Err(rule(
@@ -496,7 +456,6 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let cycles_per_flit_ceil = ceil_u32(cycles_per_flit).max(1);
     let credit_round_trip_cycles = 2 * latency_cycles + 2 * cycles_per_flit_ceil;
     let full_rate_buffer_flits = credit_round_trip_cycles.div_ceil(cycles_per_flit_ceil);
-    let mut notes = Vec::new();
     if r.buffer_flits < full_rate_buffer_flits {
         notes.push(format!(
             "router.buffer_flits = {} is below the {full_rate_buffer_flits} flits one VC needs \
@@ -804,7 +763,7 @@ mod tests {
             (
                 Box::new(|c| c.packet.max_payload_bytes = 260),
                 "packet.max_payload_bytes",
-                "1..=256",
+                "8..=256",
             ),
             (
                 Box::new(|c| c.packet.max_payload_bytes = 12),
@@ -814,7 +773,7 @@ mod tests {
             (
                 Box::new(|c| c.router.classes = 3),
                 "router.classes",
-                "1 or 2",
+                "1..=2",
             ),
             (
                 Box::new(|c| c.router.vcs_per_class = 9),
@@ -921,12 +880,13 @@ mod tests {
         assert_eq!(p.router.ports, 5);
         assert_eq!(p.topology.network_ports, 4);
         assert_eq!(p.router.vc_bits, 1);
-        let p = with(|c| {
-            c.packet.flit_bits = 64;
-            c.packet.max_payload_bytes = 8;
-            c.router.buffer_flits = 5;
-        })
-        .unwrap();
+        // A 5-flit buffer: the simulator takes it (the RTL needs 9).
+        let mut c = Config::default();
+        c.packet.flit_bits = 64;
+        c.packet.max_payload_bytes = 8;
+        c.router.buffer_flits = 5;
+        assert_eq!(rule_of(elaborate(&c)).key, "router.buffer_flits");
+        let p = elaborate_for(&c, Target::Simulation).unwrap();
         // The 128-bit header and footer take two 64-bit flits each.
         assert_eq!(p.packet.header_flits, 2);
         assert_eq!(p.packet.max_packet_flits, 5);
@@ -940,11 +900,8 @@ mod tests {
             "{:?}",
             p.notes
         );
-        let r = rule_of(with(|c| {
-            c.packet.flit_bits = 64;
-            c.packet.max_payload_bytes = 8;
-            c.router.buffer_flits = 4;
-        }));
+        c.router.buffer_flits = 4;
+        let r = rule_of(elaborate_for(&c, Target::Simulation));
         assert!(r.rule.contains(">= 5 (2-flit header"), "{r}");
     }
 
@@ -973,7 +930,7 @@ mod tests {
         let r = rule_of(elaborate(&c));
         assert_eq!(r.key, "topology.dims[0]");
         assert!(r.rule.contains("1..=16 for hardware"), "{r}");
-        assert!(r.rule.contains("up to 32"), "{r}");
+        assert!(r.rule.contains("takes 1..=32"), "{r}");
         let p = elaborate_for(&c, Target::Simulation).unwrap();
         assert_eq!(p.topology.nodes, 32 * 32 * 32);
         assert_eq!(p.topology.coord_bits, 5);

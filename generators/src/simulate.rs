@@ -462,7 +462,12 @@ pub fn run(s: &Setup) -> Result<SimResult> {
     } else {
         f64::from(router_cycles) * (h + 1.0) + f64::from(link) * h + (mean_packet_flits - 1.0)
     };
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = p
+        .notes
+        .iter()
+        .filter(|n| exanet_hdl::limits::is_simulation_only(n))
+        .cloned()
+        .collect();
     if p.link.cycles_per_flit > 1.0 + 1e-9 {
         notes.push(format!(
             "links move one flit per cycle in the simulator ({:.2} Gb/s at {} MHz x {}-bit flits); \

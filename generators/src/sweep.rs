@@ -405,7 +405,7 @@ pub fn plan(
         let setup = loaded
             .elaborate_sim()
             .map_err(|e| usage(format!("{}: {}", what(), strip_origin(&format!("{e:#}")))))?;
-        let mut cfg: Config = loaded.config.clone();
+        let mut cfg: Config = setup.config.clone();
         if let Some(t) = &setup.trace {
             let abs = std::fs::canonicalize(t).unwrap_or_else(|_| t.clone());
             cfg.traffic.trace = abs.display().to_string();

@@ -161,7 +161,8 @@ fn illegal_values_name_key_value_rule_and_position() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: f.toml:2:13: packet.flit_bits = 100: must be one of 64, 128, 256"
+        "error: f.toml:2:13: packet.flit_bits = 100: must be one of 64, 128, 256 (the datapath \
+         widths the router is built for)"
     );
 
     // The same rules through -P name the flag.
@@ -169,12 +170,13 @@ fn illegal_values_name_key_value_rule_and_position() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: -P packet.flit_bits=100: packet.flit_bits = 100: must be one of 64, 128, 256"
+        "error: -P packet.flit_bits=100: packet.flit_bits = 100: must be one of 64, 128, 256 \
+         (the datapath widths the router is built for)"
     );
-    let r = exanet(&["config", "-P", "router.buffer_flits=8"], d.path());
+    let r = exanet(&["config", "-P", "router.buffer_flits=17"], d.path());
     let line = assert_one_line_usage_error(&r);
     assert!(
-        line.contains("router.buffer_flits = 8: must hold one maximum packet"),
+        line.contains("router.buffer_flits = 17: must hold one maximum packet"),
         "{line}"
     );
     assert!(!d.path().join("o").exists());
@@ -963,7 +965,7 @@ fn ni_tx_ahead_is_a_checked_config_key() {
     assert_eq!(
         line,
         "error: -P ni.tx_ahead=12: ni.tx_ahead = 12: must be a power of two in 2..=32 \
-         (packets the NI's transmit scheduler may pick ahead of sending)"
+         (packets the NI's transmit scheduler may pick ahead of sending; RTL only)"
     );
     write(d.path(), "a.toml", "[ni]\ntx_ahead = 64\n");
     let r = exanet(&["generate", "--config", "a.toml", "--out", "o"], d.path());
@@ -1251,4 +1253,114 @@ fn stale_output_is_refused_until_regenerated() {
     // Restored: fresh.
     std::fs::write(&cfg, "[router]\nbuffer_flits = 40\n").unwrap();
     fresh("c");
+}
+
+/// Every row of the hardware-limits table, at both edges, through the CLI:
+/// `exanet config` for hardware, `exanet config --simulation` for the
+/// simulator. Each refusal names the key and the value (exit 2).
+#[test]
+fn every_limit_is_enforced_at_both_edges_for_both_targets() {
+    use exanet_hdl::limits::{Target, LIMITS};
+    let d = tempfile::tempdir().unwrap();
+    // Other keys set so that only the key under test decides.
+    let context = |key: &str| -> Vec<&str> {
+        match key {
+            // A mesh: one VC per class is deadlock-free there.
+            "topology.dims" | "router.vcs_per_class" => vec!["topology.wrap=[false,false,false]"],
+            // 256-bit flits, 8-byte payloads: a 3-flit largest packet.
+            "router.buffer_flits" => vec!["packet.flit_bits=256", "packet.max_payload_bytes=8"],
+            // 64-bit flits: 36-flit packets, and no NI (so one class is legal).
+            "packet.flit_bits" | "router.classes" => {
+                vec!["router.buffer_flits=64", "packet.flit_bits=64"]
+            }
+            _ => vec![],
+        }
+    };
+    let setting = |key: &str, v: u64| -> (String, String) {
+        match key {
+            "topology.dims" => (
+                format!("topology.dims=[{v},4,4]"),
+                "topology.dims[0]".into(),
+            ),
+            _ => (format!("{key}={v}"), key.to_string()),
+        }
+    };
+    for l in LIMITS {
+        for (target, allowed) in [
+            (Target::Hardware, l.hardware),
+            (Target::Simulation, l.simulation),
+        ] {
+            let (lo, hi) = allowed.edges();
+            let mut cases = vec![(lo, true), (hi, true), (hi + 1, false)];
+            if lo > 0 {
+                cases.push((lo - 1, false));
+            }
+            for (v, ok) in cases {
+                let (set, shown) = setting(l.key, v);
+                let mut args = vec!["config"];
+                if target == Target::Simulation {
+                    args.push("--simulation");
+                }
+                let ctx = context(l.key);
+                for c in ctx.iter().chain(std::iter::once(&set.as_str())) {
+                    args.extend(["-P", c]);
+                }
+                let r = exanet(&args, d.path());
+                if ok {
+                    assert_eq!(r.code, 0, "{target:?} {set}: {}", r.all());
+                } else {
+                    let line = assert_one_line_usage_error(&r);
+                    assert!(
+                        line.contains(&format!("{shown} = {v}: must be")),
+                        "{target:?} {set}: {line}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A buffer the RTL cannot build is refused by every hardware command
+/// with the key and the rule; the simulator runs it with a note.
+#[test]
+fn buffer_flits_257_is_refused_for_hardware_and_noted_in_simulation() {
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let rule = "router.buffer_flits = 257: must be 9..=256 for hardware";
+    for args in [
+        &["generate", "--out", "n"][..],
+        &["lint", "--out", "o"][..],
+        &["synth", "--out", "o"][..],
+        &["cosim", "router"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["-P", "router.buffer_flits=257"]);
+        let line = assert_one_line_usage_error(&exanet(&a, d.path()));
+        assert!(line.contains(rule), "{args:?}: {line}");
+    }
+    let line = assert_one_line_usage_error(&exanet(
+        &["cosim", "router", "--point", "buffer_flits=257"],
+        d.path(),
+    ));
+    assert!(line.contains(rule), "{line}");
+    assert!(!d.path().join("n").exists(), "a refused generate wrote");
+    let r = exanet(
+        &[
+            "simulate",
+            "-P",
+            "router.buffer_flits=257",
+            "-P",
+            "sim.warmup=0",
+            "-P",
+            "sim.measure=100",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("router.buffer_flits = 257: simulated, but the RTL takes 9..=256"),
+        "{}",
+        r.all()
+    );
 }

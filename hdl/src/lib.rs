@@ -7,6 +7,7 @@
 
 pub mod common;
 pub mod emit;
+pub mod limits;
 pub mod ni;
 pub mod node_pair;
 pub mod packet;

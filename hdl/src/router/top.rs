@@ -340,7 +340,7 @@ macro_rules! by_depth {
 /// Validate `p` and emit its router as Verilog.
 pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
     p.validate()?;
-    p.topology.check_hardware()?;
+    crate::limits::check_router(p)?;
     if p.num_ports() > MAX_FIELD {
         bail!(
             "router ports = {}: the RTL indexes at most {MAX_FIELD} ports",

@@ -151,6 +151,8 @@ pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
         max_packet_flits: int("max_packet_flits", d.max_packet_flits)?,
     };
     p.validate()?;
+    // The RTL's limits (a point is always built as RTL).
+    exanet_hdl::limits::check_router(&p)?;
     let node = int("node", 0)?;
     if node >= p.topology.num_nodes() {
         bail!(

@@ -1,0 +1,344 @@
+//! The one table of hardware limits: every config key whose legal values
+//! the RTL bounds, with what the RTL takes, what the network simulator
+//! takes (it may allow more, e.g. dimensions up to 32) and why.
+//!
+//! Elaboration (`exanet_gen::params`) consults it once per key for its
+//! target; the co-simulation benches check their parameter points against
+//! it, and the emitters re-check the same rows (a bug guard: nothing that
+//! elaboration let through fails there). Rules between keys (a buffer must
+//! hold a whole packet, the response VC must be a class-1 VC) stay with
+//! elaboration, which names both keys.
+//!
+//! | key | hardware | simulation | why |
+//! |---|---|---|---|
+//! | `topology.dims[i]` | 1..=16 | 1..=32 | 4-bit coordinates in the packet header (5-bit in the simulator) |
+//! | `topology.local_ports` | 1..=4 | 1..=4 | router ports: 6 network + up to 4 local |
+//! | `packet.flit_bits` | 64, 128, 256 | same | datapath widths with a compiled router instance |
+//! | `packet.max_payload_bytes` | 8..=256, multiple of 8 | same | payloads are whole 64-bit words, at most 256 bytes |
+//! | `router.classes` | 1..=2 | same | one priority bit |
+//! | `router.vcs_per_class` | 1..=8 | same | 4-bit VC field (2 classes × 8) |
+//! | `router.buffer_flits` | 9..=256 | 3..=1024 | VC buffers of 16..256 slots (4..8 address bits) in the RTL |
+//! | `ni.tx_ahead` | power of two, 2..=32 | same (RTL only) | transmit read-ahead queues |
+
+use crate::ni::rdma_tx::TX_AHEAD_RANGE;
+use crate::router::top::SUPPORTED_BUFFER_ADDRESS_BITS;
+use exanet_sim::router::params::{MAX_BUFFER_FLITS, MAX_VCS_PER_CLASS};
+use exanet_sim::topology::{MAX_DIM, MAX_HW_DIM, MAX_LOCAL_PORTS};
+use std::fmt;
+
+/// What an elaboration is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// RTL generation, lint, synthesis, co-simulation.
+    Hardware,
+    /// The network simulator (`exanet simulate`, `exanet sweep`).
+    Simulation,
+}
+
+/// The legal values of one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allowed {
+    /// `lo..=hi`.
+    Range(u64, u64),
+    /// `lo..=hi` and a multiple of `step`.
+    Multiple(u64, u64, u64),
+    /// A power of two in `lo..=hi`.
+    PowerOfTwo(u64, u64),
+    /// One of these.
+    OneOf(&'static [u64]),
+}
+
+impl Allowed {
+    /// Is `v` legal?
+    pub fn admits(&self, v: u64) -> bool {
+        match *self {
+            Allowed::Range(lo, hi) => (lo..=hi).contains(&v),
+            Allowed::Multiple(lo, hi, step) => (lo..=hi).contains(&v) && v.is_multiple_of(step),
+            Allowed::PowerOfTwo(lo, hi) => (lo..=hi).contains(&v) && v.is_power_of_two(),
+            Allowed::OneOf(set) => set.contains(&v),
+        }
+    }
+
+    /// The smallest and largest legal values.
+    pub fn edges(&self) -> (u64, u64) {
+        match *self {
+            Allowed::Range(lo, hi) | Allowed::Multiple(lo, hi, _) | Allowed::PowerOfTwo(lo, hi) => {
+                (lo, hi)
+            }
+            Allowed::OneOf(set) => (
+                set.iter().copied().min().unwrap_or(0),
+                set.iter().copied().max().unwrap_or(0),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Allowed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Allowed::Range(lo, hi) => write!(f, "{lo}..={hi}"),
+            Allowed::Multiple(lo, hi, step) => write!(f, "{lo}..={hi} and a multiple of {step}"),
+            Allowed::PowerOfTwo(lo, hi) => write!(f, "a power of two in {lo}..={hi}"),
+            Allowed::OneOf(set) => {
+                let s: Vec<String> = set.iter().map(|v| v.to_string()).collect();
+                write!(f, "one of {}", s.join(", "))
+            }
+        }
+    }
+}
+
+/// One row of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit {
+    /// The config key (`topology.dims` stands for each `topology.dims[i]`).
+    pub key: &'static str,
+    /// What the RTL takes.
+    pub hardware: Allowed,
+    /// What the network simulator takes.
+    pub simulation: Allowed,
+    /// Why, in words.
+    pub why: &'static str,
+}
+
+const FLIT_WIDTHS: &[u64] = &[64, 128, 256];
+
+/// The table (see the module doc for it in words).
+pub const LIMITS: &[Limit] = &[
+    Limit {
+        key: "topology.dims",
+        hardware: Allowed::Range(1, MAX_HW_DIM as u64),
+        simulation: Allowed::Range(1, MAX_DIM as u64),
+        why: "4-bit coordinates in the packet header; the simulator widens them to 5 bits",
+    },
+    Limit {
+        key: "topology.local_ports",
+        hardware: Allowed::Range(1, MAX_LOCAL_PORTS as u64),
+        simulation: Allowed::Range(1, MAX_LOCAL_PORTS as u64),
+        why: "a router has 6 network ports and up to 4 local ports",
+    },
+    Limit {
+        key: "packet.flit_bits",
+        hardware: Allowed::OneOf(FLIT_WIDTHS),
+        simulation: Allowed::OneOf(FLIT_WIDTHS),
+        why: "the datapath widths the router is built for",
+    },
+    Limit {
+        key: "packet.max_payload_bytes",
+        hardware: Allowed::Multiple(8, 256, 8),
+        simulation: Allowed::Multiple(8, 256, 8),
+        why: "payloads are whole 64-bit words, at most 256 bytes",
+    },
+    Limit {
+        key: "router.classes",
+        hardware: Allowed::Range(1, 2),
+        simulation: Allowed::Range(1, 2),
+        why: "one priority bit in the header",
+    },
+    Limit {
+        key: "router.vcs_per_class",
+        hardware: Allowed::Range(1, MAX_VCS_PER_CLASS as u64),
+        simulation: Allowed::Range(1, MAX_VCS_PER_CLASS as u64),
+        why: "the 4-bit VC field holds 2 classes of up to 8 VCs",
+    },
+    Limit {
+        key: "router.buffer_flits",
+        hardware: Allowed::Range(
+            (1 << (*SUPPORTED_BUFFER_ADDRESS_BITS.start() - 1)) + 1,
+            1 << *SUPPORTED_BUFFER_ADDRESS_BITS.end(),
+        ),
+        // 3: the smallest largest packet (header, one payload flit, footer);
+        // elaboration also asks for one whole largest packet of the config.
+        simulation: Allowed::Range(3, MAX_BUFFER_FLITS as u64),
+        why: "the RTL's VC buffers have 16, 32, 64, 128 or 256 slots",
+    },
+    Limit {
+        key: "ni.tx_ahead",
+        hardware: Allowed::PowerOfTwo(*TX_AHEAD_RANGE.start() as u64, *TX_AHEAD_RANGE.end() as u64),
+        simulation: Allowed::PowerOfTwo(
+            *TX_AHEAD_RANGE.start() as u64,
+            *TX_AHEAD_RANGE.end() as u64,
+        ),
+        why: "packets the NI's transmit scheduler may pick ahead of sending; RTL only",
+    },
+];
+
+/// The row of `key` (`topology.dims[2]` finds `topology.dims`).
+pub fn limit(key: &str) -> Option<&'static Limit> {
+    let base = key.split('[').next().unwrap_or(key);
+    LIMITS.iter().find(|l| l.key == base)
+}
+
+/// A value outside its row: names the key, the value and the rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimitError {
+    /// The key as checked, e.g. `topology.dims[0]`.
+    pub key: String,
+    /// The value.
+    pub value: u64,
+    /// The rule, in words.
+    pub rule: String,
+}
+
+impl fmt::Display for LimitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} = {}: {}", self.key, self.value, self.rule)
+    }
+}
+
+impl std::error::Error for LimitError {}
+
+/// What [`check`] found for a legal value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Legal for the target and for hardware.
+    Ok,
+    /// Legal for the simulator only: the note says where the RTL stops.
+    SimulationOnly(String),
+}
+
+/// The words that mark a [`Verdict::SimulationOnly`] note.
+const SIMULATION_ONLY: &str = "simulated, but the RTL takes";
+
+/// Is `note` a [`Verdict::SimulationOnly`] note (so a simulation report
+/// should repeat it)?
+pub fn is_simulation_only(note: &str) -> bool {
+    note.contains(SIMULATION_ONLY)
+}
+
+/// Check `value` of `key` (a row of [`LIMITS`]; a key without a row is
+/// unbounded here) for `target`.
+pub fn check(key: &str, value: u64, target: Target) -> Result<Verdict, LimitError> {
+    let Some(l) = limit(key) else {
+        return Ok(Verdict::Ok);
+    };
+    let (allowed, other) = match target {
+        Target::Hardware => (l.hardware, l.simulation),
+        Target::Simulation => (l.simulation, l.hardware),
+    };
+    if !allowed.admits(value) {
+        let rule = match target {
+            Target::Hardware if other != allowed && other.admits(value) => format!(
+                "must be {allowed} for hardware ({}); only the simulator (`exanet simulate`, \
+                 `exanet sweep`) takes {other}",
+                l.why
+            ),
+            Target::Hardware => format!("must be {allowed} ({})", l.why),
+            Target::Simulation if other != allowed => format!(
+                "must be {allowed} in simulation ({other} for hardware: {})",
+                l.why
+            ),
+            Target::Simulation => format!("must be {allowed} ({})", l.why),
+        };
+        return Err(LimitError {
+            key: key.to_string(),
+            value,
+            rule,
+        });
+    }
+    if target == Target::Simulation && !l.hardware.admits(value) {
+        return Ok(Verdict::SimulationOnly(format!(
+            "{key} = {value}: {SIMULATION_ONLY} {} ({})",
+            l.hardware, l.why
+        )));
+    }
+    Ok(Verdict::Ok)
+}
+
+/// [`check`] for hardware, as an `anyhow` error.
+pub fn check_hardware(key: &str, value: u64) -> anyhow::Result<()> {
+    check(key, value, Target::Hardware)
+        .map(|_| ())
+        .map_err(anyhow::Error::new)
+}
+
+/// Every row-bound field of a router's parameters, for hardware.
+pub fn check_router(p: &exanet_sim::router::RouterParams) -> anyhow::Result<()> {
+    for (i, &d) in p.topology.dims.iter().enumerate() {
+        check_hardware(&format!("topology.dims[{i}]"), d as u64)?;
+    }
+    check_hardware("topology.local_ports", p.topology.local_ports as u64)?;
+    check_hardware("packet.flit_bits", p.flit_bits as u64)?;
+    check_hardware("router.classes", p.classes as u64)?;
+    check_hardware("router.vcs_per_class", p.vcs_per_class as u64)?;
+    check_hardware("router.buffer_flits", p.buffer_flits as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_admits_its_edges_and_refuses_one_past_them() {
+        for l in LIMITS {
+            for (allowed, target) in [
+                (l.hardware, Target::Hardware),
+                (l.simulation, Target::Simulation),
+            ] {
+                let (lo, hi) = allowed.edges();
+                assert!(check(l.key, lo, target).is_ok(), "{} = {lo}", l.key);
+                assert!(check(l.key, hi, target).is_ok(), "{} = {hi}", l.key);
+                assert!(
+                    check(l.key, hi + 1, target).is_err(),
+                    "{} = {}",
+                    l.key,
+                    hi + 1
+                );
+                if lo > 0 {
+                    assert!(
+                        check(l.key, lo - 1, target).is_err(),
+                        "{} = {}",
+                        l.key,
+                        lo - 1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn messages_name_the_key_the_value_and_both_targets() {
+        let e = check("router.buffer_flits", 257, Target::Hardware).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "router.buffer_flits = 257: must be 9..=256 for hardware (the RTL's VC buffers have \
+             16, 32, 64, 128 or 256 slots); only the simulator (`exanet simulate`, `exanet \
+             sweep`) takes 3..=1024"
+        );
+        assert_eq!(
+            check("router.buffer_flits", 257, Target::Simulation).unwrap(),
+            Verdict::SimulationOnly(
+                "router.buffer_flits = 257: simulated, but the RTL takes 9..=256 (the RTL's VC \
+                 buffers have 16, 32, 64, 128 or 256 slots)"
+                    .into()
+            )
+        );
+        let e = check("topology.dims[1]", 33, Target::Simulation).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "topology.dims[1] = 33: must be 1..=32 in simulation (1..=16 for hardware"
+            ),
+            "{e}"
+        );
+        let e = check("ni.tx_ahead", 12, Target::Hardware).unwrap_err();
+        assert!(e.to_string().contains("a power of two in 2..=32"), "{e}");
+    }
+
+    #[test]
+    fn the_router_rtl_takes_exactly_the_buffer_rows_range() {
+        // The row is derived from the RTL's compiled buffer sizes.
+        let (lo, hi) = limit("router.buffer_flits").unwrap().hardware.edges();
+        assert_eq!((lo, hi), (9, 256));
+        assert_eq!(
+            crate::router::top::buffer_address_bits(lo as usize),
+            *SUPPORTED_BUFFER_ADDRESS_BITS.start()
+        );
+        assert_eq!(
+            crate::router::top::buffer_address_bits(hi as usize),
+            *SUPPORTED_BUFFER_ADDRESS_BITS.end()
+        );
+        assert!(
+            crate::router::top::buffer_address_bits(lo as usize - 1)
+                < *SUPPORTED_BUFFER_ADDRESS_BITS.start()
+        );
+    }
+}
