@@ -93,12 +93,14 @@
 //! NI still awaiting an acknowledgement); every second phase ends with a
 //! reset pulse, the others go on with the same state.
 
-use super::ni_agents::{
-    check_picks, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
-};
+pub(crate) mod agents;
+
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
+use agents::{
+    check_picks, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
+};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams};

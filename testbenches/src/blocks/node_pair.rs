@@ -78,7 +78,7 @@
 //! more, and the run goes on from the set-up (the next drain then checks
 //! that the reset left nothing behind).
 
-use super::ni_agents::{
+use super::ni::agents::{
     check_picks, Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, Report, TxFlits,
 };
 use super::{check_keys, kv_u64, parse_kv, BlockInfo};
