@@ -37,6 +37,9 @@ struct Draft {
     txid: u16,
 }
 
+/// A packet's type, flags, PDID, source and txid.
+type Fields = (PacketType, u8, u16, Coords, u16);
+
 /// What a read request asks for: `len` bytes at `addr` (the landing
 /// area's second half unless damaged), landing as `req` says.
 struct ReadShape {
@@ -137,89 +140,17 @@ impl NiBench {
     /// or a completion / nack with random fields.
     fn rx_fields(&self, rng: &mut Rng, class: u8, kind: u64) -> Draft {
         let pm = self.params.ni.max_payload_bytes as u64;
-        let mut size = 1 + rng.below(pm);
+        let size = 1 + rng.below(pm);
         let off = rng.below(pm - size + 1);
         // Data packets land in the first half of the landing area.
         let block = rng.below(REGION / 2 / pm);
         let base = self.rx.land + block * pm;
-        let mut flags = 0u8;
-        let (ptype, pdid, src, txid) = match class {
-            0 => {
-                let t = if rng.chance(0.7) {
-                    PacketType::RdmaWrite
-                } else {
-                    PacketType::RdmaReadResp
-                };
-                let (s, x) = if rng.chance(0.8) {
-                    self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize]
-                } else {
-                    (
-                        Coords::from_bits(rng.bits(14) as u32).expect("14-bit coordinates"),
-                        rng.bits(14) as u16,
-                    )
-                };
-                (t, self.rx.pdid, s, x)
-            }
-            1 => {
-                let mb = self.golden.axil_read_priv(regs::MBOX_CTRL);
-                let pdid = if rng.chance(0.8) {
-                    mb as u16
-                } else {
-                    rng.bits(16) as u16
-                };
-                size = match rng.below(20) {
-                    0 => self.params.ni.mailbox_msg_bytes as u64 + 1 + rng.below(16),
-                    _ => 1 + rng.below(self.params.ni.mailbox_msg_bytes as u64),
-                }
-                .min(pm);
-                let s = self.rx.senders[rng.below(self.rx.senders.len() as u64) as usize];
-                (PacketType::Mailbox, pdid, s, rng.bits(14) as u16)
-            }
-            2 => {
-                size = 0;
-                let (t, fl, pd, s, tx) = self.ack_fields(rng);
-                flags = fl;
-                (t, pd, s, tx)
-            }
-            4 => {
-                size = 16;
-                let s = if rng.chance(0.5) {
-                    self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize].0
-                } else {
-                    Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates")
-                };
-                (
-                    PacketType::RdmaReadReq,
-                    self.rx.pdid,
-                    s,
-                    rng.bits(14) as u16,
-                )
-            }
-            _ => {
-                size = 0;
-                let t = if rng.chance(0.5) {
-                    flags = if rng.chance(0.05) {
-                        3 + rng.below(5) as u8
-                    } else {
-                        rng.below(3) as u8
-                    };
-                    PacketType::RdmaCompletion
-                } else {
-                    // A reject reason or READ_BUSY; rarely no valid code.
-                    flags = if rng.chance(0.05) {
-                        [0, NACK_READ_BUSY + 1, 15][rng.below(3) as usize]
-                    } else {
-                        1 + rng.below(NACK_READ_BUSY as u64) as u8
-                    };
-                    PacketType::Nack
-                };
-                (
-                    t,
-                    rng.bits(16) as u16,
-                    Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates"),
-                    rng.bits(14) as u16,
-                )
-            }
+        let (size, (ptype, flags, pdid, src, txid)) = match class {
+            0 => (size, self.data_fields(rng)),
+            1 => self.message_fields(rng),
+            2 => (0, self.ack_fields(rng)),
+            4 => (16, self.read_req_fields(rng)),
+            _ => (0, response_fields(rng)),
         };
         Draft {
             class,
@@ -237,11 +168,50 @@ impl NiBench {
         }
     }
 
+    /// An RdmaWrite or RdmaReadResp with window 0's PDID, (src, txid)
+    /// mostly from the pool.
+    fn data_fields(&self, rng: &mut Rng) -> Fields {
+        let t = if rng.chance(0.7) {
+            PacketType::RdmaWrite
+        } else {
+            PacketType::RdmaReadResp
+        };
+        let (s, x) = if rng.chance(0.8) {
+            self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize]
+        } else {
+            (
+                Coords::from_bits(rng.bits(14) as u32).expect("14-bit coordinates"),
+                rng.bits(14) as u16,
+            )
+        };
+        (t, 0, self.rx.pdid, s, x)
+    }
+
+    /// A mailbox message from one of the senders, mostly with the
+    /// MBOX_CTRL PDID, sometimes longer than a message may be. Returns its
+    /// size and fields.
+    fn message_fields(&self, rng: &mut Rng) -> (u64, Fields) {
+        let pm = self.params.ni.max_payload_bytes as u64;
+        let mb = self.golden.axil_read_priv(regs::MBOX_CTRL);
+        let pdid = if rng.chance(0.8) {
+            mb as u16
+        } else {
+            rng.bits(16) as u16
+        };
+        let size = match rng.below(20) {
+            0 => self.params.ni.mailbox_msg_bytes as u64 + 1 + rng.below(16),
+            _ => 1 + rng.below(self.params.ni.mailbox_msg_bytes as u64),
+        }
+        .min(pm);
+        let s = self.rx.senders[rng.below(self.rx.senders.len() as u64) as usize];
+        (size, (PacketType::Mailbox, 0, pdid, s, rng.bits(14) as u16))
+    }
+
     /// An acknowledgement of one of the NI's outstanding messages (a
     /// random one when none is): MailboxAck, or MailboxNack "full",
     /// "payload CRC" or another reason; sometimes stale (another source,
-    /// PDID or slot). Returns type, flags, PDID, source, txid.
-    fn ack_fields(&self, rng: &mut Rng) -> (PacketType, u8, u16, Coords, u16) {
+    /// PDID or slot).
+    fn ack_fields(&self, rng: &mut Rng) -> Fields {
         let n = &self.params.ni;
         let slots = (n.channels * n.pkt_slots) as u64;
         let mut flags = 0u8;
@@ -275,6 +245,23 @@ impl NiBench {
             }
         }
         (t, flags, pd, s, tx)
+    }
+
+    /// A read request with window 0's PDID, from a pool source half the
+    /// time.
+    fn read_req_fields(&self, rng: &mut Rng) -> Fields {
+        let s = if rng.chance(0.5) {
+            self.rx.keys[rng.below(self.rx.keys.len() as u64) as usize].0
+        } else {
+            Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates")
+        };
+        (
+            PacketType::RdmaReadReq,
+            0,
+            self.rx.pdid,
+            s,
+            rng.bits(14) as u16,
+        )
     }
 
     /// The bytes a read request asks for, in the second half of the
@@ -401,6 +388,35 @@ impl NiBench {
         f.set_flags(flags).expect("8-bit flags");
         Packet::build(h, f, &[]).words
     }
+}
+
+/// An RdmaCompletion (a status, rarely an invalid one) or a Nack (a
+/// reject reason or READ_BUSY; rarely no valid code) with random fields.
+fn response_fields(rng: &mut Rng) -> Fields {
+    let flags;
+    let t = if rng.chance(0.5) {
+        flags = if rng.chance(0.05) {
+            3 + rng.below(5) as u8
+        } else {
+            rng.below(3) as u8
+        };
+        PacketType::RdmaCompletion
+    } else {
+        // A reject reason or READ_BUSY; rarely no valid code.
+        flags = if rng.chance(0.05) {
+            [0, NACK_READ_BUSY + 1, 15][rng.below(3) as usize]
+        } else {
+            1 + rng.below(NACK_READ_BUSY as u64) as u8
+        };
+        PacketType::Nack
+    };
+    (
+        t,
+        flags,
+        rng.bits(16) as u16,
+        Coords::from_bits(rng.bits(22) as u32).expect("22-bit coordinates"),
+        rng.bits(14) as u16,
+    )
 }
 
 /// Header and footer: `vaddr` the data packet's or read's address; a data
