@@ -1,0 +1,249 @@
+//! [`AxilMaster`]: the software, one AXI4-Lite access at a time with
+//! random valid/ready delays, every response checked against the golden
+//! model's.
+
+use super::{NiPorts, Report};
+use crate::cosim::Mismatch;
+use exanet_sim::ni::{AxilResp, Ni, Prot};
+use exanet_sim::rng::Rng;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// One software access; `meta` is what the bench remembers about a write
+/// (`()` when nothing).
+#[derive(Clone, Debug)]
+pub(crate) enum Access<M> {
+    Write {
+        addr: u32,
+        data: u32,
+        prot: bool,
+        meta: M,
+    },
+    Read {
+        addr: u32,
+        prot: bool,
+    },
+}
+
+/// BRESP / RRESP `actual` of the `kind` (`write`, `read`) access to `addr`
+/// against the golden response `resp` (OKAY 0, SLVERR 2).
+fn check_resp(
+    r: Report,
+    port: &str,
+    kind: &str,
+    addr: u32,
+    resp: AxilResp,
+    actual: u64,
+) -> Result<(), Mismatch> {
+    let code = if resp == AxilResp::Okay { 0 } else { 2 };
+    if actual != code {
+        return r.bad(
+            &format!("{port} ({kind} 0x{addr:05x})"),
+            format!("{code}"),
+            format!("{actual}"),
+        );
+    }
+    Ok(())
+}
+
+/// The software: an AXI4-Lite master presenting one access at a time
+/// (valid after a random delay), with random BREADY / RREADY. The golden
+/// model performs each access when the RTL accepts it; the responses are
+/// compared in order.
+pub(crate) struct AxilMaster<M> {
+    cur: Option<Access<M>>,
+    presented: bool,
+    pend_b: VecDeque<(u32, AxilResp)>,
+    pend_r: VecDeque<(u32, u32, AxilResp)>,
+    bready: bool,
+    rready: bool,
+}
+
+impl<M: fmt::Debug> AxilMaster<M> {
+    pub fn new() -> Self {
+        AxilMaster {
+            cur: None,
+            presented: false,
+            pend_b: VecDeque::new(),
+            pend_r: VecDeque::new(),
+            bready: false,
+            rready: false,
+        }
+    }
+
+    /// The access presented or about to be (not yet accepted).
+    pub fn current(&self) -> Option<&Access<M>> {
+        self.cur.as_ref()
+    }
+
+    /// No access presented.
+    pub fn free(&self) -> bool {
+        self.cur.is_none()
+    }
+
+    /// No access presented or awaiting its response.
+    pub fn idle(&self) -> bool {
+        self.cur.is_none() && self.pend_b.is_empty() && self.pend_r.is_empty()
+    }
+
+    /// Present `access` from the next cycle on (after a random delay).
+    pub fn start(&mut self, access: Access<M>) {
+        self.cur = Some(access);
+        self.presented = false;
+    }
+
+    /// During a reset pulse: nothing valid, nothing ready.
+    pub fn drive_reset(&mut self, p: &NiPorts) {
+        for q in [p.awvalid, p.wvalid, p.arvalid, p.bready, p.rready] {
+            q.set(0);
+        }
+        self.bready = false;
+        self.rready = false;
+    }
+
+    /// Clock low: present the current access (or not yet), draw the ready
+    /// signals.
+    pub fn drive(&mut self, p: &NiPorts, rng: &mut Rng) {
+        p.awvalid.set(0);
+        p.wvalid.set(0);
+        p.arvalid.set(0);
+        if let Some(op) = &self.cur {
+            if !self.presented && rng.chance(0.7) {
+                self.presented = true;
+            }
+            if self.presented {
+                match op {
+                    Access::Write {
+                        addr, data, prot, ..
+                    } => {
+                        p.awvalid.set(1);
+                        p.wvalid.set(1);
+                        p.awaddr.set(*addr as u64);
+                        p.wdata.set(*data as u64);
+                        p.awprot.set(*prot as u64);
+                    }
+                    Access::Read { addr, prot } => {
+                        p.arvalid.set(1);
+                        p.araddr.set(*addr as u64);
+                        p.arprot.set(*prot as u64);
+                    }
+                }
+            }
+        }
+        self.bready = rng.chance(0.7);
+        self.rready = rng.chance(0.7);
+        p.bready.set(self.bready as u64);
+        p.rready.set(self.rready as u64);
+    }
+
+    /// Checks of the accept handshakes: AWREADY = WREADY, nothing accepted
+    /// unless presented; a read accepted is performed on `golden` now.
+    /// Returns whether a write was accepted (the bench then performs it,
+    /// in its place in the order of golden calls: [`AxilMaster::take_write`]).
+    pub fn accept_read(
+        &mut self,
+        p: &NiPorts,
+        golden: &mut Ni,
+        r: Report,
+    ) -> Result<bool, Mismatch> {
+        let presented = self.cur.is_some() && self.presented;
+        let rd_fire = p.arready.get() == 1;
+        let wr_fire = p.awready.get() == 1;
+        if p.wready.get() != p.awready.get() {
+            return r.bad(
+                "s_wready",
+                format!("{}", p.awready.get()),
+                format!("{}", p.wready.get()),
+            );
+        }
+        if (rd_fire || wr_fire) && !presented {
+            return r.bad(
+                "s_arready/s_awready",
+                "0 (nothing presented)".into(),
+                "1".into(),
+            );
+        }
+        if rd_fire {
+            match self.cur.take() {
+                Some(Access::Read { addr, prot }) => {
+                    let pr = if prot { Prot::Privileged } else { Prot::User };
+                    let (v, resp) = golden.axil_read_prot(addr, pr);
+                    self.pend_r.push_back((addr, v, resp));
+                }
+                other => {
+                    return r.bad(
+                        "s_arready",
+                        "0 (a write is presented)".into(),
+                        format!("1 ({other:?})"),
+                    )
+                }
+            }
+        }
+        Ok(wr_fire)
+    }
+
+    /// The write accepted this cycle: address, data, privileged, meta. The
+    /// bench performs it on the golden model and calls
+    /// [`AxilMaster::wrote`].
+    pub fn take_write(&mut self, r: Report) -> Result<(u32, u32, bool, M), Mismatch> {
+        match self.cur.take() {
+            Some(Access::Write {
+                addr,
+                data,
+                prot,
+                meta,
+            }) => Ok((addr, data, prot, meta)),
+            other => r.bad(
+                "s_awready",
+                "0 (a read is presented)".into(),
+                format!("1 ({other:?})"),
+            ),
+        }
+    }
+
+    /// The golden model answered the accepted write `addr` with `resp`.
+    pub fn wrote(&mut self, addr: u32, resp: AxilResp) {
+        self.pend_b.push_back((addr, resp));
+    }
+
+    /// A write response taken this cycle: checked against the golden
+    /// model's; returns the write's address and response.
+    pub fn response_b(
+        &mut self,
+        p: &NiPorts,
+        r: Report,
+    ) -> Result<Option<(u32, AxilResp)>, Mismatch> {
+        if !(p.bvalid.get() == 1 && self.bready) {
+            return Ok(None);
+        }
+        let Some((addr, resp)) = self.pend_b.pop_front() else {
+            return r.bad("s_bvalid", "0".into(), "1".into());
+        };
+        check_resp(r, "s_bresp", "write", addr, resp, p.bresp.get())?;
+        Ok(Some((addr, resp)))
+    }
+
+    /// A read response taken this cycle: response and data checked against
+    /// the golden model's; returns the read's address, value and response.
+    pub fn response_r(
+        &mut self,
+        p: &NiPorts,
+        r: Report,
+    ) -> Result<Option<(u32, u32, AxilResp)>, Mismatch> {
+        if !(p.rvalid.get() == 1 && self.rready) {
+            return Ok(None);
+        }
+        let Some((addr, v, resp)) = self.pend_r.pop_front() else {
+            return r.bad("s_rvalid", "0".into(), "1".into());
+        };
+        check_resp(r, "s_rresp", "read", addr, resp, p.rresp.get())?;
+        if p.rdata.get() != v as u64 {
+            return r.hex(
+                &format!("s_rdata (read 0x{addr:05x})"),
+                v as u64,
+                p.rdata.get(),
+            );
+        }
+        Ok(Some((addr, v, resp)))
+    }
+}

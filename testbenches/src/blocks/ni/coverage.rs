@@ -1,0 +1,119 @@
+//! [`NiCoverage`]: what a run of the `ni` bench exercised.
+
+use exanet_sim::ni::RejectReason;
+
+/// What a run exercised; the integration test asserts on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NiCoverage {
+    /// Packets compared, by type: RDMA write, read request, mailbox.
+    pub writes: u64,
+    pub read_reqs: u64,
+    pub messages: u64,
+    /// Flits compared.
+    pub flits: u64,
+    /// AR bursts, and packets read as two bursts (4 KiB crossing).
+    pub bursts: u64,
+    pub split_reads: u64,
+    /// AXI4-Lite writes and reads compared; of those answered SLVERR.
+    pub axil_writes: u64,
+    pub axil_reads: u64,
+    pub slverr: u64,
+    /// Doorbells and sends refused (SLVERR).
+    pub refused_doorbells: u64,
+    pub refused_sends: u64,
+    /// Reset pulses.
+    pub resets: u64,
+    /// Cycles the flit output was stalled by credits (request VC); cycles
+    /// the response VC had no credit left.
+    pub credit_stalls: u64,
+    pub resp_credit_out: u64,
+    /// Packets injected into the receive path and decided.
+    pub rx_packets: u64,
+    /// Of those: accepted; accepted after a corrected header error.
+    pub rx_accepted: u64,
+    pub rx_corrected: u64,
+    /// Rejected, by reason code (index 1..=`RejectReason::MAX_CODE`;
+    /// WrongClass among them).
+    pub rx_rejected: [u64; RejectReason::MAX_CODE as usize + 1],
+    /// Packets decided per class of their arrival VC (0, 1); of the
+    /// class-1 decisions, those made while an older class-0 packet was
+    /// undecided (out of arrival order), and those made while a class-0
+    /// packet found Busy was waiting (it yielded).
+    pub rx_by_class: [u64; 2],
+    pub class1_overtakes: u64,
+    pub class1_past_busy: u64,
+    /// Packets the agent sent on a VC of the other class than their type's.
+    pub wrong_class_sent: u64,
+    /// AXI4 write bursts compared against the golden writes, and bytes.
+    pub rx_writes: u64,
+    pub rx_write_bytes: u64,
+    /// ERRQ_W* reads compared with a non-zero value; ERRQ pops accepted.
+    pub errq_words: u64,
+    pub errq_pops: u64,
+    /// Responses the NI emitted (compared flit by flit, on `resp_vc`):
+    /// MailboxAck, MailboxNack, RdmaCompletion, Nack; of the Nacks, those
+    /// refusing a read because the read queue was full (NACK_READ_BUSY).
+    pub resp_acks: u64,
+    pub resp_mb_nacks: u64,
+    pub resp_completions: u64,
+    pub resp_read_nacks: u64,
+    pub resp_read_busy: u64,
+    /// RdmaReadResp packets the read-serve engine emitted (compared flit
+    /// by flit), and read requests accepted (each a read job).
+    pub read_resps: u64,
+    pub read_jobs: u64,
+    /// Read requests decided (accepted, refused or rejected), and those
+    /// refused because the read queue was full (outcome Refused, answered
+    /// Nack READ_BUSY; a read request is never Busy for the read queue).
+    pub read_reqs_in: u64,
+    pub read_refused: u64,
+    /// Accepted data packets (each must be one AXI4 write burst), and of
+    /// those with `last = 1` (a completion posted).
+    pub rx_data: u64,
+    pub rx_completions: u64,
+    /// Mailbox messages received: queued; refused because the mailbox was full.
+    pub mb_queued: u64,
+    pub mb_refused: u64,
+    /// Acknowledgements of the NI's own messages accepted: delivered
+    /// (slot freed), retried (queued again), denied.
+    pub acks_delivered: u64,
+    pub acks_retried: u64,
+    pub acks_denied: u64,
+    /// RdmaCompletion and Nack packets accepted (NOTIFY / REMOTE_DENIED entries).
+    pub notify_in: u64,
+    pub nack_in: u64,
+    /// Cycles the receive path reported Busy; golden `Busy` confirmations.
+    pub busy_cycles: u64,
+    pub busy_checks: u64,
+    /// Completion statuses seen, by code: entries read (CQ_W0 != 0) and
+    /// RdmaCompletion responses; CQ pops of an entry.
+    pub cq_status: [u64; 4],
+    pub cq_pops: u64,
+    /// MB_DATA words read non-zero; MB pops of a message.
+    pub mb_words: u64,
+    pub mb_pops: u64,
+    /// STATUS reads with a sticky bit set; STATUS W1C writes.
+    pub status_sticky: u64,
+    pub status_clears: u64,
+    /// Phases that ended without a reset pulse.
+    pub phases_no_reset: u64,
+    /// B responses taken (each the golden model's `write_landed`); reads
+    /// of CQ_COUNT, CQ_W0 or STATUS accepted while a completion's write was
+    /// still landing (the completion must not be visible yet).
+    pub landed: u64,
+    pub cq_reads_landing: u64,
+    /// Acknowledgements sent while the message they name was still being
+    /// sent (tail not out): decided `Stale`, the slot untouched.
+    pub acks_while_sending: u64,
+    /// Many-to-one burst ([`NiBench::set_mailbox_burst`]): messages created
+    /// by the senders, delivered to software (read and popped), answered
+    /// MailboxNack (full), delivered twice (must stay 0), answered with
+    /// anything else (must stay 0).
+    ///
+    /// [`NiBench::set_mailbox_burst`]: super::NiBench::set_mailbox_burst
+    pub burst_created: u64,
+    pub burst_delivered: u64,
+    pub burst_nacks: u64,
+    pub burst_dups: u64,
+    pub burst_other: u64,
+}

@@ -1,0 +1,360 @@
+//! Co-simulation bench of `node-pair`: network interfaces joined by RTL
+//! routers (`exanet_hdl::node_pair`: one NI per router of an `A x B x C`
+//! network, default two nodes) against one golden NI
+//! (`exanet_sim::ni::Ni`) per node, transaction by transaction.
+//!
+//! The network between the NIs is the cycle-true RTL (routers, links, the
+//! ejection adapters); the golden NIs exchange the same packets at
+//! transaction level: what golden node `s` emits towards node `d` is queued
+//! per flow and message class `(s, d, class)` (class 1: the control
+//! responses the NI's response lane sends on `resp_vc`; class 0: the rest,
+//! on `vc`), and every packet the RTL delivers into NI `d` must be the head
+//! of its flow in the class of the VC it arrives on (bit-exact: nothing
+//! lost, duplicated, reordered within its class or damaged; a response may
+//! pass a request); golden `d` then receives it at the RTL's `rx_commit`
+//! (`receive_packet_on` the class `rx_class`: the oldest packet delivered
+//! on a VC of that class, so a class-1 packet may be decided before an
+//! older class-0 one; the NI timing contract, `exanet_hdl::ni` module doc), lands each of its memory
+//! writes at the write's B handshake (completions and notify responses are
+//! posted then) and learns that a packet has left at its tail flit
+//! (explicit events, `exanet_sim::ni` module doc).
+//!
+//! Agents per node, all random (seeded):
+//! - **Software** (AXI4-Lite master, one access at a time, as a core doing
+//!   uncached loads and stores): privileged set-up (receive window 0 = the
+//!   node's landing area with the job's PDID, every channel's PDID, mailbox
+//!   open, TX_ENABLE); then RDMA writes from the node's source regions to
+//!   another node's landing area (lengths 1 B .. 16 KiB, any alignment,
+//!   multi-packet, notify on or off, any channel; a doorbell refused when
+//!   the queue is full is compared like any access), RDMA reads of another
+//!   node's first source region (its window 1) into the node's landing
+//!   area (1 B .. 8 KiB, notify on or off: READ_DONE here, NOTIFY at the
+//!   server; a read the server refused because its read queue was full,
+//!   READ_DONE / REMOTE_DENIED with reason READ_BUSY, is posted again
+//!   until it is served), packetizer sends
+//!   (4 .. `mailbox_msg_bytes` bytes, a unique id in the first word), and
+//!   consumption of the completion queue (CQ_W0; when non-empty CQ_W1,
+//!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
+//!   MB_DATA\[..\], MB_POP). In the second of every three traffic phases one node's
+//!   software leaves its completion queue alone (up to 8000 cycles, or
+//!   until its receive path has been Busy 500 cycles): the queue fills,
+//!   packets wait in the network.
+//! - **Memory** (AXI4 slave, read and write): random AR/AW/W backpressure,
+//!   random read latency and beat gaps, random B latency; a sparse memory
+//!   holding the same bytes as the golden model's.
+//!
+//! Checks (the first failure stops the run, with cycle, signal, expected
+//! and actual): every AXI4-Lite response and read value against the golden
+//! model's; at `rsp_pick` the golden model has a response
+//! (`emit_response`), at `tx_pick` a request (`emit_request`), and every
+//! flit the NI sends equals the oldest packet picked for its VC (data,
+//! head, tail; requests on `vc`, responses on `resp_vc`, each packet
+//! whole on its VC, the two VCs possibly interleaved); AR shape and
+//! ARUSER = PDID;
+//! every delivered packet is the head of its flow and class, all its flits
+//! on one VC; at `rx_commit` the golden
+//! outcome is Accepted or Refused (mailbox full, or a read request with
+//! the read queue full; the bench sends nothing
+//! that must be rejected), at `rx_busy` Busy; the golden memory writes
+//! appear on AXI4 as one burst each with exactly the strobed bytes; every
+//! completion and mailbox message software reads was expected (a doorbell
+//! or send the golden model accepted, with matching kind, peer, txid, PDID,
+//! source and bytes) and is seen exactly once; no router drops a packet or
+//! counts an error; the ejection adapters count no protocol error; a
+//! watchdog fails a run in which nothing moves (no flit, no decision, no
+//! accepted AXI4-Lite write: polling reads and refused doorbells do not
+//! count) for [`WATCHDOG`] cycles.
+//!
+//! Phases: set-up, a **latency measurement** (node 0 alone: isolated 64 B
+//! RDMA writes and 16 B packetizer sends to node 1, see [`PairFigures`]),
+//! then traffic phases of random length and load, each ending with a
+//! **drain** (no new transfers, software consumes until every expected
+//! completion and message is seen and both sides are idle), after which
+//! every node's memory must equal its golden model's byte for byte, and no
+//! flow may hold a packet. The first of every three traffic phases
+//! instead ends with a **reset pulse in the middle of its traffic**
+//! (packets in the routers, AXI4 bursts open): every golden model and
+//! agent starts afresh from the RTL's memory, nothing is expected any
+//! more, and the run goes on from the set-up (the next drain then checks
+//! that the reset left nothing behind).
+
+mod check;
+mod consume;
+mod coverage;
+mod node;
+mod points;
+mod rx;
+mod software;
+
+pub use coverage::{NodePairCoverage, PairFigures};
+pub use points::{info, matrix_points, parse_point, point_text};
+
+use crate::blocks::ni::agents::NiPorts;
+use crate::cosim::{Bench, Mismatch};
+use crate::verilator::{Port, Sim};
+use anyhow::Result;
+use exanet_hdl::emit::Emitted;
+use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
+use exanet_sim::packet::coords::Coords;
+use exanet_sim::rng::Rng;
+use node::{Node, NodePorts};
+use std::collections::{HashMap, VecDeque};
+
+/// Cycles with work pending and nothing moving before the run fails.
+pub const WATCHDOG: u64 = 20_000;
+/// Longest drain, cycles.
+const DRAIN_MAX: u64 = 300_000;
+/// Source and landing region size.
+const REGION: u64 = 64 * 1024;
+/// Bytes at the top of each landing region no transfer targets.
+const GUARD: u64 = 256;
+/// Source regions per node.
+const SOURCES: [u64; 3] = [0x1000_0000, 0x2345_0000, 0x7FFF_0000];
+/// Landing region of every node.
+const LAND: u64 = 0x8000_0000;
+/// Isolated latency samples of each kind.
+const SAMPLES: usize = 4;
+
+/// A deliberate error in the golden side, to show the checks catch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// None: the real comparison.
+    None,
+    /// The golden model of node 1 gets another PDID in its window 0 than
+    /// the RTL (its data packets are rejected by the golden model only).
+    GoldenWindowPdid,
+    /// One byte of node 1's golden memory (in the landing region's guard,
+    /// which no transfer writes) differs from the RTL's memory.
+    GoldenMemByte,
+}
+
+/// The bench's phase: set-up, the latency measurement, traffic, drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Setup,
+    Measure,
+    Traffic,
+    Drain,
+}
+
+/// The node-pair bench at one parameter point.
+pub struct NodePairBench {
+    params: NodePairParams,
+    fault: Fault,
+    nodes: Vec<Node>,
+    index: HashMap<u32, usize>,
+    pdid: u16,
+    /// Packets in flight per flow and class: (source, destination,
+    /// class) -> words, oldest first (the network keeps each class's
+    /// packets of a flow in order; a response may pass a request).
+    flows: HashMap<(usize, usize, usize), VecDeque<Vec<u128>>>,
+    /// Expected completions: (node, W0, W1, W2) -> count.
+    exp_cq: HashMap<(usize, u32, u32, u32), u32>,
+    /// Expected mailbox messages: (node, id) -> (source coordinates, bytes).
+    exp_mb: HashMap<(usize, u32), (u32, Vec<u8>)>,
+    /// Doorbell accept cycle per (dest, src bits, txid), and whether isolated.
+    t_door: HashMap<(usize, u32, u16), (u64, bool)>,
+    /// Send accept cycle per message id, and whether isolated.
+    t_send: HashMap<u32, (u64, bool)>,
+    phase: Phase,
+    phase_start: u64,
+    phase_len: u64,
+    load: f64,
+    samples: usize,
+    cycle: u64,
+    reset_now: bool,
+    reset_port: Option<Port>,
+    setup_done: bool,
+    last_progress: u64,
+    cov: NodePairCoverage,
+    fig: PairFigures,
+    /// Traffic phases started.
+    traffic_phases: u64,
+    /// A reset pulse due in this traffic phase, at this cycle.
+    reset_at: Option<u64>,
+    /// A node's completion queue left alone until this cycle (or until it
+    /// was Busy for a while): node, end, Busy cycles seen.
+    hold: Option<(usize, u64, u64)>,
+}
+
+impl NodePairBench {
+    /// A bench of `params` (validated).
+    pub fn new(params: NodePairParams) -> Result<Self> {
+        Self::with_fault(params, Fault::None)
+    }
+
+    /// A bench whose golden side carries `fault` (for the negative tests).
+    pub fn with_fault(params: NodePairParams, fault: Fault) -> Result<Self> {
+        params.validate()?;
+        let t = &params.router.topology;
+        let mut nodes = Vec::new();
+        let mut index = HashMap::new();
+        for n in 0..t.num_nodes() {
+            let c = t.coords(n);
+            let me = Coords::new(c[0] as u8, c[1] as u8, c[2] as u8, 0)?;
+            index.insert(me.to_bits(), n);
+            nodes.push(Node::new(&params, me, n, fault)?);
+        }
+        Ok(NodePairBench {
+            params,
+            fault,
+            nodes,
+            index,
+            pdid: 0,
+            flows: HashMap::new(),
+            exp_cq: HashMap::new(),
+            exp_mb: HashMap::new(),
+            t_door: HashMap::new(),
+            t_send: HashMap::new(),
+            phase: Phase::Setup,
+            phase_start: 0,
+            phase_len: 0,
+            load: 0.3,
+            samples: 0,
+            cycle: 0,
+            reset_now: true,
+            reset_port: None,
+            setup_done: false,
+            last_progress: 0,
+            cov: NodePairCoverage::default(),
+            fig: PairFigures::default(),
+            traffic_phases: 0,
+            reset_at: None,
+            hold: None,
+        })
+    }
+
+    /// What the run exercised.
+    pub fn coverage(&self) -> NodePairCoverage {
+        self.cov.clone()
+    }
+
+    /// The latency figures measured.
+    pub fn figures(&self) -> PairFigures {
+        self.fig.clone()
+    }
+}
+
+impl Bench for NodePairBench {
+    fn block(&self) -> &str {
+        "node-pair"
+    }
+
+    fn point(&self) -> String {
+        point_text(&self.params)
+    }
+
+    fn emit(&self) -> Result<Emitted> {
+        let e = emit_node_pair(&self.params)?;
+        let mut config = String::from("`verilator_config\n");
+        for m in instanced_modules(&self.params) {
+            config.push_str(&format!("no_inline -module \"{m}\"\n"));
+        }
+        config.push_str("`verilog\n");
+        let mut text = config;
+        text.push_str(&exanet_hdl::router::single_file(&e));
+        Ok(Emitted {
+            modules: vec![(e.top.clone(), text)],
+            top: e.top,
+        })
+    }
+
+    fn bind(&mut self, sim: &Sim) -> Result<()> {
+        let nports = self.params.router.num_ports();
+        for (n, node) in self.nodes.iter_mut().enumerate() {
+            let p = |s: &str, w: u32| sim.port_w(&format!("n{n}_{s}"), w);
+            let mut errors = vec![("eject_errors".to_string(), p("eject_errors", 32)?)];
+            for c in ["dropped_packets", "flit_errors", "credit_errors"] {
+                for q in 0..nports {
+                    let name = format!("{c}_{q}");
+                    errors.push((name.clone(), p(&name, 32)?));
+                }
+            }
+            node.p = Some(NodePorts {
+                ni: NiPorts::bind(sim, &format!("n{n}_"), "tx")?,
+                rx_valid: p("rx_valid", 1)?,
+                rx_data: p("rx_data", 128)?,
+                rx_head: p("rx_head", 1)?,
+                rx_tail: p("rx_tail", 1)?,
+                rx_vc: p("rx_vc", 4)?,
+                errors,
+            });
+        }
+        self.reset_port = Some(sim.port_w("reset", 1)?);
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        let ports: Vec<Option<NodePorts>> = self.nodes.iter().map(|n| n.p.clone()).collect();
+        let mut fresh =
+            Self::with_fault(self.params.clone(), self.fault).expect("validated at construction");
+        for (n, p) in fresh.nodes.iter_mut().zip(ports) {
+            n.p = p;
+        }
+        fresh.reset_port = self.reset_port;
+        *self = fresh;
+    }
+
+    fn drive(&mut self, rng: &mut Rng, cycle: u64) {
+        self.cycle = cycle;
+        if self.reset_at.is_some_and(|t| cycle >= t) && self.phase == Phase::Traffic {
+            self.mid_reset().expect("validated at construction");
+        }
+        if let Some((_, end, busy)) = self.hold {
+            if cycle >= end || busy >= 500 || self.phase != Phase::Traffic {
+                self.end_hold();
+            }
+        }
+        let reset = self.reset_now;
+        self.reset_port
+            .expect("bind() before running")
+            .set(reset as u64);
+        if !reset && !self.setup_done {
+            self.setup_done = true;
+            self.setup(rng);
+        }
+        // Phase changes.
+        match self.phase {
+            Phase::Setup if self.setup_done && self.nodes.iter().all(|n| n.sw_idle()) => {
+                self.phase = Phase::Measure;
+            }
+            Phase::Traffic if cycle > self.phase_start + self.phase_len => {
+                self.phase = Phase::Drain;
+                self.phase_start = cycle;
+            }
+            _ => {}
+        }
+        for n in 0..self.nodes.len() {
+            if !reset && self.nodes[n].sw.is_empty() && self.nodes[n].sw_idle() {
+                self.generate(rng, n);
+            }
+            let node = &mut self.nodes[n];
+            let p = node.p.clone().expect("bind() before running");
+            if reset {
+                node.axil.drive_reset(&p.ni);
+                node.rd.drive_reset(&p.ni);
+                node.wr.drive_reset(&p.ni);
+                continue;
+            }
+            // Software: one access at a time.
+            if node.axil.idle() {
+                if let Some(op) = node.sw.pop_front() {
+                    node.axil.start(op);
+                }
+            }
+            node.axil.drive(&p.ni, rng);
+            // Memory read.
+            node.rd.drive(&p.ni, rng, cycle, &node.mem);
+            // Memory write.
+            node.wr.drive(&p.ni, rng, cycle);
+        }
+    }
+
+    fn check(&mut self, cycle: u64) -> Option<Mismatch> {
+        self.check_cycle(cycle)
+    }
+
+    fn advance(&mut self) {
+        self.reset_now = false;
+    }
+}

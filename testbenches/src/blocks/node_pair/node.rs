@@ -1,0 +1,218 @@
+//! One node of the `node-pair` bench: its golden NI, memory, ports, and
+//! its software's and memory's agents; what software remembers about its
+//! writes ([`Meta`]) and its RDMA reads ([`ReadDesc`]).
+
+use super::{Fault, LAND, REGION, SOURCES};
+use crate::blocks::ni::agents::{
+    Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, TxFlits,
+};
+use crate::verilator::Port;
+use anyhow::Result;
+use exanet_hdl::node_pair::NodePairParams;
+use exanet_sim::ni::{regs, Ni, Packet, SparseMemory};
+use exanet_sim::packet::coords::Coords;
+use exanet_sim::rng::Rng;
+use std::collections::{HashMap, VecDeque};
+
+/// What software remembers about a write: nothing, or the transfer a
+/// doorbell or send starts.
+#[derive(Clone, Debug)]
+pub(super) enum Meta {
+    None,
+    Doorbell {
+        dest: usize,
+        txid: u16,
+        notify: bool,
+        len: u64,
+    },
+    Send {
+        dest: usize,
+        id: u32,
+        bytes: Vec<u8>,
+    },
+    /// An RDMA read's doorbell; `repost`: a read its server refused
+    /// (read queue full), posted again (its completions are expected
+    /// already).
+    Read {
+        desc: ReadDesc,
+        repost: bool,
+    },
+}
+
+/// An RDMA read of `len` bytes of `server`'s memory at `src` into the
+/// requester's at `dst`, on `channel`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ReadDesc {
+    pub(super) server: usize,
+    pub(super) channel: usize,
+    pub(super) src: u64,
+    pub(super) dst: u64,
+    pub(super) len: u64,
+    pub(super) notify: bool,
+    pub(super) txid: u16,
+}
+
+/// A software access.
+pub(super) type Op = Access<Meta>;
+
+/// A node's ports: its NI's (`n{i}_…`, flits out `n{i}_tx_*`), the
+/// flits delivered to it, and the error counters.
+#[derive(Clone)]
+pub(super) struct NodePorts {
+    pub(super) ni: NiPorts,
+    pub(super) rx_valid: Port,
+    pub(super) rx_data: Port,
+    pub(super) rx_head: Port,
+    pub(super) rx_tail: Port,
+    pub(super) rx_vc: Port,
+    /// Error counters that must stay 0: name, port.
+    pub(super) errors: Vec<(String, Port)>,
+}
+
+/// One node: golden NI, memory, software and memory agents.
+pub(super) struct Node {
+    pub(super) me: Coords,
+    pub(super) golden: Ni,
+    pub(super) mem: SparseMemory,
+    pub(super) p: Option<NodePorts>,
+    pub(super) sw: VecDeque<Op>,
+    pub(super) axil: AxilMaster<Meta>,
+    pub(super) rd: AxiReadSlave,
+    pub(super) wr: AxiWriteSlave,
+    pub(super) tx: TxFlits,
+    /// The packet being delivered: its flits so far, its head's VC.
+    pub(super) rx_words: Vec<u128>,
+    pub(super) rx_vc: Option<u64>,
+    /// Delivered packets awaiting their decision, per class of their VC.
+    pub(super) arrived: [VecDeque<Packet>; 2],
+    pub(super) golden_dirty: bool,
+    /// The class whose Busy packet the golden model confirmed last.
+    pub(super) busy_checked: Option<usize>,
+    /// RDMA reads accepted (doorbell) whose READ_DONE is outstanding, by
+    /// txid; reads refused by their server (read queue full), to post
+    /// again.
+    pub(super) reads: HashMap<u16, ReadDesc>,
+    pub(super) repost: VecDeque<ReadDesc>,
+    pub(super) cq_words: Vec<u32>,
+    pub(super) mb: Option<(u32, u32, Vec<u8>)>,
+    pub(super) txid_next: u16,
+    pub(super) msg_next: u32,
+    /// Golden writes not yet landed (B), oldest first: for the last packet
+    /// of a measured RDMA write, its doorbell cycle and whether isolated.
+    pub(super) landing: VecDeque<Option<(u64, bool)>>,
+    /// Software leaves the completion queue alone (polls only the mailbox).
+    pub(super) hold_cq: bool,
+}
+
+impl Node {
+    pub(super) fn new(
+        params: &NodePairParams,
+        me: Coords,
+        index: usize,
+        fault: Fault,
+    ) -> Result<Node> {
+        let mut rng = Rng::new(0x9A1B + index as u64);
+        let mut mem = SparseMemory::new();
+        for &b in &SOURCES {
+            let mut buf = vec![0u8; REGION as usize];
+            for chunk in buf.chunks_mut(8) {
+                chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
+            }
+            mem.write(b, &buf);
+        }
+        let mut golden = Ni::new(&params.ni.ni, me)?;
+        let mut gmem = mem.clone();
+        if fault == Fault::GoldenMemByte && index == 1 {
+            gmem.write(LAND + REGION - 1, &[0x5A]);
+        }
+        *golden.mem_mut() = gmem;
+        golden.set_write_log(true);
+        golden.set_explicit_events(true);
+        Ok(Node {
+            me,
+            golden,
+            mem,
+            p: None,
+            sw: VecDeque::new(),
+            axil: AxilMaster::new(),
+            rd: AxiReadSlave::new(),
+            wr: AxiWriteSlave::new(),
+            tx: TxFlits::new(params.ni.vc as u64, params.ni.resp_vc as u64),
+            rx_words: Vec::new(),
+            rx_vc: None,
+            arrived: Default::default(),
+            golden_dirty: true,
+            busy_checked: None,
+            reads: HashMap::new(),
+            repost: VecDeque::new(),
+            cq_words: Vec::new(),
+            mb: None,
+            txid_next: 1,
+            msg_next: 1,
+            landing: VecDeque::new(),
+            hold_cq: false,
+        })
+    }
+
+    /// After a reset pulse in the middle of a run: a fresh golden model
+    /// and agents; the memory as the RTL's memory holds it now (a write the
+    /// golden model made at a decision may not have reached AXI4 before
+    /// the reset), with `fault`'s byte again.
+    pub(super) fn after_reset(
+        &mut self,
+        params: &NodePairParams,
+        index: usize,
+        fault: Fault,
+    ) -> Result<()> {
+        let mut fresh = Node::new(params, self.me, index, fault)?;
+        let mut gmem = self.mem.clone();
+        if fault == Fault::GoldenMemByte && index == 1 {
+            gmem.write(LAND + REGION - 1, &[0x5A]);
+        }
+        *fresh.golden.mem_mut() = gmem;
+        fresh.mem = std::mem::take(&mut self.mem);
+        fresh.p = self.p.take();
+        fresh.txid_next = self.txid_next;
+        fresh.msg_next = self.msg_next;
+        *self = fresh;
+        Ok(())
+    }
+
+    pub(super) fn sw_idle(&self) -> bool {
+        self.sw.is_empty() && self.axil.idle()
+    }
+
+    pub(super) fn idle(&self) -> bool {
+        self.sw_idle()
+            && self.rd.idle()
+            && self.wr.idle()
+            && self.tx.idle()
+            && self.rx_words.is_empty()
+            && self.arrived.iter().all(|q| q.is_empty())
+            && self.repost.is_empty()
+            && !self.golden.has_packet()
+            && self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() == 0)
+    }
+
+    pub(super) fn write(&mut self, addr: u32, data: u32, prot: bool, meta: Meta) {
+        self.sw.push_back(Op::Write {
+            addr,
+            data,
+            prot,
+            meta,
+        });
+    }
+
+    pub(super) fn poll(&mut self) {
+        if !self.hold_cq {
+            self.sw.push_back(Op::Read {
+                addr: regs::CQ_PAGE + regs::CQ_W0,
+                prot: false,
+            });
+        }
+        self.sw.push_back(Op::Read {
+            addr: regs::MB_PAGE + regs::MB_LEN,
+            prot: false,
+        });
+    }
+}

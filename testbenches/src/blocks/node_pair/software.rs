@@ -1,0 +1,293 @@
+//! The software of the `node-pair` bench's nodes: the privileged set-up,
+//! RDMA writes and reads, packetizer sends, polls, by phase (the latency
+//! measurement, traffic, drain); and the phase changes: traffic phases,
+//! completion-queue holds, the reset pulse in the middle of traffic.
+
+use super::node::{Meta, ReadDesc};
+use super::{NodePairBench, Phase, GUARD, LAND, REGION, SAMPLES, SOURCES};
+use anyhow::Result;
+use exanet_sim::ni::regs;
+use exanet_sim::rng::Rng;
+
+impl NodePairBench {
+    /// Privileged set-up of every node: windows 0 (landing) and 1 (the
+    /// first source region), channel PDIDs, mailbox open, TX_ENABLE.
+    pub(super) fn setup(&mut self, rng: &mut Rng) {
+        self.pdid = 1 + rng.below(0xFFFE) as u16;
+        let pdid = self.pdid as u32;
+        let channels = self.params.ni.ni.channels;
+        for node in &mut self.nodes {
+            let w = |f| regs::win_reg(0, f);
+            node.write(w(regs::WIN_BASE_LO), LAND as u32, true, Meta::None);
+            node.write(w(regs::WIN_BASE_HI), (LAND >> 32) as u32, true, Meta::None);
+            node.write(w(regs::WIN_SIZE_LO), REGION as u32, true, Meta::None);
+            node.write(w(regs::WIN_SIZE_HI), 0, true, Meta::None);
+            node.write(w(regs::WIN_CTRL), pdid | 1 << 31, true, Meta::None);
+            // Window 1: the first source region, which RDMA reads from
+            // other nodes read.
+            let w1 = |f| regs::win_reg(1, f);
+            node.write(w1(regs::WIN_BASE_LO), SOURCES[0] as u32, true, Meta::None);
+            node.write(
+                w1(regs::WIN_BASE_HI),
+                (SOURCES[0] >> 32) as u32,
+                true,
+                Meta::None,
+            );
+            node.write(w1(regs::WIN_SIZE_LO), REGION as u32, true, Meta::None);
+            node.write(w1(regs::WIN_SIZE_HI), 0, true, Meta::None);
+            node.write(w1(regs::WIN_CTRL), pdid | 1 << 31, true, Meta::None);
+            for c in 0..channels {
+                node.write(regs::CH_PDID_BASE + 4 * c as u32, pdid, true, Meta::None);
+            }
+            node.write(regs::MBOX_CTRL, 1 << 16, true, Meta::None);
+            node.write(regs::CONTROL, 1, true, Meta::None);
+        }
+    }
+
+    /// Queue an RDMA write from node `n` to `dest`.
+    fn rdma_write(&mut self, rng: &mut Rng, n: usize, dest: usize, len: u64, align: Option<u64>) {
+        let c = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let src = SOURCES[rng.below(SOURCES.len() as u64) as usize] + rng.below(REGION - len + 1);
+        let max_off = REGION - GUARD - len;
+        let off = match align {
+            Some(a) => rng.below(max_off / a + 1) * a,
+            None => rng.below(max_off + 1),
+        };
+        let dst = LAND + off;
+        let notify = align.is_none() && rng.chance(0.5);
+        let node = &mut self.nodes[n];
+        let txid = node.txid_next;
+        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let page = regs::ch_page(c);
+        let dest_bits = self.nodes[dest].me.to_bits();
+        let node = &mut self.nodes[n];
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, src as u32),
+            (regs::DESC_LADDR_HI, (src >> 32) as u32),
+            (regs::DESC_RADDR_LO, dst as u32),
+            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
+            (regs::DESC_LEN, len as u32),
+            (regs::DESC_DEST, dest_bits),
+            (regs::DESC_CTRL, (notify as u32) << 4 | (txid as u32) << 16),
+        ] {
+            node.write(page + off, v, false, Meta::None);
+        }
+        node.write(
+            page + regs::DOORBELL,
+            1,
+            false,
+            Meta::Doorbell {
+                dest,
+                txid,
+                notify,
+                len,
+            },
+        );
+    }
+
+    /// Queue an RDMA read by node `n` of `len` bytes of `server`'s first
+    /// source region into `n`'s landing region.
+    fn rdma_read(&mut self, rng: &mut Rng, n: usize, server: usize, len: u64) {
+        let channel = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let src = SOURCES[0] + rng.below(REGION - len + 1);
+        let dst = LAND + rng.below(REGION - GUARD - len + 1);
+        let notify = rng.chance(0.5);
+        let node = &mut self.nodes[n];
+        let txid = node.txid_next;
+        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let desc = ReadDesc {
+            server,
+            channel,
+            src,
+            dst,
+            len,
+            notify,
+            txid,
+        };
+        self.post_read(n, desc, false);
+    }
+
+    /// Queue the descriptor writes and doorbell of read `d` by node `n`
+    /// (`repost`: the server refused it before, its completions are
+    /// expected already).
+    fn post_read(&mut self, n: usize, d: ReadDesc, repost: bool) {
+        let server_bits = self.nodes[d.server].me.to_bits();
+        let node = &mut self.nodes[n];
+        let page = regs::ch_page(d.channel);
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, d.dst as u32),
+            (regs::DESC_LADDR_HI, (d.dst >> 32) as u32),
+            (regs::DESC_RADDR_LO, d.src as u32),
+            (regs::DESC_RADDR_HI, (d.src >> 32) as u32),
+            (regs::DESC_LEN, d.len as u32),
+            (regs::DESC_DEST, server_bits),
+            (
+                regs::DESC_CTRL,
+                1 | (d.notify as u32) << 4 | (d.txid as u32) << 16,
+            ),
+        ] {
+            node.write(page + off, v, false, Meta::None);
+        }
+        node.write(
+            page + regs::DOORBELL,
+            1,
+            false,
+            Meta::Read { desc: d, repost },
+        );
+    }
+
+    /// Queue a packetizer send of `len` bytes from node `n` to `dest`.
+    fn send(&mut self, rng: &mut Rng, n: usize, dest: usize, len: usize) {
+        let c = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let page = regs::ch_page(c);
+        let dest_bits = self.nodes[dest].me.to_bits();
+        let node = &mut self.nodes[n];
+        let id = (n as u32 + 1) << 24 | node.msg_next;
+        node.msg_next = (node.msg_next + 1) & 0xFF_FFFF;
+        let mut bytes = id.to_le_bytes().to_vec();
+        while bytes.len() < len.div_ceil(4) * 4 {
+            bytes.extend_from_slice(&(rng.next_u64() as u32).to_le_bytes());
+        }
+        for (i, w) in bytes.chunks(4).enumerate() {
+            let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            node.write(page + regs::PKT_DATA + 4 * i as u32, v, false, Meta::None);
+        }
+        bytes.truncate(len);
+        node.write(page + regs::PKT_DEST, dest_bits, false, Meta::None);
+        node.write(
+            page + regs::PKT_SEND,
+            len as u32,
+            false,
+            Meta::Send { dest, id, bytes },
+        );
+    }
+
+    /// A node other than `n`, at random.
+    fn other(&self, rng: &mut Rng, n: usize) -> usize {
+        let k = self.nodes.len() as u64;
+        (n + 1 + rng.below(k - 1) as usize) % self.nodes.len()
+    }
+
+    /// Software of node `n` has nothing queued: give it work (first a
+    /// read its server refused, posted again, then a poll: software keeps
+    /// consuming completions while a doorbell is refused, else the
+    /// completion queue it leaves full could hold back the very packets
+    /// that would free the descriptor queue).
+    pub(super) fn generate(&mut self, rng: &mut Rng, n: usize) {
+        if matches!(self.phase, Phase::Traffic | Phase::Drain) {
+            if let Some(d) = self.nodes[n].repost.pop_front() {
+                self.post_read(n, d, true);
+                self.nodes[n].poll();
+                return;
+            }
+        }
+        match self.phase {
+            Phase::Setup => {}
+            Phase::Measure => {
+                // Node 0 alone: one isolated transfer at a time to node 1;
+                // node 1 consumes once its completion or message landed.
+                let waiting = !self.exp_cq.is_empty() || !self.exp_mb.is_empty();
+                if n == 0 && !waiting && self.t_door.is_empty() && self.t_send.is_empty() {
+                    if self.samples < 2 * SAMPLES {
+                        if self.samples.is_multiple_of(2) {
+                            self.rdma_write(rng, 0, 1, 64, Some(64));
+                        } else {
+                            self.send(rng, 0, 1, 16);
+                        }
+                        self.samples += 1;
+                    } else {
+                        self.start_traffic(rng);
+                    }
+                } else if n == 1 && waiting && self.t_door.is_empty() && self.t_send.is_empty() {
+                    self.nodes[1].poll();
+                }
+            }
+            Phase::Traffic => {
+                if !rng.chance(self.load) {
+                    return;
+                }
+                let dest = self.other(rng, n);
+                match rng.below(100) {
+                    0..=34 => {
+                        let len = match rng.below(20) {
+                            0..=9 => 1 + rng.below(256),
+                            10..=14 => 257 + rng.below(1792),
+                            15..=17 => 2049 + rng.below(6144),
+                            _ => 8193 + rng.below(8192),
+                        };
+                        self.rdma_write(rng, n, dest, len, None);
+                    }
+                    35..=59 => {
+                        let m = self.params.ni.ni.mailbox_msg_bytes as u64;
+                        let len = 4 + rng.below(m - 3) as usize;
+                        self.send(rng, n, dest, len);
+                    }
+                    60..=69 if self.params.ni.ni.windows > 1 => {
+                        let len = match rng.below(4) {
+                            0..=1 => 1 + rng.below(256),
+                            2 => 257 + rng.below(1792),
+                            _ => 2049 + rng.below(6144),
+                        };
+                        self.rdma_read(rng, n, dest, len);
+                    }
+                    _ => self.nodes[n].poll(),
+                }
+            }
+            Phase::Drain => self.nodes[n].poll(),
+        }
+    }
+
+    /// A traffic phase: length, load; the first of every three ends with a
+    /// reset pulse, in the second one node holds its completion queue.
+    pub(super) fn start_traffic(&mut self, rng: &mut Rng) {
+        self.phase = Phase::Traffic;
+        self.phase_start = self.cycle;
+        self.phase_len = 2_000 + rng.below(20_000);
+        self.load = [0.02, 0.1, 0.3, 0.6][rng.below(4) as usize];
+        // The first of every three phases ends early with a reset pulse in
+        // the middle of its traffic. In the second, one node's software
+        // leaves its completion queue alone for a while: the queue fills,
+        // and the receive path goes Busy (the network holds its packets).
+        let k = self.traffic_phases;
+        self.traffic_phases += 1;
+        if k % 3 == 1 {
+            let n = rng.below(self.nodes.len() as u64) as usize;
+            self.nodes[n].hold_cq = true;
+            self.hold = Some((n, self.cycle + 8_000, 0));
+            self.load = self.load.max(0.3);
+            self.phase_len = self.phase_len.min(10_000);
+            self.cov.cq_holds += 1;
+        }
+        self.reset_at = k
+            .is_multiple_of(3)
+            .then(|| self.cycle + (self.phase_len / 2).min(3_000));
+    }
+
+    /// The end of a hold: software of that node consumes again.
+    pub(super) fn end_hold(&mut self) {
+        if let Some((n, _, _)) = self.hold.take() {
+            self.nodes[n].hold_cq = false;
+        }
+    }
+
+    /// A reset pulse now, in the middle of traffic: every node's golden
+    /// model and agents start afresh from the RTL's memory, nothing is
+    /// expected any more, and the run goes on from the set-up.
+    pub(super) fn mid_reset(&mut self) -> Result<()> {
+        self.end_hold();
+        self.reset_at = None;
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            n.after_reset(&self.params, i, self.fault)?;
+        }
+        self.flows.clear();
+        self.exp_cq.clear();
+        self.exp_mb.clear();
+        self.t_door.clear();
+        self.t_send.clear();
+        self.phase = Phase::Setup;
+        self.setup_done = false;
+        self.reset_now = true;
+        self.cov.mid_resets += 1;
+        Ok(())
+    }
+}
