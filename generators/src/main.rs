@@ -603,9 +603,17 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
                 bar.set_style(style.progress_chars("=> "));
             }
             bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            // Without a terminal the bar is hidden: a line per finished task instead.
+            let plain = bar.is_hidden();
+            let total = plan.tasks.len();
+            let done = std::sync::atomic::AtomicUsize::new(0);
             let ran = sweep::run_local(&dir, &plan, jobs, &|t| {
                 bar.set_message(t.series.clone());
                 bar.inc(1);
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if plain {
+                    eprintln!("sweep: {n}/{total} done (task {} [{}])", t.id, t.series);
+                }
             });
             bar.finish_and_clear();
             ran?;
