@@ -1012,13 +1012,19 @@ fn index_html(
     };
     let _ = write!(
         h,
-        "<p>Sweep file <code>{}</code>: {} task(s), {} simulation(s), {} series; varied: {}; {}.\n\
+        "<p>Sweep <code>{}</code> (file <code>{}</code>): {} task(s), {} simulation(s), {} series; varied: {}; {}.\n\
          Load is in flits per terminal per cycle (and Gb/s per terminal at each config's clock and flit width);\n\
          latency is from packet creation to its tail delivered. A point is <em>saturated</em> when it accepts\n\
          less than 95&nbsp;% of the offered load (or leaves packets undelivered). Data: \
          <a href=\"results.csv\">results.csv</a>, <a href=\"results.json\">results.json</a>, \
          <a href=\"timing.csv\">timing.csv</a>.</p>\n",
-        html(&plan.sweep_file),
+        html(&plan.name),
+        // The file's name only: the report may be read on another machine.
+        html(
+            &Path::new(&plan.sweep_file)
+                .file_name()
+                .map_or(plan.sweep_file.clone(), |f| f.to_string_lossy().into_owned())
+        ),
         plan.tasks.len(),
         body.len(),
         series.len(),
