@@ -420,7 +420,7 @@ impl Bench {
     /// (golden write landed). A write accepted in the cycle of a B is
     /// refused (the golden order would matter; this bench never does it).
     fn rx_observe(&mut self, t: u64) -> Result<()> {
-        let (p, q) = (self.p, &self.l);
+        let (p, q) = (&self.p, &self.l);
         let rx = &mut self.rx;
         if p.arvalid.get() == 1 && p.arready.get() == 1 {
             let v = self.golden.axil_read(regs::CQ_PAGE + regs::CQ_COUNT);

@@ -64,7 +64,7 @@ pub struct ArbiterCoverage {
     pub resets: u64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     reset: Port,
     req: Port,

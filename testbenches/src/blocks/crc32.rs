@@ -77,7 +77,7 @@ pub struct Crc32Coverage {
     pub resets: u64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     reset: Port,
     start: Port,

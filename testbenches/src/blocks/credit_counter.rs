@@ -78,7 +78,7 @@ pub struct CreditCounterCoverage {
     pub resets: u64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     reset: Port,
     consume: Port,
@@ -233,9 +233,9 @@ impl Bench for CreditCounterBench {
             return Some(Mismatch::hex(cycle, "count", o.count as u64, got));
         }
         for (name, want, port) in [
-            ("available", o.available, p.available),
-            ("enough", o.enough, p.enough),
-            ("error", o.error, p.error),
+            ("available", o.available, &p.available),
+            ("enough", o.enough, &p.enough),
+            ("error", o.error, &p.error),
         ] {
             let got = port.get();
             if got != want as u64 {

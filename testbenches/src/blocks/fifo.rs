@@ -92,7 +92,7 @@ pub struct FifoCoverage {
     pub resets: u64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     reset: Port,
     push: Port,

@@ -74,7 +74,7 @@ pub struct PacketCoverage {
 
 macro_rules! ports {
     ($($name:ident: $w:expr),* $(,)?) => {
-        #[derive(Clone, Copy)]
+        #[derive(Clone)]
         struct Ports { $($name: Port,)* }
         fn bind_ports(sim: &Sim) -> Result<Ports> {
             Ok(Ports { $($name: sim.port_w(stringify!($name), $w)?,)* })
@@ -291,13 +291,13 @@ impl Bench for PacketBench {
     }
 
     fn reset(&mut self) {
-        let ports = self.ports;
+        let ports = self.ports.take();
         *self = Self::with_fault(self.fault);
         self.ports = ports;
     }
 
     fn drive(&mut self, rng: &mut Rng, _cycle: u64) {
-        let p = self.ports.expect("bind before drive");
+        let p = self.ports.as_ref().expect("bind before drive");
         // Header.
         let ptype = if rng.chance(0.85) {
             PacketType::ALL[rng.below(PacketType::ALL.len() as u64) as usize].code() as u64
@@ -316,15 +316,15 @@ impl Bench for PacketBench {
             vc: rng.bits(5),
         };
         for (port, v) in [
-            (p.h_fpga_offset, h.fpga_offset),
-            (p.h_path, h.path),
-            (p.h_reserved, h.reserved),
-            (p.h_vaddr, h.vaddr),
-            (p.h_size, h.size),
-            (p.h_ptype, h.ptype),
-            (p.h_dest, h.dest),
-            (p.h_pdid, h.pdid),
-            (p.h_vc, h.vc),
+            (&p.h_fpga_offset, h.fpga_offset),
+            (&p.h_path, h.path),
+            (&p.h_reserved, h.reserved),
+            (&p.h_vaddr, h.vaddr),
+            (&p.h_size, h.size),
+            (&p.h_ptype, h.ptype),
+            (&p.h_dest, h.dest),
+            (&p.h_pdid, h.pdid),
+            (&p.h_vc, h.vc),
         ] {
             port.set(v);
         }
@@ -364,16 +364,16 @@ impl Bench for PacketBench {
             .set_last(rng.chance(0.5))
             .set_first(rng.chance(0.5));
         for (port, v) in [
-            (p.f_payload_crc, f.payload_crc() as u64),
-            (p.f_user, f.user() as u64),
-            (p.f_ttl, f.ttl() as u64),
-            (p.f_seq, f.seq() as u64),
-            (p.f_notify, f.notify() as u64),
-            (p.f_last, f.last() as u64),
-            (p.f_first, f.first() as u64),
-            (p.f_flags, f.flags() as u64),
-            (p.f_src, f.src().to_bits() as u64),
-            (p.f_txid, f.txid() as u64),
+            (&p.f_payload_crc, f.payload_crc() as u64),
+            (&p.f_user, f.user() as u64),
+            (&p.f_ttl, f.ttl() as u64),
+            (&p.f_seq, f.seq() as u64),
+            (&p.f_notify, f.notify() as u64),
+            (&p.f_last, f.last() as u64),
+            (&p.f_first, f.first() as u64),
+            (&p.f_flags, f.flags() as u64),
+            (&p.f_src, f.src().to_bits() as u64),
+            (&p.f_txid, f.txid() as u64),
         ] {
             port.set(v);
         }
@@ -388,11 +388,11 @@ impl Bench for PacketBench {
         // Coordinates.
         let c = Coords::from_bits(rng.bits(22) as u32).expect("22 bits");
         for (port, v) in [
-            (p.c_x, c.x()),
-            (p.c_y, c.y()),
-            (p.c_z, c.z()),
-            (p.c_fpga, c.fpga()),
-            (p.c_reserved, c.reserved()),
+            (&p.c_x, c.x()),
+            (&p.c_y, c.y()),
+            (&p.c_z, c.z()),
+            (&p.c_fpga, c.fpga()),
+            (&p.c_reserved, c.reserved()),
         ] {
             port.set(v as u64);
         }
@@ -406,7 +406,7 @@ impl Bench for PacketBench {
     }
 
     fn check(&mut self, cycle: u64) -> Option<Mismatch> {
-        let p = self.ports.expect("bind before check");
+        let p = self.ports.as_ref().expect("bind before check");
         // Packed words (combinational).
         let m = cmp(cycle, "h_word", self.h_word, p.h_word.get_u128())
             .or_else(|| cmp(cycle, "f_word", self.f_word, p.f_word.get_u128()))
@@ -423,19 +423,19 @@ impl Bench for PacketBench {
         c.header_unknown_type += !hu.known as u64;
         let f = &hu.fields;
         for (name, want, port) in [
-            ("hu_fpga_offset", f.fpga_offset, p.hu_fpga_offset),
-            ("hu_path", f.path, p.hu_path),
-            ("hu_reserved", f.reserved, p.hu_reserved),
-            ("hu_vaddr", f.vaddr, p.hu_vaddr),
-            ("hu_size", f.size, p.hu_size),
-            ("hu_ptype", f.ptype, p.hu_ptype),
-            ("hu_dest", f.dest, p.hu_dest),
-            ("hu_pdid", f.pdid, p.hu_pdid),
-            ("hu_vc", f.vc, p.hu_vc),
-            ("hu_ecc_reserved", hu.ecc_reserved, p.hu_ecc_reserved),
-            ("hu_single_err", hu.single as u64, p.hu_single_err),
-            ("hu_double_err", hu.double as u64, p.hu_double_err),
-            ("hu_ptype_known", hu.known as u64, p.hu_ptype_known),
+            ("hu_fpga_offset", f.fpga_offset, &p.hu_fpga_offset),
+            ("hu_path", f.path, &p.hu_path),
+            ("hu_reserved", f.reserved, &p.hu_reserved),
+            ("hu_vaddr", f.vaddr, &p.hu_vaddr),
+            ("hu_size", f.size, &p.hu_size),
+            ("hu_ptype", f.ptype, &p.hu_ptype),
+            ("hu_dest", f.dest, &p.hu_dest),
+            ("hu_pdid", f.pdid, &p.hu_pdid),
+            ("hu_vc", f.vc, &p.hu_vc),
+            ("hu_ecc_reserved", hu.ecc_reserved, &p.hu_ecc_reserved),
+            ("hu_single_err", hu.single as u64, &p.hu_single_err),
+            ("hu_double_err", hu.double as u64, &p.hu_double_err),
+            ("hu_ptype_known", hu.known as u64, &p.hu_ptype_known),
         ] {
             if let Some(m) = cmp(cycle, name, want, port.get()) {
                 return Some(m);
@@ -478,16 +478,16 @@ impl Bench for PacketBench {
             .map(|fl| fl.get(fw)),
         };
         let fports = [
-            ("fu_payload_crc", p.fu_payload_crc),
-            ("fu_user", p.fu_user),
-            ("fu_ttl", p.fu_ttl),
-            ("fu_seq", p.fu_seq),
-            ("fu_notify", p.fu_notify),
-            ("fu_last", p.fu_last),
-            ("fu_first", p.fu_first),
-            ("fu_flags", p.fu_flags),
-            ("fu_src", p.fu_src),
-            ("fu_txid", p.fu_txid),
+            ("fu_payload_crc", &p.fu_payload_crc),
+            ("fu_user", &p.fu_user),
+            ("fu_ttl", &p.fu_ttl),
+            ("fu_seq", &p.fu_seq),
+            ("fu_notify", &p.fu_notify),
+            ("fu_last", &p.fu_last),
+            ("fu_first", &p.fu_first),
+            ("fu_flags", &p.fu_flags),
+            ("fu_src", &p.fu_src),
+            ("fu_txid", &p.fu_txid),
         ];
         for ((name, port), want) in fports.into_iter().zip(fields) {
             if let Some(m) = cmp(cycle, name, want, port.get()) {
@@ -502,11 +502,11 @@ impl Bench for PacketBench {
         // Coordinates unpack.
         let cu = Coords::from_bits(self.c_q ^ self.c_err).expect("22 bits");
         for (name, want, port) in [
-            ("cu_x", cu.x(), p.cu_x),
-            ("cu_y", cu.y(), p.cu_y),
-            ("cu_z", cu.z(), p.cu_z),
-            ("cu_fpga", cu.fpga(), p.cu_fpga),
-            ("cu_reserved", cu.reserved(), p.cu_reserved),
+            ("cu_x", cu.x(), &p.cu_x),
+            ("cu_y", cu.y(), &p.cu_y),
+            ("cu_z", cu.z(), &p.cu_z),
+            ("cu_fpga", cu.fpga(), &p.cu_fpga),
+            ("cu_reserved", cu.reserved(), &p.cu_reserved),
         ] {
             if let Some(m) = cmp(cycle, name, want as u64, port.get()) {
                 return Some(m);

@@ -207,7 +207,7 @@ pub struct RouterCoverage {
 /// One router port's flit and credit signals: flits in, credits out, flits
 /// out, credits in. The router names them `{signal}_{port}`, the network
 /// top names a terminal's `n{node}_l{local}_{signal}`.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct FlitPorts {
     pub in_valid: Port,
     pub in_data: Port,
@@ -255,7 +255,7 @@ impl FlitPorts {
 }
 
 /// One router port: its flits and credits, and its error counters.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct PortSet {
     io: FlitPorts,
     dropped_packets: Port,

@@ -75,7 +75,7 @@ pub struct SecdedCoverage {
     pub multiple: u64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     enc_data: Port,
     enc_check: Port,

@@ -37,11 +37,27 @@ type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> i32;
 type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 
+/// The C++ model object and the library it lives in, freed together when
+/// the last owner (the [`Sim`] or a [`Port`]) is dropped.
+pub struct Model {
+    handle: *mut c_void,
+    del_fn: DelFn,
+    // Dropped after `drop` ran: `del_fn` points into it.
+    _lib: Library,
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: handle was made by exanet_new of this library and not freed;
+        // no port or Sim can reach it any more.
+        unsafe { (self.del_fn)(self.handle) }
+    }
+}
+
 /// A loaded, running Verilated model.
 pub struct Sim {
     handle: *mut c_void,
     eval_fn: EvalFn,
-    del_fn: DelFn,
     trace_open_fn: TraceOpenFn,
     trace_dump_fn: TraceDumpFn,
     trace_close_fn: TraceCloseFn,
@@ -50,8 +66,8 @@ pub struct Sim {
     top: String,
     traced: bool,
     tracing: bool,
-    // Dropped last: the function pointers above point into it.
-    _lib: Library,
+    // The function pointers above point into its library; ports share it.
+    _model: std::rc::Rc<Model>,
 }
 
 impl Sim {
@@ -117,14 +133,19 @@ impl Sim {
             }
             let mut raw = vec![std::ptr::null_mut::<c_void>(); ports.len()];
             ports_fn(handle, raw.as_mut_ptr());
+            let model = std::rc::Rc::new(Model {
+                handle,
+                del_fn,
+                _lib: lib,
+            });
             let mut ptrs = HashMap::new();
             for (info, p) in ports.iter().zip(raw) {
-                ptrs.insert(info.name.clone(), Port::new(p, info.width, info.dir));
+                let port = Port::new(p, info.width, info.dir, model.clone());
+                ptrs.insert(info.name.clone(), port);
             }
             Ok(Sim {
                 handle,
                 eval_fn,
-                del_fn,
                 trace_open_fn,
                 trace_dump_fn,
                 trace_close_fn,
@@ -133,7 +154,7 @@ impl Sim {
                 top: top.to_string(),
                 traced,
                 tracing: false,
-                _lib: lib,
+                _model: model,
             })
         }
     }
@@ -148,9 +169,9 @@ impl Sim {
         &self.ports
     }
 
-    /// A port by name. The handle stays valid while this `Sim` lives.
+    /// A port by name. The handle keeps the model alive (see [`Port`]).
     pub fn port(&self, name: &str) -> Result<Port> {
-        self.ptrs.get(name).copied().ok_or_else(|| {
+        self.ptrs.get(name).cloned().ok_or_else(|| {
             let names: Vec<&str> = self.ports.iter().map(|p| p.name.as_str()).collect();
             anyhow::anyhow!(
                 "model `{}` has no port `{name}`; its ports: {}",
@@ -222,8 +243,7 @@ impl Sim {
 
 impl Drop for Sim {
     fn drop(&mut self) {
+        // The model itself is freed with its last owner (see [`Model`]).
         self.trace_close();
-        // SAFETY: handle was made by exanet_new of this library and not freed.
-        unsafe { (self.del_fn)(self.handle) }
     }
 }

@@ -17,33 +17,41 @@ impl NiBench {
     /// The checks of one cycle (see the module doc); the first failure is
     /// the `Err`.
     pub(super) fn check_cycle(&mut self, cycle: u64) -> Result<(), Mismatch> {
-        let p = self.ports();
+        // Moved out and back (no per-cycle clone of the port handles).
+        let p = self.ports.take().expect("bind() before running");
+        let r = self.check_cycle_on(&p, cycle);
+        self.ports.get_or_insert(p);
+        r
+    }
+
+    /// [`Self::check_cycle`] on the bound ports `p`.
+    fn check_cycle_on(&mut self, p: &Ports, cycle: u64) -> Result<(), Mismatch> {
         if self.reset_now {
             return Ok(());
         }
         let rep = Report { cycle, prefix: "" };
         // 1. A read accepted: the golden read of the same state.
-        self.count_cq_read_landing(&p);
+        self.count_cq_read_landing(p);
         let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
         // 2. Picks: a response (the response lane), then a request.
         let busy = p.ni.tx_busy.get() == 1;
-        self.check_tx_picks(&p, rep)?;
+        self.check_tx_picks(p, rep)?;
         // 3. A packet decided by the receive path: the golden receives it.
-        self.check_rx_decision(&p, rep)?;
-        self.check_credit_out(&p, rep)?;
-        self.check_rx_writes(&p, rep)?;
+        self.check_rx_decision(p, rep)?;
+        self.check_credit_out(p, rep)?;
+        self.check_rx_writes(p, rep)?;
         // 4. A write accepted.
         if wr_fire {
             self.write_accepted(rep)?;
         }
         // 5. Responses.
-        self.check_axil_responses(&p, rep)?;
+        self.check_axil_responses(p, rep)?;
         // 6. AXI4 master: AR checks, R beats.
-        self.check_mem_reads(&p, rep)?;
+        self.check_mem_reads(p, rep)?;
         // 7. Flits: each on `vc` (lane 0) or `resp_vc` (lane 1), with a
         // credit of its VC.
-        self.check_flits(&p, rep, busy)?;
-        self.check_liveness(&p, rep, busy)
+        self.check_flits(p, rep, busy)?;
+        self.check_liveness(p, rep, busy)
     }
 
     /// Coverage: a read of CQ_COUNT, CQ_W0 or STATUS accepted while a

@@ -13,17 +13,24 @@ impl NiBench {
     /// One cycle's inputs (see the module doc); the random draws in a
     /// fixed order.
     pub(super) fn drive_cycle(&mut self, rng: &mut Rng) {
-        let p = self.ports();
+        // Moved out and back (no per-cycle clone of the port handles).
+        let p = self.ports.take().expect("bind() before running");
+        self.drive_cycle_on(&p, rng);
+        self.ports.get_or_insert(p);
+    }
+
+    /// [`Self::drive_cycle`] on the bound ports `p`.
+    fn drive_cycle_on(&mut self, p: &Ports, rng: &mut Rng) {
         self.cycle_in_phase += 1;
         if !self.reset_now && self.draining && self.idle() {
             self.end_drained_phase();
         }
         if self.reset_now {
-            self.drive_reset(&p);
+            self.drive_reset(p);
             return;
         }
         p.reset.set(0);
-        self.drive_software(&p, rng);
+        self.drive_software(p, rng);
         // Memory.
         self.mem_r.drive(&p.ni, rng, self.cycle_in_phase, &self.mem);
         // Receive agent: flits into the NI (a packet starts only with the
@@ -31,9 +38,9 @@ impl NiBench {
         self.send_early_ack(rng);
         self.make_next_packet(rng);
         self.start_next_packet();
-        self.drive_flit(&p, rng);
+        self.drive_flit(p, rng);
         self.rx.wr.drive(&p.ni, rng, self.cycle_in_phase);
-        self.drive_credits(&p, rng);
+        self.drive_credits(p, rng);
     }
 
     /// A drained phase ends: every second with a reset pulse; the others

@@ -130,7 +130,7 @@ enum Op {
 
 /// The NI's ports: the ones the shared agents drive, and the router
 /// port's (credits in, flits in, credits out) and the reset.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ports {
     ni: NiPorts,
     reset: Port,
@@ -304,11 +304,6 @@ impl NiBench {
         self.cov.clone()
     }
 
-    /// The bound ports.
-    fn ports(&self) -> Ports {
-        self.ports.expect("bind() before running")
-    }
-
     /// Both sides idle: nothing queued, in flight or owed.
     fn idle(&self) -> bool {
         self.sw.is_empty()
@@ -357,7 +352,7 @@ impl Bench for NiBench {
         let mem = self.mem.clone();
         let mut fresh = Self::with_golden(self.params.clone(), self.golden_params.clone())
             .expect("validated at construction");
-        fresh.ports = self.ports;
+        fresh.ports = self.ports.take();
         fresh.only_bad = self.only_bad;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);

@@ -291,7 +291,7 @@ impl Bench for NodePairBench {
         for (n, p) in fresh.nodes.iter_mut().zip(ports) {
             n.p = p;
         }
-        fresh.reset_port = self.reset_port;
+        fresh.reset_port = self.reset_port.take();
         *self = fresh;
     }
 
@@ -307,6 +307,7 @@ impl Bench for NodePairBench {
         }
         let reset = self.reset_now;
         self.reset_port
+            .as_ref()
             .expect("bind() before running")
             .set(reset as u64);
         if !reset && !self.setup_done {

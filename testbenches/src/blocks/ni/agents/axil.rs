@@ -94,7 +94,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
 
     /// During a reset pulse: nothing valid, nothing ready.
     pub fn drive_reset(&mut self, p: &NiPorts) {
-        for q in [p.awvalid, p.wvalid, p.arvalid, p.bready, p.rready] {
+        for q in [&p.awvalid, &p.wvalid, &p.arvalid, &p.bready, &p.rready] {
             q.set(0);
         }
         self.bready = false;

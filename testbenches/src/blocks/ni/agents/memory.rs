@@ -185,7 +185,7 @@ impl AxiWriteSlave {
 
     /// During a reset pulse: nothing valid, nothing ready.
     pub fn drive_reset(&mut self, p: &NiPorts) {
-        for q in [p.m_awready, p.m_wready, p.m_bvalid] {
+        for q in [&p.m_awready, &p.m_wready, &p.m_bvalid] {
             q.set(0);
         }
         self.awready = false;

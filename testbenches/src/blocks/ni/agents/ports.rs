@@ -5,7 +5,7 @@ use crate::verilator::{Port, Sim};
 use anyhow::Result;
 
 /// The ports of one NI the shared agents drive and check.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct NiPorts {
     pub awvalid: Port,
     pub awready: Port,
