@@ -384,11 +384,48 @@ pub fn assert_matrix_matches(
         points.len()
     );
     for mut bench in points {
-        let r = run(bench.as_mut(), &test_options(cycles, seed, fail_dir))
-            .unwrap_or_else(|e| panic!("{}: {e:#}", bench.point()));
+        let r = run_clean(bench.as_mut(), cycles, seed, fail_dir);
         println!("{}", r.summary());
-        assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
         assert_eq!(r.cycles, cycles, "{}: ran {} cycles", r.point, r.cycles);
+    }
+}
+
+/// For tests: run `bench` for `cycles` from `seed` (failure waveforms into
+/// `dir`) and panic unless it matches the golden model; the report.
+pub fn run_clean(bench: &mut dyn Bench, cycles: u64, seed: u64, dir: &Path) -> CosimReport {
+    let r = run(bench, &test_options(cycles, seed, dir))
+        .unwrap_or_else(|e| panic!("{}: {e:#}", bench.point()));
+    assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+    r
+}
+
+/// For tests: run `bench` on an edited copy of its RTL, `emitted` (written
+/// to `dir/rtl` and loaded as external Verilog, no waveform), and return
+/// the first mismatch; panics if the edit goes unnoticed.
+pub fn run_edited(
+    bench: &mut dyn Bench,
+    emitted: &Emitted,
+    cycles: u64,
+    seed: u64,
+    dir: &Path,
+) -> Mismatch {
+    let rtl = dir.join("rtl");
+    emitted
+        .write_dir(&rtl)
+        .unwrap_or_else(|e| panic!("writing {}: {e:#}", rtl.display()));
+    let mut o = test_options(cycles, seed, dir);
+    o.rtl_dir = Some(rtl);
+    o.waveform_on_mismatch = false;
+    let r = run(bench, &o).unwrap_or_else(|e| panic!("{}: {e:#}", bench.point()));
+    r.first
+        .unwrap_or_else(|| panic!("{}: the edited RTL was not caught", r.point))
+}
+
+/// For tests: every coverage count in `counts` (name, count) is at least
+/// `min`; `what` names the point in the message.
+pub fn assert_reached(what: &str, counts: &[(&str, u64)], min: u64) {
+    for (name, n) in counts {
+        assert!(*n >= min, "{what}: only {n} {name} (want >= {min})");
     }
 }
 

@@ -5,7 +5,9 @@
 use exanet_hdl::common::arbiter::emit_arbiter;
 use exanet_sim::common::arbiter::ArbiterParams;
 use exanet_tb::blocks::arbiter::{info, ArbiterBench};
-use exanet_tb::cosim::{assert_matrix_matches, run, skip_without_verilator, test_options};
+use exanet_tb::cosim::{
+    assert_matrix_matches, run, run_clean, run_edited, skip_without_verilator, test_options,
+};
 
 const CYCLES: u64 = 200_000;
 
@@ -31,8 +33,7 @@ fn stimulus_reaches_every_corner_and_the_fairness_bound() {
     let tmp = tempfile::tempdir().unwrap();
     for n in [2, 3, 7, 11, 16] {
         let mut b = ArbiterBench::new(ArbiterParams { n }).unwrap();
-        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
-        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        run_clean(&mut b, CYCLES, SEED, tmp.path());
         let c = b.coverage();
         println!("n={n}: {c:?}");
         for g in 0..n as usize {
@@ -83,14 +84,8 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
     let good = "mask_d = ~(chosen | (chosen - one_n));";
     assert_eq!(top.1.matches(good).count(), 1, "mutation site not found");
     top.1 = top.1.replace(good, "mask_d = ~chosen;");
-    let dir = tmp.path().join("rtl");
-    e.write_dir(&dir).unwrap();
-    let mut o = test_options(CYCLES, SEED, tmp.path());
-    o.rtl_dir = Some(dir);
-    o.waveform_on_mismatch = false;
     let mut b = ArbiterBench::new(q).unwrap();
-    let r = run(&mut b, &o).unwrap();
-    let m = r.first.expect("mutated RTL must mismatch");
+    let m = run_edited(&mut b, &e, CYCLES, SEED, tmp.path());
     assert_eq!(m.port, "grant", "{m}");
 }
 
@@ -104,8 +99,7 @@ fn the_fairness_scoreboard_alone_catches_starvation() {
     let tmp = tempfile::tempdir().unwrap();
     let q = ArbiterParams { n: 5 };
     let mut b = ArbiterBench::new(q.clone()).unwrap().scoreboard_only();
-    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
-    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    run_clean(&mut b, CYCLES, SEED, tmp.path());
     assert_eq!(b.coverage().max_wait, 4);
 
     let mut e = emit_arbiter(&q).unwrap();

@@ -4,7 +4,10 @@
 use exanet_hdl::common::crc32::emit_crc32;
 use exanet_sim::common::crc32::Crc32Params;
 use exanet_tb::blocks::crc32::{info, Crc32Bench, Crc32Fault};
-use exanet_tb::cosim::{assert_matrix_matches, run, skip_without_verilator, test_options};
+use exanet_tb::cosim::{
+    assert_matrix_matches, assert_reached, run, run_clean, run_edited, skip_without_verilator,
+    test_options,
+};
 
 const CYCLES: u64 = 200_000;
 
@@ -29,20 +32,21 @@ fn stimulus_reaches_every_case() {
     let tmp = tempfile::tempdir().unwrap();
     for width in [64, 128, 256] {
         let mut b = Crc32Bench::new(Crc32Params { width }).unwrap();
-        let r = run(&mut b, &test_options(50_000, SEED, tmp.path())).unwrap();
-        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        run_clean(&mut b, 50_000, SEED, tmp.path());
         let c = b.coverage();
         println!("width {width}: {c:?}");
-        for (what, n) in [
-            ("full flits", c.full_flits),
-            ("partial flits", c.partial_flits),
-            ("out-of-range byte counts", c.out_of_range),
-            ("starts", c.starts),
-            ("idle starts", c.idle_starts),
-            ("resets", c.resets),
-        ] {
-            assert!(n >= 5, "width {width}: only {n} {what}");
-        }
+        assert_reached(
+            &format!("width {width}"),
+            &[
+                ("full flits", c.full_flits),
+                ("partial flits", c.partial_flits),
+                ("out-of-range byte counts", c.out_of_range),
+                ("starts", c.starts),
+                ("idle starts", c.idle_starts),
+                ("resets", c.resets),
+            ],
+            5,
+        );
     }
 }
 
@@ -99,14 +103,8 @@ fn a_mutated_rtl_is_caught_on_crc() {
         &line[at + 16..]
     );
     *m = m.replace(&line, &mutated);
-    let dir = tmp.path().join("rtl");
-    e.write_dir(&dir).unwrap();
-    let mut o = test_options(CYCLES, SEED, tmp.path());
-    o.rtl_dir = Some(dir);
-    o.waveform_on_mismatch = false;
     let mut b = Crc32Bench::new(p).unwrap();
-    let r = run(&mut b, &o).unwrap();
-    let m = r.first.expect("mutated RTL must mismatch");
+    let m = run_edited(&mut b, &e, CYCLES, SEED, tmp.path());
     assert_eq!(m.port, "crc", "{m}");
 }
 

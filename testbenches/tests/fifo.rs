@@ -4,7 +4,10 @@
 use exanet_hdl::common::fifo::emit_fifo;
 use exanet_sim::common::fifo::FifoParams;
 use exanet_tb::blocks::fifo::{info, FifoBench};
-use exanet_tb::cosim::{assert_matrix_matches, run, skip_without_verilator, test_options};
+use exanet_tb::cosim::{
+    assert_matrix_matches, assert_reached, run, run_clean, run_edited, skip_without_verilator,
+    test_options,
+};
 
 const CYCLES: u64 = 200_000;
 
@@ -44,21 +47,22 @@ fn stimulus_reaches_every_corner() {
         p(133, 1024, 1000),
     ] {
         let mut b = FifoBench::new(q.clone()).unwrap();
-        let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
-        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        run_clean(&mut b, CYCLES, SEED, tmp.path());
         let c = b.coverage();
         println!("{q:?}: {c:?}");
-        for (what, n) in [
-            ("full cycles", c.full_cycles),
-            ("empty cycles", c.empty_cycles),
-            ("push+pop while full", c.push_pop_full),
-            ("push+pop while empty", c.push_pop_empty),
-            ("overflows", c.overflows),
-            ("underflows", c.underflows),
-            ("resets", c.resets),
-        ] {
-            assert!(n >= 5, "{q:?}: only {n} {what}");
-        }
+        assert_reached(
+            &format!("{q:?}"),
+            &[
+                ("full cycles", c.full_cycles),
+                ("empty cycles", c.empty_cycles),
+                ("push+pop while full", c.push_pop_full),
+                ("push+pop while empty", c.push_pop_empty),
+                ("overflows", c.overflows),
+                ("underflows", c.underflows),
+                ("resets", c.resets),
+            ],
+            5,
+        );
     }
 }
 
@@ -109,14 +113,8 @@ fn a_mutated_rtl_is_caught_on_the_right_port() {
     top.1 = top
         .1
         .replace(good, "almost_full = used_q > count_almost_full;");
-    let dir = tmp.path().join("rtl");
-    e.write_dir(&dir).unwrap();
-    let mut o = test_options(CYCLES, SEED, tmp.path());
-    o.rtl_dir = Some(dir);
-    o.waveform_on_mismatch = false;
     let mut b = FifoBench::new(q).unwrap();
-    let r = run(&mut b, &o).unwrap();
-    let m = r.first.expect("mutated RTL must mismatch");
+    let m = run_edited(&mut b, &e, CYCLES, SEED, tmp.path());
     assert_eq!(m.port, "almost_full", "{m}");
 }
 

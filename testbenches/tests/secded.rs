@@ -5,7 +5,10 @@
 use exanet_hdl::common::secded::emit_secded;
 use exanet_sim::common::secded::SecdedParams;
 use exanet_tb::blocks::secded::{info, SecdedBench, SecdedFault};
-use exanet_tb::cosim::{assert_matrix_matches, run, skip_without_verilator, test_options};
+use exanet_tb::cosim::{
+    assert_matrix_matches, assert_reached, run, run_clean, run_edited, skip_without_verilator,
+    test_options,
+};
 
 const CYCLES: u64 = 200_000;
 
@@ -30,19 +33,20 @@ fn stimulus_injects_every_error_class() {
     let tmp = tempfile::tempdir().unwrap();
     for data_bits in [32, 64, 112] {
         let mut b = SecdedBench::new(SecdedParams { data_bits }).unwrap();
-        let r = run(&mut b, &test_options(20_000, SEED, tmp.path())).unwrap();
-        assert_eq!(r.mismatches, 0, "{:?}", r.first);
+        run_clean(&mut b, 20_000, SEED, tmp.path());
         let c = b.coverage();
         println!("data_bits {data_bits}: {c:?}");
-        for (what, n) in [
-            ("clean", c.clean),
-            ("single data", c.single_data),
-            ("single check", c.single_check),
-            ("double", c.double),
-            ("3+ bits", c.multiple),
-        ] {
-            assert!(n >= 50, "data_bits {data_bits}: only {n} {what}");
-        }
+        assert_reached(
+            &format!("data_bits {data_bits}"),
+            &[
+                ("clean", c.clean),
+                ("single data", c.single_data),
+                ("single check", c.single_check),
+                ("double", c.double),
+                ("3+ bits", c.multiple),
+            ],
+            50,
+        );
     }
 }
 
@@ -93,14 +97,8 @@ fn a_mutated_rtl_is_caught_on_corrected() {
         .replace(");", "));")
         .replacen("(x == ", "(x == (", 1);
     *m = m.replace(&line, &mutated);
-    let dir = tmp.path().join("rtl");
-    e.write_dir(&dir).unwrap();
-    let mut o = test_options(CYCLES, SEED, tmp.path());
-    o.rtl_dir = Some(dir);
-    o.waveform_on_mismatch = false;
     let mut b = SecdedBench::new(p).unwrap();
-    let r = run(&mut b, &o).unwrap();
-    let m = r.first.expect("mutated RTL must mismatch");
+    let m = run_edited(&mut b, &e, CYCLES, SEED, tmp.path());
     assert_eq!(m.port, "corrected", "{m}");
 }
 
