@@ -17,6 +17,7 @@
 //! cycles per router (3 with 64-bit flits), L = `link.latency_ns` in cycles.
 
 use crate::config::Config;
+use crate::error::usage;
 use crate::params::{Params, RuleError};
 use anyhow::{Context, Result};
 use exanet_sim::network::{ClassReport, Network, NetworkParams, Workload};
@@ -41,6 +42,13 @@ pub const PATTERNS: [&str; 8] = [
 /// A run is *saturated* when it accepts less than this share of what was offered
 /// (or leaves tagged packets undelivered, or deadlocks).
 pub const SATURATION_ACCEPTED_SHARE: f64 = 0.95;
+
+/// ... or refuses more than this share of its packets at full source queues.
+pub const SATURATION_REFUSED_SHARE: f64 = 0.01;
+
+/// The saturation rule in words, as reports print it.
+pub const SATURATION_RULE: &str = "below saturation = accepted >= 95 % of offered, <= 1 % of \
+     packets refused at full source queues, every tagged packet delivered, no deadlock";
 
 fn rule(key: &str, value: impl std::fmt::Display, rule: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(RuleError {
@@ -491,7 +499,22 @@ pub fn run(s: &Setup) -> Result<SimResult> {
             first.join(", ")
         )
     });
+    if pattern == "trace" && total.packets == 0 && total.refused == 0 {
+        let sim = &s.config.sim;
+        return Err(usage(format!(
+            "traffic.trace = {:?}: no message of the trace falls in the measurement window \
+             (cycles {}..{}: sim.warmup = {}, sim.measure = {}), so there is nothing to report; \
+             lower sim.warmup or raise sim.measure",
+            s.config.traffic.trace,
+            sim.warmup,
+            sim.warmup + sim.measure,
+            sim.warmup,
+            sim.measure
+        )));
+    }
+    let refused_share = total.refused as f64 / (total.packets + total.refused).max(1) as f64;
     let saturated = total.accepted_flits < SATURATION_ACCEPTED_SHARE * total.offered_flits
+        || refused_share > SATURATION_REFUSED_SHARE
         || r.unfinished > 0
         || r.deadlock.is_some();
     Ok(SimResult {
@@ -637,13 +660,16 @@ pub fn text(r: &SimResult) -> String {
         r.mean_packet_flits,
         r.total.network_latency_cycles.avg
     );
+    let t = &r.total;
+    let refused_pct = 100.0 * t.refused as f64 / (t.packets + t.refused).max(1) as f64;
+    let measured = format!(
+        "accepted {:.1} % of offered, {refused_pct:.1} % of packets refused",
+        100.0 * t.accepted_flits / t.offered_flits.max(1e-12)
+    );
     let state = if r.saturated {
-        format!(
-            "SATURATED (accepted {:.1} % of offered)",
-            100.0 * r.total.accepted_flits / r.total.offered_flits.max(1e-12)
-        )
+        format!("SATURATED ({measured}; {SATURATION_RULE})")
     } else {
-        "below saturation".to_string()
+        format!("below saturation ({measured}; {SATURATION_RULE})")
     };
     let _ = writeln!(o, "state: {state}");
     if r.unfinished > 0 {

@@ -1015,7 +1015,7 @@ fn index_html(
         "<p>Sweep <code>{}</code> (file <code>{}</code>): {} task(s), {} simulation(s), {} series; varied: {}; {}.\n\
          Load is in flits per terminal per cycle (and Gb/s per terminal at each config's clock and flit width);\n\
          latency is from packet creation to its tail delivered. A point is <em>saturated</em> when it accepts\n\
-         less than 95&nbsp;% of the offered load (or leaves packets undelivered). Data: \
+         less than 95&nbsp;% of the offered load, refuses more than 1&nbsp;% of its packets at full source queues, or leaves packets undelivered. Data: \
          <a href=\"results.csv\">results.csv</a>, <a href=\"results.json\">results.json</a>, \
          <a href=\"timing.csv\">timing.csv</a>.</p>\n",
         html(&plan.name),

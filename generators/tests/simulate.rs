@@ -252,7 +252,7 @@ fn simulation_takes_dimensions_up_to_32_hardware_up_to_16() {
         d.path(),
     ));
     assert!(
-        line.contains("topology.dims[0] = 32: each dimension must be 1..=16 for hardware"),
+        line.contains("topology.dims[0] = 32: must be 1..=16 for hardware"),
         "{line}"
     );
     assert!(line.contains("exanet simulate"), "{line}");
@@ -327,5 +327,65 @@ fn traffic_patterns_run_and_bad_traffic_keys_are_named() {
     assert!(
         line.contains("traffic.trace") && line.contains("none.csv"),
         "{line}"
+    );
+}
+
+/// A trace whose messages all fall in the warm-up has nothing to report:
+/// an error naming the trace and the window, not an all-zero report. A
+/// run that refuses many of its packets at the sources is saturated, and
+/// the report states the rule.
+#[test]
+fn a_trace_before_the_window_is_an_error_and_refused_packets_saturate() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("early.csv"),
+        "time,src,dst,bytes\n0,0,1,64\n10,1,0,64\n",
+    )
+    .unwrap();
+    let line = usage_error(&exanet(
+        &[
+            "simulate",
+            "-P",
+            "traffic.pattern=trace",
+            "-P",
+            "traffic.trace=early.csv",
+            "-P",
+            "sim.warmup=500",
+            "-P",
+            "sim.measure=1000",
+        ],
+        d.path(),
+    ));
+    assert!(
+        line.contains("early.csv")
+            && line.contains(
+                "no message of the trace falls in the measurement window (cycles 500..1500"
+            ),
+        "{line}"
+    );
+    // Far above saturation: packets are refused at the source queues.
+    let r = exanet(
+        &[
+            "simulate",
+            "-P",
+            "traffic.rate=0.9",
+            "-P",
+            "topology.dims=[4,2,2]",
+            "-P",
+            "sim.warmup=500",
+            "-P",
+            "sim.measure=1000",
+            "-P",
+            "sim.drain=20000",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let state = r.stdout.lines().find(|l| l.starts_with("state: ")).unwrap();
+    assert!(
+        state.starts_with("state: SATURATED (accepted")
+            && state.contains("% of packets refused")
+            && state.contains("<= 1 % of packets refused at full source queues"),
+        "{state}"
     );
 }
