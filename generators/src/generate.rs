@@ -704,6 +704,20 @@ pub fn staleness(manifest: &Manifest, given: bool) -> Result<Option<String>> {
     }))
 }
 
+/// The files `manifest` lists that are missing from `out` or whose bytes no
+/// longer have the recorded SHA-256 (edited by hand), each with why.
+pub fn changed_files(manifest: &Manifest, out: &Path) -> Vec<String> {
+    manifest
+        .files
+        .iter()
+        .filter_map(|f| match std::fs::read(path_in(out, &f.path)) {
+            Ok(b) if sha256_hex(&b) == f.sha256 => None,
+            Ok(_) => Some(format!("{} (edited since generated)", f.path)),
+            Err(_) => Some(format!("{} (missing)", f.path)),
+        })
+        .collect()
+}
+
 /// Refuse (a usage error naming `OUT/manifest.json` and the command that
 /// regenerates it) an output folder that [`staleness`] finds stale; with
 /// `allow_stale`, return the reason as a warning instead. `given`: the

@@ -657,6 +657,16 @@ fn read_generated(
     if let Some(w) = generate::check_fresh(&manifest, out, cfg.given(), allow_stale)? {
         eprintln!("warning: {w}");
     }
+    let changed = generate::changed_files(&manifest, out);
+    if !changed.is_empty() {
+        eprintln!(
+            "warning: {} file(s) in {} differ from what `exanet generate` wrote ({}); the \
+             results describe the files as they are now",
+            changed.len(),
+            out.display(),
+            changed.join(", ")
+        );
+    }
     Ok(manifest)
 }
 

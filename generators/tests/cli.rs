@@ -1003,6 +1003,14 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
         "rerun names the RTL folder:\n{}",
         r.stdout
     );
+    // The edited files are named: the results describe them, not generate's.
+    assert!(
+        r.stderr
+            .contains("differ from what `exanet generate` wrote")
+            && r.stderr.contains("(edited since generated)"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
