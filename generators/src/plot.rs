@@ -320,20 +320,39 @@ fn polyline(svg: &mut String, pts: &[(f64, f64)], i: usize) {
     );
 }
 
+/// A point of series `i`: a circle for the first ten series, then a square,
+/// then a triangle (with the dash pattern of [`dash`], no two series of a
+/// chart look alike); hollow when saturated.
 fn marker(svg: &mut String, x: f64, y: f64, i: usize, hollow: bool) {
-    if hollow {
-        let _ = writeln!(
-            svg,
-            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" fill=\"white\" stroke=\"{}\" stroke-width=\"1.5\"/>",
+    let paint = if hollow {
+        format!(
+            "fill=\"white\" stroke=\"{}\" stroke-width=\"1.5\"",
             colour(i)
-        );
+        )
     } else {
-        let _ = writeln!(
+        format!("fill=\"{}\"", colour(i))
+    };
+    let _ = match (i / COLOURS.len()) % 3 {
+        0 => writeln!(
             svg,
-            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" fill=\"{}\"/>",
-            colour(i)
-        );
-    }
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" {paint}/>"
+        ),
+        1 => writeln!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"7\" height=\"7\" {paint}/>",
+            x - 3.5,
+            y - 3.5
+        ),
+        _ => writeln!(
+            svg,
+            "<polygon points=\"{x:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" {paint}/>",
+            y - 4.5,
+            x - 4.0,
+            y + 3.0,
+            x + 4.0,
+            y + 3.0
+        ),
+    };
 }
 
 /// The clock/flit conversion if every row shares it: "1 flit/terminal/cycle = X Gb/s".
@@ -572,7 +591,7 @@ pub fn saturation_chart(name: &str, rows: &[Row], series: &[SeriesSummary]) -> S
             svg,
             "<rect class=\"bar\" x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\"/>\
              <text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{}{:.3}</text>\
-             <text x=\"{cx:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
+             <text x=\"{cx:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}: {}</text>",
             cx - bw / 2.0,
             B - top,
             colour(i),
@@ -582,13 +601,25 @@ pub fn saturation_chart(name: &str, rows: &[Row], series: &[SeriesSummary]) -> S
             if s.reached { "" } else { "≥" },
             s.saturation_throughput,
             B + 16.0,
-            i + 1
+            i + 1,
+            esc(&short_label(&s.series, (slot / 6.0) as usize))
         );
         keys.push(Key::Series(format!("{}: {}", i + 1, s.series), i));
     }
     legend(&mut svg, &keys);
     svg.push_str("</svg>\n");
     svg
+}
+
+/// `label` cut to about `max` characters (at least 6) for a bar's caption.
+fn short_label(label: &str, max: usize) -> String {
+    let max = max.max(6);
+    if label.chars().count() <= max {
+        label.to_string()
+    } else {
+        let cut: String = label.chars().take(max - 1).collect();
+        format!("{cut}…")
+    }
 }
 
 /// The three charts of a sweep as (file name, SVG).
@@ -609,6 +640,22 @@ pub fn sweep_plots(name: &str, rows: &[Row], series: &[SeriesSummary]) -> Vec<(S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thirty_series_all_look_different() {
+        let look = |i: usize| {
+            let mut m = String::new();
+            marker(&mut m, 10.0, 10.0, i, false);
+            let shape = m.split_whitespace().next().unwrap_or_default().to_string();
+            (colour(i), dash(i), shape)
+        };
+        let all: std::collections::BTreeSet<_> = (0..30).map(look).collect();
+        assert_eq!(all.len(), 30);
+        assert_eq!(
+            short_label("router.vcs_per_class=2, traffic.pattern=uniform", 12),
+            "router.vcs_…"
+        );
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {
