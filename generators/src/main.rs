@@ -327,8 +327,14 @@ fn main() -> ExitCode {
                 .chain()
                 .map(|c| c.to_string())
                 .collect::<Vec<_>>()
-                .join(": ")
-                .replace('\n', "; ");
+                .join(": ");
+            // A mistake in the input is one line; a tool's failure keeps its
+            // own lines (a compiler's messages), indented under the first.
+            let msg = if is_usage(&e) {
+                msg.replace('\n', "; ")
+            } else {
+                msg.replace('\n', "\n  ")
+            };
             eprintln!("error: {msg}");
             ExitCode::from(if is_usage(&e) { 2 } else { 1 })
         }

@@ -144,6 +144,35 @@ fn broken_verilog_is_an_error_naming_the_tool() {
     );
 }
 
+/// A broken file from a user's folder: the error names that file (not the
+/// cache's copy), and the failed build leaves nothing in the cache.
+#[test]
+fn a_broken_user_file_is_named_and_leaves_no_build_folder() {
+    if skip_without_verilator() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let rtl = tempfile::tempdir().unwrap();
+    std::fs::write(
+        rtl.path().join("b.v"),
+        "module exanet_b(input wire clock);\n  nonsense here;\nendmodule\n",
+    )
+    .unwrap();
+    let err = Sim::from_dir(rtl.path(), "exanet_b", &opts(cache.path(), false))
+        .err()
+        .unwrap();
+    let msg = format!("{err:#}");
+    let user = format!("{}", rtl.path().join("b.v").display());
+    assert!(msg.contains(&user), "names {user}: {msg}");
+    assert!(!msg.contains("/src/b.v"), "names the cache copy: {msg}");
+    let left: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".exanet_b-"))
+        .collect();
+    assert!(left.is_empty(), "build folders left: {left:?}");
+}
+
 /// A port handle shares ownership of its model: dropping the `Sim` first
 /// leaves the port pointing into a live model (safe code cannot reach a
 /// freed one), and the model is freed with its last handle.

@@ -22,6 +22,10 @@ pub struct BuildOptions {
     pub verilator_flags: Vec<String>,
     /// Parallel C++ compiles.
     pub jobs: usize,
+    /// Where the sources came from (a user's `--rtl` folder), so a build
+    /// error names the user's file and not the cache's copy of it; `None`:
+    /// errors name the files by their plain names.
+    pub source_dir: Option<PathBuf>,
 }
 
 impl Default for BuildOptions {
@@ -36,6 +40,7 @@ impl Default for BuildOptions {
             jobs: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            source_dir: None,
         }
     }
 }
@@ -141,11 +146,17 @@ pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions
     ));
     let result = build_into(&tmp, sources, top, opts);
     if let Err(e) = result {
-        // Keep the folder for inspection; it is hidden and named by pid.
-        return Err(e.context(format!(
-            "building model `{top}` (build folder {})",
-            tmp.display()
-        )));
+        // The error carries the tool's output (its last lines); the folder
+        // goes, so failed builds leave nothing in the cache.
+        let copies = format!("{}{}", tmp.join("src").display(), std::path::MAIN_SEPARATOR);
+        let origin = opts
+            .source_dir
+            .as_ref()
+            .map(|d| format!("{}{}", d.display(), std::path::MAIN_SEPARATOR))
+            .unwrap_or_default();
+        let text = format!("{e:#}").replace(&copies, &origin);
+        let _ = std::fs::remove_dir_all(&tmp);
+        bail!("building model `{top}`: {text}");
     }
     match std::fs::rename(&tmp, &dir) {
         Ok(()) => {}

@@ -100,7 +100,11 @@ impl Sim {
             bail!("RTL folder {} holds no .v or .sv file", dir.display());
         }
         sources.sort();
-        Self::from_sources(&sources, top, opts)
+        let opts = BuildOptions {
+            source_dir: Some(dir.to_path_buf()),
+            ..opts.clone()
+        };
+        Self::from_sources(&sources, top, &opts)
     }
 
     /// Build and load `(file name, text)` sources with top module `top`.
