@@ -910,19 +910,25 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
             rows.push(r);
         }
     }
-    if !missing.is_empty() {
+    let missing_text = (!missing.is_empty()).then(|| {
         let shown: Vec<String> = missing.iter().take(10).map(|m| m.to_string()).collect();
-        return Err(usage(format!(
-            "{}: {} of {} task(s) have no results yet ({}{}): run them (`exanet sweep task {} ID`, \
+        format!(
+            "{} of {} task(s) have no results yet ({}{}): run them (`exanet sweep task {} ID`, \
              or see {}/logs/ for failed Slurm tasks) and collect again",
-            dir.display(),
             missing.len(),
             plan.tasks.len(),
             shown.join(", "),
             if missing.len() > 10 { ", ..." } else { "" },
             dir.display(),
             dir.display()
-        )));
+        )
+    });
+    match &missing_text {
+        // Nothing to merge: say what to do.
+        Some(m) if rows.is_empty() => return Err(usage(format!("{}: {m}", dir.display()))),
+        // Merge what finished; the report and the caller say what is missing.
+        Some(m) => eprintln!("warning: {}: partial results: {m}", dir.display()),
+        None => {}
     }
     let series = summarize(&rows);
     let (header, body) = table(&plan, &rows);
@@ -966,7 +972,14 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
     }
     put(
         "index.html",
-        &index_html(&plan, &series, &header, &body, &plots),
+        &index_html(
+            &plan,
+            &series,
+            &header,
+            &body,
+            &plots,
+            missing_text.as_deref(),
+        ),
     )?;
     let mut out = OutDir::claim(dir, "exanet sweep", force)?;
     out.write_all(&writes)?;
@@ -986,6 +999,7 @@ fn index_html(
     header: &[String],
     body: &[Vec<String>],
     plots: &[(String, String)],
+    missing: Option<&str>,
 ) -> String {
     let mut h = String::new();
     let title = format!("exanet sweep: {}", plan.name);
@@ -1031,6 +1045,9 @@ fn index_html(
         html(&plan.vary_keys.join(", ")),
         html(&mode)
     );
+    if let Some(m) = missing {
+        let _ = writeln!(h, "<p><strong>Partial results:</strong> {}.</p>", html(m));
+    }
     for (file, _) in plots {
         let _ = writeln!(h, "<p><img src=\"{file}\" alt=\"{file}\"></p>");
     }

@@ -309,8 +309,19 @@ fn slurm_script_runs_each_point_and_collect_reproduces_the_local_table() {
     let r = exanet(&["sweep", "collect", "slurm"], d.path());
     assert_refused(&r, "4 of 4 task(s) have no results yet (0, 1, 2, 3)");
 
-    // what Slurm would do: run the script once per array index
+    // what Slurm would do: run the script once per array index; after the
+    // first, collect merges what finished and names what is missing
     for i in 0..4 {
+        if i == 1 {
+            let r = exanet(&["sweep", "collect", "slurm"], d.path()).ok();
+            assert!(
+                r.stderr
+                    .contains("partial results: 3 of 4 task(s) have no results yet (1, 2, 3)"),
+                "{}",
+                r.stderr
+            );
+            assert!(read(&dir.join("index.html")).contains("Partial results:"));
+        }
         let st = Command::new("bash")
             .arg(dir.join("sweep.sbatch"))
             .env("SLURM_ARRAY_TASK_ID", i.to_string())
