@@ -34,24 +34,9 @@ pub const HEADER_PROTECTED_BITS: u32 = 112;
 /// Flit sideband beside the data: head and tail flags (the VC index follows).
 pub const HEAD_TAIL_BITS: u32 = 2;
 
-/// A config value that breaks a rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleError {
-    /// Key path, e.g. `router.vcs_per_class` or `topology.dims[2]`.
-    pub key: String,
-    /// The offending value, as TOML text.
-    pub value: String,
-    /// The rule, in words.
-    pub rule: String,
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} = {}: {}", self.key, self.value, self.rule)
-    }
-}
-
-impl std::error::Error for RuleError {}
+/// A config value that breaks a rule (the type `exanet_hdl::limits` checks
+/// with, so every rule's error is one type).
+pub use exanet_hdl::limits::RuleError;
 
 fn rule(
     key: impl Into<String>,
@@ -327,7 +312,7 @@ fn bounded(key: &str, value: u32, target: Target, notes: &mut Vec<String>) -> Re
             notes.push(note);
             Ok(())
         }
-        Err(e) => Err(rule(e.key, e.value, e.rule)),
+        Err(e) => Err(anyhow::Error::new(e)),
     }
 }
 

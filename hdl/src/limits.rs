@@ -168,24 +168,26 @@ pub fn limit(key: &str) -> Option<&'static Limit> {
     LIMITS.iter().find(|l| l.key == base)
 }
 
-/// A value outside its row: names the key, the value and the rule.
+/// A config value that breaks a rule: names the key, the value and the
+/// rule. The one error type of every config rule (this table's, and the
+/// rules between keys that elaboration checks).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LimitError {
-    /// The key as checked, e.g. `topology.dims[0]`.
+pub struct RuleError {
+    /// Key path, e.g. `router.vcs_per_class` or `topology.dims[2]`.
     pub key: String,
-    /// The value.
-    pub value: u64,
+    /// The offending value, as TOML text.
+    pub value: String,
     /// The rule, in words.
     pub rule: String,
 }
 
-impl fmt::Display for LimitError {
+impl fmt::Display for RuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} = {}: {}", self.key, self.value, self.rule)
     }
 }
 
-impl std::error::Error for LimitError {}
+impl std::error::Error for RuleError {}
 
 /// What [`check`] found for a legal value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,7 +209,7 @@ pub fn is_simulation_only(note: &str) -> bool {
 
 /// Check `value` of `key` (a row of [`LIMITS`]; a key without a row is
 /// unbounded here) for `target`.
-pub fn check(key: &str, value: u64, target: Target) -> Result<Verdict, LimitError> {
+pub fn check(key: &str, value: u64, target: Target) -> Result<Verdict, RuleError> {
     let Some(l) = limit(key) else {
         return Ok(Verdict::Ok);
     };
@@ -229,9 +231,9 @@ pub fn check(key: &str, value: u64, target: Target) -> Result<Verdict, LimitErro
             ),
             Target::Simulation => format!("must be {allowed} ({})", l.why),
         };
-        return Err(LimitError {
+        return Err(RuleError {
             key: key.to_string(),
-            value,
+            value: value.to_string(),
             rule,
         });
     }
