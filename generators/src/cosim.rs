@@ -108,10 +108,10 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
     }
     let texts: Vec<String> = match (point, dims) {
         (Some(p), Some(_))
-            if blocks::parse_kv(p)
+            if exanet_sim::point::items(p)
                 .map_err(|e| usage(format!("--point {p}: {e:#}")))?
                 .iter()
-                .any(|(k, _)| k == "dims") =>
+                .any(|(k, _)| *k == "dims") =>
         {
             return Err(usage(format!(
                 "--dims and a `dims` key in --point {p}: give the dimensions once"

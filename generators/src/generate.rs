@@ -67,19 +67,10 @@ pub struct Instance {
     pub emitted: Emitted,
 }
 
-/// `key=value,…` from a parameter struct's fields, in field order.
-pub fn point_of<P: Serialize>(p: &P) -> Result<String> {
-    // toml's table keeps insertion (= field) order in this crate (`preserve_order`).
-    let toml::Value::Table(t) = toml::Value::try_from(p)? else {
-        bail!("block parameters must serialize to a table");
-    };
-    Ok(t.iter()
-        .map(|(k, v)| match v {
-            toml::Value::String(s) => format!("{k}={s}"),
-            other => format!("{k}={other}"),
-        })
-        .collect::<Vec<_>>()
-        .join(","))
+/// `key=value,…` from a parameter struct's fields, in field order: the
+/// codec `exanet cosim --point` parses with ([`exanet_sim::point`]).
+pub fn point_of<P: Serialize>(p: &P) -> String {
+    exanet_sim::point::to_text(p)
 }
 
 fn instance<P: Serialize>(
@@ -88,7 +79,7 @@ fn instance<P: Serialize>(
     notes: Vec<String>,
     emit: impl FnOnce(&P) -> Result<Emitted>,
 ) -> Result<Instance> {
-    let point = point_of(params)?;
+    let point = point_of(params);
     let emitted = emit(params).with_context(|| format!("emitting {block} [{point}]"))?;
     Ok(Instance {
         block: block.to_string(),
@@ -210,7 +201,10 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     // The router of this config. One module serves every node (coordinates
     // are inputs); the point names node 0 for `exanet cosim router --point`.
     let rp = p.router_model()?;
-    let point = exanet_tb::blocks::router::point_text(&rp, 0);
+    let point = point_of(&exanet_sim::router::RouterPoint {
+        router: rp.clone(),
+        node: 0,
+    });
     let emitted = exanet_hdl::router::top::emit_router(&rp)
         .with_context(|| format!("emitting router [{point}]"))?;
     out.push(Instance {
@@ -224,7 +218,7 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     // (`Params::ni`; otherwise elaboration left a note). One module serves
     // every local port (coordinates are an input).
     if let Some(rtl) = ni_rtl_params(p) {
-        let point = exanet_tb::blocks::ni::point_text(&rtl);
+        let point = exanet_hdl::ni_point::point_text(&rtl);
         let emitted =
             exanet_hdl::ni::emit_ni(&rtl).with_context(|| format!("emitting ni [{point}]"))?;
         out.push(Instance {
@@ -779,8 +773,7 @@ mod tests {
             width: 8,
             depth: 4,
             name: "a".into(),
-        })
-        .unwrap();
+        });
         assert_eq!(s, "width=8,depth=4,name=a");
     }
 

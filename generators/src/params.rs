@@ -129,16 +129,12 @@ pub struct RouterParams {
     pub vcs_per_class: u32,
     /// VCs per port (classes × VCs per class).
     pub vcs: u32,
-    /// Bits of a VC index.
-    pub vc_bits: u32,
     /// Sideband bits beside the flit data: head, tail, VC index.
     pub sideband_bits: u32,
     /// Flit data + sideband: the width of a buffered flit.
     pub flit_word_bits: u32,
     /// Buffer per VC, flits.
     pub buffer_flits: u32,
-    /// Bits of a credit count 0..=buffer_flits.
-    pub credit_bits: u32,
 }
 
 /// Derived clock values.
@@ -433,8 +429,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let topo = sim_topology(dims, wrap, t.local_ports)?;
     let port_names: Vec<String> = (0..topo.num_ports()).map(|i| topo.port_name(i)).collect();
     let vcs = r.classes * r.vcs_per_class;
-    let vc_bits = index_bits(vcs);
-    let sideband_bits = HEAD_TAIL_BITS + vc_bits;
+    let sideband_bits = HEAD_TAIL_BITS + index_bits(vcs);
     let period_ns = 1000.0 / pl_mhz;
     let latency_cycles = ceil_u32(l.latency_ns / period_ns);
     let cycles_per_flit = f64::from(p.flit_bits) / l.gbps / period_ns;
@@ -464,11 +459,9 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         classes: r.classes,
         vcs_per_class: r.vcs_per_class,
         vcs,
-        vc_bits,
         sideband_bits,
         flit_word_bits: p.flit_bits + sideband_bits,
         buffer_flits: r.buffer_flits,
-        credit_bits: index_bits(r.buffer_flits + 1),
     };
     let ni = match derive_ni(&packet, &router, &c.ni) {
         // The NI keeps its control responses in class 1 and its requests
@@ -690,9 +683,7 @@ mod tests {
         assert_eq!(p.packet.max_payload_flits, 16);
         assert_eq!(p.packet.max_packet_flits, 18);
         assert_eq!(p.router.vcs, 4);
-        assert_eq!(p.router.vc_bits, 2);
         assert_eq!(p.router.flit_word_bits, 132);
-        assert_eq!(p.router.credit_bits, 6);
         assert!((p.clock.period_ns - 6.4).abs() < 1e-12);
         assert_eq!(p.link.latency_cycles, 16); // 100 ns / 6.4 ns = 15.6
         assert_eq!(p.link.cycles_per_flit_ceil, 2); // 128 b / 10 Gb/s = 12.8 ns
@@ -864,7 +855,7 @@ mod tests {
         .unwrap();
         assert_eq!(p.router.ports, 5);
         assert_eq!(p.topology.network_ports, 4);
-        assert_eq!(p.router.vc_bits, 1);
+        assert_eq!(p.router.vcs, 2);
         // A 5-flit buffer: the simulator takes it (the RTL needs 9).
         let mut c = Config::default();
         c.packet.flit_bits = 64;

@@ -14,6 +14,7 @@ pub mod deadlock;
 pub mod network;
 pub mod ni;
 pub mod packet;
+pub mod point;
 pub mod rng;
 pub mod router;
 pub mod topology;

@@ -29,12 +29,15 @@ pub const MAX_PORTS: usize = 6 + MAX_LOCAL_PORTS;
 
 /// The shape of the network. Validate with [`Topology::validate`] before use.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Topology {
     /// Routers per dimension `[x, y, z]`, each 1..=16 (1..=32 in simulation only);
-    /// a dimension of size 1 has no ports.
+    /// a dimension of size 1 has no ports. Text form `8x4x4`.
+    #[serde(with = "dims_text")]
     pub dims: [usize; 3],
-    /// Per dimension: `true` = torus (wrap links), `false` = mesh.
+    /// Per dimension: `true` = torus (wrap links), `false` = mesh. Text
+    /// form one letter per dimension, `t` (torus) or `m` (mesh): `ttm`.
+    #[serde(with = "wrap_text")]
     pub wrap: [bool; 3],
     /// Network-interface ports per router, 1..=4 (ejection by the header's fpga field).
     pub local_ports: usize,
@@ -57,6 +60,51 @@ impl Default for Topology {
             wrap: [true; 3],
             local_ports: 1,
         }
+    }
+}
+
+/// Serde form of [`Topology::dims`]: `"8x4x4"` (as in `--point dims=8x4x4`).
+pub mod dims_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &[usize; 3], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}x{}x{}", d[0], d[1], d[2]))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[usize; 3], D::Error> {
+        let v = String::deserialize(d)?;
+        let parts: Vec<&str> = v.split('x').collect();
+        if parts.len() != 3 {
+            return Err(D::Error::custom(format!("`{v}` is not AxBxC")));
+        }
+        let mut dims = [0; 3];
+        for (i, s) in parts.iter().enumerate() {
+            dims[i] = s
+                .parse()
+                .map_err(|_| D::Error::custom(format!("`{s}` in `{v}` is not an integer")))?;
+        }
+        Ok(dims)
+    }
+}
+
+/// Serde form of [`Topology::wrap`]: `"ttm"`, `t` torus or `m` mesh per dimension.
+pub mod wrap_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(w: &[bool; 3], s: S) -> Result<S::Ok, S::Error> {
+        let t: String = w.iter().map(|&w| if w { 't' } else { 'm' }).collect();
+        s.serialize_str(&t)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[bool; 3], D::Error> {
+        let v = String::deserialize(d)?;
+        let c: Vec<char> = v.chars().collect();
+        if c.len() != 3 || c.iter().any(|&x| x != 't' && x != 'm') {
+            return Err(D::Error::custom(format!(
+                "`{v}` must be three letters t (torus) or m (mesh), e.g. ttm"
+            )));
+        }
+        Ok([c[0] == 't', c[1] == 't', c[2] == 't'])
     }
 }
 

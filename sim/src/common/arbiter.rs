@@ -16,10 +16,17 @@ pub const MAX_N: u32 = 16;
 
 /// Parameters of one arbiter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct ArbiterParams {
     /// Number of requesters, 2..=16.
     pub n: u32,
+}
+
+impl Default for ArbiterParams {
+    /// Four requesters.
+    fn default() -> Self {
+        ArbiterParams { n: 4 }
+    }
 }
 
 impl ArbiterParams {

@@ -95,9 +95,17 @@ pub fn crc32_unzero_byte(mut state: u32) -> u32 {
 
 /// Parameters of `crc32`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Crc32Params {
     /// Flit width in bits: 64, 128 or 256.
     pub width: usize,
+}
+
+impl Default for Crc32Params {
+    /// 128-bit flits.
+    fn default() -> Self {
+        Crc32Params { width: 128 }
+    }
 }
 
 impl Crc32Params {

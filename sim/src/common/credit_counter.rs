@@ -19,12 +19,19 @@ pub const MAX_CREDITS: u32 = 1024;
 
 /// Parameters of one credit counter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct CreditCounterParams {
     /// Downstream buffer size in flits (credits at reset), 1..=1024.
     pub max: u32,
     /// Credits a consumer needs before it may start (1..=max).
     pub need: u32,
+}
+
+impl Default for CreditCounterParams {
+    /// A 32-flit buffer, one credit to start.
+    fn default() -> Self {
+        CreditCounterParams { max: 32, need: 1 }
+    }
 }
 
 impl CreditCounterParams {

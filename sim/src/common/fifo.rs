@@ -30,7 +30,7 @@ pub const MAX_DEPTH: u32 = 1024;
 
 /// Parameters of one FIFO.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct FifoParams {
     /// Word width in bits.
     pub width: u32,
@@ -38,6 +38,17 @@ pub struct FifoParams {
     pub depth: u32,
     /// `almost_full` is high when the count is at least this (1..=depth).
     pub almost_full: u32,
+}
+
+impl Default for FifoParams {
+    /// 32 bits x 16 words, almost full at 3/4.
+    fn default() -> Self {
+        FifoParams {
+            width: 32,
+            depth: 16,
+            almost_full: 12,
+        }
+    }
 }
 
 impl FifoParams {

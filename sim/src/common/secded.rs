@@ -37,9 +37,17 @@ pub const SECDED_MAX_DATA_BITS: usize = 120;
 
 /// Parameters of `secded`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SecdedParams {
     /// Protected data bits (the RTL supports 32, 64 and 112).
     pub data_bits: usize,
+}
+
+impl Default for SecdedParams {
+    /// The header's 112 bits outside its ECC field.
+    fn default() -> Self {
+        SecdedParams { data_bits: 112 }
+    }
 }
 
 impl SecdedParams {

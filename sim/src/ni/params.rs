@@ -10,7 +10,7 @@ pub const MAX_PAYLOAD_CHOICES: [usize; 5] = [16, 32, 64, 128, 256];
 
 /// Parameters of `ni`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct NiParams {
     /// User channels (each with its own register page, PDID, descriptor queue
     /// and packetizer window): 1..=16.
@@ -20,27 +20,27 @@ pub struct NiParams {
     /// Packetizer messages a channel keeps until acknowledged: 1..=64 (the
     /// NI-wide slot number, at most 16 * 64, is the message's 14-bit txid).
     pub pkt_slots: usize,
-    /// Messages the receive mailbox holds: 1..=4096.
-    pub mailbox_depth: usize,
     /// Largest packetizer message in bytes: a multiple of 16 in
     /// 16..=`max_payload_bytes` (default 64: one Cortex-A53 cache line).
     pub mailbox_msg_bytes: usize,
+    /// Largest payload per packet in bytes: 16, 32, 64, 128 or 256.
+    pub max_payload_bytes: usize,
+    /// Width of a memory address (AXI4 master address): 32..=42.
+    pub addr_bits: u32,
+    /// Receive windows (base, size, PDID): 1..=16.
+    pub windows: usize,
+    /// Error-queue entries: 1..=4096.
+    pub errq_depth: usize,
+    /// Messages the receive mailbox holds: 1..=4096.
+    pub mailbox_depth: usize,
     /// Completion-queue entries: 1..=4096.
     pub cq_depth: usize,
     /// Response packets (acks, nacks, notifications) waiting to leave: 1..=255.
     pub resp_queue_depth: usize,
     /// RDMA read requests the node serves, the one in progress included: 1..=255.
     pub read_queue_depth: usize,
-    /// Error-queue entries: 1..=4096.
-    pub errq_depth: usize,
     /// Transfers the receive path can remember as damaged: 1..=64.
     pub poison_depth: usize,
-    /// Receive windows (base, size, PDID): 1..=16.
-    pub windows: usize,
-    /// Largest payload per packet in bytes: 16, 32, 64, 128 or 256.
-    pub max_payload_bytes: usize,
-    /// Width of a memory address (AXI4 master address): 32..=42.
-    pub addr_bits: u32,
 }
 
 impl Default for NiParams {

@@ -128,5 +128,5 @@ pub mod route_compute;
 pub use flit::Flit;
 pub use header_fields::{Coords, HeaderCheck, HeaderFields};
 pub use model::{IvcState, Router, RouterCounters, RouterInputs, RouterOutputs};
-pub use params::RouterParams;
+pub use params::{RouterParams, RouterPoint};
 pub use route_compute::{BadPacket, RouteCompute, RouteOut};

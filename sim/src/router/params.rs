@@ -13,11 +13,13 @@ pub const MAX_BUFFER_FLITS: usize = 1024;
 
 /// Router parameters. The ports follow from `topology` (see [`crate::topology`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct RouterParams {
     /// The network this router sits in: ports, ring sizes, torus/mesh per dimension.
     pub topology: Topology,
     /// Routing order, a permutation of `[0, 1, 2]` (0 = x); default `[2, 1, 0]` = Z, Y, X.
+    /// Text form the letters in routing order: `zyx`.
+    #[serde(with = "dim_order_text")]
     pub dim_order: [usize; 3],
     /// Priority classes, 1 or 2 (class 1 has strict priority over class 0).
     pub classes: usize,
@@ -29,6 +31,34 @@ pub struct RouterParams {
     pub flit_bits: usize,
     /// Longest packet in flits (header, payload and footer); a head needs this many credits.
     pub max_packet_flits: usize,
+}
+
+/// Serde form of [`RouterParams::dim_order`]: `"zyx"` (the dimensions in routing order).
+pub mod dim_order_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(o: &[usize; 3], s: S) -> Result<S::Ok, S::Error> {
+        let t: String = o.iter().map(|&d| ['x', 'y', 'z'][d.min(2)]).collect();
+        s.serialize_str(&t)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[usize; 3], D::Error> {
+        let v = String::deserialize(d)?;
+        crate::router::route_compute::parse_dim_order(&v)
+            .map_err(|e| D::Error::custom(format!("{e:#}")))
+    }
+}
+
+/// A router at one node of its network: the parameter point of
+/// `exanet cosim router` (`node` picks which datelines and mesh edges the
+/// bench's router sees; one RTL module serves every node).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterPoint {
+    /// The router.
+    pub router: RouterParams,
+    /// Node index in the network (see [`Topology::coords`]).
+    pub node: usize,
 }
 
 impl Default for RouterParams {

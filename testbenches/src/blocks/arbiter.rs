@@ -8,16 +8,15 @@
 //! cycle, and a fairness scoreboard checks the RTL directly: a requester
 //! that keeps requesting sees at most `n - 1` accepted grants of others.
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::common::arbiter::emit_arbiter;
 use exanet_hdl::emit::Emitted;
 use exanet_sim::common::arbiter::{Arbiter, ArbiterInputs, ArbiterParams};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
-
-const KEYS: &[&str] = &["n"];
 
 /// Registry entry for `exanet cosim arbiter`.
 pub fn info() -> BlockInfo {
@@ -42,11 +41,7 @@ fn matrix() -> Vec<Box<dyn Bench>> {
 
 /// Parse `n=..` (default 4).
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let n = kv_u64(&kv, "n", 4)?;
-    let n = u32::try_from(n).map_err(|_| anyhow::anyhow!("point key `n`: {n} is out of range"))?;
-    Ok(Box::new(ArbiterBench::new(ArbiterParams { n })?))
+    Ok(Box::new(ArbiterBench::new(point::parse(text)?)?))
 }
 
 /// What a run exercised; the integration test asserts on it.
@@ -165,7 +160,7 @@ impl Bench for ArbiterBench {
     }
 
     fn point(&self) -> String {
-        format!("n={}", self.params.n)
+        point::to_text(&self.params)
     }
 
     fn emit(&self) -> Result<Emitted> {

@@ -8,17 +8,15 @@
 //! comes on idle cycles (empties the packet), and rare reset pulses hit
 //! mid-packet. `crc` is compared every cycle.
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::common::crc32::emit_crc32;
 use exanet_hdl::emit::Emitted;
 use exanet_sim::common::crc32::{Crc32, Crc32Inputs, Crc32Params, CRC32_MAX_WORDS};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
-
-/// Point keys, the same names as [`Crc32Params`]'s fields.
-const KEYS: &[&str] = &["width"];
 
 /// Registry entry for `exanet cosim crc32`.
 pub fn info() -> BlockInfo {
@@ -43,12 +41,7 @@ fn matrix() -> Vec<Box<dyn Bench>> {
 
 /// Parse `width=..` (default 128).
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let width = kv_u64(&kv, "width", 128)?;
-    let width = usize::try_from(width)
-        .map_err(|_| anyhow::anyhow!("point key `width`: {width} is out of range"))?;
-    Ok(Box::new(Crc32Bench::new(Crc32Params { width })?))
+    Ok(Box::new(Crc32Bench::new(point::parse(text)?)?))
 }
 
 /// A deliberately wrong golden model, to show the bench catches a mismatch.
@@ -136,7 +129,7 @@ impl Bench for Crc32Bench {
     }
 
     fn point(&self) -> String {
-        format!("width={}", self.params.width)
+        point::to_text(&self.params)
     }
 
     fn emit(&self) -> Result<Emitted> {

@@ -9,16 +9,15 @@
 //! Rare reset pulses clear the error so it can be set again. Every output
 //! is compared every cycle.
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::common::credit_counter::emit_credit_counter;
 use exanet_hdl::emit::Emitted;
 use exanet_sim::common::credit_counter::{CreditCounter, CreditCounterInputs, CreditCounterParams};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
-
-const KEYS: &[&str] = &["max", "need"];
 
 /// Registry entry for `exanet cosim credit_counter`.
 pub fn info() -> BlockInfo {
@@ -45,18 +44,9 @@ fn matrix() -> Vec<Box<dyn Bench>> {
         .collect()
 }
 
-fn key_u32(kv: &[(String, String)], key: &str, default: u32) -> Result<u32> {
-    let v = kv_u64(kv, key, default as u64)?;
-    u32::try_from(v).map_err(|_| anyhow::anyhow!("point key `{key}`: {v} is out of range"))
-}
-
 /// Parse `max=..,need=..` (defaults 32 and 1).
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let max = key_u32(&kv, "max", 32)?;
-    let need = key_u32(&kv, "need", 1)?;
-    Ok(Box::new(CreditCounterBench::new(p(max, need))?))
+    Ok(Box::new(CreditCounterBench::new(point::parse(text)?)?))
 }
 
 /// What a run exercised; the integration test asserts on it.
@@ -158,7 +148,7 @@ impl Bench for CreditCounterBench {
     }
 
     fn point(&self) -> String {
-        format!("max={},need={}", self.params.max, self.params.need)
+        point::to_text(&self.params)
     }
 
     fn emit(&self) -> Result<Emitted> {

@@ -9,21 +9,19 @@
 //! flags so they can be set again. Every output is compared every cycle,
 //! `dout` included (also while empty: the model defines that value).
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::{bail, Result};
 use exanet_hdl::common::fifo::{emit_fifo, SUPPORTED_WIDTHS};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::common::fifo::{Fifo, FifoInputs, FifoOutputs, FifoParams};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
 
 /// A word of up to 160 bits, least significant 32-bit word first (the
 /// Verilator layout of a wide port).
 pub type Word = [u32; 5];
-
-/// Point keys, the same names as [`FifoParams`]'s fields.
-const KEYS: &[&str] = &["width", "depth", "almost_full"];
 
 /// Registry entry for `exanet cosim fifo`.
 pub fn info() -> BlockInfo {
@@ -57,19 +55,16 @@ fn matrix() -> Vec<Box<dyn Bench>> {
     .collect()
 }
 
-fn key_u32(kv: &[(String, String)], key: &str, default: u32) -> Result<u32> {
-    let v = kv_u64(kv, key, default as u64)?;
-    u32::try_from(v).map_err(|_| anyhow::anyhow!("point key `{key}`: {v} is out of range"))
-}
-
 /// Parse `width=..,depth=..,almost_full=..` (defaults 32, 16, 3/4 of depth).
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let width = key_u32(&kv, "width", 32)?;
-    let depth = key_u32(&kv, "depth", 16)?;
-    let almost_full = key_u32(&kv, "almost_full", (depth / 4 * 3).max(1))?;
-    Ok(Box::new(FifoBench::new(p(width, depth, almost_full))?))
+    // `almost_full` defaults from the depth given: parse once for the
+    // depth, then again over a base whose `almost_full` follows it.
+    let q: FifoParams = point::parse(text)?;
+    let base = FifoParams {
+        almost_full: (q.depth / 4 * 3).max(1),
+        ..q
+    };
+    Ok(Box::new(FifoBench::new(point::from_text(text, &base)?)?))
 }
 
 /// How often a run reached each corner; the integration test asserts every
@@ -214,10 +209,7 @@ impl Bench for FifoBench {
     }
 
     fn point(&self) -> String {
-        format!(
-            "width={},depth={},almost_full={}",
-            self.params.width, self.params.depth, self.params.almost_full
-        )
+        point::to_text(&self.params)
     }
 
     fn emit(&self) -> Result<Emitted> {

@@ -51,39 +51,3 @@ pub fn find(name: &str) -> Result<BlockInfo> {
         anyhow::anyhow!("unknown block `{name}`; known blocks: {}", names.join(", "))
     })
 }
-
-/// Parse `key=value,key=value` into pairs, rejecting malformed items.
-pub fn parse_kv(text: &str) -> Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (k, v) = item
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("point item `{item}` is not key=value"))?;
-        out.push((k.trim().to_string(), v.trim().to_string()));
-    }
-    Ok(out)
-}
-
-/// Look up `key` in parsed pairs and parse it as an integer, or use `default`.
-/// Unknown keys are rejected by [`check_keys`].
-pub fn kv_u64(kv: &[(String, String)], key: &str, default: u64) -> Result<u64> {
-    match kv.iter().rev().find(|(k, _)| k == key) {
-        None => Ok(default),
-        Some((_, v)) => v
-            .parse::<u64>()
-            .map_err(|_| anyhow::anyhow!("point key `{key}`: `{v}` is not a non-negative integer")),
-    }
-}
-
-/// Reject any key not in `known`, naming it and the known ones.
-pub fn check_keys(kv: &[(String, String)], known: &[&str]) -> Result<()> {
-    for (k, v) in kv {
-        if !known.contains(&k.as_str()) {
-            anyhow::bail!(
-                "unknown point key `{k}` (value `{v}`); known keys: {}",
-                known.join(", ")
-            );
-        }
-    }
-    Ok(())
-}

@@ -28,11 +28,8 @@
 //! checked: nothing live, every bad packet dropped. Every third drain ends
 //! with a reset pulse (the RTL's synchronous reset, a fresh golden network).
 
-use super::router::{
-    hex_words, parse_point as parse_router_point, point_text as router_point_text, read_data,
-    write_data, FlitPorts,
-};
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::router::{check_params, hex_words, read_data, write_data, FlitPorts};
+use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::{bail, Context, Result};
@@ -40,24 +37,14 @@ use exanet_hdl::emit::Emitted;
 use exanet_hdl::router::network::MAX_LINK_LATENCY;
 use exanet_hdl::router::{emit_network, single_file};
 use exanet_sim::network::{HeaderFault, LocalIo, Network, NetworkParams, Workload};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
 use exanet_sim::router::{Coords, RouterParams};
-
-const KEYS: &[&str] = &[
-    "dims",
-    "wrap",
-    "local_ports",
-    "dim_order",
-    "classes",
-    "vcs_per_class",
-    "buffer_flits",
-    "flit_bits",
-    "max_packet_flits",
-    "link_latency",
-];
+use exanet_sim::topology::Topology;
+use serde::{Deserialize, Serialize};
 
 /// Default network size (the router's default is the 128-node machine).
-pub const DEFAULT_DIMS: &str = "4x2x2";
+pub const DEFAULT_DIMS: [usize; 3] = [4, 2, 2];
 /// Default link latency in cycles each way.
 pub const DEFAULT_LINK_LATENCY: usize = 1;
 /// Source queue limit per class, packets: bounds the backlog (and the drain)
@@ -90,7 +77,7 @@ pub fn info() -> BlockInfo {
 /// flits on direct links, a mixed torus/mesh with 256-bit flits and longer links.
 pub fn matrix_points() -> Vec<String> {
     vec![
-        format!("dims={DEFAULT_DIMS},link_latency={DEFAULT_LINK_LATENCY}"),
+        "dims=4x2x2,link_latency=1".into(),
         "dims=3x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=20,flit_bits=64,max_packet_flits=20,link_latency=0".into(),
         "dims=3x2x2,wrap=tmt,classes=2,vcs_per_class=2,buffer_flits=16,flit_bits=256,max_packet_flits=10,link_latency=2".into(),
     ]
@@ -108,35 +95,54 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
     Ok(Box::new(NetworkBench::new(p, lat)?))
 }
 
-/// Parse a point: the router's keys (`dims=AxBxC` default [`DEFAULT_DIMS`],
-/// `wrap`, `local_ports`, `dim_order`, `classes`, …; see
-/// [`super::router::parse_point`]) without `node`, and `link_latency`
-/// (default [`DEFAULT_LINK_LATENCY`]).
+/// The parameter point of `exanet cosim network`: the routers (without
+/// the router bench's `node`) and the links.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkPoint {
+    /// Every router of the network (and through it the topology).
+    pub router: RouterParams,
+    /// Register stages per link direction, 0..=[`MAX_LINK_LATENCY`].
+    pub link_latency: usize,
+}
+
+impl Default for NetworkPoint {
+    /// The default router on a [`DEFAULT_DIMS`] torus, [`DEFAULT_LINK_LATENCY`] links.
+    fn default() -> Self {
+        NetworkPoint {
+            router: RouterParams {
+                topology: Topology {
+                    dims: DEFAULT_DIMS,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            link_latency: DEFAULT_LINK_LATENCY,
+        }
+    }
+}
+
+/// Parse a point: [`NetworkPoint`]'s keys, the router's as in
+/// [`super::router::parse_point`] (`dims` default [`DEFAULT_DIMS`]) and
+/// `link_latency` (default [`DEFAULT_LINK_LATENCY`]).
 pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let lat = kv_u64(&kv, "link_latency", DEFAULT_LINK_LATENCY as u64)?;
-    if lat > MAX_LINK_LATENCY as u64 {
-        bail!("point key `link_latency` = {lat}: must be 0..={MAX_LINK_LATENCY}");
+    let NetworkPoint {
+        router,
+        link_latency,
+    } = point::parse(text)?;
+    if link_latency > MAX_LINK_LATENCY {
+        bail!("point key `link_latency` = {link_latency}: must be 0..={MAX_LINK_LATENCY}");
     }
-    let mut router: Vec<String> = Vec::new();
-    if !kv.iter().any(|(k, _)| k == "dims") {
-        router.push(format!("dims={DEFAULT_DIMS}"));
-    }
-    router.extend(
-        kv.iter()
-            .filter(|(k, _)| k != "link_latency")
-            .map(|(k, v)| format!("{k}={v}")),
-    );
-    let (p, _) = parse_router_point(&router.join(","))?;
-    Ok((p, lat as usize))
+    check_params(&router)?;
+    Ok((router, link_latency))
 }
 
 /// The point text of `(p, link_latency)`, parsable by [`parse_point`].
 pub fn point_text(p: &RouterParams, link_latency: usize) -> String {
-    let r = router_point_text(p, 0);
-    let r = r.strip_suffix(",node=0").unwrap_or(&r);
-    format!("{r},link_latency={link_latency}")
+    point::to_text(&NetworkPoint {
+        router: p.clone(),
+        link_latency,
+    })
 }
 
 /// What a run exercised (the scoreboard figures of `exanet cosim network`).

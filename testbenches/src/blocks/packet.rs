@@ -16,7 +16,7 @@
 //!
 //! The format has no parameters, so the matrix is one point.
 
-use super::{check_keys, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
@@ -27,6 +27,7 @@ use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::{self, footer_crc8, Footer};
 use exanet_sim::packet::header::{self, header_ecc, Header, PacketType};
 use exanet_sim::rng::Rng;
+use serde::{Deserialize, Serialize};
 
 /// Registry entry for `exanet cosim packet`.
 pub fn info() -> BlockInfo {
@@ -42,9 +43,14 @@ fn matrix() -> Vec<Box<dyn Bench>> {
     vec![Box::new(PacketBench::new())]
 }
 
+/// The format's parameters: none (its widths are fixed by the packet format).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PacketPoint {}
+
 /// The format has no parameters: only the empty point.
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    check_keys(&parse_kv(text)?, &[])?;
+    let PacketPoint {} = exanet_sim::point::parse(text)?;
     Ok(Box::new(PacketBench::new()))
 }
 

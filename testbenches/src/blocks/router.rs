@@ -22,30 +22,17 @@
 //! (packet start rate, bubbles, credit return rate). The RTL starts from its
 //! power-on state, which is the golden model's initial state.
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::router::{emit_router, single_file};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
 use exanet_sim::router::harness::{HarnessOptions, RouterHarness};
-use exanet_sim::router::route_compute::parse_dim_order;
-use exanet_sim::router::{Flit, Router, RouterInputs, RouterOutputs, RouterParams};
-use exanet_sim::topology::{Topology, MAX_PORTS};
-
-const KEYS: &[&str] = &[
-    "dims",
-    "wrap",
-    "local_ports",
-    "dim_order",
-    "classes",
-    "vcs_per_class",
-    "buffer_flits",
-    "flit_bits",
-    "max_packet_flits",
-    "node",
-];
+use exanet_sim::router::{Flit, Router, RouterInputs, RouterOutputs, RouterParams, RouterPoint};
+use exanet_sim::topology::MAX_PORTS;
 
 /// Registry entry for `exanet cosim router`.
 pub fn info() -> BlockInfo {
@@ -93,67 +80,13 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
     Ok(Box::new(RouterBench::new(p, node)?))
 }
 
-/// Parse a point: `dims=AxBxC`, `wrap=` one of `t`/`m` per dimension,
-/// `dim_order=zyx`, `node=` node index; the other keys are integers.
-/// Defaults are the default router (8x4x4 torus, node 0).
+/// Parse a point: [`RouterPoint`]'s keys through [`exanet_sim::point`]
+/// (`dims=AxBxC`, `wrap=` one of `t`/`m` per dimension, `dim_order=zyx`,
+/// `node=` node index, the others integers). Defaults are the default
+/// router (8x4x4 torus, node 0).
 pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let get = |key: &str| {
-        kv.iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    };
-    let d = RouterParams::default();
-    let mut dims = d.topology.dims;
-    if let Some(v) = get("dims") {
-        let parts: Vec<&str> = v.split('x').collect();
-        if parts.len() != 3 {
-            bail!("point key `dims`: `{v}` is not AxBxC");
-        }
-        for (i, s) in parts.iter().enumerate() {
-            dims[i] = s.parse().map_err(|_| {
-                anyhow::anyhow!("point key `dims`: `{s}` in `{v}` is not an integer")
-            })?;
-        }
-    }
-    let mut wrap = d.topology.wrap;
-    if let Some(v) = get("wrap") {
-        let c: Vec<char> = v.chars().collect();
-        if c.len() != 3 || c.iter().any(|&x| x != 't' && x != 'm') {
-            bail!("point key `wrap`: `{v}` must be three letters t (torus) or m (mesh), e.g. ttm");
-        }
-        for i in 0..3 {
-            wrap[i] = c[i] == 't';
-        }
-    }
-    let dim_order = match get("dim_order") {
-        Some(v) => parse_dim_order(v)?,
-        None => d.dim_order,
-    };
-    let int = |key: &str, def: usize| -> Result<usize> {
-        let v = kv_u64(&kv, key, def as u64)?;
-        usize::try_from(v).map_err(|_| anyhow::anyhow!("point key `{key}`: {v} is out of range"))
-    };
-    let topology = Topology {
-        dims,
-        wrap,
-        local_ports: int("local_ports", d.topology.local_ports)?,
-    };
-    let p = RouterParams {
-        topology,
-        dim_order,
-        classes: int("classes", d.classes)?,
-        vcs_per_class: int("vcs_per_class", d.vcs_per_class)?,
-        buffer_flits: int("buffer_flits", d.buffer_flits)?,
-        flit_bits: int("flit_bits", d.flit_bits)?,
-        max_packet_flits: int("max_packet_flits", d.max_packet_flits)?,
-    };
-    p.validate()?;
-    // The RTL's limits (a point is always built as RTL).
-    exanet_hdl::limits::check_router(&p)?;
-    let node = int("node", 0)?;
+    let RouterPoint { router: p, node } = point::parse(text)?;
+    check_params(&p)?;
     if node >= p.topology.num_nodes() {
         bail!(
             "point key `node` = {node}: must be below the {} nodes of {:?}",
@@ -164,23 +97,19 @@ pub fn parse_point(text: &str) -> Result<(RouterParams, usize)> {
     Ok((p, node))
 }
 
+/// The rules a router point obeys: the model's, and the RTL's limits (a
+/// point is always built as RTL).
+pub fn check_params(p: &RouterParams) -> Result<()> {
+    p.validate()?;
+    exanet_hdl::limits::check_router(p)
+}
+
 /// The point text of `(p, node)`, parsable by [`parse_point`].
 pub fn point_text(p: &RouterParams, node: usize) -> String {
-    let t = &p.topology;
-    let wrap: String = t.wrap.iter().map(|&w| if w { 't' } else { 'm' }).collect();
-    let order: String = p.dim_order.iter().map(|&d| ['x', 'y', 'z'][d]).collect();
-    format!(
-        "dims={}x{}x{},wrap={wrap},local_ports={},dim_order={order},classes={},vcs_per_class={},buffer_flits={},flit_bits={},max_packet_flits={},node={node}",
-        t.dims[0],
-        t.dims[1],
-        t.dims[2],
-        t.local_ports,
-        p.classes,
-        p.vcs_per_class,
-        p.buffer_flits,
-        p.flit_bits,
-        p.max_packet_flits
-    )
+    point::to_text(&RouterPoint {
+        router: p.clone(),
+        node,
+    })
 }
 
 /// What a run exercised; the integration test asserts on it.

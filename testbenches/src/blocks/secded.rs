@@ -7,17 +7,15 @@
 //! `double_err`) is compared every cycle; the top's outputs are registered,
 //! so the golden model is too.
 
-use super::{check_keys, kv_u64, parse_kv, BlockInfo};
+use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::common::secded::{emit_secded, SUPPORTED_DATA_BITS};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::common::secded::{Secded, SecdedCode, SecdedInputs, SecdedParams};
+use exanet_sim::point;
 use exanet_sim::rng::Rng;
-
-/// Point keys, the same names as [`SecdedParams`]'s fields.
-const KEYS: &[&str] = &["data_bits"];
 
 /// Registry entry for `exanet cosim secded`.
 pub fn info() -> BlockInfo {
@@ -42,12 +40,7 @@ fn matrix() -> Vec<Box<dyn Bench>> {
 
 /// Parse `data_bits=..` (default 112, the header's).
 fn point(text: &str) -> Result<Box<dyn Bench>> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let d = kv_u64(&kv, "data_bits", 112)?;
-    let data_bits = usize::try_from(d)
-        .map_err(|_| anyhow::anyhow!("point key `data_bits`: {d} is out of range"))?;
-    Ok(Box::new(SecdedBench::new(SecdedParams { data_bits })?))
+    Ok(Box::new(SecdedBench::new(point::parse(text)?)?))
 }
 
 /// A deliberately wrong golden model, to show the bench catches a mismatch.
@@ -143,7 +136,7 @@ impl Bench for SecdedBench {
     }
 
     fn point(&self) -> String {
-        format!("data_bits={}", self.params.data_bits)
+        point::to_text(&self.params)
     }
 
     fn emit(&self) -> Result<Emitted> {

@@ -1,33 +1,13 @@
 //! The `ni` bench's parameter points: the registry entry, the default
-//! matrix, and `key=value` text to and from [`NiRtlParams`].
+//! matrix, and `key=value` text to and from [`NiRtlParams`] (through
+//! [`exanet_hdl::ni_point`]).
 
 use super::NiBench;
-use crate::blocks::{check_keys, kv_u64, parse_kv, BlockInfo};
+use crate::blocks::BlockInfo;
 use crate::cosim::Bench;
 use anyhow::Result;
 use exanet_hdl::ni::NiRtlParams;
-use exanet_sim::ni::NiParams;
-
-const KEYS: &[&str] = &[
-    "channels",
-    "desc_queue_depth",
-    "pkt_slots",
-    "mailbox_msg_bytes",
-    "max_payload_bytes",
-    "addr_bits",
-    "windows",
-    "errq_depth",
-    "mailbox_depth",
-    "cq_depth",
-    "resp_queue_depth",
-    "read_queue_depth",
-    "poison_depth",
-    "buffer_flits",
-    "vc",
-    "resp_vc",
-    "vcs_per_class",
-    "tx_ahead",
-];
+pub use exanet_hdl::ni_point::point_text;
 
 /// Registry entry for `exanet cosim ni`.
 pub fn info() -> BlockInfo {
@@ -69,44 +49,26 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
 
 /// Parse a point (`key=value,...`; missing keys take the defaults).
 pub fn parse_point(text: &str) -> Result<NiRtlParams> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let d = NiRtlParams::default();
-    let int = |k: &str, def: usize| -> Result<usize> { Ok(kv_u64(&kv, k, def as u64)? as usize) };
-    let p = NiRtlParams {
-        ni: NiParams {
-            channels: int("channels", d.ni.channels)?,
-            desc_queue_depth: int("desc_queue_depth", d.ni.desc_queue_depth)?,
-            pkt_slots: int("pkt_slots", d.ni.pkt_slots)?,
-            mailbox_msg_bytes: int("mailbox_msg_bytes", d.ni.mailbox_msg_bytes)?,
-            max_payload_bytes: int("max_payload_bytes", d.ni.max_payload_bytes)?,
-            addr_bits: int("addr_bits", d.ni.addr_bits as usize)? as u32,
-            windows: int("windows", d.ni.windows)?,
-            errq_depth: int("errq_depth", d.ni.errq_depth)?,
-            mailbox_depth: int("mailbox_depth", d.ni.mailbox_depth)?,
-            cq_depth: int("cq_depth", d.ni.cq_depth)?,
-            resp_queue_depth: int("resp_queue_depth", d.ni.resp_queue_depth)?,
-            read_queue_depth: int("read_queue_depth", d.ni.read_queue_depth)?,
-            poison_depth: int("poison_depth", d.ni.poison_depth)?,
-        },
-        buffer_flits: int("buffer_flits", d.buffer_flits)?,
-        vc: int("vc", d.vc)?,
-        resp_vc: int("resp_vc", d.resp_vc)?,
-        vcs_per_class: int("vcs_per_class", d.vcs_per_class)?,
-        tx_ahead: int("tx_ahead", d.tx_ahead)?,
-    };
+    let p = exanet_hdl::ni_point::parse_point(text)?;
     exanet_hdl::ni::Geometry::new(&p)?;
     Ok(p)
 }
 
-/// The point text of `p`.
-pub fn point_text(p: &NiRtlParams) -> String {
-    let n = &p.ni;
-    format!(
-        "channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},addr_bits={},windows={},errq_depth={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={},poison_depth={},buffer_flits={},vc={},resp_vc={},vcs_per_class={},tx_ahead={}",
-        n.channels, n.desc_queue_depth, n.pkt_slots, n.mailbox_msg_bytes, n.max_payload_bytes,
-        n.addr_bits, n.windows, n.errq_depth, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
-        n.read_queue_depth, n.poison_depth, p.buffer_flits, p.vc, p.resp_vc, p.vcs_per_class,
-        p.tx_ahead
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_round_trip_and_name_bad_keys_and_values() {
+        for t in matrix_points() {
+            let p = parse_point(t).unwrap();
+            assert_eq!(point_text(&p), format!("{t},tx_ahead={}", p.tx_ahead));
+            assert_eq!(parse_point(&point_text(&p)).unwrap(), p);
+        }
+        assert_eq!(parse_point("").unwrap(), NiRtlParams::default());
+        let e = parse_point("chanels=2").unwrap_err().to_string();
+        assert!(e.contains("`chanels`") && e.contains("channels"), "{e}");
+        let e = parse_point("addr_bits=x").unwrap_err().to_string();
+        assert!(e.contains("`addr_bits`") && e.contains("`x`"), "{e}");
+    }
 }

@@ -1,28 +1,18 @@
 //! The `node-pair` bench's parameter points: the registry entry, the
-//! default matrix, and `key=value` text to and from [`NodePairParams`].
+//! default matrix, and `key=value` text ([`NodePairPoint`]) to and from
+//! [`NodePairParams`].
 
 use super::NodePairBench;
-use crate::blocks::{check_keys, kv_u64, parse_kv, BlockInfo};
+use crate::blocks::BlockInfo;
 use crate::cosim::Bench;
 use anyhow::{bail, Result};
 use exanet_hdl::ni::NiRtlParams;
 use exanet_hdl::node_pair::NodePairParams;
+use exanet_sim::ni::NiParams;
+use exanet_sim::point;
 use exanet_sim::router::RouterParams;
-use exanet_sim::topology::Topology;
-
-const KEYS: &[&str] = &[
-    "dims",
-    "link_latency",
-    "channels",
-    "desc_queue_depth",
-    "pkt_slots",
-    "mailbox_msg_bytes",
-    "max_payload_bytes",
-    "mailbox_depth",
-    "cq_depth",
-    "resp_queue_depth",
-    "read_queue_depth",
-];
+use exanet_sim::topology::{dims_text, Topology};
+use serde::{Deserialize, Serialize};
 
 /// Registry entry for `exanet cosim node-pair`.
 pub fn info() -> BlockInfo {
@@ -58,41 +48,77 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
     Ok(Box::new(NodePairBench::new(parse_point(text)?)?))
 }
 
+/// The keys a node-pair point sets; the rest of [`NodePairParams`]
+/// follows from them (mesh or torus from the sizes, the NI's credits and
+/// VCs from the router) or keeps its default.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NodePairPoint {
+    /// Routers per dimension, `AxBxC` (a dimension of size > 1 is a torus).
+    #[serde(with = "dims_text")]
+    pub dims: [usize; 3],
+    /// Register stages per link direction.
+    pub link_latency: usize,
+    /// The NI's [`NiParams`] of the same names.
+    pub channels: usize,
+    pub desc_queue_depth: usize,
+    pub pkt_slots: usize,
+    pub mailbox_msg_bytes: usize,
+    pub max_payload_bytes: usize,
+    pub mailbox_depth: usize,
+    pub cq_depth: usize,
+    pub resp_queue_depth: usize,
+    pub read_queue_depth: usize,
+}
+
+impl From<&NodePairParams> for NodePairPoint {
+    fn from(p: &NodePairParams) -> Self {
+        let n = &p.ni.ni;
+        NodePairPoint {
+            dims: p.router.topology.dims,
+            link_latency: p.link_latency,
+            channels: n.channels,
+            desc_queue_depth: n.desc_queue_depth,
+            pkt_slots: n.pkt_slots,
+            mailbox_msg_bytes: n.mailbox_msg_bytes,
+            max_payload_bytes: n.max_payload_bytes,
+            mailbox_depth: n.mailbox_depth,
+            cq_depth: n.cq_depth,
+            resp_queue_depth: n.resp_queue_depth,
+            read_queue_depth: n.read_queue_depth,
+        }
+    }
+}
+
+impl Default for NodePairPoint {
+    fn default() -> Self {
+        (&NodePairParams::default()).into()
+    }
+}
+
 /// Parse a point (`key=value,...`; missing keys take the defaults).
 pub fn parse_point(text: &str) -> Result<NodePairParams> {
-    let kv = parse_kv(text)?;
-    check_keys(&kv, KEYS)?;
-    let d = NodePairParams::default();
-    let dims = match kv.iter().rev().find(|(k, _)| k == "dims") {
-        None => d.router.topology.dims,
-        Some((_, v)) => {
-            let parts: Vec<&str> = v.split('x').collect();
-            let n: Vec<usize> = parts.iter().filter_map(|s| s.parse().ok()).collect();
-            if parts.len() != 3 || n.len() != 3 {
-                bail!("point key `dims`: `{v}` is not AxBxC");
-            }
-            [n[0], n[1], n[2]]
-        }
-    };
+    let q: NodePairPoint = point::parse(text)?;
+    let dims = q.dims;
     if dims.iter().product::<usize>() < 2 {
         bail!("point key `dims`: {dims:?} has fewer than two nodes");
     }
-    let int = |k: &str, def: usize| -> Result<usize> { Ok(kv_u64(&kv, k, def as u64)? as usize) };
+    let d = NodePairParams::default();
     let router = RouterParams {
         topology: Topology::new(dims, dims.map(|k| k > 1), 1)?,
         ..d.router.clone()
     };
     let ni = NiRtlParams {
-        ni: exanet_sim::ni::NiParams {
-            channels: int("channels", d.ni.ni.channels)?,
-            desc_queue_depth: int("desc_queue_depth", d.ni.ni.desc_queue_depth)?,
-            pkt_slots: int("pkt_slots", d.ni.ni.pkt_slots)?,
-            mailbox_msg_bytes: int("mailbox_msg_bytes", d.ni.ni.mailbox_msg_bytes)?,
-            max_payload_bytes: int("max_payload_bytes", d.ni.ni.max_payload_bytes)?,
-            mailbox_depth: int("mailbox_depth", d.ni.ni.mailbox_depth)?,
-            cq_depth: int("cq_depth", d.ni.ni.cq_depth)?,
-            resp_queue_depth: int("resp_queue_depth", d.ni.ni.resp_queue_depth)?,
-            read_queue_depth: int("read_queue_depth", d.ni.ni.read_queue_depth)?,
+        ni: NiParams {
+            channels: q.channels,
+            desc_queue_depth: q.desc_queue_depth,
+            pkt_slots: q.pkt_slots,
+            mailbox_msg_bytes: q.mailbox_msg_bytes,
+            max_payload_bytes: q.max_payload_bytes,
+            mailbox_depth: q.mailbox_depth,
+            cq_depth: q.cq_depth,
+            resp_queue_depth: q.resp_queue_depth,
+            read_queue_depth: q.read_queue_depth,
             ..d.ni.ni.clone()
         },
         buffer_flits: router.buffer_flits,
@@ -106,7 +132,7 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
     let p = NodePairParams {
         ni,
         router,
-        link_latency: int("link_latency", d.link_latency)?,
+        link_latency: q.link_latency,
     };
     p.validate()?;
     if p.ni.ni.addr_bits < 32 {
@@ -117,12 +143,26 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
 
 /// The point text of `p`.
 pub fn point_text(p: &NodePairParams) -> String {
-    let d = p.router.topology.dims;
-    let n = &p.ni.ni;
-    format!(
-        "dims={}x{}x{},link_latency={},channels={},desc_queue_depth={},pkt_slots={},mailbox_msg_bytes={},max_payload_bytes={},mailbox_depth={},cq_depth={},resp_queue_depth={},read_queue_depth={}",
-        d[0], d[1], d[2], p.link_latency, n.channels, n.desc_queue_depth, n.pkt_slots,
-        n.mailbox_msg_bytes, n.max_payload_bytes, n.mailbox_depth, n.cq_depth, n.resp_queue_depth,
-        n.read_queue_depth
-    )
+    point::to_text(&NodePairPoint::from(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_round_trip_and_name_bad_keys_and_values() {
+        for t in matrix_points() {
+            let p = parse_point(t).unwrap();
+            assert_eq!(point_text(&p), t);
+        }
+        let d = parse_point("").unwrap();
+        assert_eq!(point_text(&d), point_text(&NodePairParams::default()));
+        let e = parse_point("dims=2x1").unwrap_err().to_string();
+        assert!(e.contains("`dims`") && e.contains("2x1"), "{e}");
+        let e = parse_point("dims=1x1x1").unwrap_err().to_string();
+        assert!(e.contains("fewer than two"), "{e}");
+        let e = parse_point("vc=1").unwrap_err().to_string();
+        assert!(e.contains("`vc`") && e.contains("link_latency"), "{e}");
+    }
 }
