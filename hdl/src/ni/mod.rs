@@ -45,8 +45,11 @@
 //! [`axil_regs`] (AXI4-Lite slave, register file, descriptor queues),
 //! [`packetizer`] (windows, message slots, send queues), [`rdma_tx`]
 //! (scheduler, segmentation, read-ahead, payload datapath, flit output and
-//! credits), [`axi_master`] (AR channel), [`rdma_rx`] (receive path); the
-//! shared text helpers (queues, packed records) are in [`vgen`]. Children are rust-hdl blocks: `HeaderPack`
+//! credits), [`axi_master`] (AR channel), [`rdma_rx`] (receive path). Each
+//! generator renders one askama template of Verilog, `hdl/templates/ni/<sub-block>.v`
+//! (configured by `hdl/askama.toml`: whitespace kept, no escaping), from the
+//! derived sizes ([`top::Keys`]) and its own fields; the shared text
+//! helpers (queues, packed records) are in [`vgen`]. Children are rust-hdl blocks: `HeaderPack`
 //! (SECDED), `FooterPack` (CRC-8) and `Crc32` (payload CRC). Why generated
 //! Verilog and not rust-hdl glue between sub-blocks: rust-hdl emits one
 //! `always @(*)` per module, and the sub-blocks here exchange many signals

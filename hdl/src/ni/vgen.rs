@@ -2,7 +2,24 @@
 //! queues in distributed RAM, and packed records (a set of named fields
 //! carried as one vector through a queue).
 
+use anyhow::{Context, Result};
 use std::fmt::Write as _;
+
+/// Render one of the NI's Verilog templates (`hdl/templates/ni/`), naming
+/// it in the error.
+pub fn render(t: &impl askama::Template, name: &str) -> Result<String> {
+    t.render()
+        .with_context(|| format!("rendering the NI template templates/ni/{name}.v"))
+}
+
+/// `text` without its final newline: a multi-line helper's output placed
+/// on its own lines of a template.
+pub fn block(mut text: String) -> String {
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    text
+}
 
 /// `"{bits}'d0, "`: the zero padding in front of a narrower vector inside a
 /// concatenation (empty for 0 bits).
