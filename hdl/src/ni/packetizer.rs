@@ -13,6 +13,7 @@
 //! `msg_word` is payload word `jp` of the message the sender is sending
 //! (slot `b_slot` of channel `b_c`).
 
+use super::codes::Codes;
 use super::top::{Geometry, Keys};
 use super::vgen::render;
 use anyhow::Result;
@@ -21,8 +22,9 @@ use askama::Template;
 /// `templates/ni/packetizer.v`.
 #[derive(Template)]
 #[template(path = "ni/packetizer.v")]
-struct Packetizer {
+struct Packetizer<'a> {
     k: Keys,
+    c: &'a Codes,
     /// Last index of the window words (`pw`, 2^cw · 2^mwa).
     pwn: usize,
     /// Last index of the slot words (`ps_data`, 2^cw · 2^sa · 2^mwa).
@@ -36,13 +38,14 @@ struct Packetizer {
 }
 
 /// The Verilog of the packetizer.
-pub fn verilog(g: &Geometry) -> Result<String> {
+pub fn verilog(g: &Geometry, c: &Codes) -> Result<String> {
     let nc = 1usize << g.cw;
     let sn = 1usize << g.sa;
     let wn = 1usize << g.mwa;
     render(
         &Packetizer {
             k: g.keys(),
+            c,
             pwn: nc * wn - 1,
             psdn: nc * sn * wn - 1,
             psn: nc * sn - 1,

@@ -105,10 +105,15 @@
 //! completion is readable from the cycle after its B handshake (figures in
 //! BENCHMARKS.md, "Network interface").
 
+use super::codes::{Codes, REASON_BITS};
+use super::records::Records;
 use super::top::{Geometry, Keys};
-use super::vgen::{block, pad, render, Queue};
-use anyhow::Result;
+use super::vgen::{block, pad, render, Bits, Queue, Word};
+use anyhow::{ensure, Result};
 use askama::Template;
+use exanet_sim::ni::completion as cqw;
+use exanet_sim::ni::errors as eqw;
+use exanet_sim::packet::coords::Field;
 
 /// Index bits of the landing queue: up to `2^LQA` accepted data packets'
 /// writes in flight (decided, B not yet taken).
@@ -127,8 +132,15 @@ fn fit(name: &str, width: usize, bits: usize) -> String {
 /// `templates/ni/rdma_rx.v`.
 #[derive(Template)]
 #[template(path = "ni/rdma_rx.v")]
-struct RdmaRx {
+struct RdmaRx<'a> {
     k: Keys,
+    c: &'a Codes,
+    r: &'a Records,
+    /// REJ counters (one per 4-bit reason code).
+    rejn: usize,
+    /// CQ_W0..W2 and ERRQ_W0..W4 of the queue heads (`cq_rd`, `eq_rd`).
+    cq_w: Vec<String>,
+    eq_w: Vec<String>,
     /// Class-0 ring: last index, index bits, and `+ 1`, `- 1`, `+ 32`.
     rxnm1: usize,
     rxa: usize,
@@ -193,7 +205,7 @@ struct RdmaRx {
 }
 
 /// The Verilog of the receive path.
-pub fn verilog(g: &Geometry) -> Result<String> {
+pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     let n = &g.p.ni;
     let rxn = 1usize << g.rxa;
     let q = |name, width, abits, depth| Queue {
@@ -202,21 +214,27 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         abits,
         depth,
     };
-    let eq = q("eq", 119, g.eqa, n.errq_depth);
-    let cq = q("cq", 60, g.cqa, n.cq_depth);
-    let rq = q("rq", 65, g.rqa, n.resp_queue_depth);
-    let rd = q("rd", 169, g.rda, n.read_queue_depth);
-    let mb = q("mb", 47, g.mba, n.mailbox_depth);
+    let eq = q("eq", r.eq.width(), g.eqa, n.errq_depth);
+    let cq = q("cq", r.cq.width(), g.cqa, n.cq_depth);
+    let rq = q("rq", r.rq.width(), g.rqa, n.resp_queue_depth);
+    let rd = q("rd", r.rd.width(), g.rda, n.read_queue_depth);
+    let mb = q("mb", r.mb.width(), g.mba, n.mailbox_depth);
     let pm = q("pm", g.rxa + 33, g.rxa, rxn);
     let r1n = super::rx_class1_flits(n.max_payload_bytes);
     let r1a = r1n.trailing_zeros() as usize;
     let pn = q("pn", g.rxa + 33, r1a, r1n);
-    let lq = q("lq", 127, LQA, 1 << LQA);
+    let lq = q("lq", r.lq.width(), LQA, 1 << LQA);
     let four = [&cq, &rq, &rd, &mb];
     let storage = |q: &Queue| block(q.decl_mem() + &q.decl_ptrs());
+    let (cq_w, eq_w) = register_words(r)?;
     render(
         &RdmaRx {
             k: g.keys(),
+            c,
+            r,
+            rejn: 1 << REASON_BITS,
+            cq_w,
+            eq_w,
             rxnm1: rxn - 1,
             rxa: g.rxa,
             rxa1: g.rxa + 1,
@@ -265,4 +283,93 @@ pub fn verilog(g: &Geometry) -> Result<String> {
         },
         "rdma_rx",
     )
+}
+
+/// The completion-queue and error-queue head's register words (CQ_W0..W2,
+/// ERRQ_W0..W4): the entry's fields (`cq_rd`, `eq_rd`) placed at the
+/// golden word fields.
+fn register_words(r: &Records) -> Result<(Vec<String>, Vec<String>)> {
+    let at = |f: Field| Bits::new(f.offset as usize, f.width as usize, f.name, false);
+    let word = |v: &str, rec: &super::vgen::Record, put: &[(Field, &str)]| {
+        put.iter()
+            .fold(Word::new(32), |w, &(f, name)| {
+                let s = rec.at(name);
+                w.put(at(f), format!("{v}{s}"), s.width)
+            })
+            .text()
+    };
+    let cq_w = vec![
+        word(
+            "cq_rd",
+            &r.cq,
+            &[
+                (cqw::CQ_W0_TXID, "txid"),
+                (cqw::CQ_W0_REASON, "reason"),
+                (cqw::CQ_W0_STATUS, "status"),
+                (cqw::CQ_W0_KIND, "kind"),
+            ],
+        ),
+        word("cq_rd", &r.cq, &[(cqw::CQ_W1_PEER, "peer")]),
+        word("cq_rd", &r.cq, &[(cqw::CQ_W2_PDID, "pdid")]),
+    ];
+    // ERRQ_W0's low bits {footer_ok, header_ok, reason} are one slice of
+    // the entry, as they are one run of bits in the word.
+    let (rs, ho, fo) = (
+        eqw::ERRQ_W0_REASON,
+        eqw::ERRQ_W0_HEADER_OK,
+        eqw::ERRQ_W0_FOOTER_OK,
+    );
+    ensure!(
+        ho.offset == rs.offset + rs.width && fo.offset == ho.offset + ho.width,
+        "NI RTL: ERRQ_W0 reason, header_ok, footer_ok must be adjacent, from the low bit up"
+    );
+    let flags = Bits::new(
+        rs.offset as usize,
+        (rs.width + ho.width + fo.width) as usize,
+        "flags",
+        false,
+    );
+    let low = r.eq.span("footer_ok", "reason");
+    let vaddr = r.eq.at("vaddr");
+    let (vlo, vhi) = (eqw::ERRQ_W3_VADDR_LO, eqw::ERRQ_W4_VADDR_HI);
+    ensure!(
+        (vlo.width + vhi.width) as usize == vaddr.width,
+        "NI RTL: ERRQ_W3 and ERRQ_W4 must hold the whole vaddr"
+    );
+    let eq_w = vec![
+        Word::new(32)
+            .put(
+                at(eqw::ERRQ_W0_TXID),
+                format!("eq_rd{}", r.eq.at("txid")),
+                r.eq.at("txid").width,
+            )
+            .put(
+                at(eqw::ERRQ_W0_PTYPE),
+                format!("eq_rd{}", r.eq.at("ptype")),
+                r.eq.at("ptype").width,
+            )
+            .put(flags, format!("eq_rd{low}"), low.width)
+            .text(),
+        word("eq_rd", &r.eq, &[(eqw::ERRQ_W1_SRC, "src")]),
+        word(
+            "eq_rd",
+            &r.eq,
+            &[(eqw::ERRQ_W2_SIZE, "size"), (eqw::ERRQ_W2_PDID, "pdid")],
+        ),
+        Word::new(32)
+            .put(
+                at(vlo),
+                format!("eq_rd{}", vaddr.low(vlo.width as usize)),
+                vlo.width as usize,
+            )
+            .text(),
+        Word::new(32)
+            .put(
+                at(vhi),
+                format!("eq_rd{}", vaddr.above(vlo.width as usize)),
+                vhi.width as usize,
+            )
+            .text(),
+    ];
+    Ok((cq_w, eq_w))
 }

@@ -88,10 +88,15 @@
 //! instant, so the golden model does not depend on it (`tx_busy` tells the
 //! bench when the RTL cannot pick).
 
+use super::codes::Codes;
+use super::records::Records;
 use super::top::{Geometry, Keys};
-use super::vgen::{block, pad, render, Queue, Record};
+use super::vgen::{block, pad, render, Queue, Record, Word};
 use anyhow::Result;
 use askama::Template;
+use exanet_sim::ni::rdma_tx::READ_REQ_LEN;
+use exanet_sim::packet::coords::Field;
+use exanet_sim::packet::{footer, header};
 
 /// Default `tx_ahead`: packets the scheduler may have picked and not yet
 /// sent (the packet queue's entries), i.e. how far the AXI4 reads run
@@ -106,28 +111,31 @@ pub const TX_AHEAD_RANGE: std::ops::RangeInclusive<usize> = 2..=32;
 
 /// The packet record from the load to the sender (most significant first).
 fn record(g: &Geometry) -> Record {
-    Record {
-        fields: vec![
+    let w = |f: Field| f.width as usize;
+    Record::new(
+        vec![
             // 0 data (payload from the FIFO), 1 read request (payload
             // `rrlen`/`rrladdr`), 2 message (payload from slot `slot` of
             // channel `c`).
             ("kind", 2),
-            ("ptype", 5),
-            ("vaddr", 42),
+            ("ptype", w(header::PTYPE)),
+            ("vaddr", w(header::VADDR)),
+            // Payload bytes: at most 256.
             ("size", 9),
-            ("dest", 22),
-            ("pdid", 16),
-            ("seq", 14),
-            ("txid", 14),
-            ("first", 1),
-            ("last", 1),
-            ("notify", 1),
+            ("dest", w(header::DEST)),
+            ("pdid", w(header::PDID)),
+            ("seq", w(footer::SEQ)),
+            ("txid", w(footer::TXID)),
+            ("first", w(footer::FIRST)),
+            ("last", w(footer::LAST)),
+            ("notify", w(footer::NOTIFY)),
             ("c", g.cw),
             ("slot", g.sa),
-            ("rrlen", 32),
-            ("rrladdr", 42),
+            ("rrlen", w(READ_REQ_LEN)),
+            ("rrladdr", w(header::VADDR)),
         ],
-    }
+        false,
+    )
 }
 
 /// The queues between the stages: packet records, read jobs (`{shift,
@@ -161,8 +169,10 @@ fn queues(g: &Geometry) -> [Queue<'static>; 3] {
 /// `templates/ni/rdma_tx.v`.
 #[derive(Template)]
 #[template(path = "ni/rdma_tx.v")]
-struct RdmaTx {
+struct RdmaTx<'a> {
     k: Keys,
+    c: &'a Codes,
+    r: &'a Records,
     /// `channels - 1`.
     cm1: usize,
     /// Zero padding of `l_land[pa-1:0]` to 9 bits.
@@ -195,6 +205,8 @@ struct RdmaTx {
     txid_pad: String,
     /// Zero padding of a 9-bit length to `addr_bits`.
     src_pad: String,
+    /// A read request's payload word: `{zero, len, landing address}`.
+    rr_word: String,
     /// Queue resets and pointer updates.
     q_reset: String,
     q_update: String,
@@ -204,10 +216,10 @@ struct RdmaTx {
 }
 
 /// The Verilog of the transmit engine.
-pub fn verilog(g: &Geometry) -> Result<String> {
+pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     let n = &g.p.ni;
     let [mq, rj, pf] = queues(g);
-    let r = record(g);
+    let rec = record(g);
     let q = [&mq, &rj, &pf];
     let mut queue_decls = String::new();
     for q in q {
@@ -222,6 +234,8 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     render(
         &RdmaTx {
             k: g.keys(),
+            c,
+            r,
             cm1: g.c - 1,
             roompad: pad(9 - g.pa),
             mqw: mq.abits + 1,
@@ -233,18 +247,22 @@ pub fn verilog(g: &Geometry) -> Result<String> {
             rdw: g.rda + 1,
             bufm2: g.p.buffer_flits - 2,
             queue_decls: block(queue_decls),
-            e_decl: block(r.decl("e_")),
-            b_decl: block(r.decl("b_")),
-            rec_w: r.width(),
+            e_decl: block(rec.decl("e_")),
+            b_decl: block(rec.decl("b_")),
+            rec_w: rec.width(),
             mq_mem: block(mq.decl_mem()),
-            e_concat: r.concat("e_"),
-            b_unpack: block(r.unpack("b_", "b_rec")),
+            e_concat: rec.concat("e_"),
+            b_unpack: block(rec.unpack("b_", "b_rec")),
+            rr_word: Word::new(128)
+                .put(c.bits.rr_len, "b_rrlen", 32)
+                .put(c.bits.rr_land, "b_rrladdr", 42)
+                .text(),
             txid_pad: pad(14 - g.sa),
             src_pad: pad(n.addr_bits as usize - 9),
             q_reset: block(q.iter().map(|q| q.reset()).collect()),
             q_update: block(q.iter().map(|q| q.update()).collect()),
-            rdunused: if n.addr_bits < 42 {
-                format!(", rd_e[41:{}]", n.addr_bits)
+            rdunused: if (n.addr_bits as usize) < r.rd.at("src").width {
+                format!(", rd_e{}", r.rd.at("src").above(n.addr_bits as usize))
             } else {
                 String::new()
             },

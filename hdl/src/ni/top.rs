@@ -1,6 +1,8 @@
 //! The NI top block: ports, children, parameters, and assembly of the
 //! generated body from the sub-block generators (see the `ni` module doc).
 
+use super::codes::Codes;
+use super::records::Records;
 use crate::common::crc32::Crc32;
 use crate::emit::{emit, Emitted};
 use crate::packet::footer::{FooterPack, FooterUnpack};
@@ -523,15 +525,23 @@ ni_block! {
 impl Ni {
     /// The NI of `p`; errors name the unsupported key.
     pub fn new(p: &NiRtlParams) -> Result<Ni> {
-        let g = Geometry::new(p)?;
-        let mut body = String::new();
-        body.push_str(&super::axil_regs::verilog(&g)?);
-        body.push_str(&super::packetizer::verilog(&g)?);
-        body.push_str(&super::rdma_tx::verilog(&g)?);
-        body.push_str(&super::axi_master::verilog(&g)?);
-        body.push_str(&super::rdma_rx::verilog(&g)?);
-        Ni::assemble(body)
+        Ni::assemble(body(&Geometry::new(p)?, false)?)
     }
+}
+
+/// The generated body of the NI of `g`: the sub-block templates rendered
+/// with the golden model's numbers ([`Codes`], [`Records`]); `marked`
+/// renders every golden number as its name instead (the drift test).
+pub fn body(g: &Geometry, marked: bool) -> Result<String> {
+    let c = Codes::new(g, marked)?;
+    let r = Records::new(marked);
+    let mut body = String::new();
+    body.push_str(&super::axil_regs::verilog(g, &c, &r)?);
+    body.push_str(&super::packetizer::verilog(g, &c)?);
+    body.push_str(&super::rdma_tx::verilog(g, &c, &r)?);
+    body.push_str(&super::axi_master::verilog(g)?);
+    body.push_str(&super::rdma_rx::verilog(g, &c, &r)?);
+    Ok(body)
 }
 
 /// Connect a payload CRC child's inputs (driven by the body).

@@ -25,7 +25,7 @@ reg [15:0] win_pdid    [0:{{ nwm1 }}];
 reg        win_en      [0:{{ nwm1 }}];
 // Descriptor queues: {pdid, txid, notify, op, dest, len, raddr, laddr}.
 (* ram_style = "distributed" *)
-reg [169:0] dq_mem [0:{{ dqn }}];
+reg [{{ r.dq.width() - 1 }}:0] dq_mem [0:{{ dqn }}];
 reg [{{ k.dqam1 }}:0] dq_head  [0:{{ k.ncm1 }}];
 reg [{{ k.dqam1 }}:0] dq_tail  [0:{{ k.ncm1 }}];
 reg [{{ k.dqwm1 }}:0] dq_count [0:{{ k.ncm1 }}];
@@ -66,52 +66,52 @@ reg [42:0] rsum;
 always @(*) begin
     w_page = s_awaddr[19:12];
     w_off = s_awaddr[11:0];
-    w_chn = w_page - 8'd3;
-    w_isch = (w_page >= 8'd3) && (w_chn < 8'd{{ k.c }});
+    w_chn = w_page - {{ c.reg.ch_page0 }};
+    w_isch = (w_page >= {{ c.reg.ch_page0 }}) && (w_chn < 8'd{{ k.c }});
     w_ch = w_chn[{{ k.cwm1 }}:0];
-    w_win = w_off[8:5];
+    w_win = w_off{{ c.reg.win_index_bits }};
 end
 always @(*) begin
     lsum = {1'b0, st_laddr_hi[w_ch], st_laddr_lo[w_ch]} + {11'd0, st_len[w_ch]};
     rsum = {1'b0, st_raddr_hi[w_ch], st_raddr_lo[w_ch]} + {11'd0, st_len[w_ch]};
     db_code = 4'd0;
-    if (dq_count[w_ch] >= {{ k.dqw }}'d{{ k.dqd }}) db_code = 4'd1;
-    else if (st_ctrl[w_ch][1]) db_code = 4'd4;
-    else if (st_len[w_ch] == 32'd0) db_code = 4'd2;
-    else if ((lsum > 43'h{{ llim }}) || (rsum > 43'h400_0000_0000)) db_code = 4'd3;
+    if (dq_count[w_ch] >= {{ k.dqw }}'d{{ k.dqd }}) db_code = {{ c.ch.queue_full }};
+    else if (st_ctrl[w_ch]{{ c.bits.ctrl_bad_op }}) db_code = {{ c.ch.bad_op }};
+    else if (st_len[w_ch] == 32'd0) db_code = {{ c.ch.bad_len }};
+    else if ((lsum > 43'h{{ llim }}) || (rsum > {{ c.size.vaddr_end43.hg() }})) db_code = {{ c.ch.bad_addr }};
     ps_code = 4'd0;
-    if ((s_wdata[8:0] == 9'd0) || (s_wdata[8:0] > 9'd{{ k.mb }})) ps_code = 4'd6;
-    else if (!ps_found) ps_code = 4'd5;
+    if ((s_wdata{{ c.bits.pkt_len }} == 9'd0) || (s_wdata{{ c.bits.pkt_len }} > 9'd{{ k.mb }})) ps_code = {{ c.ch.pkt_bad_len }};
+    else if (!ps_found) ps_code = {{ c.ch.pkt_full }};
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
     a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
     a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0;
     if (s_awaddr[1:0] == 2'd0) begin
-        if (w_page == 8'd0) begin
+        if (w_page == {{ c.reg.node_page }}) begin
             if (s_awprot) begin
-                if (w_off == 12'h024) begin a_ctrl = 1'b1; w_ok = 1'b1; end
-                else if (w_off == 12'h028) begin a_status = 1'b1; w_ok = 1'b1; end
-                else if (w_off == 12'h02C) begin a_mbox = 1'b1; w_ok = 1'b1; end
-                else if (w_off == 12'h0D8) begin a_eqpop = 1'b1; w_ok = 1'b1; end
-                else if ((w_off >= 12'h100) && (w_off < 12'h{{ pdend }})) begin a_pdid = 1'b1; w_ok = 1'b1; end
-                else if ((w_off[11:9] == 3'b001) && (w_win < 4'd{{ k.win }}) && ((w_off[4:0] == 5'h00) || (w_off[4:0] == 5'h04)
-                         || (w_off[4:0] == 5'h08) || (w_off[4:0] == 5'h0C) || (w_off[4:0] == 5'h10))) begin
+                if (w_off == {{ c.reg.control.h() }}) begin a_ctrl = 1'b1; w_ok = 1'b1; end
+                else if (w_off == {{ c.reg.status.h() }}) begin a_status = 1'b1; w_ok = 1'b1; end
+                else if (w_off == {{ c.reg.mbox_ctrl.h() }}) begin a_mbox = 1'b1; w_ok = 1'b1; end
+                else if (w_off == {{ c.reg.errq_pop.h() }}) begin a_eqpop = 1'b1; w_ok = 1'b1; end
+                else if ((w_off >= {{ c.reg.ch_pdid_base.h() }}) && (w_off < {{ c.reg.ch_pdid_end.h() }})) begin a_pdid = 1'b1; w_ok = 1'b1; end
+                else if ((w_off{{ c.reg.win_region_bits }} == {{ c.reg.win_region.b() }}) && (w_win < 4'd{{ k.win }}) && ((w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_hi.h() }})
+                         || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_hi.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_ctrl.h() }}))) begin
                     a_win = 1'b1; w_ok = 1'b1;
                 end
             end
-        end else if (w_page == 8'd1) begin
-            if (w_off == 12'h010) begin a_cqpop = 1'b1; w_ok = 1'b1; end
-        end else if (w_page == 8'd2) begin
-            if (w_off == 12'h010) begin a_mbpop = 1'b1; w_ok = 1'b1; end
+        end else if (w_page == {{ c.reg.cq_page }}) begin
+            if (w_off == {{ c.reg.cq_pop.h() }}) begin a_cqpop = 1'b1; w_ok = 1'b1; end
+        end else if (w_page == {{ c.reg.mb_page }}) begin
+            if (w_off == {{ c.reg.mb_pop.h() }}) begin a_mbpop = 1'b1; w_ok = 1'b1; end
         end else if (w_isch) begin
             case (w_off)
-                12'h004: a_pdidw = 1'b1;
-                12'h008: begin a_errclr = 1'b1; w_ok = 1'b1; end
-                12'h010, 12'h014, 12'h018, 12'h01C, 12'h020, 12'h024, 12'h028: begin a_desc = 1'b1; w_ok = 1'b1; end
-                12'h02C: begin a_db = 1'b1; w_ok = (db_code == 4'd0); end
-                12'h040: begin a_pdest = 1'b1; w_ok = 1'b1; end
-                12'h044: begin a_psend = 1'b1; w_ok = (ps_code == 4'd0); end
-                default: if ((w_off >= 12'h100) && (w_off < 12'h{{ pkend }})) begin a_pdata = 1'b1; w_ok = 1'b1; end
+                {{ c.reg.ch_pdid.h() }}: a_pdidw = 1'b1;
+                {{ c.reg.ch_err.h() }}: begin a_errclr = 1'b1; w_ok = 1'b1; end
+                {% for d in c.reg.desc %}{% if !loop.first %}, {% endif %}{{ d.h() }}{% endfor %}: begin a_desc = 1'b1; w_ok = 1'b1; end
+                {{ c.reg.doorbell.h() }}: begin a_db = 1'b1; w_ok = (db_code == 4'd0); end
+                {{ c.reg.pkt_dest.h() }}: begin a_pdest = 1'b1; w_ok = 1'b1; end
+                {{ c.reg.pkt_send.h() }}: begin a_psend = 1'b1; w_ok = (ps_code == 4'd0); end
+                default: if ((w_off >= {{ c.reg.pkt_data.h() }}) && (w_off < {{ c.reg.pkt_data_end.h() }})) begin a_pdata = 1'b1; w_ok = 1'b1; end
             endcase
         end
     end
@@ -129,103 +129,99 @@ reg [31:0] r_val;
 always @(*) begin
     r_page = s_araddr[19:12];
     r_off = s_araddr[11:0];
-    r_chn = r_page - 8'd3;
-    r_isch = (r_page >= 8'd3) && (r_chn < 8'd{{ k.c }});
+    r_chn = r_page - {{ c.reg.ch_page0 }};
+    r_isch = (r_page >= {{ c.reg.ch_page0 }}) && (r_chn < 8'd{{ k.c }});
     r_ch = r_chn[{{ k.cwm1 }}:0];
-    r_win = r_off[8:5];
+    r_win = r_off{{ c.reg.win_index_bits }};
     r_ok = 1'b0;
     r_val = 32'd0;
     if (s_araddr[1:0] == 2'd0) begin
-        if (r_page == 8'd0) begin
+        if (r_page == {{ c.reg.node_page }}) begin
             if (s_arprot) begin
                 r_ok = 1'b1;
                 case (r_off)
-                    12'h000: r_val = 32'h{{ id }};
-                    12'h004: r_val = 32'h{{ par0 }};
-                    12'h008: r_val = 32'h{{ par1 }};
-                    12'h00C: r_val = 32'h{{ par2 }};
-                    12'h010: r_val = 32'h{{ par3 }};
-                    12'h014: r_val = 32'h{{ par4 }};
-                    12'h020: r_val = {10'd0, node};
-                    12'h024: r_val = {31'd0, tx_en};
-                    12'h028: r_val = {21'd0, eq_count != {{ eqw }}'d0, mb_count != {{ mbw }}'d0, cq_count != {{ cqw }}'d0,
-                                      4'd0, st_hdrc, trk_lost, st_eqovf, st_rxerr};
-                    12'h02C: r_val = {15'd0, mbox_q};
-                    12'h040: r_val = tx_packets;
-                    12'h060: r_val = tx_bytes;
-                    12'h044: r_val = rx_packets;
-                    12'h048: r_val = rx_rejected;
-                    12'h04C: r_val = rx_hdrc;
-                    12'h050: r_val = mb_fulln;
-                    12'h054: r_val = mb_retry;
-                    12'h058: r_val = mb_denied;
-                    12'h05C: r_val = rx_bytes;
-                    12'h064: r_val = rd_busyn;
-                    12'h0C0: r_val = { {{- eqpad }}eq_count};
-                    12'h0C4: r_val = eq_w0;
-                    12'h0C8: r_val = eq_w1;
-                    12'h0CC: r_val = eq_w2;
-                    12'h0D0: r_val = eq_w3;
-                    12'h0D4: r_val = eq_w4;
-                    12'h0D8: r_val = 32'd0;
+                    {{ c.reg.id.h() }}: r_val = {{ c.reg.id_value.h() }};
+{%- for i in 0..5 %}
+                    {{ c.reg.params[i].h() }}: r_val = {{ c.reg.params_value[i].h() }};
+{%- endfor %}
+                    {{ c.reg.coords.h() }}: r_val = { {{- c.bits.coords.pad32() }}node};
+                    {{ c.reg.control.h() }}: r_val = { {{- c.bits.tx_enable.pad32() }}tx_en};
+                    {{ c.reg.status.h() }}: r_val = { {{- status_live }},
+                                      {{ status_sticky }}};
+                    {{ c.reg.mbox_ctrl.h() }}: r_val = { {{- c.bits.mbox_ctrl.pad32() }}mbox_q};
+                    {{ c.reg.tx_packets.h() }}: r_val = tx_packets;
+                    {{ c.reg.tx_payload_bytes.h() }}: r_val = tx_bytes;
+                    {{ c.reg.rx_packets.h() }}: r_val = rx_packets;
+                    {{ c.reg.rx_rejected.h() }}: r_val = rx_rejected;
+                    {{ c.reg.hdr_corrected.h() }}: r_val = rx_hdrc;
+                    {{ c.reg.mb_full_nacks.h() }}: r_val = mb_fulln;
+                    {{ c.reg.mb_retries.h() }}: r_val = mb_retry;
+                    {{ c.reg.mb_denied.h() }}: r_val = mb_denied;
+                    {{ c.reg.rx_data_bytes.h() }}: r_val = rx_bytes;
+                    {{ c.reg.rd_busy_nacks.h() }}: r_val = rd_busyn;
+                    {{ c.reg.errq_count.h() }}: r_val = { {{- eqpad }}eq_count};
+{%- for i in 0..5 %}
+                    {{ c.reg.errq_w[i].h() }}: r_val = eq_w{{ i }};
+{%- endfor %}
+                    {{ c.reg.errq_pop.h() }}: r_val = 32'd0;
                     default: begin
-                        if ((r_off >= 12'h084) && (r_off <= 12'h0AC)) r_val = rej_cnt[r_off[5:2]];
-                        else if ((r_off >= 12'h100) && (r_off < 12'h{{ pdend }})) r_val = {16'd0, ch_pdid[r_off[{{ cwp1 }}:2]]};
-                        else if ((r_off[11:9] == 3'b001) && (r_win < 4'd{{ k.win }})) begin
-                            case (r_off[4:0])
-                                5'h00: r_val = win_base_lo[r_win[{{ k.wam1 }}:0]];
-                                5'h04: r_val = {22'd0, win_base_hi[r_win[{{ k.wam1 }}:0]]};
-                                5'h08: r_val = win_size_lo[r_win[{{ k.wam1 }}:0]];
-                                5'h0C: r_val = {21'd0, win_size_hi[r_win[{{ k.wam1 }}:0]]};
-                                5'h10: r_val = {win_en[r_win[{{ k.wam1 }}:0]], 15'd0, win_pdid[r_win[{{ k.wam1 }}:0]]};
+                        if ((r_off >= {{ c.reg.rej_first.h() }}) && (r_off <= {{ c.reg.rej_last.h() }})) r_val = rej_cnt[r_off{{ c.reg.rej_index }}];
+                        else if ((r_off >= {{ c.reg.ch_pdid_base.h() }}) && (r_off < {{ c.reg.ch_pdid_end.h() }})) r_val = { {{- c.bits.ch_pdid.pad32() }}ch_pdid[r_off[{{ cwp1 }}:2]]};
+                        else if ((r_off{{ c.reg.win_region_bits }} == {{ c.reg.win_region.b() }}) && (r_win < 4'd{{ k.win }})) begin
+                            case (r_off{{ c.reg.win_field_bits }})
+                                {{ c.reg.win_base_lo.h() }}: r_val = win_base_lo[r_win[{{ k.wam1 }}:0]];
+                                {{ c.reg.win_base_hi.h() }}: r_val = { {{- c.bits.win_base_hi.pad32() }}win_base_hi[r_win[{{ k.wam1 }}:0]]};
+                                {{ c.reg.win_size_lo.h() }}: r_val = win_size_lo[r_win[{{ k.wam1 }}:0]];
+                                {{ c.reg.win_size_hi.h() }}: r_val = { {{- c.bits.win_size_hi.pad32() }}win_size_hi[r_win[{{ k.wam1 }}:0]]};
+                                {{ c.reg.win_ctrl.h() }}: r_val = { {{- win_ctrl }}};
                                 default: r_ok = 1'b0;
                             endcase
                         end else r_ok = 1'b0;
                     end
                 endcase
             end
-        end else if (r_page == 8'd1) begin
+        end else if (r_page == {{ c.reg.cq_page }}) begin
             r_ok = 1'b1;
             case (r_off)
-                12'h000: r_val = { {{- cqpad }}cq_count};
-                12'h004: r_val = cq_w0;
-                12'h008: r_val = cq_w1;
-                12'h00C: r_val = cq_w2;
-                12'h010: r_val = 32'd0;
+                {{ c.reg.cq_count.h() }}: r_val = { {{- cqpad }}cq_count};
+{%- for i in 0..3 %}
+                {{ c.reg.cq_w[i].h() }}: r_val = cq_w{{ i }};
+{%- endfor %}
+                {{ c.reg.cq_pop.h() }}: r_val = 32'd0;
                 default: r_ok = 1'b0;
             endcase
-        end else if (r_page == 8'd2) begin
+        end else if (r_page == {{ c.reg.mb_page }}) begin
             r_ok = 1'b1;
             case (r_off)
-                12'h000: r_val = { {{- mbpad }}mb_count};
-                12'h004: r_val = {23'd0, mb_hlen};
-                12'h008: r_val = {10'd0, mb_hm[21:0]};
-                12'h00C: r_val = {16'd0, mb_hm[37:22]};
-                12'h010: r_val = 32'd0;
+                {{ c.reg.mb_count.h() }}: r_val = { {{- mbpad }}mb_count};
+                {{ c.reg.mb_len.h() }}: r_val = { {{- c.bits.pkt_len.pad32() }}mb_hlen};
+                {{ c.reg.mb_src.h() }}: r_val = { {{- c.bits.coords.pad32() }}mb_hm{{ r.mb.at("src") }}};
+                {{ c.reg.mb_pdid.h() }}: r_val = { {{- c.bits.ch_pdid.pad32() }}mb_hm{{ r.mb.at("pdid") }}};
+                {{ c.reg.mb_pop.h() }}: r_val = 32'd0;
                 default: begin
-                    if ((r_off >= 12'h100) && (r_off < 12'h{{ pkend }})) r_val = mb_dw;
+                    if ((r_off >= {{ c.reg.mb_data.h() }}) && (r_off < {{ c.reg.mb_data_end.h() }})) r_val = mb_dw;
                     else r_ok = 1'b0;
                 end
             endcase
         end else if (r_isch) begin
             r_ok = 1'b1;
             case (r_off)
-                12'h000: r_val = {6'd0, pk_free[r_ch] != {{ k.sw }}'d{{ k.s }}, dq_count[r_ch] != {{ k.dqw }}'d0,
-                                  {{ spad }}pk_free[r_ch], {{ dqpad }}({{ k.dqw }}'d{{ k.dqd }} - dq_count[r_ch])};
-                12'h004: r_val = {16'd0, ch_pdid[r_ch]};
-                12'h008: r_val = {24'd0, ch_err[r_ch]};
-                12'h010: r_val = st_laddr_lo[r_ch];
-                12'h014: r_val = {22'd0, st_laddr_hi[r_ch]};
-                12'h018: r_val = st_raddr_lo[r_ch];
-                12'h01C: r_val = {22'd0, st_raddr_hi[r_ch]};
-                12'h020: r_val = st_len[r_ch];
-                12'h024: r_val = {10'd0, st_dest[r_ch]};
-                12'h028: r_val = st_ctrl[r_ch];
-                12'h02C: r_val = 32'd0;
-                12'h040: r_val = {10'd0, pkt_dest[r_ch]};
-                12'h044: r_val = 32'd0;
+                {{ c.reg.ch_status.h() }}: r_val = { {{- ch_status_flags }},
+                                  {{ ch_status_free }}};
+                {{ c.reg.ch_pdid.h() }}: r_val = { {{- c.bits.ch_pdid.pad32() }}ch_pdid[r_ch]};
+                {{ c.reg.ch_err.h() }}: r_val = {24'd0, ch_err[r_ch]};
+                {{ c.reg.desc[0].h() }}: r_val = st_laddr_lo[r_ch];
+                {{ c.reg.desc[1].h() }}: r_val = { {{- c.bits.addr_hi.pad32() }}st_laddr_hi[r_ch]};
+                {{ c.reg.desc[2].h() }}: r_val = st_raddr_lo[r_ch];
+                {{ c.reg.desc[3].h() }}: r_val = { {{- c.bits.addr_hi.pad32() }}st_raddr_hi[r_ch]};
+                {{ c.reg.desc[4].h() }}: r_val = st_len[r_ch];
+                {{ c.reg.desc[5].h() }}: r_val = { {{- c.bits.coords.pad32() }}st_dest[r_ch]};
+                {{ c.reg.desc[6].h() }}: r_val = st_ctrl[r_ch];
+                {{ c.reg.doorbell.h() }}: r_val = 32'd0;
+                {{ c.reg.pkt_dest.h() }}: r_val = { {{- c.bits.coords.pad32() }}pkt_dest[r_ch]};
+                {{ c.reg.pkt_send.h() }}: r_val = 32'd0;
                 default: begin
-                    if ((r_off >= 12'h100) && (r_off < 12'h{{ pkend }})) r_val = pw[{r_ch, r_off[{{ mwap1 }}:2]}];
+                    if ((r_off >= {{ c.reg.pkt_data.h() }}) && (r_off < {{ c.reg.pkt_data_end.h() }})) r_val = pw[{r_ch, r_off[{{ mwap1 }}:2]}];
                     else r_ok = 1'b0;
                 end
             endcase
@@ -242,18 +238,18 @@ always @(posedge clock) begin
         rresp_q <= 2'd0;
         rdata_q <= 32'd0;
         tx_en <= 1'b1;
-        mbox_q <= 17'd0;
-{%- for c in 0..k.nc %}
-        ch_pdid[{{ k.cw }}'d{{ c }}] <= 16'd0;
-        ch_err[{{ k.cw }}'d{{ c }}] <= 8'd0;
-        st_laddr_lo[{{ k.cw }}'d{{ c }}] <= 32'd0;
-        st_laddr_hi[{{ k.cw }}'d{{ c }}] <= 10'd0;
-        st_raddr_lo[{{ k.cw }}'d{{ c }}] <= 32'd0;
-        st_raddr_hi[{{ k.cw }}'d{{ c }}] <= 10'd0;
-        st_len[{{ k.cw }}'d{{ c }}] <= 32'd0;
-        st_dest[{{ k.cw }}'d{{ c }}] <= 22'd0;
-        st_ctrl[{{ k.cw }}'d{{ c }}] <= 32'd0;
-        pkt_dest[{{ k.cw }}'d{{ c }}] <= 22'd0;
+        mbox_q <= {{ c.bits.mbox_ctrl.width }}'d0;
+{%- for ch in 0..k.nc %}
+        ch_pdid[{{ k.cw }}'d{{ ch }}] <= 16'd0;
+        ch_err[{{ k.cw }}'d{{ ch }}] <= 8'd0;
+        st_laddr_lo[{{ k.cw }}'d{{ ch }}] <= 32'd0;
+        st_laddr_hi[{{ k.cw }}'d{{ ch }}] <= 10'd0;
+        st_raddr_lo[{{ k.cw }}'d{{ ch }}] <= 32'd0;
+        st_raddr_hi[{{ k.cw }}'d{{ ch }}] <= 10'd0;
+        st_len[{{ k.cw }}'d{{ ch }}] <= 32'd0;
+        st_dest[{{ k.cw }}'d{{ ch }}] <= 22'd0;
+        st_ctrl[{{ k.cw }}'d{{ ch }}] <= 32'd0;
+        pkt_dest[{{ k.cw }}'d{{ ch }}] <= 22'd0;
 {%- endfor %}
 {%- for w in 0..nw %}
         win_base_lo[{{ k.wa }}'d{{ w }}] <= 32'd0;
@@ -274,55 +270,55 @@ always @(posedge clock) begin
         if (wr_fire) begin
             bvalid_q <= 1'b1;
             bresp_q <= w_ok ? 2'd0 : 2'd2;
-            if (a_ctrl) tx_en <= s_wdata[0];
-            if (a_mbox) mbox_q <= s_wdata[16:0];
-            if (a_pdid) ch_pdid[w_off[{{ cwp1 }}:2]] <= s_wdata[15:0];
+            if (a_ctrl) tx_en <= s_wdata{{ c.bits.tx_enable }};
+            if (a_mbox) mbox_q <= s_wdata{{ c.bits.mbox_ctrl }};
+            if (a_pdid) ch_pdid[w_off[{{ cwp1 }}:2]] <= s_wdata{{ c.bits.ch_pdid }};
             if (a_win) begin
-                case (w_off[4:0])
-                    5'h00: win_base_lo[w_win[{{ k.wam1 }}:0]] <= s_wdata;
-                    5'h04: win_base_hi[w_win[{{ k.wam1 }}:0]] <= s_wdata[9:0];
-                    5'h08: win_size_lo[w_win[{{ k.wam1 }}:0]] <= s_wdata;
-                    5'h0C: win_size_hi[w_win[{{ k.wam1 }}:0]] <= s_wdata[10:0];
+                case (w_off{{ c.reg.win_field_bits }})
+                    {{ c.reg.win_base_lo.h() }}: win_base_lo[w_win[{{ k.wam1 }}:0]] <= s_wdata;
+                    {{ c.reg.win_base_hi.h() }}: win_base_hi[w_win[{{ k.wam1 }}:0]] <= s_wdata{{ c.bits.win_base_hi }};
+                    {{ c.reg.win_size_lo.h() }}: win_size_lo[w_win[{{ k.wam1 }}:0]] <= s_wdata;
+                    {{ c.reg.win_size_hi.h() }}: win_size_hi[w_win[{{ k.wam1 }}:0]] <= s_wdata{{ c.bits.win_size_hi }};
                     default: begin
-                        win_pdid[w_win[{{ k.wam1 }}:0]] <= s_wdata[15:0];
-                        win_en[w_win[{{ k.wam1 }}:0]] <= s_wdata[31];
+                        win_pdid[w_win[{{ k.wam1 }}:0]] <= s_wdata{{ c.bits.win_pdid }};
+                        win_en[w_win[{{ k.wam1 }}:0]] <= s_wdata{{ c.bits.win_enable }};
                     end
                 endcase
             end
-            if (a_pdidw) ch_err[w_ch] <= 8'd8;
+            if (a_pdidw) ch_err[w_ch] <= {{ c.ch.pdid_write }};
             if (a_errclr) ch_err[w_ch] <= 8'd0;
             if (a_desc) begin
                 case (w_off[5:0])
-                    6'h10: st_laddr_lo[w_ch] <= s_wdata;
-                    6'h14: st_laddr_hi[w_ch] <= s_wdata[9:0];
-                    6'h18: st_raddr_lo[w_ch] <= s_wdata;
-                    6'h1C: st_raddr_hi[w_ch] <= s_wdata[9:0];
-                    6'h20: st_len[w_ch] <= s_wdata;
-                    6'h24: st_dest[w_ch] <= s_wdata[21:0];
-                    default: st_ctrl[w_ch] <= s_wdata & 32'h3FFF_0013;
+                    {{ c.reg.desc6[0].h() }}: st_laddr_lo[w_ch] <= s_wdata;
+                    {{ c.reg.desc6[1].h() }}: st_laddr_hi[w_ch] <= s_wdata{{ c.bits.addr_hi }};
+                    {{ c.reg.desc6[2].h() }}: st_raddr_lo[w_ch] <= s_wdata;
+                    {{ c.reg.desc6[3].h() }}: st_raddr_hi[w_ch] <= s_wdata{{ c.bits.addr_hi }};
+                    {{ c.reg.desc6[4].h() }}: st_len[w_ch] <= s_wdata;
+                    {{ c.reg.desc6[5].h() }}: st_dest[w_ch] <= s_wdata{{ c.bits.coords }};
+                    default: st_ctrl[w_ch] <= s_wdata & {{ c.bits.ctrl_mask.hg() }};
                 endcase
             end
             if (a_db && (db_code != 4'd0)) ch_err[w_ch] <= {4'd0, db_code};
-            if (a_pdest) pkt_dest[w_ch] <= s_wdata[21:0];
+            if (a_pdest) pkt_dest[w_ch] <= s_wdata{{ c.bits.coords }};
             if (a_psend && (ps_code != 4'd0)) ch_err[w_ch] <= {4'd0, ps_code};
         end
         // A message refused for good (never in a cycle that accepts a write).
-        if (ak_fire && ak_deny) ch_err[k_c] <= 8'd7;
+        if (ak_fire && ak_deny) ch_err[k_c] <= {{ c.ch.msg_denied }};
     end
 end
 
 // Descriptor queue storage (no reset) and pointers.
 always @(posedge clock) begin
     if (wr_fire && a_db && (db_code == 4'd0))
-        dq_mem[{w_ch, dq_tail[w_ch]}] <= {ch_pdid[w_ch], st_ctrl[w_ch][29:16], st_ctrl[w_ch][4], st_ctrl[w_ch][0],
+        dq_mem[{w_ch, dq_tail[w_ch]}] <= {ch_pdid[w_ch], st_ctrl[w_ch]{{ c.bits.ctrl_txid }}, st_ctrl[w_ch]{{ c.bits.ctrl_notify }}, st_ctrl[w_ch]{{ c.bits.ctrl_read }},
             st_dest[w_ch], st_len[w_ch], st_raddr_hi[w_ch], st_raddr_lo[w_ch], st_laddr_hi[w_ch], st_laddr_lo[w_ch]};
 end
 always @(posedge clock) begin
     if (reset) begin
-{%- for c in 0..k.nc %}
-        dq_head[{{ k.cw }}'d{{ c }}] <= {{ k.dqa }}'d0;
-        dq_tail[{{ k.cw }}'d{{ c }}] <= {{ k.dqa }}'d0;
-        dq_count[{{ k.cw }}'d{{ c }}] <= {{ k.dqa + 1 }}'d0;
+{%- for ch in 0..k.nc %}
+        dq_head[{{ k.cw }}'d{{ ch }}] <= {{ k.dqa }}'d0;
+        dq_tail[{{ k.cw }}'d{{ ch }}] <= {{ k.dqa }}'d0;
+        dq_count[{{ k.cw }}'d{{ ch }}] <= {{ k.dqa + 1 }}'d0;
 {%- endfor %}
     end else begin
         if (wr_fire && a_db && (db_code == 4'd0)) begin
@@ -336,5 +332,5 @@ always @(posedge clock) begin
     end
 end
 // Bits read only by parts of the decode.
-wire unused_axil = &{1'b0, st_ctrl[w_ch][31:30], st_ctrl[w_ch][15:5], st_ctrl[w_ch][3:2], w_off[11:6]};
+wire unused_axil = &{1'b0{% for u in c.bits.ctrl_unused %}, st_ctrl[w_ch]{{ u }}{% endfor %}, w_off[11:6]};
 

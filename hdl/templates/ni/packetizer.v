@@ -32,9 +32,9 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (reset) begin
-{%- for c in 0..k.nc %}
+{%- for ch in 0..k.nc %}
 {%- for w in 0..wn %}
-        pw[{ {{- k.cw }}'d{{ c }}, {{ k.mwa }}'d{{ w }}}] <= 32'd0;
+        pw[{ {{- k.cw }}'d{{ ch }}, {{ k.mwa }}'d{{ w }}}] <= 32'd0;
 {%- endfor %}
 {%- endfor %}
     end else if (wr_fire && a_pdata) pw[{w_ch, w_off[{{ k.mwa + 1 }}:2]}] <= s_wdata;
@@ -48,19 +48,19 @@ always @(posedge clock) begin
 end
 always @(posedge clock) begin
     if (reset) begin
-{%- for c in 0..k.nc %}
+{%- for ch in 0..k.nc %}
 {%- for i in 0..sn %}
-        ps_state[{ {{- k.cw }}'d{{ c }}, {{ k.sa }}'d{{ i }}}] <= 2'd0;
+        ps_state[{ {{- k.cw }}'d{{ ch }}, {{ k.sa }}'d{{ i }}}] <= 2'd0;
 {%- endfor %}
-        pq_head[{{ k.cw }}'d{{ c }}] <= {{ k.sa }}'d0;
-        pq_tail[{{ k.cw }}'d{{ c }}] <= {{ k.sa }}'d0;
-        pq_count[{{ k.cw }}'d{{ c }}] <= {{ k.sa + 1 }}'d0;
-        pk_free[{{ k.cw }}'d{{ c }}] <= {{ k.sa + 1 }}'d{{ k.s }};
+        pq_head[{{ k.cw }}'d{{ ch }}] <= {{ k.sa }}'d0;
+        pq_tail[{{ k.cw }}'d{{ ch }}] <= {{ k.sa }}'d0;
+        pq_count[{{ k.cw }}'d{{ ch }}] <= {{ k.sa + 1 }}'d0;
+        pk_free[{{ k.cw }}'d{{ ch }}] <= {{ k.sa + 1 }}'d{{ k.s }};
 {%- endfor %}
     end else begin
         if (wr_fire && a_psend && (ps_code == 4'd0)) begin
             ps_state[{w_ch, ps_slot}] <= 2'd1;
-            ps_len[{w_ch, ps_slot}] <= s_wdata[8:0];
+            ps_len[{w_ch, ps_slot}] <= s_wdata{{ c.bits.pkt_len }};
             ps_dest[{w_ch, ps_slot}] <= pkt_dest[w_ch];
             ps_pdid[{w_ch, ps_slot}] <= ch_pdid[w_ch];
             pq_mem[{w_ch, pq_tail[w_ch]}] <= ps_slot;

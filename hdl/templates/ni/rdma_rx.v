@@ -53,7 +53,7 @@ reg [31:0] rx_packets;
 reg [31:0] rx_rejected;
 reg [31:0] rx_hdrc;
 reg [31:0] rx_bytes;
-reg [31:0] rej_cnt [0:15];
+reg [31:0] rej_cnt [0:{{ rejn - 1 }}];
 // Error queue: {vaddr, size, pdid, src, txid, ptype, footer_ok, header_ok, reason}.
 {{ eq_queue }}
 // Completion queue: {pdid, peer, txid, reason, status, kind}.
@@ -66,7 +66,7 @@ reg [31:0] rej_cnt [0:15];
 (* ram_style = "distributed" *)
 reg [127:0] mb_mem [0:{{ mbwnm1 }}];
 (* ram_style = "distributed" *)
-reg [46:0] mb_meta [0:{{ mbnm1 }}];
+reg [{{ r.mb.width() - 1 }}:0] mb_meta [0:{{ mbnm1 }}];
 {{ mb_ptrs }}
 reg  [4:0] mb_k;
 reg        mb_cp;
@@ -101,7 +101,7 @@ reg        rd_full;
 reg [{{ k.pdm1 }}:0] tk_h;
 reg [{{ k.pdm1 }}:0] tk_f1;
 reg        w_land;
-reg [126:0] lq_rd;
+reg [{{ r.lq.width() - 1 }}:0] lq_rd;
 reg        lp_post;
 always @(*) begin
     mb_full = (mb_count == {{ mbw }}'d{{ k.mbd }});
@@ -117,7 +117,7 @@ always @(*) begin
     // The oldest write in flight lands (B); what it posts.
     w_land = m_bvalid && (lq_count != 4'd0);
     lq_rd = lq_mem[lq_head];
-    lp_post = w_land && (lq_rd[126] || lq_rd[65]);
+    lp_post = w_land && (lq_rd{{ r.lq.at("cq_v") }} || lq_rd{{ r.lq.at("rq_v") }});
 end
 
 // Message-slot lookup of a MailboxAck / MailboxNack: txid = c * pkt_slots + slot.
@@ -130,8 +130,8 @@ always @(*) begin
     k_ok = 1'b0;
     k_c = {{ k.cw }}'d0;
     k_t = 14'd0;
-{%- for c in 0..k.c %}
-    if ({% if c > 0 %}(footer_unpack$txid >= 14'd{{ c * k.s }}) && {% endif %}(footer_unpack$txid < 14'd{{ (c + 1) * k.s }})) begin k_ok = 1'b1; k_c = {{ k.cw }}'d{{ c }}; k_t = footer_unpack$txid - 14'd{{ c * k.s }}; end
+{%- for ch in 0..k.c %}
+    if ({% if ch > 0 %}(footer_unpack$txid >= 14'd{{ ch * k.s }}) && {% endif %}(footer_unpack$txid < 14'd{{ (ch + 1) * k.s }})) begin k_ok = 1'b1; k_c = {{ k.cw }}'d{{ ch }}; k_t = footer_unpack$txid - 14'd{{ ch * k.s }}; end
 {%- endfor %}
     k_idx = {k_c, k_t[{{ k.sam1 }}:0]};
     // Not while the message is still being sent: no receiver answers a
@@ -191,11 +191,11 @@ reg        x_write;
 reg        x_defer;
 reg  [4:0] x_rq_pt;
 reg  [7:0] x_rq_fl;
-reg [64:0] x_rq_ent;
+reg [{{ r.rq.width() - 1 }}:0] x_rq_ent;
 reg  [1:0] x_cq_kind;
 reg  [1:0] x_cq_st;
 reg  [3:0] x_cq_rs;
-reg [59:0] x_cq_ent;
+reg [{{ r.cq.width() - 1 }}:0] x_cq_ent;
 reg        ak_fire;
 reg        ak_retry;
 reg        ak_deny;
@@ -204,30 +204,30 @@ always @(*) begin
     x_wc_ok = ({ {{- rxnpad }}rx_n} == x_pw + 11'd2);
     x_pt = header_unpack$ptype;
     // The type's message class: control responses are class 1.
-    x_tcls = (x_pt >= 5'h11) && (x_pt <= 5'h15);
-    x_data = (x_pt == 5'h01) || (x_pt == 5'h10);
+    x_tcls = (x_pt >= {{ c.pt.class1_lo.h() }}) && (x_pt <= {{ c.pt.class1_hi.h() }});
+    x_data = (x_pt == {{ c.pt.rdma_write.h() }}) || (x_pt == {{ c.pt.rdma_read_resp.h() }});
     x_single = footer_unpack$first && footer_unpack$last && (footer_unpack$seq == 14'd0);
     x_pmod = { {{- pmodpad }}header_unpack$vaddr[{{ k.pam1 }}:0]} + {1'b0, header_unpack$size[8:0]};
     x_fmt = 1'b0;
     case (x_pt)
-        5'h01, 5'h10: x_fmt = (header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.p }})
+        {{ c.pt.rdma_write.h() }}, {{ c.pt.rdma_read_resp.h() }}: x_fmt = (header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.p }})
                               || (x_pmod > 10'd{{ k.p }});
-        5'h02: x_fmt = !x_single || (header_unpack$size != 14'd16) || (x_p1[127:96] != 32'd0)
-                       || (x_p1[95:64] == 32'd0) || (x_rqend > 65'h400_0000_0000);
-        5'h03: x_fmt = !x_single || (header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.mb }});
-        5'h11: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd2);
-        5'h13: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags == 8'd0)
-                       || (footer_unpack$flags > 8'd12);
-        5'h14: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags != 8'd0);
-        5'h15: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > 8'd11);
+        {{ c.pt.rdma_read_req.h() }}: x_fmt = !x_single || (header_unpack$size != {{ c.size.read_req_size }}) || (x_p1{{ c.bits.rr_zero }} != 32'd0)
+                       || (x_p1{{ c.bits.rr_len }} == 32'd0) || (x_rqend > {{ c.size.vaddr_end65.hg() }});
+        {{ c.pt.mailbox.h() }}: x_fmt = !x_single || (header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.mb }});
+        {{ c.pt.rdma_completion.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > {{ c.fl.completion_max }});
+        {{ c.pt.nack.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags == 8'd0)
+                       || (footer_unpack$flags > {{ c.fl.read_busy }});
+        {{ c.pt.mailbox_ack.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags != {{ c.fl.ack }});
+        {{ c.pt.mailbox_nack.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > {{ c.fl.max_reason }});
         default: x_fmt = 1'b0;
     endcase
     x_p1 = p1_q;
-    x_rqend = {1'b0, x_p1[63:0]} + {33'd0, x_p1[95:64]};
+    x_rqend = {1'b0, x_p1{{ c.bits.rr_land }}} + {33'd0, x_p1{{ c.bits.rr_len }}};
     // The range the protection check covers: a data packet's bytes, or the
     // bytes a read request asks for.
-    x_prot = x_data || (x_pt == 5'h02);
-    x_end = {2'd0, header_unpack$vaddr} + ((x_pt == 5'h02) ? {12'd0, x_p1[95:64]} : {30'd0, header_unpack$size});
+    x_prot = x_data || (x_pt == {{ c.pt.rdma_read_req.h() }});
+    x_end = {2'd0, header_unpack$vaddr} + ((x_pt == {{ c.pt.rdma_read_req.h() }}) ? {12'd0, x_p1{{ c.bits.rr_len }}} : {30'd0, header_unpack$size});
     x_range_ok = (x_end <= 44'h{{ lim }});
     x_hold = 1'b0;
     x_pd = 1'b0;
@@ -242,41 +242,41 @@ always @(*) begin
     x_hok = 1'b0;
     x_fok = 1'b0;
     x_reason = 4'd0;
-    if (rx_n < {{ rxa1 }}'d2) x_reason = 4'd4;
-    else if (header_unpack$double_err) begin x_reason = 4'd1; x_fok = footer_unpack$crc8_ok; end
-    else if (!header_unpack$ptype_known) begin x_reason = 4'd2; x_fok = footer_unpack$crc8_ok; end
+    if (rx_n < {{ rxa1 }}'d2) x_reason = {{ c.rej.format }};
+    else if (header_unpack$double_err) begin x_reason = {{ c.rej.header_ecc }}; x_fok = footer_unpack$crc8_ok; end
+    else if (!header_unpack$ptype_known) begin x_reason = {{ c.rej.header_type }}; x_fok = footer_unpack$crc8_ok; end
     else begin
         x_hok = 1'b1;
         x_fok = footer_unpack$crc8_ok;
-        if (!footer_unpack$crc8_ok) x_reason = 4'd3;
-        else if (!x_wc_ok) x_reason = 4'd4;
-        else if (header_unpack$dest != node) x_reason = 4'd5;
-        else if (x_tcls != rx_cls) x_reason = 4'd11;
-        else if (rx_crc != footer_unpack$payload_crc) x_reason = 4'd6;
-        else if ((x_pt == 5'h04) || (x_pt == 5'h12)) x_reason = 4'd10;
-        else if (x_fmt) x_reason = 4'd4;
-        else if (x_prot && !x_range_ok) x_reason = 4'd7;
-        else if (x_prot && !x_hold) x_reason = 4'd7;
-        else if (x_prot && !x_pd) x_reason = 4'd8;
-        else if ((x_pt == 5'h03) && !mbox_q[16] && (mbox_q[15:0] != header_unpack$pdid)) x_reason = 4'd8;
-        else if (((x_pt == 5'h14) || (x_pt == 5'h15)) && !x_await) x_reason = 4'd9;
+        if (!footer_unpack$crc8_ok) x_reason = {{ c.rej.footer_crc }};
+        else if (!x_wc_ok) x_reason = {{ c.rej.format }};
+        else if (header_unpack$dest != node) x_reason = {{ c.rej.misrouted }};
+        else if (x_tcls != rx_cls) x_reason = {{ c.rej.wrong_class }};
+        else if (rx_crc != footer_unpack$payload_crc) x_reason = {{ c.rej.payload_crc }};
+        else if ((x_pt == {{ c.pt.allreduce_fragment.h() }}) || (x_pt == {{ c.pt.ack.h() }})) x_reason = {{ c.rej.unsupported }};
+        else if (x_fmt) x_reason = {{ c.rej.format }};
+        else if (x_prot && !x_range_ok) x_reason = {{ c.rej.window }};
+        else if (x_prot && !x_hold) x_reason = {{ c.rej.window }};
+        else if (x_prot && !x_pd) x_reason = {{ c.rej.pdid }};
+        else if ((x_pt == {{ c.pt.mailbox.h() }}) && !mbox_q{{ c.bits.mbox_open }} && (mbox_q{{ c.bits.mbox_pdid }} != header_unpack$pdid)) x_reason = {{ c.rej.pdid }};
+        else if (((x_pt == {{ c.pt.mailbox_ack.h() }}) || (x_pt == {{ c.pt.mailbox_nack.h() }})) && !x_await) x_reason = {{ c.rej.stale }};
     end
     x_accept = (x_reason == 4'd0);
-    x_mb = (x_pt == 5'h03);
-    x_ack = (x_pt == 5'h14) || (x_pt == 5'h15);
+    x_mb = (x_pt == {{ c.pt.mailbox.h() }});
+    x_ack = (x_pt == {{ c.pt.mailbox_ack.h() }}) || (x_pt == {{ c.pt.mailbox_nack.h() }});
     x_last = footer_unpack$last;
     x_tkhit = (tk_h != {{ k.pd }}'d0);
     // Completion status: the mark is cleared first when first = 1.
-    x_st = (x_data && !footer_unpack$first && x_tkhit) ? 2'd1 : (trk_lost ? 2'd2 : 2'd0);
+    x_st = (x_data && !footer_unpack$first && x_tkhit) ? {{ c.cq.packet_rejected }} : (trk_lost ? {{ c.cq.untracked }} : {{ c.cq.ok }});
     // What the packet needs before it may be consumed (else Busy).
-    x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != 4'd5) && (x_reason != 4'd11)
-                && (x_mb || (x_pt == 5'h02));
-    x_need_cq = x_accept && ((x_data && x_last) || (x_pt == 5'h11) || (x_pt == 5'h13));
+    x_rsp_rej = !x_accept && x_hok && x_fok && (x_reason != {{ c.rej.misrouted }}) && (x_reason != {{ c.rej.wrong_class }})
+                && (x_mb || (x_pt == {{ c.pt.rdma_read_req.h() }}));
+    x_need_cq = x_accept && ((x_data && x_last) || (x_pt == {{ c.pt.rdma_completion.h() }}) || (x_pt == {{ c.pt.nack.h() }}));
     // A read request finding the read queue full is answered
     // Nack(READ_BUSY = 12) instead of waiting (class 0 never waits for it).
-    x_rdbusy = x_accept && (x_pt == 5'h02) && rd_full;
+    x_rdbusy = x_accept && (x_pt == {{ c.pt.rdma_read_req.h() }}) && rd_full;
     x_need_rq = x_rsp_rej || x_rdbusy || (x_accept && ((x_data && x_last && footer_unpack$notify) || x_mb));
-    x_need_rd = x_accept && (x_pt == 5'h02) && !rd_full;
+    x_need_rd = x_accept && (x_pt == {{ c.pt.rdma_read_req.h() }}) && !rd_full;
     x_full = (x_need_cq && cq_full) || (x_need_rq && rq_full);
     // A message the mailbox takes is copied into its tail slot first.
     x_cp = (rx_st == 3'd2) && x_accept && x_mb && !mb_full && !mb_cp;
@@ -295,27 +295,27 @@ always @(*) begin
     x_defer = x_write;
     // The response it causes, and the completion it posts.
     if (!x_accept) begin
-        x_rq_pt = x_mb ? 5'h15 : 5'h13;
+        x_rq_pt = x_mb ? {{ c.pt.mailbox_nack.h() }} : {{ c.pt.nack.h() }};
         x_rq_fl = {4'd0, x_reason};
     end else if (x_mb) begin
-        x_rq_pt = mb_full ? 5'h15 : 5'h14;
-        x_rq_fl = 8'd0;
+        x_rq_pt = mb_full ? {{ c.pt.mailbox_nack.h() }} : {{ c.pt.mailbox_ack.h() }};
+        x_rq_fl = {{ c.fl.ack }};
     end else if (x_rdbusy) begin
-        x_rq_pt = 5'h13;
-        x_rq_fl = 8'd12;
+        x_rq_pt = {{ c.pt.nack.h() }};
+        x_rq_fl = {{ c.fl.read_busy }};
     end else begin
-        x_rq_pt = 5'h11;
+        x_rq_pt = {{ c.pt.rdma_completion.h() }};
         x_rq_fl = {6'd0, x_st};
     end
     x_rq_ent = {x_rq_fl, footer_unpack$txid, header_unpack$pdid, footer_unpack$src, x_rq_pt};
-    x_cq_kind = (x_pt == 5'h01) ? 2'd1 : ((x_pt == 5'h11) ? 2'd3 : 2'd2);
-    x_cq_st = (x_pt == 5'h11) ? footer_unpack$flags[1:0] : ((x_pt == 5'h13) ? 2'd3 : x_st);
-    x_cq_rs = (x_pt == 5'h13) ? footer_unpack$flags[3:0] : 4'd0;
+    x_cq_kind = (x_pt == {{ c.pt.rdma_write.h() }}) ? {{ c.cq.write_in }} : ((x_pt == {{ c.pt.rdma_completion.h() }}) ? {{ c.cq.notify }} : {{ c.cq.read_done }});
+    x_cq_st = (x_pt == {{ c.pt.rdma_completion.h() }}) ? footer_unpack$flags[1:0] : ((x_pt == {{ c.pt.nack.h() }}) ? {{ c.cq.remote_denied }} : x_st);
+    x_cq_rs = (x_pt == {{ c.pt.nack.h() }}) ? footer_unpack$flags[3:0] : 4'd0;
     x_cq_ent = {header_unpack$pdid, footer_unpack$src, footer_unpack$txid, x_cq_rs, x_cq_st, x_cq_kind};
     // An acknowledgement of one of this node's messages.
     ak_fire = x_commit && x_accept && x_ack;
-    ak_retry = (x_pt == 5'h15) && ((footer_unpack$flags == 8'd0) || (footer_unpack$flags == 8'd6));
-    ak_deny = (x_pt == 5'h15) && !ak_retry;
+    ak_retry = (x_pt == {{ c.pt.mailbox_nack.h() }}) && ((footer_unpack$flags == {{ c.fl.full }}) || (footer_unpack$flags == {{ c.fl.payload_crc }}));
+    ak_deny = (x_pt == {{ c.pt.mailbox_nack.h() }}) && !ak_retry;
 end
 
 // Completion, response and mailbox queues: pushes at the decision (a data
@@ -334,12 +334,12 @@ reg        rq_pop;
 reg        mb_push;
 reg        mb_pop;
 reg        rd_push;
-reg [59:0] cq_rd;
+reg [{{ r.cq.width() - 1 }}:0] cq_rd;
 reg [31:0] cq_w0;
 reg [31:0] cq_w1;
 reg [31:0] cq_w2;
-reg [64:0] rq_rd;
-reg [46:0] mb_hm;
+reg [{{ r.rq.width() - 1 }}:0] rq_rd;
+reg [{{ r.mb.width() - 1 }}:0] mb_hm;
 reg  [8:0] mb_hlen;
 reg [127:0] mb_rw;
 reg [31:0] mb_rs;
@@ -350,8 +350,8 @@ always @(*) begin
     rq_wr = x_commit && x_need_rq && !x_defer;
     lq_push = x_write;
     lq_pop = w_land;
-    lp_cq = w_land && lq_rd[126];
-    lp_rq = w_land && lq_rd[65];
+    lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};
+    lp_rq = w_land && lq_rd{{ r.lq.at("rq_v") }};
     cq_push = cq_wr || lp_cq;
     rq_push = rq_wr || lp_rq;
     mb_push = x_commit && x_accept && x_mb && !mb_full;
@@ -359,14 +359,14 @@ always @(*) begin
     mb_pop = wr_fire && a_mbpop && ((mb_count != {{ mbw }}'d0) || mb_push);
     rq_pop = rsp_go;
     rd_push = x_commit && x_need_rd;
-    cq_rd = (cq_count == {{ cqw }}'d0) ? 60'd0 : cq_mem[cq_head];
-    cq_w0 = {2'd0, cq_rd[21:8], 4'd0, cq_rd[7:4], 2'd0, cq_rd[3:2], 2'd0, cq_rd[1:0]};
-    cq_w1 = {10'd0, cq_rd[43:22]};
-    cq_w2 = {16'd0, cq_rd[59:44]};
+    cq_rd = (cq_count == {{ cqw }}'d0) ? {{ r.cq.width() }}'d0 : cq_mem[cq_head];
+    cq_w0 = { {{- cq_w[0] }}};
+    cq_w1 = { {{- cq_w[1] }}};
+    cq_w2 = { {{- cq_w[2] }}};
     rq_rd = rq_mem[rq_head];
     // MB_DATA[i] of the head message, i = s_araddr[7:2]; bytes past MB_LEN read 0.
-    mb_hm = (mb_count == {{ mbw }}'d0) ? 47'd0 : mb_meta[mb_head];
-    mb_hlen = mb_hm[46:38];
+    mb_hm = (mb_count == {{ mbw }}'d0) ? {{ r.mb.width() }}'d0 : mb_meta[mb_head];
+    mb_hlen = mb_hm{{ r.mb.at("len") }};
     mb_rw = mb_mem[{mb_head, s_araddr[{{ mbwap3 }}:4]}];
     case (s_araddr[3:2])
         2'd0: mb_rs = mb_rw[31:0];
@@ -380,12 +380,12 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
-    else if (lp_cq) cq_mem[cq_tail] <= lq_rd[125:66];
+    else if (lp_cq) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
-    else if (lp_rq) rq_mem[rq_tail] <= lq_rd[64:0];
+    else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
     if (lq_push) lq_mem[lq_tail] <= {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
-                                     x_p1[95:64], x_p1[41:0], header_unpack$vaddr};
+                                     x_p1{{ c.bits.rr_len }}, x_p1{{ c.bits.rr_land.low(r.rd.at("land").width) }}, header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
 end
 always @(posedge clock) begin
@@ -450,10 +450,10 @@ always @(posedge clock) begin
         if (ak_fire && ak_retry) mb_retry <= mb_retry + 32'd1;
         if (ak_fire && ak_deny) mb_denied <= mb_denied + 32'd1;
         if (wr_fire && a_status) begin
-            if (s_wdata[0]) st_rxerr <= 1'b0;
-            if (s_wdata[1]) st_eqovf <= 1'b0;
-            if (s_wdata[2]) trk_lost <= 1'b0;
-            if (s_wdata[3]) st_hdrc <= 1'b0;
+            if (s_wdata{{ c.bits.st_rx_error }}) st_rxerr <= 1'b0;
+            if (s_wdata{{ c.bits.st_errq_overflow }}) st_eqovf <= 1'b0;
+            if (s_wdata{{ c.bits.st_track_lost }}) trk_lost <= 1'b0;
+            if (s_wdata{{ c.bits.st_hdr_corrected }}) st_hdrc <= 1'b0;
         end
     end
 end
@@ -462,8 +462,8 @@ end
 // after the push of the same cycle (the golden order: receive, then write).
 reg        eq_push;
 reg        eq_pop;
-reg [118:0] eq_ent;
-reg [118:0] eq_rd;
+reg [{{ r.eq.width() - 1 }}:0] eq_ent;
+reg [{{ r.eq.width() - 1 }}:0] eq_rd;
 reg [31:0] eq_w0;
 reg [31:0] eq_w1;
 reg [31:0] eq_w2;
@@ -476,12 +476,12 @@ always @(*) begin
               x_hok ? header_unpack$pdid : 16'd0, x_fok ? footer_unpack$src : 22'd0,
               x_fok ? footer_unpack$txid : 14'd0, x_hok ? header_unpack$ptype : 5'd0,
               x_fok, x_hok, x_reason};
-    eq_rd = (eq_count == {{ eqw }}'d0) ? 119'd0 : eq_mem[eq_head];
-    eq_w0 = {2'd0, eq_rd[24:11], 3'd0, eq_rd[10:6], 2'd0, eq_rd[5:0]};
-    eq_w1 = {10'd0, eq_rd[46:25]};
-    eq_w2 = {2'd0, eq_rd[76:63], eq_rd[62:47]};
-    eq_w3 = eq_rd[108:77];
-    eq_w4 = {22'd0, eq_rd[118:109]};
+    eq_rd = (eq_count == {{ eqw }}'d0) ? {{ r.eq.width() }}'d0 : eq_mem[eq_head];
+    eq_w0 = { {{- eq_w[0] }}};
+    eq_w1 = { {{- eq_w[1] }}};
+    eq_w2 = { {{- eq_w[2] }}};
+    eq_w3 = {{ eq_w[3] }};
+    eq_w4 = { {{- eq_w[4] }}};
 end
 always @(posedge clock) begin
     if (eq_push) eq_mem[eq_tail] <= eq_ent;
@@ -628,8 +628,8 @@ always @(posedge clock) begin
 {{ pm_reset }}
 {{ pn_reset }}
 {{ lq_reset }}
-{%- for r in 0..16 %}
-        rej_cnt[{{ r }}] <= 32'd0;
+{%- for i in 0..rejn %}
+        rej_cnt[{{ i }}] <= 32'd0;
 {%- endfor %}
     end else begin
 {{ pm_update }}

@@ -69,19 +69,19 @@ always @(*) begin
 {{ b_unpack }}
 end
 always @(*) begin
-{%- for c in 0..k.c %}
-    rdy[{{ c }}] = (pq_count[{{ k.cw }}'d{{ c }}] != {{ k.sa + 1 }}'d0) || (dq_count[{{ k.cw }}'d{{ c }}] != {{ k.dqa + 1 }}'d0);
+{%- for ch in 0..k.c %}
+    rdy[{{ ch }}] = (pq_count[{{ k.cw }}'d{{ ch }}] != {{ k.sa + 1 }}'d0) || (dq_count[{{ k.cw }}'d{{ ch }}] != {{ k.dqa + 1 }}'d0);
 {%- endfor %}
     hi_v = 1'b0;
     lo_v = 1'b0;
     hi_c = {{ k.cw }}'d0;
     lo_c = {{ k.cw }}'d0;
 {#- The first ready channel at or after the pointer (hi), else the first ready one (lo): scanned from the top so the lowest wins. #}
-{%- for c in (0..k.c).rev() %}
-    if (rdy[{{ c }}] && {% if c == 0 %}(rr == {{ k.cw }}'d{{ c }}){% else if c == k.nc - 1 %}1'b1{% else %}(rr <= {{ k.cw }}'d{{ c }}){% endif %}) begin hi_v = 1'b1; hi_c = {{ k.cw }}'d{{ c }}; end
+{%- for ch in (0..k.c).rev() %}
+    if (rdy[{{ ch }}] && {% if ch == 0 %}(rr == {{ k.cw }}'d{{ ch }}){% else if ch == k.nc - 1 %}1'b1{% else %}(rr <= {{ k.cw }}'d{{ ch }}){% endif %}) begin hi_v = 1'b1; hi_c = {{ k.cw }}'d{{ ch }}; end
 {%- endfor %}
-{%- for c in (0..k.c).rev() %}
-    if (rdy[{{ c }}]) begin lo_v = 1'b1; lo_c = {{ k.cw }}'d{{ c }}; end
+{%- for ch in (0..k.c).rev() %}
+    if (rdy[{{ ch }}]) begin lo_v = 1'b1; lo_c = {{ k.cw }}'d{{ ch }}; end
 {%- endfor %}
     pick_rd = (rd_count != {{ rdw }}'d0);
     pick_c = hi_v ? hi_c : lo_c;
@@ -95,7 +95,7 @@ always @(*) begin
 end
 
 // Load: the picked channel's next packet.
-reg [169:0] dq_rd;
+reg [{{ r.dq.width() - 1 }}:0] dq_rd;
 reg [41:0] d_laddr;
 reg [41:0] d_raddr;
 reg [31:0] d_len;
@@ -104,7 +104,7 @@ reg        d_op;
 reg        d_notify;
 reg [13:0] d_txid;
 reg [15:0] d_pdid;
-reg [168:0] rd_e;
+reg [{{ r.rd.width() - 1 }}:0] rd_e;
 reg        l_act;
 reg [{{ k.abm1 }}:0] l_src;
 reg [41:0] l_land;
@@ -125,21 +125,21 @@ reg        rd_pop;
 reg        pq_pop;
 always @(*) begin
     dq_rd = dq_mem[{e_c, dq_head[e_c]}];
-    d_laddr = dq_rd[41:0];
-    d_raddr = dq_rd[83:42];
-    d_len = dq_rd[115:84];
-    d_dest = dq_rd[137:116];
-    d_op = dq_rd[138];
-    d_notify = dq_rd[139];
-    d_txid = dq_rd[153:140];
-    d_pdid = dq_rd[169:154];
+    d_laddr = dq_rd{{ r.dq.at("laddr") }};
+    d_raddr = dq_rd{{ r.dq.at("raddr") }};
+    d_len = dq_rd{{ r.dq.at("len") }};
+    d_dest = dq_rd{{ r.dq.at("dest") }};
+    d_op = dq_rd{{ r.dq.at("op") }};
+    d_notify = dq_rd{{ r.dq.at("notify") }};
+    d_txid = dq_rd{{ r.dq.at("txid") }};
+    d_pdid = dq_rd{{ r.dq.at("pdid") }};
     rd_e = rd_mem[rd_head];
     // A read response streams like a write, from the read queue's head.
     if (e_rd) begin
         l_act = rs_act;
-        l_src = rs_act ? rs_src : rd_e[{{ k.abm1 }}:0];
-        l_land = rs_act ? rs_land : rd_e[83:42];
-        l_rem = rs_act ? rs_rem : rd_e[115:84];
+        l_src = rs_act ? rs_src : rd_e{{ r.rd.at("src").low(k.ab) }};
+        l_land = rs_act ? rs_land : rd_e{{ r.rd.at("land") }};
+        l_rem = rs_act ? rs_rem : rd_e{{ r.rd.at("len") }};
         l_seq = rs_act ? rs_seq : 14'd0;
     end else begin
         l_act = act[e_c];
@@ -155,7 +155,7 @@ always @(*) begin
     l_beats = l_btmp[8:4];
     l_topage = 9'd256 - {1'b0, l_src[11:4]};
     l_split = ({4'd0, l_beats} > l_topage);
-    l_size = e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? 9'd16 : l_n);
+    l_size = e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? {{ c.size.read_req }} : l_n);
     l_wtmp = l_size + 9'd15;
     // A packet whose payload is read from memory (write, read response).
     l_data = !e_msg && (e_rd || !d_op);
@@ -167,8 +167,8 @@ end
 reg [13:0] msg_base;
 always @(*) begin
     case (e_c)
-{%- for c in 0..k.c %}
-        {{ k.cw }}'d{{ c }}: msg_base = 14'd{{ c * k.s }};
+{%- for ch in 0..k.c %}
+        {{ k.cw }}'d{{ ch }}: msg_base = 14'd{{ ch * k.s }};
 {%- endfor %}
         default: msg_base = 14'd0;
     endcase
@@ -276,7 +276,7 @@ always @(*) begin
         end
         2'd1: begin
             prod_fire = prod_on && prod_room;
-            prod_word = {32'd0, b_rrlen, 22'd0, b_rrladdr};
+            prod_word = { {{- rr_word }}};
         end
         default: begin
             // From the FIFO; when it is empty, the realigner's word of this
@@ -329,9 +329,9 @@ always @(*) begin
     rsp_hdr$reserved = 3'd0;
     rsp_hdr$vaddr = 42'd0;
     rsp_hdr$size = 14'd0;
-    rsp_hdr$ptype = rq_rd[4:0];
-    rsp_hdr$dest = rq_rd[26:5];
-    rsp_hdr$pdid = rq_rd[42:27];
+    rsp_hdr$ptype = rq_rd{{ r.rq.at("ptype") }};
+    rsp_hdr$dest = rq_rd{{ r.rq.at("dest") }};
+    rsp_hdr$pdid = rq_rd{{ r.rq.at("pdid") }};
     rsp_hdr$vc = 5'd0;
     rsp_ftr$payload_crc = 32'd0;
     rsp_ftr$user = 12'd0;
@@ -340,9 +340,9 @@ always @(*) begin
     rsp_ftr$notify = 1'b0;
     rsp_ftr$last = 1'b1;
     rsp_ftr$first = 1'b1;
-    rsp_ftr$flags = rq_rd[64:57];
+    rsp_ftr$flags = rq_rd{{ r.rq.at("flags") }};
     rsp_ftr$src = node;
-    rsp_ftr$txid = rq_rd[56:43];
+    rsp_ftr$txid = rq_rd{{ r.rq.at("txid") }};
 end
 
 always @(*) begin
@@ -367,8 +367,8 @@ always @(posedge clock) begin
         rs_act <= 1'b0;
         tx_packets <= 32'd0;
         tx_bytes <= 32'd0;
-{%- for c in 0..k.nc %}
-        act[{{ k.cw }}'d{{ c }}] <= 1'b0;
+{%- for ch in 0..k.nc %}
+        act[{{ k.cw }}'d{{ ch }}] <= 1'b0;
 {%- endfor %}
     end else begin
         f_load <= pick_now;
@@ -389,7 +389,7 @@ always @(posedge clock) begin
             tx_bytes <= tx_bytes + {23'd0, l_size};
             if (e_msg) begin
                 e_kind <= 2'd2;
-                e_ptype <= 5'd3;
+                e_ptype <= {{ c.pt.mailbox }};
                 e_vaddr <= 42'd0;
                 e_dest <= ps_dest[{e_c, pq_slot}];
                 e_pdid <= ps_pdid[{e_c, pq_slot}];
@@ -401,7 +401,7 @@ always @(posedge clock) begin
                 e_slot <= pq_slot;
             end else if (d_op && !e_rd) begin
                 e_kind <= 2'd1;
-                e_ptype <= 5'd2;
+                e_ptype <= {{ c.pt.rdma_read_req }};
                 e_vaddr <= d_raddr;
                 e_dest <= d_dest;
                 e_pdid <= d_pdid;
@@ -414,15 +414,15 @@ always @(posedge clock) begin
                 e_rrladdr <= d_laddr;
             end else begin
                 e_kind <= 2'd0;
-                e_ptype <= e_rd ? 5'h10 : 5'h01;
+                e_ptype <= e_rd ? {{ c.pt.rdma_read_resp.h() }} : {{ c.pt.rdma_write.h() }};
                 e_vaddr <= l_land;
-                e_dest <= e_rd ? rd_e[137:116] : d_dest;
-                e_pdid <= e_rd ? rd_e[153:138] : d_pdid;
+                e_dest <= e_rd ? rd_e{{ r.rd.at("requester") }} : d_dest;
+                e_pdid <= e_rd ? rd_e{{ r.rd.at("pdid") }} : d_pdid;
                 e_seq <= l_seq;
                 e_first <= !l_act;
                 e_last <= l_last;
-                e_notify <= e_rd ? rd_e[168] : d_notify;
-                e_txid <= e_rd ? rd_e[167:154] : d_txid;
+                e_notify <= e_rd ? rd_e{{ r.rd.at("notify") }} : d_notify;
+                e_txid <= e_rd ? rd_e{{ r.rd.at("txid") }} : d_txid;
                 if (e_rd) begin
                     rs_act <= !l_last;
                     rs_src <= l_src + { {{- src_pad }}l_n};
