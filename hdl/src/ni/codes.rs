@@ -110,7 +110,6 @@ impl fmt::Display for Lit {
 
 /// Packet type codes (`ptype`, [`PTYPE`] bits).
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Ptypes {
     pub rdma_write: Lit,
     pub rdma_read_req: Lit,
@@ -130,7 +129,6 @@ pub struct Ptypes {
 
 /// Reject reason codes ([`RejectReason`]) as the RTL's 4-bit reason.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Reasons {
     pub header_ecc: Lit,
     pub header_type: Lit,
@@ -165,7 +163,6 @@ pub struct Flags {
 
 /// Completion kinds and status, as the RTL's 2-bit entry fields.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Cq {
     pub write_in: Lit,
     pub read_done: Lit,
@@ -179,7 +176,6 @@ pub struct Cq {
 /// Channel error codes ([`ChError`]): the doorbell / PKT_SEND checks as
 /// 4-bit results, the others as 8-bit CH_ERR values.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct ChErrs {
     pub queue_full: Lit,
     pub bad_len: Lit,
@@ -194,7 +190,6 @@ pub struct ChErrs {
 /// Register pages (8-bit page numbers) and offsets (12-bit, 6-bit or
 /// 5-bit as the decode compares them), from `exanet_sim::ni::regs`.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Regs {
     pub node_page: Lit,
     pub cq_page: Lit,
@@ -279,7 +274,6 @@ pub struct Regs {
 /// Register bit fields, as slices of the written data (`s_wdata{{ b.x }}`)
 /// or of the registers that mirror them.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct RegBits {
     pub tx_enable: Bits,
     /// STATUS sticky bits (W1C).
@@ -322,10 +316,10 @@ pub struct RegBits {
 /// Sizes from the golden packet format.
 #[derive(Clone, Debug)]
 pub struct Sizes {
-    /// A read request's payload bytes ([`READ_REQ_BYTES`]) as a 9-bit
-    /// packet size and as a 14-bit header size.
+    /// A read request's payload bytes ([`READ_REQ_BYTES`]) as the
+    /// transmit side's 9-bit packet size.
     pub read_req: Lit,
-    /// The same, as a header `size`.
+    /// The same, as a 14-bit header `size`.
     pub read_req_size: Lit,
     /// `2^42` ([`VADDR`] bits): the end of the address space, as 43- and
     /// 65-bit sums compare it.

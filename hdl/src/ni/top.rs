@@ -130,7 +130,6 @@ pub const MAX_SLOT_BYTES: usize = 64 * 1024;
 /// index widths and their `- 1` / `+ 1` forms (`m1` / `w`), named as in
 /// the Verilog they size.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Keys {
     pub c: usize,
     pub cw: usize,
