@@ -13,45 +13,21 @@
 //! return in order (one ID); RREADY is driven by the realigner
 //! ([`super::rdma_tx`]).
 
-use super::top::Geometry;
+use super::top::{Geometry, Keys};
+use super::vgen::render;
 use anyhow::Result;
+use askama::Template;
 
-const BODY: &str = r#"
-// ===================== axi_master =====================
-reg        ar_v;
-reg        ar2_v;
-reg [@ABM1@:0] ar_addr;
-reg [@ABM1@:0] ar2_addr;
-reg  [7:0] ar_len;
-reg  [7:0] ar2_len;
-always @(posedge clock) begin
-    if (reset) begin
-        ar_v <= 1'b0;
-        ar2_v <= 1'b0;
-    end else if (eng_load && l_data) begin
-        ar_v <= 1'b1;
-        ar_addr <= {l_src[@ABM1@:4], 4'd0};
-        ar_len <= {3'd0, (l_split ? l_topage[4:0] : l_beats) - 5'd1};
-        ar2_v <= l_split;
-        ar2_addr <= {l_src[@ABM1@:12] + @AB12@'d1, 12'd0};
-        ar2_len <= {3'd0, l_beats - l_topage[4:0] - 5'd1};
-    end else if (ar_v && m_arready) begin
-        if (ar2_v) begin
-            ar_addr <= ar2_addr;
-            ar_len <= ar2_len;
-            ar2_v <= 1'b0;
-        end else ar_v <= 1'b0;
-    end
-end
-always @(*) begin
-    m_arvalid = ar_v;
-    m_araddr = @ARADDR@;
-    m_arlen = ar_len;
-    m_arsize = 3'd4;
-    m_arburst = 2'd1;
-    m_aruser = e_pdid;
-end
-"#;
+/// `templates/ni/axi_master.v`.
+#[derive(Template)]
+#[template(path = "ni/axi_master.v")]
+struct AxiMaster {
+    k: Keys,
+    /// `addr_bits - 12`: the page-number bits of an address.
+    ab12: usize,
+    /// `m_araddr`: `ar_addr` zero-extended to 42 bits.
+    araddr: String,
+}
 
 /// The Verilog of the AR channel.
 pub fn verilog(g: &Geometry) -> Result<String> {
@@ -61,5 +37,12 @@ pub fn verilog(g: &Geometry) -> Result<String> {
     } else {
         format!("{{{}'d0, ar_addr}}", 42 - ab)
     };
-    g.fill_with(BODY, &[("AB12", (ab - 12).to_string()), ("ARADDR", araddr)])
+    render(
+        &AxiMaster {
+            k: g.keys(),
+            ab12: ab - 12,
+            araddr,
+        },
+        "axi_master",
+    )
 }

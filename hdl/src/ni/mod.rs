@@ -45,8 +45,18 @@
 //! [`axil_regs`] (AXI4-Lite slave, register file, descriptor queues),
 //! [`packetizer`] (windows, message slots, send queues), [`rdma_tx`]
 //! (scheduler, segmentation, read-ahead, payload datapath, flit output and
-//! credits), [`axi_master`] (AR channel), [`rdma_rx`] (receive path); the
-//! shared text helpers (queues, packed records) are in [`vgen`]. Children are rust-hdl blocks: `HeaderPack`
+//! credits), [`axi_master`] (AR channel), [`rdma_rx`] (receive path). Each
+//! generator renders one askama template of Verilog, `hdl/templates/ni/<sub-block>.v`
+//! (configured by `hdl/askama.toml`: whitespace kept, no escaping), from the
+//! derived sizes ([`top::Keys`]) and its own fields; the shared text
+//! helpers (queues, packed records, register words) are in [`vgen`].
+//! Every number the RTL shares with the golden model — packet types,
+//! reject reasons, response flags, completion and channel error codes,
+//! register offsets and bit fields — reaches the templates from the golden
+//! definitions ([`codes`]), and the queue entries are laid out from the
+//! golden field widths ([`records`]); the test
+//! `codes::tests::codes_come_only_from_fields` fails on a literal code in a
+//! template. Children are rust-hdl blocks: `HeaderPack`
 //! (SECDED), `FooterPack` (CRC-8) and `Crc32` (payload CRC). Why generated
 //! Verilog and not rust-hdl glue between sub-blocks: rust-hdl emits one
 //! `always @(*)` per module, and the sub-blocks here exchange many signals
@@ -199,9 +209,11 @@
 
 pub mod axi_master;
 pub mod axil_regs;
+pub mod codes;
 pub mod packetizer;
 pub mod rdma_rx;
 pub mod rdma_tx;
+pub mod records;
 pub mod top;
 pub mod vgen;
 

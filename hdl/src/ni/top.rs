@@ -1,6 +1,8 @@
 //! The NI top block: ports, children, parameters, and assembly of the
 //! generated body from the sub-block generators (see the `ni` module doc).
 
+use super::codes::Codes;
+use super::records::Records;
 use crate::common::crc32::Crc32;
 use crate::emit::{emit, Emitted};
 use crate::packet::footer::{FooterPack, FooterUnpack};
@@ -52,7 +54,8 @@ pub fn clog2(n: usize) -> usize {
     (n.max(2).next_power_of_two().trailing_zeros() as usize).max(1)
 }
 
-/// Widths and sizes derived from the parameters, and the template keys.
+/// Widths and sizes derived from the parameters (the templates' numbers:
+/// [`Geometry::keys`]).
 #[derive(Clone, Debug)]
 pub struct Geometry {
     /// Parameters.
@@ -122,6 +125,70 @@ pub fn rx_class1_flits(max_payload_bytes: usize) -> usize {
 /// Register-file size limits of the phase-1 RTL (message slot bytes are
 /// registers: `channels · pkt_slots · mailbox_msg_bytes` bytes).
 pub const MAX_SLOT_BYTES: usize = 64 * 1024;
+
+/// The derived numbers the NI templates use (`{{ k.name }}`): sizes,
+/// index widths and their `- 1` / `+ 1` forms (`m1` / `w`), named as in
+/// the Verilog they size.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub c: usize,
+    pub cw: usize,
+    pub cwm1: usize,
+    pub nc: usize,
+    pub ncm1: usize,
+    pub dqa: usize,
+    pub dqam1: usize,
+    pub dqd: usize,
+    pub dqw: usize,
+    pub dqwm1: usize,
+    pub s: usize,
+    pub sa: usize,
+    pub sam1: usize,
+    pub sw: usize,
+    pub swm1: usize,
+    pub mw: usize,
+    pub mwa: usize,
+    pub mwam1: usize,
+    pub mb: usize,
+    pub win: usize,
+    pub wa: usize,
+    pub wam1: usize,
+    pub ab: usize,
+    pub abm1: usize,
+    pub p: usize,
+    pub pa: usize,
+    pub pam1: usize,
+    pub buf: usize,
+    pub crw: usize,
+    pub crwm1: usize,
+    pub vc: usize,
+    pub rvc: usize,
+    pub vpc: usize,
+    pub mba: usize,
+    pub mbam1: usize,
+    pub mbd: usize,
+    pub mbdm1: usize,
+    pub mb16: usize,
+    pub mb16m1: usize,
+    pub mbwa: usize,
+    pub mbwam1: usize,
+    pub cqa: usize,
+    pub cqam1: usize,
+    pub cqd: usize,
+    pub cqdm1: usize,
+    pub rqa: usize,
+    pub rqam1: usize,
+    pub rqd: usize,
+    pub rqdm1: usize,
+    pub rda: usize,
+    pub rdam1: usize,
+    pub rdw: usize,
+    pub rdd: usize,
+    pub rddm1: usize,
+    pub rdnm1: usize,
+    pub pd: usize,
+    pub pdm1: usize,
+}
 
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
@@ -195,105 +262,68 @@ impl Geometry {
         })
     }
 
-    /// Template keys and values (`@KEY@` in the generators' text).
-    fn keys(&self) -> Vec<(&'static str, String)> {
+    /// The numbers the templates use.
+    pub fn keys(&self) -> Keys {
         let n = &self.p.ni;
-        vec![
-            ("C", self.c.to_string()),
-            ("CW", self.cw.to_string()),
-            ("CWM1", (self.cw - 1).to_string()),
-            ("NC", (1usize << self.cw).to_string()),
-            ("NCM1", ((1usize << self.cw) - 1).to_string()),
-            ("DQA", self.dqa.to_string()),
-            ("DQAM1", (self.dqa - 1).to_string()),
-            ("DQD", n.desc_queue_depth.to_string()),
-            ("DQW", (self.dqa + 1).to_string()),
-            ("DQWM1", self.dqa.to_string()),
-            ("S", self.s.to_string()),
-            ("SA", self.sa.to_string()),
-            ("SAM1", (self.sa - 1).to_string()),
-            ("SW", (self.sa + 1).to_string()),
-            ("SWM1", self.sa.to_string()),
-            ("MW", self.mw.to_string()),
-            ("MWA", self.mwa.to_string()),
-            ("MWAM1", (self.mwa - 1).to_string()),
-            ("MB", n.mailbox_msg_bytes.to_string()),
-            ("WIN", self.win.to_string()),
-            ("WA", self.wa.to_string()),
-            ("WAM1", (self.wa - 1).to_string()),
-            ("AB", n.addr_bits.to_string()),
-            ("ABM1", (n.addr_bits - 1).to_string()),
-            ("P", n.max_payload_bytes.to_string()),
-            ("PA", self.pa.to_string()),
-            ("PAM1", (self.pa - 1).to_string()),
-            ("BUF", self.p.buffer_flits.to_string()),
-            ("CRW", self.crw.to_string()),
-            ("CRWM1", (self.crw - 1).to_string()),
-            ("VC", self.p.vc.to_string()),
-            ("RVC", self.p.resp_vc.to_string()),
-            ("VPC", self.p.vcs_per_class.to_string()),
-            ("MBA", self.mba.to_string()),
-            ("MBAM1", (self.mba - 1).to_string()),
-            ("MBD", n.mailbox_depth.to_string()),
-            ("MBDM1", (n.mailbox_depth - 1).to_string()),
-            ("MB16", self.mb16.to_string()),
-            ("MB16M1", (self.mb16 - 1).to_string()),
-            ("MBWA", self.mbwa.to_string()),
-            ("MBWAM1", (self.mbwa - 1).to_string()),
-            ("CQA", self.cqa.to_string()),
-            ("CQAM1", (self.cqa - 1).to_string()),
-            ("CQD", n.cq_depth.to_string()),
-            ("CQDM1", (n.cq_depth - 1).to_string()),
-            ("RQA", self.rqa.to_string()),
-            ("RQAM1", (self.rqa - 1).to_string()),
-            ("RQD", n.resp_queue_depth.to_string()),
-            ("RQDM1", (n.resp_queue_depth - 1).to_string()),
-            ("RDA", self.rda.to_string()),
-            ("RDAM1", (self.rda - 1).to_string()),
-            ("RDW", (self.rda + 1).to_string()),
-            ("RDD", n.read_queue_depth.to_string()),
-            ("RDDM1", (n.read_queue_depth - 1).to_string()),
-            ("RDNM1", ((1usize << self.rda) - 1).to_string()),
-            ("PD", n.poison_depth.to_string()),
-            ("PDM1", (n.poison_depth - 1).to_string()),
-        ]
-    }
-
-    /// Replace every `@KEY@` of `t`; an unknown key is an error (a
-    /// generator bug, reported with the key).
-    pub fn fill(&self, t: &str) -> Result<String> {
-        let mut s = t.to_string();
-        for (k, v) in self.keys() {
-            s = s.replace(&format!("@{k}@"), &v);
+        Keys {
+            c: self.c,
+            cw: self.cw,
+            cwm1: self.cw - 1,
+            nc: 1 << self.cw,
+            ncm1: (1 << self.cw) - 1,
+            dqa: self.dqa,
+            dqam1: self.dqa - 1,
+            dqd: n.desc_queue_depth,
+            dqw: self.dqa + 1,
+            dqwm1: self.dqa,
+            s: self.s,
+            sa: self.sa,
+            sam1: self.sa - 1,
+            sw: (self.sa + 1),
+            swm1: self.sa,
+            mw: self.mw,
+            mwa: self.mwa,
+            mwam1: self.mwa - 1,
+            mb: n.mailbox_msg_bytes,
+            win: self.win,
+            wa: self.wa,
+            wam1: self.wa - 1,
+            ab: n.addr_bits as usize,
+            abm1: n.addr_bits as usize - 1,
+            p: n.max_payload_bytes,
+            pa: self.pa,
+            pam1: self.pa - 1,
+            buf: self.p.buffer_flits,
+            crw: self.crw,
+            crwm1: self.crw - 1,
+            vc: self.p.vc,
+            rvc: self.p.resp_vc,
+            vpc: self.p.vcs_per_class,
+            mba: self.mba,
+            mbam1: self.mba - 1,
+            mbd: n.mailbox_depth,
+            mbdm1: n.mailbox_depth - 1,
+            mb16: self.mb16,
+            mb16m1: self.mb16 - 1,
+            mbwa: self.mbwa,
+            mbwam1: self.mbwa - 1,
+            cqa: self.cqa,
+            cqam1: self.cqa - 1,
+            cqd: n.cq_depth,
+            cqdm1: n.cq_depth - 1,
+            rqa: self.rqa,
+            rqam1: self.rqa - 1,
+            rqd: n.resp_queue_depth,
+            rqdm1: n.resp_queue_depth - 1,
+            rda: self.rda,
+            rdam1: self.rda - 1,
+            rdw: (self.rda + 1),
+            rdd: n.read_queue_depth,
+            rddm1: n.read_queue_depth - 1,
+            rdnm1: ((1usize << self.rda) - 1),
+            pd: n.poison_depth,
+            pdm1: n.poison_depth - 1,
         }
-        // A leftover `@KEY@` (upper-case letters and digits) is a generator
-        // bug; `@(` and `@ (` are Verilog event controls.
-        for (i, _) in s.match_indices('@') {
-            let rest = &s[i + 1..];
-            let key: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-                .collect();
-            if !key.is_empty() && rest[key.len()..].starts_with('@') {
-                bail!("NI generator: unknown template key `@{key}@`");
-            }
-        }
-        Ok(s)
-    }
-
-    /// [`Geometry::fill`] after replacing a generator's own keys (`(KEY,
-    /// value)`, without the `@`s).
-    pub fn fill_with(&self, t: &str, local: &[(&str, String)]) -> Result<String> {
-        let mut s = t.to_string();
-        for (k, v) in local {
-            s = s.replace(&format!("@{k}@"), v);
-        }
-        self.fill(&s)
-    }
-
-    /// The `(2^bits)`-entry index literal of `v`.
-    pub fn lit(bits: usize, v: usize) -> String {
-        format!("{bits}'d{v}")
     }
 }
 
@@ -494,15 +524,23 @@ ni_block! {
 impl Ni {
     /// The NI of `p`; errors name the unsupported key.
     pub fn new(p: &NiRtlParams) -> Result<Ni> {
-        let g = Geometry::new(p)?;
-        let mut body = String::new();
-        body.push_str(&super::axil_regs::verilog(&g)?);
-        body.push_str(&super::packetizer::verilog(&g)?);
-        body.push_str(&super::rdma_tx::verilog(&g)?);
-        body.push_str(&super::axi_master::verilog(&g)?);
-        body.push_str(&super::rdma_rx::verilog(&g)?);
-        Ni::assemble(body)
+        Ni::assemble(body(&Geometry::new(p)?, false)?)
     }
+}
+
+/// The generated body of the NI of `g`: the sub-block templates rendered
+/// with the golden model's numbers ([`Codes`], [`Records`]); `marked`
+/// renders every golden number as its name instead (the drift test).
+pub fn body(g: &Geometry, marked: bool) -> Result<String> {
+    let c = Codes::new(g, marked)?;
+    let r = Records::new(marked);
+    let mut body = String::new();
+    body.push_str(&super::axil_regs::verilog(g, &c, &r)?);
+    body.push_str(&super::packetizer::verilog(g, &c)?);
+    body.push_str(&super::rdma_tx::verilog(g, &c, &r)?);
+    body.push_str(&super::axi_master::verilog(g)?);
+    body.push_str(&super::rdma_rx::verilog(g, &c, &r)?);
+    Ok(body)
 }
 
 /// Connect a payload CRC child's inputs (driven by the body).

@@ -3,8 +3,46 @@
 //! completes "OK" when one of its packets did not land.
 
 use super::errors::RejectReason;
-use crate::packet::coords::Coords;
+use crate::packet::coords::{Coords, Field};
 use std::collections::VecDeque;
+
+// ---- register words of an entry ([`CqEntry::words`]) ----
+/// CQ_W0 \[3:0\]: the kind ([`CqKind`]).
+pub const CQ_W0_KIND: Field = Field {
+    name: "kind",
+    offset: 0,
+    width: 4,
+};
+/// CQ_W0 \[7:4\]: the status ([`CqStatus`]).
+pub const CQ_W0_STATUS: Field = Field {
+    name: "status",
+    offset: 4,
+    width: 4,
+};
+/// CQ_W0 \[11:8\]: the server's reject reason of a `RemoteDenied` read.
+pub const CQ_W0_REASON: Field = Field {
+    name: "reason",
+    offset: 8,
+    width: 4,
+};
+/// CQ_W0 \[29:16\]: the transaction id.
+pub const CQ_W0_TXID: Field = Field {
+    name: "txid",
+    offset: 16,
+    width: 14,
+};
+/// CQ_W1 \[21:0\]: the peer's coordinates.
+pub const CQ_W1_PEER: Field = Field {
+    name: "peer",
+    offset: 0,
+    width: 22,
+};
+/// CQ_W2 \[15:0\]: the PDID.
+pub const CQ_W2_PDID: Field = Field {
+    name: "pdid",
+    offset: 0,
+    width: 16,
+};
 
 /// What a completion reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -2,7 +2,7 @@
 //! descriptor a DOORBELL queues.
 
 use super::regs::{ChError, DescField};
-use crate::packet::coords::Coords;
+use crate::packet::coords::{Coords, Field};
 
 /// RDMA operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +46,25 @@ pub struct Staging {
 
 /// Bits DESC_CTRL keeps: op\[1:0\], notify\[4\], txid\[29:16\].
 pub const CTRL_MASK: u32 = 0x3 | 1 << 4 | 0x3FFF << 16;
+
+/// DESC_CTRL \[1:0\]: the op (0 write, 1 read, others refused: BAD_OP).
+pub const CTRL_OP: Field = Field {
+    name: "op",
+    offset: 0,
+    width: 2,
+};
+/// DESC_CTRL bit 4: notify.
+pub const CTRL_NOTIFY: Field = Field {
+    name: "notify",
+    offset: 4,
+    width: 1,
+};
+/// DESC_CTRL \[29:16\]: the transaction id.
+pub const CTRL_TXID: Field = Field {
+    name: "txid",
+    offset: 16,
+    width: 14,
+};
 
 impl Staging {
     /// Write a field; bits outside the field read back as zero.

@@ -1,9 +1,71 @@
 //! Why a received packet is rejected, and the error queue that reports it.
 
-use crate::packet::coords::Coords;
+use crate::packet::coords::{Coords, Field};
 use crate::packet::footer::Footer;
 use crate::packet::header::{Header, PacketType};
 use std::collections::VecDeque;
+
+// ---- register words of an entry ([`ErrorEntry::words`]) ----
+/// ERRQ_W0 \[3:0\]: the reject reason code.
+pub const ERRQ_W0_REASON: Field = Field {
+    name: "reason",
+    offset: 0,
+    width: 4,
+};
+/// ERRQ_W0 \[4\]: the header fields are valid.
+pub const ERRQ_W0_HEADER_OK: Field = Field {
+    name: "header_ok",
+    offset: 4,
+    width: 1,
+};
+/// ERRQ_W0 \[5\]: the footer fields are valid.
+pub const ERRQ_W0_FOOTER_OK: Field = Field {
+    name: "footer_ok",
+    offset: 5,
+    width: 1,
+};
+/// ERRQ_W0 \[12:8\]: the packet type code.
+pub const ERRQ_W0_PTYPE: Field = Field {
+    name: "ptype",
+    offset: 8,
+    width: 5,
+};
+/// ERRQ_W0 \[29:16\]: the transaction id.
+pub const ERRQ_W0_TXID: Field = Field {
+    name: "txid",
+    offset: 16,
+    width: 14,
+};
+/// ERRQ_W1 \[21:0\]: the source coordinates.
+pub const ERRQ_W1_SRC: Field = Field {
+    name: "src",
+    offset: 0,
+    width: 22,
+};
+/// ERRQ_W2 \[15:0\]: the PDID.
+pub const ERRQ_W2_PDID: Field = Field {
+    name: "pdid",
+    offset: 0,
+    width: 16,
+};
+/// ERRQ_W2 \[29:16\]: the size.
+pub const ERRQ_W2_SIZE: Field = Field {
+    name: "size",
+    offset: 16,
+    width: 14,
+};
+/// ERRQ_W3 \[31:0\]: vaddr\[31:0\].
+pub const ERRQ_W3_VADDR_LO: Field = Field {
+    name: "vaddr_lo",
+    offset: 0,
+    width: 32,
+};
+/// ERRQ_W4 \[9:0\]: vaddr\[41:32\].
+pub const ERRQ_W4_VADDR_HI: Field = Field {
+    name: "vaddr_hi",
+    offset: 0,
+    width: 10,
+};
 
 /// Reason a received packet was rejected, in the order the receive path
 /// checks them (the first failing check names the packet's reason).

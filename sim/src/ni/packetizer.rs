@@ -28,6 +28,9 @@ use std::collections::VecDeque;
 /// MailboxNack flags value meaning "mailbox full, retry".
 pub const NACK_FULL: u8 = 0;
 
+/// MailboxAck flags value (an acknowledgement carries no reason).
+pub const ACK_FLAGS: u8 = 0;
+
 /// State of a message slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotState {

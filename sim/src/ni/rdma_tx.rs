@@ -24,7 +24,7 @@
 
 use super::memory::SparseMemory;
 use super::wire::Packet;
-use crate::packet::coords::Coords;
+use crate::packet::coords::{Coords, Field};
 use crate::packet::footer::Footer;
 use crate::packet::header::{Header, PacketType};
 
@@ -122,6 +122,18 @@ pub struct ReadRequest {
 
 /// Size of a read request payload.
 pub const READ_REQ_BYTES: usize = 16;
+/// Read request payload word (bytes little-endian, byte 0 in bits \[7:0\]) \[63:0\]: the landing address.
+pub const READ_REQ_LAND: Field = Field {
+    name: "land",
+    offset: 0,
+    width: 64,
+};
+/// Read request payload word \[95:64\]: the length; bits \[127:96\] are zero.
+pub const READ_REQ_LEN: Field = Field {
+    name: "len",
+    offset: 64,
+    width: 32,
+};
 
 impl ReadRequest {
     /// The 16 payload bytes.

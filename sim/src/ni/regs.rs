@@ -15,6 +15,7 @@
 
 use super::errors::RejectReason;
 use super::params::NiParams;
+use crate::packet::coords::Field;
 
 /// Page size.
 pub const PAGE: u32 = 0x1000;
@@ -81,6 +82,92 @@ pub const WIN_SIZE_LO: u32 = 0x08;
 pub const WIN_SIZE_HI: u32 = 0x0C;
 /// Window: PDID\[15:0\], bit 31 ENABLE.
 pub const WIN_CTRL: u32 = 0x10;
+
+// ---- register bit fields ----
+/// CONTROL bit 0: TX_ENABLE.
+pub const CONTROL_TX_ENABLE: Field = Field {
+    name: "tx_enable",
+    offset: 0,
+    width: 1,
+};
+/// MBOX_CTRL \[15:0\]: the mailbox's PDID.
+pub const MBOX_CTRL_PDID: Field = Field {
+    name: "pdid",
+    offset: 0,
+    width: 16,
+};
+/// MBOX_CTRL bit 16: OPEN (accept every PDID).
+pub const MBOX_CTRL_OPEN: Field = Field {
+    name: "open",
+    offset: 16,
+    width: 1,
+};
+/// CH_PDID \[15:0\]: a channel's PDID.
+pub const CH_PDID_BITS: Field = Field {
+    name: "pdid",
+    offset: 0,
+    width: 16,
+};
+/// WIN_BASE_HI \[9:0\]: base\[41:32\].
+pub const WIN_BASE_HI_BITS: Field = Field {
+    name: "base_hi",
+    offset: 0,
+    width: 10,
+};
+/// WIN_SIZE_HI \[10:0\]: size\[42:32\].
+pub const WIN_SIZE_HI_BITS: Field = Field {
+    name: "size_hi",
+    offset: 0,
+    width: 11,
+};
+/// WIN_CTRL \[15:0\]: the window's PDID.
+pub const WIN_CTRL_PDID: Field = Field {
+    name: "pdid",
+    offset: 0,
+    width: 16,
+};
+/// WIN_CTRL bit 31: ENABLE.
+pub const WIN_CTRL_ENABLE: Field = Field {
+    name: "enable",
+    offset: 31,
+    width: 1,
+};
+/// CH_STATUS \[15:0\]: free descriptor slots.
+pub const CH_STATUS_DESC_FREE: Field = Field {
+    name: "desc_free",
+    offset: 0,
+    width: 16,
+};
+/// CH_STATUS \[23:16\]: free message slots.
+pub const CH_STATUS_PKT_FREE: Field = Field {
+    name: "pkt_free",
+    offset: 16,
+    width: 8,
+};
+/// CH_STATUS bit 24: RDMA_BUSY (descriptors queued).
+pub const CH_STATUS_RDMA_BUSY: Field = Field {
+    name: "rdma_busy",
+    offset: 24,
+    width: 1,
+};
+/// CH_STATUS bit 25: PKT_PENDING (messages queued or unacknowledged).
+pub const CH_STATUS_PKT_PENDING: Field = Field {
+    name: "pkt_pending",
+    offset: 25,
+    width: 1,
+};
+/// DESC_LADDR_HI / DESC_RADDR_HI \[9:0\]: address\[41:32\].
+pub const DESC_ADDR_HI_BITS: Field = Field {
+    name: "addr_hi",
+    offset: 0,
+    width: 10,
+};
+/// PKT_SEND \[8:0\]: the message length in bytes.
+pub const PKT_SEND_LEN: Field = Field {
+    name: "len",
+    offset: 0,
+    width: 9,
+};
 
 /// STATUS bit 0 (sticky): a packet was rejected.
 pub const ST_RX_ERROR: u32 = 1 << 0;
