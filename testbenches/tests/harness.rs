@@ -172,26 +172,3 @@ fn a_broken_user_file_is_named_and_leaves_no_build_folder() {
         .collect();
     assert!(left.is_empty(), "build folders left: {left:?}");
 }
-
-/// A port handle shares ownership of its model: dropping the `Sim` first
-/// leaves the port pointing into a live model (safe code cannot reach a
-/// freed one), and the model is freed with its last handle.
-#[test]
-fn a_port_keeps_its_model_alive_after_the_sim_is_dropped() {
-    if skip_without_verilator() {
-        return;
-    }
-    let cache = tempfile::tempdir().unwrap();
-    let src = vec![("t.v".to_string(), DESIGN.to_string())];
-    let sim = Sim::from_sources(&src, "exanet_t", &opts(cache.path(), false)).unwrap();
-    let (a, s) = (sim.port("a").unwrap(), sim.port("s").unwrap());
-    drop(sim);
-    // Still the model's memory: what is written reads back.
-    a.set(0x5a);
-    s.set(0x123);
-    assert_eq!(a.get(), 0x5a);
-    assert_eq!(s.get(), 0x123);
-    let again = a.clone();
-    drop(a);
-    assert_eq!(again.get(), 0x5a);
-}

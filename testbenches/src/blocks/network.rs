@@ -704,7 +704,7 @@ impl Bench for NetworkBench {
     }
 
     fn drive(&mut self, rng: &mut Rng, cycle: u64) {
-        let reset = self.reset_port.clone().expect("bind before drive");
+        let reset = self.reset_port.expect("bind before drive");
         if self.net.is_none() {
             // power-on or after a reset pulse: a fresh golden network
             self.net = Some(self.golden(rng.next_u64()).expect("validated in new"));

@@ -38,7 +38,7 @@ type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 
 /// The C++ model object and the library it lives in, freed together when
-/// the last owner (the [`Sim`] or a [`Port`]) is dropped.
+/// the [`Sim`] is dropped.
 pub struct Model {
     handle: *mut c_void,
     del_fn: DelFn,
@@ -48,8 +48,7 @@ pub struct Model {
 
 impl Drop for Model {
     fn drop(&mut self) {
-        // SAFETY: handle was made by exanet_new of this library and not freed;
-        // no port or Sim can reach it any more.
+        // SAFETY: handle was made by exanet_new of this library and not freed.
         unsafe { (self.del_fn)(self.handle) }
     }
 }
@@ -66,8 +65,8 @@ pub struct Sim {
     top: String,
     traced: bool,
     tracing: bool,
-    // The function pointers above point into its library; ports share it.
-    _model: std::rc::Rc<Model>,
+    // The function pointers above point into its library.
+    _model: Model,
 }
 
 impl Sim {
@@ -137,15 +136,14 @@ impl Sim {
             }
             let mut raw = vec![std::ptr::null_mut::<c_void>(); ports.len()];
             ports_fn(handle, raw.as_mut_ptr());
-            let model = std::rc::Rc::new(Model {
+            let model = Model {
                 handle,
                 del_fn,
                 _lib: lib,
-            });
+            };
             let mut ptrs = HashMap::new();
             for (info, p) in ports.iter().zip(raw) {
-                let port = Port::new(p, info.width, info.dir, model.clone());
-                ptrs.insert(info.name.clone(), port);
+                ptrs.insert(info.name.clone(), Port::new(p, info.width, info.dir));
             }
             Ok(Sim {
                 handle,
@@ -173,7 +171,7 @@ impl Sim {
         &self.ports
     }
 
-    /// A port by name. The handle keeps the model alive (see [`Port`]).
+    /// A port by name. The handle stays valid while this `Sim` lives.
     pub fn port(&self, name: &str) -> Result<Port> {
         self.ptrs.get(name).cloned().ok_or_else(|| {
             let names: Vec<&str> = self.ports.iter().map(|p| p.name.as_str()).collect();
@@ -247,7 +245,7 @@ impl Sim {
 
 impl Drop for Sim {
     fn drop(&mut self) {
-        // The model itself is freed with its last owner (see [`Model`]).
+        // The model itself is freed with `_model`, after this.
         self.trace_close();
     }
 }

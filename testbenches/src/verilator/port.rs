@@ -28,45 +28,23 @@ pub struct PortInfo {
     pub dir: PortDir,
 }
 
-/// A handle to one port: a raw pointer into the model and its width.
+/// A handle to one port: a raw pointer into the live model and its width.
 ///
-/// The handle shares ownership of the model ([`super::Model`]): the model
-/// (its C++ object and library) is freed only when the [`super::Sim`] and
-/// every port taken from it are gone, so a port can never point into a
-/// freed model, whatever safe code does with it. The harness hands these
-/// out once and benches keep them, so every access is still one memory
-/// operation (the shared count is touched only on clone and drop).
-#[derive(Clone)]
+/// Valid while the [`super::Sim`] it came from lives; the harness hands these
+/// out once and benches keep them, so every access is one memory operation.
+/// Sharing ownership of the model through the ports (so a port could not
+/// outlive it) was tried and reverted: it kept two models of one library
+/// alive at once, and freeing the second deadlocked Verilator's context.
+#[derive(Clone, Copy, Debug)]
 pub struct Port {
     ptr: *mut c_void,
     width: u32,
     dir: PortDir,
-    _model: std::rc::Rc<super::Model>,
-}
-
-impl std::fmt::Debug for Port {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Port")
-            .field("ptr", &self.ptr)
-            .field("width", &self.width)
-            .field("dir", &self.dir)
-            .finish()
-    }
 }
 
 impl Port {
-    pub(crate) fn new(
-        ptr: *mut c_void,
-        width: u32,
-        dir: PortDir,
-        model: std::rc::Rc<super::Model>,
-    ) -> Port {
-        Port {
-            ptr,
-            width,
-            dir,
-            _model: model,
-        }
+    pub(crate) fn new(ptr: *mut c_void, width: u32, dir: PortDir) -> Port {
+        Port { ptr, width, dir }
     }
 
     /// Width in bits.
