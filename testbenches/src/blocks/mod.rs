@@ -51,3 +51,15 @@ pub fn find(name: &str) -> Result<BlockInfo> {
         anyhow::anyhow!("unknown block `{name}`; known blocks: {}", names.join(", "))
     })
 }
+
+/// A bench's matrix: each point text through the bench's `point` parser
+/// (the texts are the bench's own, so a parse failure is a bench bug).
+pub(crate) fn benches_of(
+    points: Vec<&'static str>,
+    point: fn(&str) -> anyhow::Result<Box<dyn crate::cosim::Bench>>,
+) -> Vec<Box<dyn crate::cosim::Bench>> {
+    points
+        .into_iter()
+        .map(|t| point(t).unwrap_or_else(|e| panic!("matrix point {t}: {e:#}")))
+        .collect()
+}

@@ -69,10 +69,7 @@ pub fn matrix_points() -> Vec<&'static str> {
 }
 
 fn matrix() -> Vec<Box<dyn Bench>> {
-    matrix_points()
-        .into_iter()
-        .map(|t| point(t).expect("matrix point is valid"))
-        .collect()
+    super::benches_of(matrix_points(), point)
 }
 
 fn point(text: &str) -> Result<Box<dyn Bench>> {

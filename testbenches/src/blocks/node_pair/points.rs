@@ -38,10 +38,7 @@ pub fn matrix_points() -> Vec<&'static str> {
 }
 
 fn matrix() -> Vec<Box<dyn Bench>> {
-    matrix_points()
-        .into_iter()
-        .map(|t| point(t).expect("matrix point is valid"))
-        .collect()
+    crate::blocks::benches_of(matrix_points(), point)
 }
 
 fn point(text: &str) -> Result<Box<dyn Bench>> {
