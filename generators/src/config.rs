@@ -124,7 +124,7 @@ pub struct Fpga {
 }
 
 /// `[ni]`: options of the network interface RTL that no other key implies
-/// (its sizes follow `[packet]` and `[router]`, see `params::NiDerived`).
+/// (its sizes follow `[packet]` and `[router]`, see `params::derive_ni`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ni {

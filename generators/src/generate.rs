@@ -118,62 +118,27 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 
 /// Every block instance the config needs, at the config's sizes.
 ///
-/// Today these are the primitive blocks (fifo, arbiter, credit_counter,
-/// crc32, secded) at the router's sizes, the router and the NI; the link
-/// and node tops join here as they are written.
+/// These are the blocks the design is built from, each at the size the
+/// design uses it: the round-robin arbiter of the router's switch
+/// allocator, the NI's payload CRC-32, the header SECDED, the router and
+/// the NI. (`fifo` and `credit_counter` have co-simulation benches of their
+/// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
-    use exanet_hdl::common::fifo as hfifo;
     use exanet_sim::common::arbiter::ArbiterParams;
     use exanet_sim::common::crc32::Crc32Params;
-    use exanet_sim::common::credit_counter::CreditCounterParams;
-    use exanet_sim::common::fifo::FifoParams;
     use exanet_sim::common::secded::SecdedParams;
 
     let mut out = Vec::new();
 
-    // Input-unit VC buffer: one flit word (data + head/tail/VC sideband) per entry.
-    let mut notes = Vec::new();
-    let (width, n) = fit(
-        "fifo.width (flit word)",
-        p.router.flit_word_bits,
-        hfifo::SUPPORTED_WIDTHS,
-    );
-    notes.extend(n);
-    let (depth, n) = fit(
-        "fifo.depth (router.buffer_flits)",
-        p.router.buffer_flits,
-        hfifo::SUPPORTED_DEPTHS,
-    );
-    notes.extend(n);
-    // Full once less than a maximum packet of room is left (virtual cut-through).
-    let almost_full = depth.saturating_sub(p.packet.max_packet_flits) + 1;
-    let fifo = FifoParams {
-        width,
-        depth,
-        almost_full: almost_full.min(depth),
-    };
-    out.push(instance("fifo", &fifo, notes, hfifo::emit_fifo)?);
-
     // Switch allocation: one round-robin arbiter over the router's ports.
     let supported: Vec<u32> = exanet_hdl::common::arbiter::SUPPORTED_N.collect();
-    let (n, note) = fit("arbiter.n (router ports)", p.router.ports, &supported);
+    let ports = p.router.topology.num_ports() as u32;
+    let (n, note) = fit("arbiter.n (router ports)", ports, &supported);
     out.push(instance(
         "arbiter",
         &ArbiterParams { n },
         note.into_iter().collect(),
         exanet_hdl::common::arbiter::emit_arbiter,
-    )?);
-
-    // Output-unit credits of one downstream VC: a whole packet must fit (VCT).
-    let credits = CreditCounterParams {
-        max: p.router.buffer_flits,
-        need: p.packet.max_packet_flits,
-    };
-    out.push(instance(
-        "credit_counter",
-        &credits,
-        Vec::new(),
-        exanet_hdl::common::credit_counter::emit_credit_counter,
     )?);
 
     // Payload CRC-32 over one flit of data per cycle.
@@ -200,12 +165,11 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
 
     // The router of this config. One module serves every node (coordinates
     // are inputs); the point names node 0 for `exanet cosim router --point`.
-    let rp = p.router_model()?;
     let point = point_of(&exanet_sim::router::RouterPoint {
-        router: rp.clone(),
+        router: p.router.clone(),
         node: 0,
     });
-    let emitted = exanet_hdl::router::top::emit_router(&rp)
+    let emitted = exanet_hdl::router::top::emit_router(&p.router)
         .with_context(|| format!("emitting router [{point}]"))?;
     out.push(Instance {
         block: "router".to_string(),
@@ -217,10 +181,10 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     // The network interface, when the config's packet format allows one
     // (`Params::ni`; otherwise elaboration left a note). One module serves
     // every local port (coordinates are an input).
-    if let Some(rtl) = ni_rtl_params(p) {
-        let point = exanet_hdl::ni_point::point_text(&rtl);
+    if let Some(rtl) = &p.ni {
+        let point = rtl.point_text();
         let emitted =
-            exanet_hdl::ni::emit_ni(&rtl).with_context(|| format!("emitting ni [{point}]"))?;
+            exanet_hdl::ni::emit_ni(rtl).with_context(|| format!("emitting ni [{point}]"))?;
         out.push(Instance {
             block: "ni".to_string(),
             point,
@@ -230,19 +194,6 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     }
 
     Ok(out)
-}
-
-/// The NI RTL's parameters for this config (see `params::NiDerived` for the
-/// mapping from the config's keys), or `None` when it has no NI.
-pub fn ni_rtl_params(p: &Params) -> Option<exanet_hdl::ni::NiRtlParams> {
-    p.ni.as_ref().map(|n| exanet_hdl::ni::NiRtlParams {
-        ni: n.params.clone(),
-        buffer_flits: n.buffer_flits as usize,
-        vc: n.vc as usize,
-        resp_vc: n.resp_vc as usize,
-        vcs_per_class: n.vcs_per_class as usize,
-        tx_ahead: n.tx_ahead as usize,
-    })
 }
 
 /// One generated top, as listed in the manifest.

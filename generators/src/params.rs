@@ -9,6 +9,7 @@
 use crate::config::Config;
 use anyhow::Result;
 use exanet_hdl::limits;
+use exanet_hdl::ni::NiRtlParams;
 use exanet_sim::ni::NiParams as NiModelParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
 use exanet_sim::topology::Topology;
@@ -31,8 +32,6 @@ pub use exanet_hdl::limits::Target;
 pub const HEADER_BITS: u32 = 128;
 /// Bits of the header covered by SECDED (128-bit header minus its 16-bit ECC).
 pub const HEADER_PROTECTED_BITS: u32 = 112;
-/// Flit sideband beside the data: head and tail flags (the VC index follows).
-pub const HEAD_TAIL_BITS: u32 = 2;
 
 /// A config value that breaks a rule (the type `exanet_hdl::limits` checks
 /// with, so every rule's error is one type).
@@ -59,19 +58,20 @@ pub struct Params {
     pub topology: TopologyParams,
     /// Packet and flit sizes.
     pub packet: PacketParams,
-    /// Router sizes.
-    pub router: RouterParams,
+    /// The router: the golden model's parameters, which are the router
+    /// RTL's too (`exanet_hdl::router::top::emit_router` takes them).
+    pub router: RouterModelParams,
     /// Clock.
     pub clock: ClockParams,
     /// Link timing in clock cycles.
     pub link: LinkParams,
     /// Target device.
     pub fpga: FpgaParams,
-    /// The network interface, derived from the keys above (see
-    /// [`NiDerived`]); `None` when this config's packet format is one the NI
-    /// RTL does not support (a note in [`Self::notes`] says why).
-    #[serde(default)]
-    pub ni: Option<NiDerived>,
+    /// The network interface RTL's parameters (with the golden model's
+    /// inside), derived from the keys above as [`derive_ni`] says; `None`
+    /// when this config's packet format is one the NI RTL does not support
+    /// (a note in [`Self::notes`] says why).
+    pub ni: Option<NiRtlParams>,
     /// Remarks that are not errors (e.g. a buffer too small for full link rate).
     pub notes: Vec<String>,
 }
@@ -116,27 +116,6 @@ pub struct PacketParams {
     pub header_protected_bits: u32,
 }
 
-/// Derived router values.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RouterParams {
-    /// Ports: `x+ x- y+ y- z+ z-` of the dimensions larger than 1, then the local ports.
-    pub ports: u32,
-    /// Port names in port order (`x+`, `x-`, …, `l0`, …), as in `exanet_sim::topology`.
-    pub port_names: Vec<String>,
-    /// Priority classes.
-    pub classes: u32,
-    /// VCs per class.
-    pub vcs_per_class: u32,
-    /// VCs per port (classes × VCs per class).
-    pub vcs: u32,
-    /// Sideband bits beside the flit data: head, tail, VC index.
-    pub sideband_bits: u32,
-    /// Flit data + sideband: the width of a buffered flit.
-    pub flit_word_bits: u32,
-    /// Buffer per VC, flits.
-    pub buffer_flits: u32,
-}
-
 /// Derived clock values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClockParams {
@@ -165,7 +144,15 @@ pub struct LinkParams {
     pub full_rate_buffer_flits: u32,
 }
 
-/// The network interface of this config. Its sizes are derived from the
+/// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
+pub const NI_FLIT_BITS: u32 = 128;
+/// NI memory address width on the ZU9EG (40-bit physical addresses).
+pub const NI_ADDR_BITS: u32 = 40;
+/// Default packetizer message size (one Cortex-A53 cache line).
+pub const NI_MSG_BYTES: u32 = 64;
+
+/// The NI for packet format `packet`, router `router` and the `[ni]` keys
+/// (checked already), or why there is none. Its sizes are derived from the
 /// existing keys, its internal sizes are the golden model's defaults
 /// (`exanet_sim::ni::NiParams`), and `[ni]` holds the RTL options no other
 /// key implies:
@@ -185,55 +172,11 @@ pub struct LinkParams {
 ///
 /// One NI module serves every local port (`topology.local_ports`); its
 /// coordinates are an input.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NiDerived {
-    /// The golden model's parameters (the RTL's, too).
-    pub params: NiModelParams,
-    /// Credits of the router local input VC the NI sends on.
-    pub buffer_flits: u32,
-    /// The VC the NI sends requests and data on (class 0).
-    pub vc: u32,
-    /// The VC the NI sends control responses on (class 1).
-    #[serde(default = "default_resp_vc")]
-    pub resp_vc: u32,
-    /// VCs per message class (the router's).
-    #[serde(default = "default_vcs_per_class")]
-    pub vcs_per_class: u32,
-    /// Transmit read-ahead in packets (`ni.tx_ahead`).
-    #[serde(default = "default_tx_ahead")]
-    pub tx_ahead: u32,
-}
-
-/// `tx_ahead` of derived parameters written before the key existed.
-fn default_tx_ahead() -> u32 {
-    exanet_hdl::ni::rdma_tx::DEFAULT_TX_AHEAD as u32
-}
-
-/// `resp_vc` of derived parameters written before the key existed (the
-/// NI RTL's default).
-fn default_resp_vc() -> u32 {
-    exanet_hdl::ni::NiRtlParams::default().resp_vc as u32
-}
-
-/// `vcs_per_class` of derived parameters written before the key existed.
-fn default_vcs_per_class() -> u32 {
-    exanet_hdl::ni::NiRtlParams::default().vcs_per_class as u32
-}
-
-/// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
-pub const NI_FLIT_BITS: u32 = 128;
-/// NI memory address width on the ZU9EG (40-bit physical addresses).
-pub const NI_ADDR_BITS: u32 = 40;
-/// Default packetizer message size (one Cortex-A53 cache line).
-pub const NI_MSG_BYTES: u32 = 64;
-
-/// The NI for packet format `packet`, router `router` and the `[ni]` keys
-/// (checked already), or why there is none.
-fn derive_ni(
+pub fn derive_ni(
     packet: &PacketParams,
-    router: &RouterParams,
+    router: &RouterModelParams,
     ni: &crate::config::Ni,
-) -> Result<NiDerived, String> {
+) -> Result<NiRtlParams, String> {
     if packet.flit_bits != NI_FLIT_BITS {
         return Err(format!(
             "ni: not generated: packet.flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
@@ -261,24 +204,18 @@ fn derive_ni(
     params
         .validate()
         .map_err(|e| format!("ni: not generated: {e:#}"))?;
-    Ok(NiDerived {
-        params,
+    Ok(NiRtlParams {
+        ni: params,
         buffer_flits: router.buffer_flits,
         vc: 0,
-        resp_vc: resp_vc_of(ni, router.vcs_per_class),
+        // 0 = the first class-1 VC.
+        resp_vc: match ni.resp_vc {
+            0 => router.vcs_per_class,
+            v => v as usize,
+        },
         vcs_per_class: router.vcs_per_class,
-        tx_ahead: ni.tx_ahead,
+        tx_ahead: ni.tx_ahead as usize,
     })
-}
-
-/// The NI's response VC: `ni.resp_vc`, or the first class-1 VC
-/// (`vcs_per_class`) when it is 0.
-fn resp_vc_of(ni: &crate::config::Ni, vcs_per_class: u32) -> u32 {
-    if ni.resp_vc == 0 {
-        vcs_per_class
-    } else {
-        ni.resp_vc
-    }
 }
 
 /// Target device.
@@ -288,28 +225,45 @@ pub struct FpgaParams {
     pub part: String,
 }
 
-/// Bits needed to number `n` things (at least 1).
-pub fn index_bits(n: u32) -> u32 {
-    (32 - n.saturating_sub(1).leading_zeros()).max(1)
-}
-
 /// `x` rounded up, tolerant of floating-point noise (2.0000000001 → 2).
 fn ceil_u32(x: f64) -> u32 {
     (x - 1e-9).ceil().max(0.0) as u32
 }
 
-/// Check `value` of `key` against its row of the hardware-limits table
-/// (`exanet_hdl::limits`) for `target`: a violation is a [`RuleError`]; a
-/// value only the simulator takes adds a note.
-fn bounded(key: &str, value: u32, target: Target, notes: &mut Vec<String>) -> Result<()> {
-    match limits::check(key, u64::from(value), target) {
-        Ok(limits::Verdict::Ok) => Ok(()),
-        Ok(limits::Verdict::SimulationOnly(note)) => {
-            notes.push(note);
-            Ok(())
+/// Check every key of `c` that has a row in the hardware-limits table
+/// (`exanet_hdl::limits::LIMITS`) against that row for `target`, in one
+/// pass over the config's own serde form: a key added to a config section
+/// with a limit row is checked without code here. A violation is a
+/// [`RuleError`]; a value only the simulator takes adds a note.
+fn check_limits(c: &Config, target: Target, notes: &mut Vec<String>) -> Result<()> {
+    let tree = serde_json::to_value(c)?;
+    for row in limits::LIMITS {
+        let Some(value) = row.key.split('.').try_fold(&tree, |v, field| v.get(field)) else {
+            continue;
+        };
+        let items: Vec<(String, &serde_json::Value)> = match value {
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("{}[{i}]", row.key), v))
+                .collect(),
+            v => vec![(row.key.to_string(), v)],
+        };
+        for (key, v) in items {
+            let n = v.as_u64().ok_or_else(|| {
+                rule(
+                    &key,
+                    v,
+                    "must be a whole number (a hardware limit row covers it)",
+                )
+            })?;
+            match limits::check(&key, n, target).map_err(anyhow::Error::new)? {
+                limits::Verdict::Ok => {}
+                limits::Verdict::SimulationOnly(note) => notes.push(note),
+            }
         }
-        Err(e) => Err(anyhow::Error::new(e)),
     }
+    Ok(())
 }
 
 /// Check every rule on `c` for hardware and derive [`Params`]; the first
@@ -320,20 +274,57 @@ pub fn elaborate(c: &Config) -> Result<Params> {
 
 /// [`elaborate`] for `target`: [`Target::Simulation`] accepts dimensions up to
 /// [`MAX_SIM_DIM`] (with 5-bit coordinates), everything else is the same.
+///
+/// Phases: the name; the per-key limits (one table); then each section,
+/// each phase deriving its block's parameters and checking the rules that
+/// join keys; last the deadlock freedom of the whole.
 pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
-    let t = &c.topology;
-    if c.name.is_empty()
-        || !c
-            .name
+    check_name(&c.name)?;
+    let mut notes = Vec::new();
+    check_limits(c, target, &mut notes)?;
+    let topology = topology_of(&c.topology)?;
+    let packet = packet_of(&c.packet);
+    let router = router_of(c, &topology, &packet)?;
+    let (clock, link) = timing_of(c, &mut notes)?;
+    check_part(&c.fpga.part)?;
+    let ni = ni_of(c, target, &packet, &router, &mut notes)?;
+    let params = Params {
+        name: c.name.clone(),
+        topology,
+        packet,
+        router,
+        clock,
+        link,
+        fpga: FpgaParams {
+            part: c.fpga.part.clone(),
+        },
+        ni,
+        notes,
+    };
+    check_deadlock_freedom(&params)?;
+    Ok(params)
+}
+
+/// `name`: a file-name-safe word (it names generated files and modules).
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name
             .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || "_-.".contains(ch))
-    {
-        return Err(rule(
+            .all(|ch| ch.is_ascii_alphanumeric() || "_-.".contains(ch));
+    if ok {
+        Ok(())
+    } else {
+        Err(rule(
             "name",
-            format!("{:?}", c.name),
+            format!("{name:?}"),
             "must be non-empty and use only letters, digits, `_`, `-`, `.`",
-        ));
+        ))
     }
+}
+
+/// `[topology]`: shape, wrap flags (a size-1 dimension has no ring to
+/// wrap) and routing order.
+fn topology_of(t: &crate::config::Topology) -> Result<TopologyParams> {
     let dims: [u32; 3] = t.dims.as_slice().try_into().map_err(|_| {
         rule(
             "topology.dims",
@@ -348,9 +339,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             "must list exactly 3 flags [x, y, z]",
         )
     })?;
-    let mut notes = Vec::new();
     for (i, &d) in dims.iter().enumerate() {
-        bounded(&format!("topology.dims[{i}]"), d, target, &mut notes)?;
         if wrap[i] && d == 1 {
             return Err(rule(
                 format!("topology.wrap[{i}]"),
@@ -362,39 +351,85 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             ));
         }
     }
-    let route_axes = parse_dim_order(&t.dim_order)?;
-    bounded("topology.local_ports", t.local_ports, target, &mut notes)?;
+    use exanet_sim::router::route_compute::{parse_dim_order, DIM_ORDER_RULE};
+    let route_axes = parse_dim_order(&t.dim_order).map_err(|_| {
+        rule(
+            "topology.dim_order",
+            format!("{:?}", t.dim_order),
+            DIM_ORDER_RULE,
+        )
+    })?;
+    let topo = sim_topology(dims, wrap, t.local_ports)?;
+    Ok(TopologyParams {
+        dims,
+        wrap,
+        dim_order: t.dim_order.clone(),
+        route_axes,
+        nodes: dims.iter().product(),
+        any_torus: wrap.iter().any(|&w| w),
+        coord_bits: if dims.iter().any(|&d| d > MAX_DIM) {
+            COORD_BITS + 1
+        } else {
+            COORD_BITS
+        },
+        local_ports: t.local_ports,
+        network_ports: topo.num_dir_ports() as u32,
+    })
+}
 
-    let p = &c.packet;
-    bounded("packet.flit_bits", p.flit_bits, target, &mut notes)?;
-    bounded(
-        "packet.max_payload_bytes",
-        p.max_payload_bytes,
-        target,
-        &mut notes,
-    )?;
+/// `[packet]`: flits of the header, the payload and the largest packet.
+fn packet_of(p: &crate::config::Packet) -> PacketParams {
     let header_flits = HEADER_BITS.div_ceil(p.flit_bits);
     let max_payload_flits = (p.max_payload_bytes * 8).div_ceil(p.flit_bits);
-    let max_packet_flits = 2 * header_flits + max_payload_flits;
+    PacketParams {
+        flit_bits: p.flit_bits,
+        max_payload_bytes: p.max_payload_bytes,
+        header_flits,
+        max_payload_flits,
+        max_packet_flits: 2 * header_flits + max_payload_flits,
+        header_protected_bits: HEADER_PROTECTED_BITS,
+    }
+}
 
+/// `[router]`: the golden router's parameters (the RTL's too); a VC
+/// buffer must hold one largest packet (virtual cut-through).
+fn router_of(c: &Config, t: &TopologyParams, p: &PacketParams) -> Result<RouterModelParams> {
     let r = &c.router;
-    bounded("router.classes", r.classes, target, &mut notes)?;
-    bounded("router.vcs_per_class", r.vcs_per_class, target, &mut notes)?;
-    bounded("router.buffer_flits", r.buffer_flits, target, &mut notes)?;
-    if r.buffer_flits < max_packet_flits {
+    if r.buffer_flits < p.max_packet_flits {
         return Err(rule(
             "router.buffer_flits",
             r.buffer_flits,
             format!(
-                "must hold one maximum packet under virtual cut-through: >= {max_packet_flits} \
-                 ({header_flits}-flit header + {max_payload_flits} payload flits of {} bits \
-                 + {header_flits}-flit footer, packet.flit_bits = {} and \
-                 packet.max_payload_bytes = {})",
-                p.flit_bits, p.flit_bits, p.max_payload_bytes
+                "must hold one maximum packet under virtual cut-through: >= {} \
+                 ({}-flit header + {} payload flits of {} bits + {}-flit footer, \
+                 packet.flit_bits = {} and packet.max_payload_bytes = {})",
+                p.max_packet_flits,
+                p.header_flits,
+                p.max_payload_flits,
+                p.flit_bits,
+                p.header_flits,
+                p.flit_bits,
+                p.max_payload_bytes
             ),
         ));
     }
+    let rp = RouterModelParams {
+        topology: sim_topology(t.dims, t.wrap, t.local_ports)?,
+        dim_order: t.route_axes,
+        classes: r.classes as usize,
+        vcs_per_class: r.vcs_per_class as usize,
+        buffer_flits: r.buffer_flits as usize,
+        flit_bits: p.flit_bits as usize,
+        max_packet_flits: p.max_packet_flits as usize,
+    };
+    rp.validate()
+        .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
+    Ok(rp)
+}
 
+/// `[clock]` and `[link]`: the period, and the link in clock cycles (with a
+/// note when one VC's buffer cannot cover the credit round trip).
+fn timing_of(c: &Config, notes: &mut Vec<String>) -> Result<(ClockParams, LinkParams)> {
     let pl_mhz = c.clock.pl_mhz;
     if !(pl_mhz > 0.0 && pl_mhz <= 1000.0) {
         return Err(rule("clock.pl_mhz", pl_mhz, "must be in (0, 1000]"));
@@ -406,11 +441,43 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     if !(l.latency_ns >= 0.0 && l.latency_ns.is_finite()) {
         return Err(rule("link.latency_ns", l.latency_ns, "must be >= 0"));
     }
-    check_part(&c.fpga.part)?;
-    // Checked even when no NI is generated: a bad value is a config mistake
-    // either way.
-    bounded("ni.tx_ahead", c.ni.tx_ahead, target, &mut notes)?;
-    let vpc = r.vcs_per_class;
+    let period_ns = 1000.0 / pl_mhz;
+    let latency_cycles = ceil_u32(l.latency_ns / period_ns);
+    let cycles_per_flit = f64::from(c.packet.flit_bits) / l.gbps / period_ns;
+    let cycles_per_flit_ceil = ceil_u32(cycles_per_flit).max(1);
+    let credit_round_trip_cycles = 2 * latency_cycles + 2 * cycles_per_flit_ceil;
+    let full_rate_buffer_flits = credit_round_trip_cycles.div_ceil(cycles_per_flit_ceil);
+    if c.router.buffer_flits < full_rate_buffer_flits {
+        notes.push(format!(
+            "router.buffer_flits = {} is below the {full_rate_buffer_flits} flits one VC needs \
+             to keep a link busy over its {credit_round_trip_cycles}-cycle credit round trip; \
+             a single VC will not reach the full link rate",
+            c.router.buffer_flits
+        ));
+    }
+    let link = LinkParams {
+        gbps: l.gbps,
+        latency_ns: l.latency_ns,
+        latency_cycles,
+        cycles_per_flit,
+        cycles_per_flit_ceil,
+        credit_round_trip_cycles,
+        full_rate_buffer_flits,
+    };
+    Ok((ClockParams { pl_mhz, period_ns }, link))
+}
+
+/// `[ni]`: its keys' cross rules (checked even when no NI is generated: a
+/// bad value is a config mistake either way), then the NI of this config,
+/// or a note saying why there is none.
+fn ni_of(
+    c: &Config,
+    target: Target,
+    packet: &PacketParams,
+    router: &RouterModelParams,
+    notes: &mut Vec<String>,
+) -> Result<Option<NiRtlParams>> {
+    let vpc = c.router.vcs_per_class;
     if c.ni.resp_vc != 0 && !(vpc..2 * vpc).contains(&c.ni.resp_vc) {
         return Err(rule(
             "ni.resp_vc",
@@ -422,150 +489,45 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
             ),
         ));
     }
-
-    let any_torus = wrap.iter().any(|&w| w);
-    // Port numbering is the golden model's (exanet_sim::topology): one truth
-    // for the router RTL, its model and the network simulator.
-    let topo = sim_topology(dims, wrap, t.local_ports)?;
-    let port_names: Vec<String> = (0..topo.num_ports()).map(|i| topo.port_name(i)).collect();
-    let vcs = r.classes * r.vcs_per_class;
-    let sideband_bits = HEAD_TAIL_BITS + index_bits(vcs);
-    let period_ns = 1000.0 / pl_mhz;
-    let latency_cycles = ceil_u32(l.latency_ns / period_ns);
-    let cycles_per_flit = f64::from(p.flit_bits) / l.gbps / period_ns;
-    let cycles_per_flit_ceil = ceil_u32(cycles_per_flit).max(1);
-    let credit_round_trip_cycles = 2 * latency_cycles + 2 * cycles_per_flit_ceil;
-    let full_rate_buffer_flits = credit_round_trip_cycles.div_ceil(cycles_per_flit_ceil);
-    if r.buffer_flits < full_rate_buffer_flits {
-        notes.push(format!(
-            "router.buffer_flits = {} is below the {full_rate_buffer_flits} flits one VC needs \
-             to keep a link busy over its {credit_round_trip_cycles}-cycle credit round trip; \
-             a single VC will not reach the full link rate",
-            r.buffer_flits
-        ));
-    }
-
-    let packet = PacketParams {
-        flit_bits: p.flit_bits,
-        max_payload_bytes: p.max_payload_bytes,
-        header_flits,
-        max_payload_flits,
-        max_packet_flits,
-        header_protected_bits: HEADER_PROTECTED_BITS,
-    };
-    let router = RouterParams {
-        ports: port_names.len() as u32,
-        port_names,
-        classes: r.classes,
-        vcs_per_class: r.vcs_per_class,
-        vcs,
-        sideband_bits,
-        flit_word_bits: p.flit_bits + sideband_bits,
-        buffer_flits: r.buffer_flits,
-    };
-    let ni = match derive_ni(&packet, &router, &c.ni) {
+    let classes = c.router.classes;
+    match derive_ni(packet, router, &c.ni) {
         // The NI keeps its control responses in class 1 and its requests
         // in class 0; with one class they could wait on each other
         // (protocol deadlock). The network simulator has no NI.
-        Ok(_) if r.classes != 2 && target == Target::Hardware => {
-            return Err(rule(
-                "router.classes",
-                r.classes,
-                format!(
-                    "must be 2 with a network interface (generated for packet.flit_bits = \
-                     {NI_FLIT_BITS}): the NI sends control responses in class 1 and requests in \
-                     class 0, so that neither waits behind the other (one class can deadlock)"
-                ),
-            ));
-        }
-        Ok(_) if r.classes != 2 => {
+        Ok(_) if classes != 2 && target == Target::Hardware => Err(rule(
+            "router.classes",
+            classes,
+            format!(
+                "must be 2 with a network interface (generated for packet.flit_bits = \
+                 {NI_FLIT_BITS}): the NI sends control responses in class 1 and requests in \
+                 class 0, so that neither waits behind the other (one class can deadlock)"
+            ),
+        )),
+        Ok(_) if classes != 2 => {
             notes.push(format!(
-                "ni: not generated: router.classes = {} (the NI needs 2 message classes)",
-                r.classes
+                "ni: not generated: router.classes = {classes} (the NI needs 2 message classes)"
             ));
-            None
+            Ok(None)
         }
         Ok(ni) => {
             let want = packet.max_payload_bytes as usize;
-            if ni.params.max_payload_bytes != want {
+            if ni.ni.max_payload_bytes != want {
                 notes.push(format!(
                     "ni: packet.max_payload_bytes = {want} is not an NI payload size \
                      (16, 32, 64, 128, 256); the NI sends packets of up to {} bytes",
-                    ni.params.max_payload_bytes
+                    ni.ni.max_payload_bytes
                 ));
             }
-            Some(ni)
+            Ok(Some(ni))
         }
         Err(why) => {
             notes.push(why);
-            None
+            Ok(None)
         }
-    };
-
-    let params = Params {
-        name: c.name.clone(),
-        topology: TopologyParams {
-            dims,
-            wrap,
-            dim_order: t.dim_order.clone(),
-            route_axes,
-            nodes: dims.iter().product(),
-            any_torus,
-            coord_bits: if dims.iter().any(|&d| d > MAX_DIM) {
-                COORD_BITS + 1
-            } else {
-                COORD_BITS
-            },
-            local_ports: t.local_ports,
-            network_ports: topo.num_dir_ports() as u32,
-        },
-        packet,
-        router,
-        clock: ClockParams { pl_mhz, period_ns },
-        link: LinkParams {
-            gbps: l.gbps,
-            latency_ns: l.latency_ns,
-            latency_cycles,
-            cycles_per_flit,
-            cycles_per_flit_ceil,
-            credit_round_trip_cycles,
-            full_rate_buffer_flits,
-        },
-        fpga: FpgaParams {
-            part: c.fpga.part.clone(),
-        },
-        ni,
-        notes,
-    };
-    check_deadlock_freedom(&params)?;
-    Ok(params)
+    }
 }
 
 const AXES: [char; 3] = ['x', 'y', 'z'];
-
-fn parse_dim_order(s: &str) -> Result<[usize; 3]> {
-    let bad = || {
-        rule(
-            "topology.dim_order",
-            format!("{s:?}"),
-            "must be a permutation of x, y, z such as \"zyx\" (first letter routed first)",
-        )
-    };
-    let mut axes = [0usize; 3];
-    let mut seen = [false; 3];
-    if s.chars().count() != 3 {
-        return Err(bad());
-    }
-    for (i, ch) in s.chars().enumerate() {
-        let a = AXES.iter().position(|&x| x == ch).ok_or_else(bad)?;
-        if seen[a] {
-            return Err(bad());
-        }
-        seen[a] = true;
-        axes[i] = a;
-    }
-    Ok(axes)
-}
 
 /// The resource tables and XDC assume a ZU9EG: `xczu9eg-<package>-<speed>-<temp>`.
 fn check_part(part: &str) -> Result<()> {
@@ -592,22 +554,11 @@ fn sim_topology(dims: [u32; 3], wrap: [bool; 3], local_ports: u32) -> Result<Top
 }
 
 impl Params {
-    /// The golden router model's parameters for this config (also what the
-    /// deadlock check and the network simulator use).
-    pub fn router_model(&self) -> Result<RouterModelParams> {
-        let t = &self.topology;
-        let rp = RouterModelParams {
-            topology: sim_topology(t.dims, t.wrap, t.local_ports)?,
-            dim_order: t.route_axes,
-            classes: self.router.classes as usize,
-            vcs_per_class: self.router.vcs_per_class as usize,
-            buffer_flits: self.router.buffer_flits as usize,
-            flit_bits: self.packet.flit_bits as usize,
-            max_packet_flits: self.packet.max_packet_flits as usize,
-        };
-        rp.validate()
-            .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
-        Ok(rp)
+    /// Port names in port order (`x+`, `x-`, …, `l0`, …), as in
+    /// `exanet_sim::topology`.
+    pub fn port_names(&self) -> Vec<String> {
+        let t = &self.router.topology;
+        (0..t.num_ports()).map(|i| t.port_name(i)).collect()
     }
 }
 
@@ -635,8 +586,7 @@ fn check_deadlock_freedom(p: &Params) -> Result<()> {
             ),
         ));
     }
-    let rp = p.router_model()?;
-    if let Some(cycle) = exanet_sim::deadlock::find_cycle(&rp) {
+    if let Some(cycle) = exanet_sim::deadlock::find_cycle(&p.router) {
         const SHOWN: usize = 6;
         let mut path: Vec<String> = cycle.iter().take(SHOWN).map(|c| c.to_string()).collect();
         if cycle.len() > SHOWN {
@@ -675,15 +625,14 @@ mod tests {
         let p = elaborate(&Config::default()).unwrap();
         assert_eq!(p.topology.nodes, 128);
         assert_eq!(p.topology.route_axes, [2, 1, 0]);
-        assert_eq!(p.router.ports, 7);
-        assert_eq!(p.router.port_names[0], "x+");
-        assert_eq!(p.router.port_names[5], "z-");
-        assert_eq!(p.router.port_names[6], "l0");
+        assert_eq!(p.router.topology.num_ports(), 7);
+        assert_eq!(p.port_names()[0], "x+");
+        assert_eq!(p.port_names()[5], "z-");
+        assert_eq!(p.port_names()[6], "l0");
         assert_eq!(p.packet.header_flits, 1);
         assert_eq!(p.packet.max_payload_flits, 16);
         assert_eq!(p.packet.max_packet_flits, 18);
-        assert_eq!(p.router.vcs, 4);
-        assert_eq!(p.router.flit_word_bits, 132);
+        assert_eq!(p.router.num_vcs(), 4);
         assert!((p.clock.period_ns - 6.4).abs() < 1e-12);
         assert_eq!(p.link.latency_cycles, 16); // 100 ns / 6.4 ns = 15.6
         assert_eq!(p.link.cycles_per_flit_ceil, 2); // 128 b / 10 Gb/s = 12.8 ns
@@ -853,9 +802,9 @@ mod tests {
             c.router.vcs_per_class = 1;
         })
         .unwrap();
-        assert_eq!(p.router.ports, 5);
+        assert_eq!(p.router.topology.num_ports(), 5);
         assert_eq!(p.topology.network_ports, 4);
-        assert_eq!(p.router.vcs, 2);
+        assert_eq!(p.router.num_vcs(), 2);
         // A 5-flit buffer: the simulator takes it (the RTL needs 9).
         let mut c = Config::default();
         c.packet.flit_bits = 64;
@@ -868,7 +817,7 @@ mod tests {
         assert_eq!(p.packet.max_packet_flits, 5);
         assert_eq!(
             p.packet.max_packet_flits as usize,
-            p.router_model().unwrap().packet_flits(8),
+            p.router.clone().packet_flits(8),
             "same packet length as the golden router"
         );
         assert!(
@@ -884,7 +833,7 @@ mod tests {
     #[test]
     fn deadlock_check_uses_the_golden_routers_channel_graph() {
         let p = elaborate(&Config::default()).unwrap();
-        let mut rp = p.router_model().unwrap();
+        let mut rp = p.router.clone();
         assert_eq!(rp.packet_flits(256), 18);
         assert!(exanet_sim::deadlock::find_cycle(&rp).is_none());
         // What the dateline rule stops early, the full check would also find.
@@ -896,7 +845,7 @@ mod tests {
             c.router.vcs_per_class = 1;
         })
         .unwrap();
-        assert!(exanet_sim::deadlock::find_cycle(&p.router_model().unwrap()).is_none());
+        assert!(exanet_sim::deadlock::find_cycle(&p.router.clone()).is_none());
     }
 
     #[test]
@@ -910,7 +859,7 @@ mod tests {
         let p = elaborate_for(&c, Target::Simulation).unwrap();
         assert_eq!(p.topology.nodes, 32 * 32 * 32);
         assert_eq!(p.topology.coord_bits, 5);
-        assert_eq!(p.router_model().unwrap().topology.dims, [32, 32, 32]);
+        assert_eq!(p.router.clone().topology.dims, [32, 32, 32]);
         c.topology.dims = vec![8, 33, 4];
         let r = rule_of(elaborate_for(&c, Target::Simulation));
         assert_eq!(r.key, "topology.dims[1]");
@@ -923,10 +872,10 @@ mod tests {
     fn ni_is_derived_from_packet_and_router_keys() {
         let p = elaborate(&Config::default()).unwrap();
         let ni = p.ni.as_ref().expect("the default config has an NI");
-        assert_eq!(ni.params.max_payload_bytes, 256);
-        assert_eq!(ni.params.mailbox_msg_bytes, 64);
-        assert_eq!(ni.params.addr_bits, 40);
-        assert_eq!(ni.params.channels, NiModelParams::default().channels);
+        assert_eq!(ni.ni.max_payload_bytes, 256);
+        assert_eq!(ni.ni.mailbox_msg_bytes, 64);
+        assert_eq!(ni.ni.addr_bits, 40);
+        assert_eq!(ni.ni.channels, NiModelParams::default().channels);
         assert_eq!((ni.buffer_flits, ni.vc, ni.tx_ahead), (32, 0, 8));
         // Message classes: the router's VCs per class; responses on the
         // first class-1 VC unless ni.resp_vc names another.
@@ -975,7 +924,7 @@ mod tests {
         // A payload the NI cannot segment to: the next smaller NI size, noted.
         let p = with(|c| c.packet.max_payload_bytes = 200).unwrap();
         let ni = p.ni.as_ref().unwrap();
-        assert_eq!(ni.params.max_payload_bytes, 128);
+        assert_eq!(ni.ni.max_payload_bytes, 128);
         assert!(
             p.notes
                 .iter()
@@ -985,10 +934,7 @@ mod tests {
         );
         let p = with(|c| c.packet.max_payload_bytes = 32).unwrap();
         let ni = p.ni.unwrap();
-        assert_eq!(
-            (ni.params.max_payload_bytes, ni.params.mailbox_msg_bytes),
-            (32, 32)
-        );
+        assert_eq!((ni.ni.max_payload_bytes, ni.ni.mailbox_msg_bytes), (32, 32));
         // No NI for 64-bit flits or payloads below 16 bytes; a note says why.
         let p = with(|c| {
             c.packet.flit_bits = 64;
@@ -1012,15 +958,5 @@ mod tests {
             "{:?}",
             p.notes
         );
-    }
-
-    #[test]
-    fn index_bits_is_ceil_log2_at_least_one() {
-        assert_eq!(index_bits(1), 1);
-        assert_eq!(index_bits(2), 1);
-        assert_eq!(index_bits(3), 2);
-        assert_eq!(index_bits(4), 2);
-        assert_eq!(index_bits(5), 3);
-        assert_eq!(index_bits(33), 6);
     }
 }

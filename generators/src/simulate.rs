@@ -76,7 +76,7 @@ pub struct Setup {
 pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setup> {
     let t = &c.traffic;
     let s = &c.sim;
-    let router = params.router_model()?;
+    let router = params.router.clone();
     let topo = router.topology.clone();
     let terminals = topo.num_nodes() * topo.local_ports;
     let max_payload = params.packet.max_payload_bytes;

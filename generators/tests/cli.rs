@@ -332,22 +332,11 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     assert_eq!(m["params"]["packet"]["max_packet_flits"], 18);
     let tops = m["tops"].as_array().unwrap();
     let blocks: Vec<&str> = tops.iter().map(|t| t["block"].as_str().unwrap()).collect();
-    assert_eq!(
-        blocks,
-        [
-            "fifo",
-            "arbiter",
-            "credit_counter",
-            "crc32",
-            "secded",
-            "router",
-            "ni"
-        ]
-    );
+    assert_eq!(blocks, ["arbiter", "crc32", "secded", "router", "ni"]);
     // The NI: derived from the config (payload 256 B, the router's 32-flit
     // local VC buffer, VC 0), its top last after its submodules (SECDED
     // header, CRC-8 footer and CRC-32 payload children).
-    let ni = &tops[6];
+    let ni = &tops[4];
     assert_eq!(
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
@@ -408,7 +397,9 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
 fn regenerate_removes_stale_rtl() {
     let d = tempfile::tempdir().unwrap();
     assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
-    let old = d.path().join("o/rtl/exanet_credit_counter_m32_n18.v");
+    let old = d
+        .path()
+        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v");
     assert!(old.exists());
     let r = exanet(
         &["generate", "--out", "o", "-P", "router.buffer_flits=64"],
@@ -418,11 +409,11 @@ fn regenerate_removes_stale_rtl() {
     assert!(!old.exists(), "stale top left behind");
     assert!(d
         .path()
-        .join("o/rtl/exanet_credit_counter_m64_n18.v")
+        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b64_f128_m18.v")
         .exists());
     assert!(
         r.stdout
-            .contains("removed stale rtl/exanet_credit_counter_m32_n18.v"),
+            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v"),
         "{}",
         r.stdout
     );
@@ -463,7 +454,7 @@ fn output_folder_never_loses_a_users_file() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(
         r.stdout
-            .contains("removed stale rtl/exanet_credit_counter_m32_n18.v"),
+            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v"),
         "{}",
         r.stdout
     );
@@ -718,17 +709,17 @@ fn generate_then_lint_default_is_clean() {
         "{}",
         r.stdout
     );
-    assert!(r.stdout.contains("ok    exanet_fifo_"), "{}", r.stdout);
+    assert!(r.stdout.contains("ok    exanet_crc32_"), "{}", r.stdout);
     assert!(r.stdout.contains("ok    exanet_router_"), "{}", r.stdout);
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 7 top(s), 7 clean, 0 with warnings"),
+            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
 
-    // A warning makes lint fail: an unused, width-mismatched signal in the fifo top.
+    // A warning makes lint fail: an unused, width-mismatched signal in the first top.
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
     let top = m["tops"][0]["top"].as_str().unwrap().to_string();
@@ -743,7 +734,7 @@ fn generate_then_lint_default_is_clean() {
 }
 
 #[test]
-fn synth_fifo_reports_resources() {
+fn synth_reports_resources_of_one_block() {
     if tool_missing("yosys", "-V") {
         return;
     }
@@ -755,39 +746,40 @@ fn synth_fifo_reports_resources() {
             "--out",
             "o",
             "--block",
-            "fifo",
+            "arbiter",
             "--json",
-            "fifo.json",
+            "arbiter.json",
         ],
         d.path(),
     );
     assert_eq!(r.code, 0, "{}", r.all());
-    for col in ["LUT", "FF", "LUTRAM", "BRAM36", "DSP", "exanet_fifo_"] {
+    for col in ["LUT", "FF", "LUTRAM", "BRAM36", "DSP", "exanet_arbiter_"] {
         assert!(r.stdout.contains(col), "{col} missing:\n{}", r.stdout);
     }
     assert!(r.stdout.contains("by Yosys"), "{}", r.stdout);
     let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.path().join("fifo.json")).unwrap()).unwrap();
-    let fifo = &v[0];
-    assert_eq!(fifo["block"], "fifo");
-    // A 32-deep FIFO of 132-bit words lives in LUTRAM, with pointers in FFs.
-    assert!(fifo["lutram_cells"].as_u64().unwrap() > 0, "{fifo}");
-    assert!(fifo["ff"].as_u64().unwrap() >= 10, "{fifo}");
-    assert!(fifo["lut"].as_u64().unwrap() > 0, "{fifo}");
-    assert_eq!(fifo["bram36"], 0.0);
+        serde_json::from_slice(&std::fs::read(d.path().join("arbiter.json")).unwrap()).unwrap();
+    let arb = &v[0];
+    assert_eq!(arb["block"], "arbiter");
+    // A 7-way round-robin arbiter: grant logic in LUTs, its priority mask
+    // in flip-flops, no memories.
+    assert!(arb["ff"].as_u64().unwrap() > 0, "{arb}");
+    assert!(arb["lut"].as_u64().unwrap() > 0, "{arb}");
+    assert_eq!(arb["lutram_cells"], 0, "{arb}");
+    assert_eq!(arb["bram36"], 0.0);
     assert_eq!(v.as_array().unwrap().len(), 1, "--block filters");
     // Second run: from the cache, same numbers.
-    let r2 = exanet(&["synth", "--out", "o", "--block", "fifo"], d.path());
+    let r2 = exanet(&["synth", "--out", "o", "--block", "arbiter"], d.path());
     assert!(r2.stdout.contains("1 of 1 from"), "{}", r2.stdout);
     let row = |s: &str| {
         s.lines()
-            .find(|l| l.starts_with("exanet_fifo_"))
+            .find(|l| l.starts_with("exanet_arbiter_"))
             .map(str::to_string)
     };
     assert_eq!(row(&r.stdout), row(&r2.stdout));
     let r3 = exanet(&["synth", "--out", "o", "--block", "nosuch"], d.path());
     let line = assert_one_line_usage_error(&r3);
-    assert!(line.contains("generated blocks: fifo"), "{line}");
+    assert!(line.contains("generated blocks: arbiter"), "{line}");
 }
 
 #[test]
@@ -845,10 +837,11 @@ fn help_explains_every_subcommand() {
     assert_eq!(r.code, 2, "clap usage errors exit 2");
 }
 
-/// THE FAILURE TEST: an RTL bug (the FIFO's memory drops some writes) must be
-/// caught by `exanet cosim`, with the cycle and a waveform that exists.
+/// THE FAILURE TEST: an RTL bug (the CRC-32 miscounts the bytes of a
+/// partial last flit) must be caught by `exanet cosim`, with the cycle and a
+/// waveform that exists.
 #[test]
-fn cosim_catches_a_fifo_that_drops_a_word() {
+fn cosim_catches_a_crc32_that_miscounts_bytes() {
     if tool_missing("verilator", "--version") {
         return;
     }
@@ -856,42 +849,39 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
-    let fifo = m["tops"]
+    let crc = m["tops"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|t| t["block"] == "fifo")
-        .expect("a fifo top");
-    let point = fifo["point"].as_str().unwrap().to_string();
+        .find(|t| t["block"] == "crc32")
+        .expect("a crc32 top");
+    let point = crc["point"].as_str().unwrap().to_string();
 
-    // Copy the fifo's files, then break its memory: a write to slot 3 whose
-    // data has bit 0 set is silently dropped.
+    // Copy the crc32's files, then break it: a partial last flit of n bytes
+    // is taken as n + 1 bytes.
     let copy = d.path().join("broken");
     std::fs::create_dir_all(&copy).unwrap();
     let mut edited = false;
-    for f in fifo["files"].as_array().unwrap() {
+    for f in crc["files"].as_array().unwrap() {
         let rel = f.as_str().unwrap();
         let text = std::fs::read_to_string(d.path().join("o").join(rel)).unwrap();
         let name = Path::new(rel).file_name().unwrap();
-        let new = if text.contains("if (write_enable)") {
+        let new = if text.contains("(5'd16 - bytes)") {
             edited = true;
-            text.replace(
-                "if (write_enable)",
-                "if (write_enable && !(write_address == 'd3 && write_data[0]))",
-            )
+            text.replace("(5'd16 - bytes)", "(5'd15 - bytes)")
         } else {
             text
         };
         std::fs::write(copy.join(name), new).unwrap();
     }
-    assert!(edited, "the fifo RTL has no `if (write_enable)` to break");
+    assert!(edited, "the crc32 RTL has no `(5'd16 - bytes)` to break");
 
     // The intact RTL passes the same run first (so the failure below is the bug).
     let waves = d.path().join("waves");
     let ok = exanet(
         &[
             "cosim",
-            "fifo",
+            "crc32",
             "--point",
             &point,
             "--rtl",
@@ -910,13 +900,13 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let taken = waves.join(format!("fifo-{taken}-seed1.vcd"));
+    let taken = waves.join(format!("crc32-{taken}-seed1.vcd"));
     std::fs::write(&taken, "mine\n").unwrap();
 
     let r = exanet(
         &[
             "cosim",
-            "fifo",
+            "crc32",
             "--point",
             &point,
             "--rtl",
@@ -929,7 +919,7 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
         d.path(),
     );
     assert_eq!(r.code, 1, "a mismatch exits 1:\n{}", r.all());
-    assert!(r.stdout.contains("MISMATCH fifo"), "{}", r.stdout);
+    assert!(r.stdout.contains("MISMATCH crc32"), "{}", r.stdout);
     let field = |name: &str| -> String {
         r.stdout
             .lines()
@@ -942,7 +932,7 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     };
     let cycle: u64 = field("cycle").parse().expect("cycle is a number");
     assert!(cycle < 100_000);
-    assert_eq!(field("port"), "dout", "a dropped word shows first at dout");
+    assert_eq!(field("port"), "crc", "a miscounted flit shows at crc");
     assert_eq!(field("seed"), "1");
     let wave = PathBuf::from(field("waveform"));
     let wave = if wave.is_absolute() {
@@ -966,7 +956,7 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     let ok = exanet(
         &[
             "cosim",
-            "fifo",
+            "crc32",
             "--generated",
             "--out",
             "o",
@@ -986,7 +976,7 @@ fn cosim_catches_a_fifo_that_drops_a_word() {
     let r = exanet(
         &[
             "cosim",
-            "fifo",
+            "crc32",
             "--generated",
             "--out",
             "o",
@@ -1156,7 +1146,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 7 top(s), 7 clean, 0 with warnings"),
+            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1195,7 +1185,7 @@ fn stale_output_is_refused_until_regenerated() {
     for args in [
         &["lint", "--out", "o"][..],
         &["synth", "--out", "o"][..],
-        &["cosim", "fifo", "--generated", "--out", "o"][..],
+        &["cosim", "crc32", "--generated", "--out", "o"][..],
     ] {
         let r = exanet(args, d.path());
         let line = assert_one_line_usage_error(&r);

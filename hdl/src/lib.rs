@@ -9,7 +9,6 @@ pub mod common;
 pub mod emit;
 pub mod limits;
 pub mod ni;
-pub mod ni_point;
 pub mod node_pair;
 pub mod packet;
 pub mod router;

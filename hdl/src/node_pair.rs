@@ -282,9 +282,9 @@ fn range(width: usize) -> String {
     }
 }
 
-/// Bits to count `0..=n`.
+/// Bits to count `0..=n` ([`exanet_sim::bits::count_bits`]).
 fn bits_for(n: usize) -> usize {
-    (usize::BITS - n.leading_zeros()).max(1) as usize
+    exanet_sim::bits::count_bits(n) as usize
 }
 
 /// The ejection adapter (see the module doc).

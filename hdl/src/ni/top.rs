@@ -11,8 +11,11 @@ use anyhow::{bail, Result};
 use exanet_sim::ni::NiParams;
 use rust_hdl::prelude::*;
 
-/// Parameters of the NI RTL.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Parameters of the NI RTL. Their serde form is the parameter point of
+/// `exanet cosim ni` and of the `ni` top in `OUT/manifest.json` (through
+/// [`exanet_sim::point`]: the golden model's keys, then the RTL's).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct NiRtlParams {
     /// The golden model's parameters (validated by it).
     pub ni: NiParams,
@@ -49,9 +52,22 @@ impl Default for NiRtlParams {
     }
 }
 
-/// `ceil(log2(n))`, at least 1.
+/// The point text of `self`.
+impl NiRtlParams {
+    /// The point text (`key=value,...`).
+    pub fn point_text(&self) -> String {
+        exanet_sim::point::to_text(self)
+    }
+
+    /// Parse point text (keys not given keep the defaults).
+    pub fn parse_point(text: &str) -> Result<NiRtlParams> {
+        exanet_sim::point::parse(text)
+    }
+}
+
+/// `ceil(log2(n))`, at least 1 ([`exanet_sim::bits::index_bits`]).
 pub fn clog2(n: usize) -> usize {
-    (n.max(2).next_power_of_two().trailing_zeros() as usize).max(1)
+    exanet_sim::bits::index_bits(n) as usize
 }
 
 /// Widths and sizes derived from the parameters (the templates' numbers:

@@ -40,7 +40,7 @@ impl ArbiterParams {
 
     /// Bits of the `grant_index` port: ceil(log2(n)).
     pub fn index_bits(&self) -> u32 {
-        32 - (self.n - 1).leading_zeros()
+        crate::bits::index_bits(self.n as usize)
     }
 }
 

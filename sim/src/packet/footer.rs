@@ -189,21 +189,6 @@ pub struct Footer {
     txid: u16,
 }
 
-macro_rules! setter {
-    ($(#[$doc:meta])* $set:ident, $get:ident, $field:ident, $ty:ty, $layout:ident) => {
-        $(#[$doc])*
-        pub fn $get(&self) -> $ty {
-            self.$field
-        }
-        /// Set the field; a value that does not fit is an error naming it.
-        pub fn $set(&mut self, v: $ty) -> Result<&mut Self> {
-            $layout.check(v as u64)?;
-            self.$field = v;
-            Ok(self)
-        }
-    };
-}
-
 impl Footer {
     /// A footer from `src`, every other field zero.
     pub fn new(src: Coords) -> Self {

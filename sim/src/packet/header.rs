@@ -257,21 +257,6 @@ pub struct Header {
     vc: u8,
 }
 
-macro_rules! setter {
-    ($(#[$doc:meta])* $set:ident, $get:ident, $field:ident, $ty:ty, $layout:ident) => {
-        $(#[$doc])*
-        pub fn $get(&self) -> $ty {
-            self.$field
-        }
-        /// Set the field; a value that does not fit is an error naming it.
-        pub fn $set(&mut self, v: $ty) -> Result<&mut Self> {
-            $layout.check(v as u64)?;
-            self.$field = v;
-            Ok(self)
-        }
-    };
-}
-
 impl Header {
     /// A header of type `ptype` to `dest`, every other field zero.
     pub fn new(ptype: PacketType, dest: Coords) -> Self {

@@ -1,13 +1,17 @@
 //! The `ni` bench's parameter points: the registry entry, the default
-//! matrix, and `key=value` text to and from [`NiRtlParams`] (through
-//! [`exanet_hdl::ni_point`]).
+//! matrix, and `key=value` text to and from [`NiRtlParams`] (its serde
+//! form, through [`exanet_sim::point`]).
 
 use super::NiBench;
 use crate::blocks::BlockInfo;
 use crate::cosim::Bench;
 use anyhow::Result;
 use exanet_hdl::ni::NiRtlParams;
-pub use exanet_hdl::ni_point::point_text;
+
+/// The point text of `p`.
+pub fn point_text(p: &NiRtlParams) -> String {
+    p.point_text()
+}
 
 /// Registry entry for `exanet cosim ni`.
 pub fn info() -> BlockInfo {
@@ -46,7 +50,7 @@ fn point(text: &str) -> Result<Box<dyn Bench>> {
 
 /// Parse a point (`key=value,...`; missing keys take the defaults).
 pub fn parse_point(text: &str) -> Result<NiRtlParams> {
-    let p = exanet_hdl::ni_point::parse_point(text)?;
+    let p = NiRtlParams::parse_point(text)?;
     exanet_hdl::ni::Geometry::new(&p)?;
     Ok(p)
 }
