@@ -14,8 +14,9 @@
 //!    on every table), which catches out-of-range integers such as `-1`.
 //!
 //! Value rules (ranges, combinations) are not checked here but in one place,
-//! [`crate::params::elaborate`]; [`Loaded::locate`] turns the key named by an
-//! elaboration error back into the file position or `-P` flag that set it.
+//! elaboration (`params::elaborate`, reached as `Loaded::elaborate`);
+//! [`Loaded::locate`] turns the key named by an elaboration error back into
+//! the file position or `-P` flag that set it.
 
 use crate::error::usage;
 use anyhow::Result;
@@ -50,14 +51,11 @@ pub struct Config {
     pub link: Link,
     /// Target device.
     pub fpga: Fpga,
-    /// Network interface RTL options (absent in manifests written before it existed).
-    #[serde(default)]
+    /// Network interface RTL options.
     pub ni: Ni,
-    /// Simulated traffic (network simulator only; absent in manifests written before it existed).
-    #[serde(default)]
+    /// Simulated traffic (network simulator only).
     pub traffic: Traffic,
     /// Simulation method (network simulator only).
-    #[serde(default)]
     pub sim: Sim,
 }
 
@@ -132,9 +130,7 @@ pub struct Ni {
     /// reading from memory) before they are sent; a power of two, 2..=32.
     pub tx_ahead: u32,
     /// VC of the NI's control responses, a class-1 VC; 0 = the first,
-    /// `router.vcs_per_class` (absent in manifests written before it
-    /// existed: 0).
-    #[serde(default)]
+    /// `router.vcs_per_class`.
     pub resp_vc: u32,
 }
 
@@ -289,43 +285,9 @@ impl Loaded {
         self.origins.get(base).cloned().unwrap_or(Origin::Default)
     }
 
-    /// Elaborate the config for hardware; a rule violation is prefixed with
-    /// the position (file:line:col, or the `-P` flag) of the offending key.
-    pub fn elaborate(&self) -> Result<crate::params::Params> {
-        crate::params::elaborate(&self.config).map_err(|e| self.locate(e))
-    }
-
-    /// Elaborate the config for the network simulator (dimensions up to 32)
-    /// and check its `[traffic]` and `[sim]` keys; errors located as in
-    /// [`Loaded::elaborate`]. A relative `traffic.trace` is resolved against
-    /// the directory of the config file that set it.
-    pub fn elaborate_sim(&self) -> Result<crate::simulate::Setup> {
-        let params = crate::params::elaborate_for(&self.config, crate::params::Target::Simulation)
-            .map_err(|e| self.locate(e))?;
-        // Packet sizes nobody set follow the largest payload: a config that
-        // lowers packet.max_payload_bytes need not lower them too.
-        let mut config = self.config.clone();
-        let max = config.packet.max_payload_bytes;
-        let t = &mut config.traffic;
-        for (key, v) in [
-            ("traffic.bytes", &mut t.bytes),
-            ("traffic.small_bytes", &mut t.small_bytes),
-            ("traffic.large_bytes", &mut t.large_bytes),
-        ] {
-            if *v > max && self.origin(key) == Origin::Default {
-                *v = max;
-            }
-        }
-        let dir = match self.origin("traffic.trace") {
-            Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
-            _ => None,
-        };
-        crate::simulate::setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))
-    }
-
     /// A rule error prefixed with where its key was set; other errors unchanged.
-    fn locate(&self, e: anyhow::Error) -> anyhow::Error {
-        match e.downcast_ref::<crate::params::RuleError>() {
+    pub fn locate(&self, e: anyhow::Error) -> anyhow::Error {
+        match e.downcast_ref::<exanet_hdl::limits::RuleError>() {
             Some(r) => usage(format!("{}: {r}", self.origin(&r.key))),
             None => e,
         }

@@ -305,9 +305,7 @@ pub fn config_fingerprint(c: &Config) -> Result<String> {
 pub struct Manifest {
     /// Generator version.
     pub exanet: String,
-    /// Generator and config fingerprints (empty in manifests written before
-    /// they existed: such a folder is stale).
-    #[serde(default)]
+    /// Generator and config fingerprints.
     pub fingerprint: Fingerprint,
     /// The effective config.
     pub config: Config,

@@ -16,6 +16,7 @@ pub mod lint;
 pub mod outdir;
 pub mod params;
 pub mod plot;
+pub mod results;
 pub mod simulate;
 pub mod sweep;
 pub mod synth;

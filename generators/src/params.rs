@@ -37,7 +37,8 @@ pub const HEADER_PROTECTED_BITS: u32 = 112;
 /// with, so every rule's error is one type).
 pub use exanet_hdl::limits::RuleError;
 
-fn rule(
+/// A [`RuleError`] as an error: `key = value: rule`.
+pub(crate) fn rule(
     key: impl Into<String>,
     value: impl fmt::Display,
     rule: impl Into<String>,
@@ -228,6 +229,14 @@ pub struct FpgaParams {
 /// `x` rounded up, tolerant of floating-point noise (2.0000000001 → 2).
 fn ceil_u32(x: f64) -> u32 {
     (x - 1e-9).ceil().max(0.0) as u32
+}
+
+impl crate::config::Loaded {
+    /// Elaborate the config for hardware; a rule violation is prefixed with
+    /// the position (file:line:col, or the `-P` flag) of the offending key.
+    pub fn elaborate(&self) -> Result<Params> {
+        elaborate(&self.config).map_err(|e| self.locate(e))
+    }
 }
 
 /// Check every key of `c` that has a row in the hardware-limits table

@@ -3,7 +3,7 @@
 //! per series. Every chart has a title, labelled axes with units, ticks and
 //! a legend; no dependency beyond string formatting.
 
-use crate::sweep::{Row, SeriesSummary};
+use crate::results::{Row, SeriesSummary};
 use std::fmt::Write as _;
 
 const W: f64 = 1000.0;

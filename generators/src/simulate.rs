@@ -17,8 +17,9 @@
 //! cycles per router (3 with 64-bit flits), L = `link.latency_ns` in cycles.
 
 use crate::config::Config;
+use crate::config::Origin;
 use crate::error::usage;
-use crate::params::{Params, RuleError};
+use crate::params::{rule, Params, Target};
 use anyhow::{Context, Result};
 use exanet_sim::network::{ClassReport, Network, NetworkParams, Workload};
 use exanet_sim::traffic::{parse_trace, PacketSizes, Pattern, TraceEvent};
@@ -50,14 +51,6 @@ pub const SATURATION_REFUSED_SHARE: f64 = 0.01;
 pub const SATURATION_RULE: &str = "below saturation = accepted >= 95 % of offered, <= 1 % of \
      packets refused at full source queues, every tagged packet delivered, no deadlock";
 
-fn rule(key: &str, value: impl std::fmt::Display, rule: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(RuleError {
-        key: key.to_string(),
-        value: value.to_string(),
-        rule: rule.into(),
-    })
-}
-
 /// Everything one simulation needs.
 #[derive(Clone, Debug)]
 pub struct Setup {
@@ -71,24 +64,46 @@ pub struct Setup {
     pub trace: Option<PathBuf>,
 }
 
+impl crate::config::Loaded {
+    /// Elaborate the config for the network simulator (dimensions up to 32)
+    /// and check its `[traffic]` and `[sim]` keys; errors located as in
+    /// [`Loaded::elaborate`]. A relative `traffic.trace` is resolved against
+    /// the directory of the config file that set it.
+    pub fn elaborate_sim(&self) -> Result<Setup> {
+        let params = crate::params::elaborate_for(&self.config, Target::Simulation)
+            .map_err(|e| self.locate(e))?;
+        // Packet sizes nobody set follow the largest payload: a config that
+        // lowers packet.max_payload_bytes need not lower them too.
+        let mut config = self.config.clone();
+        let max = config.packet.max_payload_bytes;
+        let t = &mut config.traffic;
+        for (key, v) in [
+            ("traffic.bytes", &mut t.bytes),
+            ("traffic.small_bytes", &mut t.small_bytes),
+            ("traffic.large_bytes", &mut t.large_bytes),
+        ] {
+            if *v > max && self.origin(key) == Origin::Default {
+                *v = max;
+            }
+        }
+        let dir = match self.origin("traffic.trace") {
+            Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
+            _ => None,
+        };
+        setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))
+    }
+}
+
 /// Check the `[traffic]` and `[sim]` keys of `c` and build the simulator's
 /// parameters; `base_dir` resolves a relative `traffic.trace`.
+///
+/// Phases: the rate and class mix; the packet sizes; the destination
+/// pattern (or the trace file it names); the workload; the timing keys.
 pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setup> {
     let t = &c.traffic;
-    let s = &c.sim;
-    let router = params.router.clone();
-    let topo = router.topology.clone();
-    let terminals = topo.num_nodes() * topo.local_ports;
-    let max_payload = params.packet.max_payload_bytes;
-    let frac = |key: &str, v: f64| -> Result<()> {
-        if (0.0..=1.0).contains(&v) {
-            Ok(())
-        } else {
-            Err(rule(key, v, "must be 0..=1"))
-        }
-    };
-    frac("traffic.rate", t.rate)?;
-    frac("traffic.class1_fraction", t.class1_fraction)?;
+    let terminals = params.router.topology.num_nodes() * params.router.topology.local_ports;
+    fraction("traffic.rate", t.rate)?;
+    fraction("traffic.class1_fraction", t.class1_fraction)?;
     if t.class1_fraction > 0.0 && params.router.classes < 2 {
         return Err(rule(
             "traffic.class1_fraction",
@@ -96,6 +111,40 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             "needs router.classes = 2",
         ));
     }
+    let sizes = sizes_of(t, params.packet.max_payload_bytes)?;
+    let (pattern, trace) = pattern_of(t, &params, base_dir)?;
+    let workload = match &trace {
+        Some(path) => Workload::Trace {
+            events: trace_of(t, path, terminals, params.clock.period_ns)?,
+        },
+        None => Workload::Synthetic {
+            pattern,
+            rate: t.rate,
+            sizes,
+            class1_fraction: t.class1_fraction,
+        },
+    };
+    let net = network_of(&c.sim, &params, workload)?;
+    Ok(Setup {
+        config: c.clone(),
+        params,
+        net,
+        trace,
+    })
+}
+
+/// `key` holds a share: 0..=1.
+fn fraction(key: &str, v: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(rule(key, v, "must be 0..=1"))
+    }
+}
+
+/// `traffic.sizes` and the payload sizes it uses, each at most
+/// `packet.max_payload_bytes`.
+fn sizes_of(t: &crate::config::Traffic, max_payload: u32) -> Result<PacketSizes> {
     let payload = |key: &str, b: u32| -> Result<usize> {
         if b <= max_payload {
             Ok(b as usize)
@@ -107,29 +156,38 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             ))
         }
     };
-    let sizes = match t.sizes.as_str() {
-        "fixed" => PacketSizes::Fixed {
+    match t.sizes.as_str() {
+        "fixed" => Ok(PacketSizes::Fixed {
             bytes: payload("traffic.bytes", t.bytes)?,
-        },
+        }),
         "bimodal" => {
-            frac("traffic.large_fraction", t.large_fraction)?;
-            PacketSizes::Bimodal {
+            fraction("traffic.large_fraction", t.large_fraction)?;
+            Ok(PacketSizes::Bimodal {
                 small: payload("traffic.small_bytes", t.small_bytes)?,
                 large: payload("traffic.large_bytes", t.large_bytes)?,
                 large_fraction: t.large_fraction,
-            }
+            })
         }
-        other => {
-            return Err(rule(
-                "traffic.sizes",
-                format!("{other:?}"),
-                "must be \"fixed\" or \"bimodal\"",
-            ))
-        }
-    };
-    let pow2 = |name: &str| -> Result<()> {
+        other => Err(rule(
+            "traffic.sizes",
+            format!("{other:?}"),
+            "must be \"fixed\" or \"bimodal\"",
+        )),
+    }
+}
+
+/// `traffic.pattern` with the keys it uses; for `"trace"`, the trace file
+/// (resolved against `base_dir` when relative) instead of a pattern.
+fn pattern_of(
+    t: &crate::config::Traffic,
+    params: &Params,
+    base_dir: Option<&Path>,
+) -> Result<(Pattern, Option<PathBuf>)> {
+    let topo = &params.router.topology;
+    let terminals = topo.num_nodes() * topo.local_ports;
+    let pow2 = |name: &str, pattern: Pattern| -> Result<(Pattern, Option<PathBuf>)> {
         if terminals.is_power_of_two() {
-            Ok(())
+            Ok((pattern, None))
         } else {
             Err(rule(
                 "traffic.pattern",
@@ -138,25 +196,15 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             ))
         }
     };
-    let mut trace = None;
-    let pattern = match t.pattern.as_str() {
-        "uniform" => Pattern::Uniform,
-        "transpose" => {
-            pow2("transpose")?;
-            Pattern::Transpose
-        }
-        "bit_complement" => {
-            pow2("bit_complement")?;
-            Pattern::BitComplement
-        }
-        "bit_reverse" => {
-            pow2("bit_reverse")?;
-            Pattern::BitReverse
-        }
-        "tornado" => Pattern::Tornado,
-        "neighbour" => Pattern::Neighbour,
+    match t.pattern.as_str() {
+        "uniform" => Ok((Pattern::Uniform, None)),
+        "transpose" => pow2("transpose", Pattern::Transpose),
+        "bit_complement" => pow2("bit_complement", Pattern::BitComplement),
+        "bit_reverse" => pow2("bit_reverse", Pattern::BitReverse),
+        "tornado" => Ok((Pattern::Tornado, None)),
+        "neighbour" => Ok((Pattern::Neighbour, None)),
         "hotspot" => {
-            frac("traffic.hotspot_fraction", t.hotspot_fraction)?;
+            fraction("traffic.hotspot_fraction", t.hotspot_fraction)?;
             let n = topo.num_nodes();
             if t.hotspot_nodes.is_empty() || t.hotspot_nodes.iter().any(|&x| x as usize >= n) {
                 return Err(rule(
@@ -165,10 +213,11 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
                     format!("must be a non-empty list of node indices below {n}"),
                 ));
             }
-            Pattern::Hotspot {
+            let pattern = Pattern::Hotspot {
                 fraction: t.hotspot_fraction,
                 nodes: t.hotspot_nodes.iter().map(|&x| x as usize).collect(),
-            }
+            };
+            Ok((pattern, None))
         }
         "trace" => {
             if t.trace.is_empty() {
@@ -182,49 +231,52 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
                 Some(d) if Path::new(&t.trace).is_relative() => d.join(&t.trace),
                 _ => PathBuf::from(&t.trace),
             };
-            trace = Some(path);
-            Pattern::Uniform
+            Ok((Pattern::Uniform, Some(path)))
         }
+        other => Err(rule(
+            "traffic.pattern",
+            format!("{other:?}"),
+            format!("must be one of {}", PATTERNS.join(", ")),
+        )),
+    }
+}
+
+/// The events of the trace file at `path`, in `traffic.trace_unit`.
+fn trace_of(
+    t: &crate::config::Traffic,
+    path: &Path,
+    terminals: usize,
+    ns_per_cycle: f64,
+) -> Result<Vec<TraceEvent>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        rule(
+            "traffic.trace",
+            format!("{:?}", t.trace),
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let shown = path.display().to_string();
+    match t.trace_unit.as_str() {
+        "cycles" => parse_trace(&text, terminals, &shown),
+        "ns" => parse_trace_ns(&text, terminals, &shown, ns_per_cycle),
         other => {
             return Err(rule(
-                "traffic.pattern",
+                "traffic.trace_unit",
                 format!("{other:?}"),
-                format!("must be one of {}", PATTERNS.join(", ")),
+                "must be \"cycles\" or \"ns\"",
             ))
         }
-    };
-    let ns_per_cycle = params.clock.period_ns;
-    let workload = match &trace {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                rule(
-                    "traffic.trace",
-                    format!("{:?}", t.trace),
-                    format!("cannot read {}: {e}", path.display()),
-                )
-            })?;
-            let shown = path.display().to_string();
-            let events = match t.trace_unit.as_str() {
-                "cycles" => parse_trace(&text, terminals, &shown),
-                "ns" => parse_trace_ns(&text, terminals, &shown, ns_per_cycle),
-                other => {
-                    return Err(rule(
-                        "traffic.trace_unit",
-                        format!("{other:?}"),
-                        "must be \"cycles\" or \"ns\"",
-                    ))
-                }
-            }
-            .map_err(|e| rule("traffic.trace", format!("{:?}", t.trace), format!("{e:#}")))?;
-            Workload::Trace { events }
-        }
-        None => Workload::Synthetic {
-            pattern,
-            rate: t.rate,
-            sizes,
-            class1_fraction: t.class1_fraction,
-        },
-    };
+    }
+    .map_err(|e| rule("traffic.trace", format!("{:?}", t.trace), format!("{e:#}")))
+}
+
+/// The simulator's parameters: `[sim]`'s windows and watchdog, the link
+/// latency in cycles, the workload.
+fn network_of(
+    s: &crate::config::Sim,
+    params: &Params,
+    workload: Workload,
+) -> Result<NetworkParams> {
     if s.measure == 0 {
         return Err(rule("sim.measure", 0, "must be >= 1 cycle"));
     }
@@ -247,7 +299,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         ));
     }
     let net = NetworkParams {
-        router,
+        router: params.router.clone(),
         link_latency,
         workload,
         warmup: s.warmup,
@@ -262,12 +314,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
     };
     net.validate()
         .map_err(|e| crate::error::usage(format!("simulator rejects this config: {e:#}")))?;
-    Ok(Setup {
-        config: c.clone(),
-        params,
-        net,
-        trace,
-    })
+    Ok(net)
 }
 
 /// A trace whose first column is time in ns: converted to cycles
@@ -710,7 +757,10 @@ mod tests {
     }
 
     fn key_of(r: Result<Setup>) -> String {
-        r.unwrap_err().downcast::<RuleError>().unwrap().key
+        r.unwrap_err()
+            .downcast::<crate::params::RuleError>()
+            .unwrap()
+            .key
     }
 
     #[test]

@@ -311,6 +311,34 @@ impl Topology {
     }
 }
 
+/// The rule a routing order follows, in words (for error messages).
+pub const DIM_ORDER_RULE: &str =
+    "must be a permutation of x, y, z such as \"zyx\" (first letter routed first)";
+
+/// Parse a routing order such as `"zyx"` into `dim_order` (`[2, 1, 0]`):
+/// the one parser of the config key, the point text and the simulator.
+pub fn parse_dim_order(s: &str) -> Result<[usize; 3]> {
+    let mut o = [0; 3];
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() != 3 {
+        bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}");
+    }
+    for (i, ch) in chars.iter().enumerate() {
+        o[i] = match ch.to_ascii_lowercase() {
+            'x' => 0,
+            'y' => 1,
+            'z' => 2,
+            _ => bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}"),
+        };
+    }
+    let mut sorted = o;
+    sorted.sort_unstable();
+    if sorted != [0, 1, 2] {
+        bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}");
+    }
+    Ok(o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

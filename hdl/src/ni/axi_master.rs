@@ -13,7 +13,7 @@
 //! return in order (one ID); RREADY is driven by the realigner
 //! ([`super::rdma_tx`]).
 
-use super::top::{Geometry, Keys};
+use super::geometry::{Geometry, Keys};
 use super::vgen::render;
 use anyhow::Result;
 use askama::Template;

@@ -20,8 +20,8 @@
 //! receive path decides a packet.
 
 use super::codes::Codes;
+use super::geometry::{Geometry, Keys};
 use super::records::Records;
-use super::top::{Geometry, Keys};
 use super::vgen::{pad, render, Bits, Word};
 use anyhow::Result;
 use askama::Template;

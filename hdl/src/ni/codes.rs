@@ -15,7 +15,7 @@
 //! model that the RTL cannot follow stops generation instead of emitting
 //! wrong hardware.
 
-use super::top::Geometry;
+use super::geometry::Geometry;
 use super::vgen::Bits;
 use anyhow::{bail, ensure, Result};
 use exanet_sim::ni::completion::{CqKind, CqStatus, CQ_W0_REASON};

@@ -2,8 +2,8 @@
 //! transaction against the golden model `exanet_sim::ni` (its module doc is
 //! the contract: register map, packets, emission order).
 //!
-//! # Status (issue 4: phase 1 done, phase 2 increment 3)
-//! Built: the **transmit side** — the AXI4-Lite register file (every
+//! # What it does
+//! The **transmit side** — the AXI4-Lite register file (every
 //! register of the map except the read-serve engine's), per-channel
 //! descriptor queues with doorbell checks, the RDMA write engine (AXI4
 //! read bursts issued up to `tx_ahead` packets ahead of
@@ -210,6 +210,7 @@
 pub mod axi_master;
 pub mod axil_regs;
 pub mod codes;
+pub mod geometry;
 pub mod packetizer;
 pub mod rdma_rx;
 pub mod rdma_tx;
@@ -217,7 +218,5 @@ pub mod records;
 pub mod top;
 pub mod vgen;
 
-pub use top::{
-    emit_ni, ni_top_name, rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, Ni,
-    NiRtlParams,
-};
+pub use geometry::{rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, NiRtlParams};
+pub use top::{emit_ni, ni_top_name, Ni};

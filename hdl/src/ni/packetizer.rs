@@ -14,7 +14,7 @@
 //! (slot `b_slot` of channel `b_c`).
 
 use super::codes::Codes;
-use super::top::{Geometry, Keys};
+use super::geometry::{Geometry, Keys};
 use super::vgen::render;
 use anyhow::Result;
 use askama::Template;

@@ -106,8 +106,8 @@
 //! BENCHMARKS.md, "Network interface").
 
 use super::codes::{Codes, REASON_BITS};
+use super::geometry::{Geometry, Keys};
 use super::records::Records;
-use super::top::{Geometry, Keys};
 use super::vgen::{block, pad, render, Bits, Queue, Word};
 use anyhow::{ensure, Result};
 use askama::Template;

@@ -79,7 +79,7 @@
 //! ahead (memory latency up to about `18·(tx_ahead - 1) - 10` cycles).
 //!
 //! # Parameter
-//! `tx_ahead` ([`NiRtlParams::tx_ahead`](super::top::NiRtlParams::tx_ahead),
+//! `tx_ahead` ([`NiRtlParams::tx_ahead`](super::geometry::NiRtlParams::tx_ahead),
 //! config key `ni.tx_ahead`, default [`DEFAULT_TX_AHEAD`]): packets the
 //! scheduler may have picked and not yet sent, the depth of the packet and
 //! read-job queues. It trades LUTRAM (two queues of `tx_ahead` entries; a
@@ -89,8 +89,8 @@
 //! bench when the RTL cannot pick).
 
 use super::codes::Codes;
+use super::geometry::{Geometry, Keys};
 use super::records::Records;
-use super::top::{Geometry, Keys};
 use super::vgen::{block, pad, render, Queue, Record, Word};
 use anyhow::Result;
 use askama::Template;

@@ -2,18 +2,14 @@
 //! timing in the [`crate::network`] doc).
 
 use super::endpoint::Endpoint;
-use super::params::{NetworkParams, Workload};
+use super::params::NetworkParams;
 use super::scoreboard::Scoreboard;
-use super::source::geometric;
+use super::source::Source;
 use super::stats::{ClassAcc, Deadlock};
 use super::watchdog::blocked_channels;
-use crate::rng::Rng;
 use crate::router::{Flit, Router, RouterInputs};
 use crate::topology::Topology;
-use crate::traffic::{Destinations, PacketSizes, TraceEvent};
 use anyhow::Result;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// What arrives at one port in one cycle: a flit (into the input) and a credit
 /// (for the output); which of them are valid is in the arrival masks.
@@ -70,25 +66,13 @@ pub struct Network {
     pub(super) eps: Vec<Endpoint>,
     /// Per (terminal, cycle mod 2): what the router's local port delivers to the endpoint.
     ep_in: Vec<Inbox>,
-    pub(super) wake: Vec<Vec<u32>>,
-    pub(super) sched: Vec<u64>,
-    pub(super) last_tick: Vec<u64>,
-    pub(super) ep_wake: [Vec<u32>; 2],
-    pub(super) ep_sched: Vec<u64>,
-    pub(super) ep_last: Vec<u64>,
-    pub(super) gen: BinaryHeap<Reverse<(u64, u32)>>,
-    pub(super) gen_p: f64,
-    pub(super) trace: Vec<TraceEvent>,
-    pub(super) trace_pos: usize,
-    pub(super) dests: Option<Destinations>,
-    pub(super) sizes: PacketSizes,
-    pub(super) class1: f64,
-    pub(super) rng: Rng,
+    /// Which routers and endpoints run in which cycle.
+    pub(super) wakeups: Wakeups,
+    /// Traffic creation.
+    pub(super) src: Source,
     pub(super) sb: Scoreboard,
     pub(super) acc: [ClassAcc; 2],
-    pub(super) next_id: u64,
     pub(super) tagged_live: u64,
-    pub(super) generating: bool,
     pub(super) t: u64,
     pub(super) flits_in_network: u64,
     pub(super) last_move: u64,
@@ -97,6 +81,57 @@ pub struct Network {
     pub(super) router_cycles: u64,
     /// Per terminal: its local port's traffic during the last cycle (empty when off).
     local_io: Vec<LocalIo>,
+}
+
+/// Which routers and endpoints have work in which cycle: only those are
+/// stepped, so an idle part of a large network costs nothing.
+pub(super) struct Wakeups {
+    /// Per cycle mod link depth: routers to tick then.
+    pub(super) wake: Vec<Vec<u32>>,
+    /// Per router: the cycle it is scheduled for (no double entries).
+    sched: Vec<u64>,
+    /// Per router: the last cycle it ticked.
+    pub(super) last_tick: Vec<u64>,
+    /// Per cycle mod 2: endpoints to step then.
+    pub(super) ep_wake: [Vec<u32>; 2],
+    /// Per endpoint: the cycle it is scheduled for.
+    ep_sched: Vec<u64>,
+    /// Per endpoint: the last cycle it stepped.
+    pub(super) ep_last: Vec<u64>,
+    /// Link slots per port (the length of `wake`).
+    depth: u64,
+}
+
+impl Wakeups {
+    fn new(depth: usize, nodes: usize, terminals: usize) -> Wakeups {
+        Wakeups {
+            wake: vec![Vec::new(); depth],
+            sched: vec![u64::MAX; nodes],
+            last_tick: vec![u64::MAX; nodes],
+            ep_wake: [Vec::new(), Vec::new()],
+            ep_sched: vec![u64::MAX; terminals],
+            ep_last: vec![u64::MAX; terminals],
+            depth: depth as u64,
+        }
+    }
+
+    /// Tick router `node` in `cycle` (at most link depth − 1 cycles ahead).
+    #[inline]
+    pub(super) fn router(&mut self, node: usize, cycle: u64) {
+        if self.sched[node] != cycle {
+            self.sched[node] = cycle;
+            self.wake[(cycle % self.depth) as usize].push(node as u32);
+        }
+    }
+
+    /// Step endpoint `term` in `cycle` (this one or the next).
+    #[inline]
+    pub(super) fn endpoint(&mut self, term: usize, cycle: u64) {
+        if self.ep_sched[term] != cycle {
+            self.ep_sched[term] = cycle;
+            self.ep_wake[(cycle & 1) as usize].push(term as u32);
+        }
+    }
 }
 
 impl Network {
@@ -122,43 +157,7 @@ impl Network {
         let routers = (0..nodes)
             .map(|n| Router::new(r, n))
             .collect::<Result<Vec<_>>>()?;
-        let mut rng = Rng::new(p.seed);
-        let (dests, sizes, class1, gen_p, trace) = match &p.workload {
-            Workload::Synthetic {
-                pattern,
-                rate,
-                sizes,
-                class1_fraction,
-            } => {
-                let mean = sizes.mean_flits(|b| r.packet_flits(b));
-                (
-                    Some(Destinations::new(pattern, &topo)?),
-                    sizes.clone(),
-                    *class1_fraction,
-                    rate / mean,
-                    Vec::new(),
-                )
-            }
-            Workload::Trace { events } => {
-                if let Some(e) = events
-                    .iter()
-                    .find(|e| e.src >= terminals || e.dst >= terminals)
-                {
-                    anyhow::bail!(
-                        "trace event {e:?}: terminal out of range (this network has {terminals})"
-                    );
-                }
-                let mut ev = events.clone();
-                ev.sort_by_key(|e| e.cycle);
-                (None, PacketSizes::default(), 0.0, 0.0, ev)
-            }
-        };
-        let mut gen = BinaryHeap::new();
-        if gen_p > 0.0 {
-            for term in 0..terminals {
-                gen.push(Reverse((geometric(&mut rng, gen_p) - 1, term as u32)));
-            }
-        }
+        let src = Source::new(p, &topo, terminals)?;
         Ok(Network {
             topo: topo.clone(),
             ports,
@@ -172,25 +171,11 @@ impl Network {
             arrive: vec![0; nodes * depth],
             eps: vec![Endpoint::new(r.buffer_flits); terminals],
             ep_in: vec![Inbox::default(); terminals * 2],
-            wake: vec![Vec::new(); depth],
-            sched: vec![u64::MAX; nodes],
-            last_tick: vec![u64::MAX; nodes],
-            ep_wake: [Vec::new(), Vec::new()],
-            ep_sched: vec![u64::MAX; terminals],
-            ep_last: vec![u64::MAX; terminals],
-            gen,
-            gen_p,
-            trace,
-            trace_pos: 0,
-            dests,
-            sizes,
-            class1,
-            rng,
+            wakeups: Wakeups::new(depth, nodes, terminals),
+            src,
             sb: Scoreboard::new(p.order_check),
             acc: Default::default(),
-            next_id: 1,
             tagged_live: 0,
-            generating: true,
             t: 0,
             flits_in_network: 0,
             last_move: 0,
@@ -266,167 +251,195 @@ impl Network {
             && self.arrive.iter().all(|&m| m == 0)
             && self.ep_in.iter().all(|i| !i.flit_valid && !i.credit_valid)
     }
-    #[inline]
-    pub(super) fn wake_router(&mut self, node: usize, cycle: u64) {
-        if self.sched[node] != cycle {
-            self.sched[node] = cycle;
-            self.wake[(cycle % self.depth as u64) as usize].push(node as u32);
-        }
-    }
-
-    #[inline]
-    pub(super) fn wake_ep(&mut self, term: usize, cycle: u64) {
-        if self.ep_sched[term] != cycle {
-            self.ep_sched[term] = cycle;
-            self.ep_wake[(cycle & 1) as usize].push(term as u32);
-        }
-    }
-    /// One cycle: traffic, endpoints, routers, links.
+    /// One cycle, in phases: create traffic; step the endpoints (consume
+    /// what their router ejected, inject); tick the routers with what
+    /// arrived on their links and put what they send on the links; watch
+    /// for a network that stopped moving.
     pub fn step(&mut self) {
         let t = self.t;
-        let mut moved = false;
-        if self.generating {
+        if self.src.generating {
             self.generate();
         }
         self.local_io.fill(LocalIo::default());
-        // endpoints: consume ejected flits (credit them back now), then inject
-        let mut list = std::mem::take(&mut self.ep_wake[(t & 1) as usize]);
+        let mut moved = self.step_endpoints(t);
+        moved |= self.tick_routers(t);
+        self.watch(t, moved);
+        self.t += 1;
+    }
+
+    /// The endpoints woken for cycle `t`; whether a flit moved.
+    fn step_endpoints(&mut self, t: u64) -> bool {
+        let mut moved = false;
+        let mut list = std::mem::take(&mut self.wakeups.ep_wake[(t & 1) as usize]);
         for &term in &list {
             let term = term as usize;
-            if self.ep_last[term] == t {
+            if self.wakeups.ep_last[term] == t {
                 continue;
             }
-            self.ep_last[term] = t;
-            let node = term / self.locals;
-            let lport = self.dir_ports + term % self.locals;
-            let ms = node * self.depth + (t % self.depth as u64) as usize;
-            let rslot = ms * self.ports + lport;
-            let inbox = std::mem::take(&mut self.ep_in[term * 2 + (t & 1) as usize]);
+            self.wakeups.ep_last[term] = t;
+            moved |= self.step_endpoint(term, t);
+        }
+        list.clear();
+        self.wakeups.ep_wake[(t & 1) as usize] = list;
+        moved
+    }
+
+    /// Endpoint `term` in cycle `t`: consume the flit its router ejected
+    /// (and credit it back at once), inject its next flit, take a credit;
+    /// whether a flit moved.
+    fn step_endpoint(&mut self, term: usize, t: u64) -> bool {
+        let mut moved = false;
+        let node = term / self.locals;
+        let lport = self.dir_ports + term % self.locals;
+        let ms = node * self.depth + (t % self.depth as u64) as usize;
+        let rslot = ms * self.ports + lport;
+        let inbox = std::mem::take(&mut self.ep_in[term * 2 + (t & 1) as usize]);
+        if let Some(io) = self.local_io.get_mut(term) {
+            io.from_router = inbox.flit_valid.then_some(inbox.flit);
+            io.credit_from_router = inbox.credit_valid.then_some(inbox.credit_vc);
+        }
+        if inbox.flit_valid {
+            moved = true;
+            self.flits_in_network -= 1;
+            self.arrive[ms] |= 1 << (CREDIT + lport as u32);
+            self.slots[rslot].credit_vc = inbox.flit.vc;
+            self.wakeups.router(node, t);
+            if self.in_window(t) {
+                let class = inbox.flit.vc as usize / self.p.router.vcs_per_class;
+                self.acc[class].accepted_flits += 1;
+            }
+            if let Some(rec) =
+                self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb)
+            {
+                self.delivered_packet(rec);
+            }
+        }
+        if let Some((f, head, bad)) = self.eps[term].inject(self.words) {
+            moved = true;
+            if !bad {
+                self.flits_in_network += 1;
+            }
             if let Some(io) = self.local_io.get_mut(term) {
-                io.from_router = inbox.flit_valid.then_some(inbox.flit);
-                io.credit_from_router = inbox.credit_valid.then_some(inbox.credit_vc);
+                io.to_router = Some(f);
             }
-            if inbox.flit_valid {
-                moved = true;
-                self.flits_in_network -= 1;
-                self.arrive[ms] |= 1 << (CREDIT + lport as u32);
-                self.slots[rslot].credit_vc = inbox.flit.vc;
-                self.wake_router(node, t);
-                if self.in_window(t) {
-                    let class = inbox.flit.vc as usize / self.p.router.vcs_per_class;
-                    self.acc[class].accepted_flits += 1;
-                }
-                if let Some(rec) =
-                    self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb)
-                {
-                    self.delivered_packet(rec);
+            self.slots[rslot].flit = f;
+            self.arrive[ms] |= 1 << lport;
+            self.wakeups.router(node, t);
+            if let Some(id) = head {
+                if let Some(r) = self.sb.get_mut(id) {
+                    r.injected = t;
                 }
             }
-            if let Some((f, head, bad)) = self.eps[term].inject(self.words) {
-                moved = true;
-                if !bad {
-                    self.flits_in_network += 1;
-                }
-                if let Some(io) = self.local_io.get_mut(term) {
-                    io.to_router = Some(f);
-                }
-                self.slots[rslot].flit = f;
-                self.arrive[ms] |= 1 << lport;
-                self.wake_router(node, t);
-                if let Some(id) = head {
-                    if let Some(r) = self.sb.get_mut(id) {
-                        r.injected = t;
-                    }
-                }
+        }
+        if inbox.credit_valid {
+            self.eps[term].credit(inbox.credit_vc);
+        }
+        if self.eps[term].busy() {
+            self.wakeups.endpoint(term, t + 1);
+        }
+        moved
+    }
+
+    /// The routers woken for cycle `t`; whether a flit moved.
+    fn tick_routers(&mut self, t: u64) -> bool {
+        let mut moved = false;
+        let s = (t % self.depth as u64) as usize;
+        let mut list = std::mem::take(&mut self.wakeups.wake[s]);
+        for &node in &list {
+            let node = node as usize;
+            if self.wakeups.last_tick[node] == t {
+                continue;
             }
-            if inbox.credit_valid {
-                self.eps[term].credit(inbox.credit_vc);
-            }
-            if self.eps[term].busy() {
-                self.wake_ep(term, t + 1);
+            self.wakeups.last_tick[node] = t;
+            self.router_cycles += 1;
+            self.gather_inputs(node, s);
+            self.routers[node].tick(&self.inputs);
+            moved |= self.send_outputs(node, t);
+            if self.routers[node].has_flits() {
+                self.wakeups.router(node, t + 1);
             }
         }
         list.clear();
-        self.ep_wake[(t & 1) as usize] = list;
-        // routers
-        let s = (t % self.depth as u64) as usize;
+        self.wakeups.wake[s] = list;
+        moved
+    }
+
+    /// Router `node`'s inputs from what arrived in link slot `s`.
+    fn gather_inputs(&mut self, node: usize, s: usize) {
+        self.inputs.clear();
+        let ms = node * self.depth + s;
+        let m = std::mem::take(&mut self.arrive[ms]);
+        let mut fm = m & 0xffff;
+        while fm != 0 {
+            let port = fm.trailing_zeros() as usize;
+            fm &= fm - 1;
+            self.inputs
+                .set_flit(port, self.slots[ms * self.ports + port].flit);
+        }
+        let mut cm = m >> CREDIT;
+        while cm != 0 {
+            let port = cm.trailing_zeros() as usize;
+            cm &= cm - 1;
+            self.inputs
+                .set_credit(port, self.slots[ms * self.ports + port].credit_vc);
+        }
+    }
+
+    /// Router `node`'s flits and credits of cycle `t` onto its links (they
+    /// arrive `link_latency + 1` cycles later) or to its endpoints (next
+    /// cycle); whether it sent a flit.
+    fn send_outputs(&mut self, node: usize, t: u64) -> bool {
         let far = t + 1 + self.p.link_latency as u64;
         let far_s = (far % self.depth as u64) as usize;
         let near_s = ((t + 1) & 1) as usize;
-        let mut list = std::mem::take(&mut self.wake[s]);
-        for &node in &list {
-            let node = node as usize;
-            if self.last_tick[node] == t {
-                continue;
-            }
-            self.last_tick[node] = t;
-            self.router_cycles += 1;
-            self.inputs.clear();
-            let base = node * self.ports;
-            let ms = node * self.depth + s;
-            let m = std::mem::take(&mut self.arrive[ms]);
-            let mut fm = m & 0xffff;
-            while fm != 0 {
-                let port = fm.trailing_zeros() as usize;
-                fm &= fm - 1;
-                self.inputs
-                    .set_flit(port, self.slots[ms * self.ports + port].flit);
-            }
-            let mut cm = m >> CREDIT;
-            while cm != 0 {
-                let port = cm.trailing_zeros() as usize;
-                cm &= cm - 1;
-                self.inputs
-                    .set_credit(port, self.slots[ms * self.ports + port].credit_vc);
-            }
-            let router = &mut self.routers[node];
-            router.tick(&self.inputs);
-            let (mut ov, mut cv) = (router.out_valid(), router.credit_valid());
-            if ov != 0 {
-                moved = true;
-            }
-            while ov != 0 {
-                let o = ov.trailing_zeros() as usize;
-                ov &= ov - 1;
-                let f = *self.routers[node].out_flit(o).expect("valid");
-                if o < self.dir_ports {
-                    let (qn, qp) = self.peer[base + o];
-                    let qms = qn as usize * self.depth + far_s;
-                    self.slots[qms * self.ports + qp as usize].flit = f;
-                    self.arrive[qms] |= 1 << qp;
-                    self.wake_router(qn as usize, far);
-                } else {
-                    let term = node * self.locals + (o - self.dir_ports);
-                    let sl = &mut self.ep_in[term * 2 + near_s];
-                    sl.flit = f;
-                    sl.flit_valid = true;
-                    self.wake_ep(term, t + 1);
-                }
-            }
-            while cv != 0 {
-                let p = cv.trailing_zeros() as usize;
-                cv &= cv - 1;
-                let vc = self.routers[node].credit_out(p).expect("valid");
-                if p < self.dir_ports {
-                    let (qn, qp) = self.peer[base + p];
-                    let qms = qn as usize * self.depth + far_s;
-                    self.slots[qms * self.ports + qp as usize].credit_vc = vc;
-                    self.arrive[qms] |= 1 << (CREDIT + qp as u32);
-                    self.wake_router(qn as usize, far);
-                } else {
-                    let term = node * self.locals + (p - self.dir_ports);
-                    let sl = &mut self.ep_in[term * 2 + near_s];
-                    sl.credit_valid = true;
-                    sl.credit_vc = vc;
-                    self.wake_ep(term, t + 1);
-                }
-            }
-            if self.routers[node].has_flits() {
-                self.wake_router(node, t + 1);
+        let base = node * self.ports;
+        let (mut ov, mut cv) = (
+            self.routers[node].out_valid(),
+            self.routers[node].credit_valid(),
+        );
+        let moved = ov != 0;
+        while ov != 0 {
+            let o = ov.trailing_zeros() as usize;
+            ov &= ov - 1;
+            let f = *self.routers[node].out_flit(o).expect("valid");
+            if o < self.dir_ports {
+                let (qn, qp) = self.peer[base + o];
+                let qms = qn as usize * self.depth + far_s;
+                self.slots[qms * self.ports + qp as usize].flit = f;
+                self.arrive[qms] |= 1 << qp;
+                self.wakeups.router(qn as usize, far);
+            } else {
+                let term = node * self.locals + (o - self.dir_ports);
+                let sl = &mut self.ep_in[term * 2 + near_s];
+                sl.flit = f;
+                sl.flit_valid = true;
+                self.wakeups.endpoint(term, t + 1);
             }
         }
-        list.clear();
-        self.wake[s] = list;
+        while cv != 0 {
+            let p = cv.trailing_zeros() as usize;
+            cv &= cv - 1;
+            let vc = self.routers[node].credit_out(p).expect("valid");
+            if p < self.dir_ports {
+                let (qn, qp) = self.peer[base + p];
+                let qms = qn as usize * self.depth + far_s;
+                self.slots[qms * self.ports + qp as usize].credit_vc = vc;
+                self.arrive[qms] |= 1 << (CREDIT + qp as u32);
+                self.wakeups.router(qn as usize, far);
+            } else {
+                let term = node * self.locals + (p - self.dir_ports);
+                let sl = &mut self.ep_in[term * 2 + near_s];
+                sl.credit_valid = true;
+                sl.credit_vc = vc;
+                self.wakeups.endpoint(term, t + 1);
+            }
+        }
+        moved
+    }
+
+    /// The watchdog: a network with flits in it where nothing moved for
+    /// `watchdog` cycles is reported as deadlocked (once).
+    fn watch(&mut self, t: u64, moved: bool) {
         if moved || self.flits_in_network == 0 {
             self.last_move = t;
         } else if self.p.watchdog > 0
@@ -440,8 +453,8 @@ impl Network {
                 blocked: blocked_channels(&self.topo, &self.routers, 64),
             });
         }
-        self.t += 1;
     }
+
     /// The router models, mutable (fault injection in tests).
     pub fn routers_mut(&mut self) -> &mut [Router] {
         &mut self.routers

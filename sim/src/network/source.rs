@@ -2,6 +2,7 @@
 //! terminal, so idle terminals cost nothing per cycle) and trace replay.
 
 use super::endpoint::Queued;
+use super::params::{NetworkParams, Workload};
 use super::scoreboard::Record;
 use super::sim::Network;
 use crate::packet::header::PacketType;
@@ -9,12 +10,96 @@ use crate::rng::Rng;
 use crate::router::header_fields::Coords;
 use crate::router::route_compute::injection_vc;
 use crate::router::HeaderFields;
+use crate::topology::Topology;
+use crate::traffic::{Destinations, PacketSizes, TraceEvent};
+use anyhow::Result;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The traffic source: when and what each terminal sends next (synthetic
+/// traffic or a trace), and the numbering of packets.
+pub(super) struct Source {
+    /// Next creation time per terminal (synthetic traffic), earliest first.
+    pub(super) gen: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Probability a terminal creates a packet in a cycle (synthetic).
+    pub(super) gen_p: f64,
+    /// Trace events in time order, and the next one to replay.
+    pub(super) trace: Vec<TraceEvent>,
+    pub(super) trace_pos: usize,
+    /// Destination pattern (synthetic traffic).
+    pub(super) dests: Option<Destinations>,
+    /// Payload sizes (synthetic traffic).
+    pub(super) sizes: PacketSizes,
+    /// Share of packets in class 1.
+    pub(super) class1: f64,
+    pub(super) rng: Rng,
+    /// Id of the next packet (0 is never used).
+    pub(super) next_id: u64,
+    /// Whether packets are still being created.
+    pub(super) generating: bool,
+}
+
+impl Source {
+    /// The source of `p`'s workload on `topo` (`terminals` of them);
+    /// trace events naming a terminal that does not exist are refused.
+    pub(super) fn new(p: &NetworkParams, topo: &Topology, terminals: usize) -> Result<Source> {
+        let r = &p.router;
+        let mut rng = Rng::new(p.seed);
+        let (dests, sizes, class1, gen_p, trace) = match &p.workload {
+            Workload::Synthetic {
+                pattern,
+                rate,
+                sizes,
+                class1_fraction,
+            } => {
+                let mean = sizes.mean_flits(|b| r.packet_flits(b));
+                (
+                    Some(Destinations::new(pattern, topo)?),
+                    sizes.clone(),
+                    *class1_fraction,
+                    rate / mean,
+                    Vec::new(),
+                )
+            }
+            Workload::Trace { events } => {
+                if let Some(e) = events
+                    .iter()
+                    .find(|e| e.src >= terminals || e.dst >= terminals)
+                {
+                    anyhow::bail!(
+                        "trace event {e:?}: terminal out of range (this network has {terminals})"
+                    );
+                }
+                let mut ev = events.clone();
+                ev.sort_by_key(|e| e.cycle);
+                (None, PacketSizes::default(), 0.0, 0.0, ev)
+            }
+        };
+        let mut gen = BinaryHeap::new();
+        if gen_p > 0.0 {
+            for term in 0..terminals {
+                gen.push(Reverse((geometric(&mut rng, gen_p) - 1, term as u32)));
+            }
+        }
+        Ok(Source {
+            gen,
+            gen_p,
+            trace,
+            trace_pos: 0,
+            dests,
+            sizes,
+            class1,
+            rng,
+            next_id: 1,
+            generating: true,
+        })
+    }
+}
 
 impl Network {
     /// Stop creating packets (synthetic and trace).
     pub fn stop_traffic(&mut self) {
-        self.generating = false;
+        self.src.generating = false;
     }
 
     /// Create a packet now from terminal `src` to `dst` with `bytes` payload in
@@ -40,8 +125,8 @@ impl Network {
         if limit > 0 && self.eps[src].queued(class) >= limit {
             return None;
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.src.next_id;
+        self.src.next_id += 1;
         let mut dest = self.dest_coords(dst);
         if let HeaderFault::Dest(d) = fault {
             dest = d;
@@ -58,7 +143,7 @@ impl Network {
             vc,
             bad: true,
         });
-        self.wake_ep(src, self.t);
+        self.wakeups.endpoint(src, self.t);
         Some(id)
     }
 
@@ -111,8 +196,8 @@ impl Network {
             }
             return None;
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.src.next_id;
+        self.src.next_id += 1;
         let dest = self.dest_coords(dst);
         let vc = injection_vc(r, class, dest);
         let header = self.header(id, dest, bytes, class, vc);
@@ -140,32 +225,32 @@ impl Network {
             vc,
             bad: false,
         });
-        self.wake_ep(src, self.t);
+        self.wakeups.endpoint(src, self.t);
         Some(id)
     }
 
     pub(super) fn generate(&mut self) {
         let t = self.t;
-        while let Some(&Reverse((at, term))) = self.gen.peek() {
+        while let Some(&Reverse((at, term))) = self.src.gen.peek() {
             if at > t {
                 break;
             }
-            self.gen.pop();
+            self.src.gen.pop();
             let src = term as usize;
-            let dests = self.dests.as_ref().expect("synthetic traffic");
-            let dst = dests.dest(src, &mut self.rng);
-            let bytes = self.sizes.draw(&mut self.rng);
-            let class = usize::from(self.class1 > 0.0 && self.rng.chance(self.class1));
+            let dests = self.src.dests.as_ref().expect("synthetic traffic");
+            let dst = dests.dest(src, &mut self.src.rng);
+            let bytes = self.src.sizes.draw(&mut self.src.rng);
+            let class = usize::from(self.src.class1 > 0.0 && self.src.rng.chance(self.src.class1));
             self.create(src, dst, bytes, class);
-            let next = t + geometric(&mut self.rng, self.gen_p);
-            self.gen.push(Reverse((next, term)));
+            let next = t + geometric(&mut self.src.rng, self.src.gen_p);
+            self.src.gen.push(Reverse((next, term)));
         }
         let max = self.p.max_payload();
-        while let Some(&e) = self.trace.get(self.trace_pos) {
+        while let Some(&e) = self.src.trace.get(self.src.trace_pos) {
             if e.cycle > t {
                 break;
             }
-            self.trace_pos += 1;
+            self.src.trace_pos += 1;
             let mut left = e.bytes;
             loop {
                 let b = left.min(max);

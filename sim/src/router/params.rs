@@ -44,7 +44,7 @@ pub mod dim_order_text {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[usize; 3], D::Error> {
         let v = String::deserialize(d)?;
-        crate::router::route_compute::parse_dim_order(&v)
+        crate::topology::parse_dim_order(&v)
             .map_err(|e| D::Error::custom(format!("{e:#}")))
     }
 }

@@ -26,7 +26,7 @@
 use super::header_fields::Coords;
 use super::params::RouterParams;
 use crate::topology::{PortKind, MAX_PORTS};
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 /// Why a packet is not forwarded (it is dropped and counted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,33 +176,7 @@ pub fn injection_vc(p: &RouterParams, class: usize, dest: Coords) -> u8 {
     (class * p.vcs_per_class + sel % p.vcs_per_class) as u8
 }
 
-/// The rule a routing order follows, in words (for error messages).
-pub const DIM_ORDER_RULE: &str =
-    "must be a permutation of x, y, z such as \"zyx\" (first letter routed first)";
-
-/// Parse a routing order such as `"zyx"` into `dim_order` (`[2, 1, 0]`):
-/// the one parser of the config key, the point text and the simulator.
-pub fn parse_dim_order(s: &str) -> Result<[usize; 3]> {
-    let mut o = [0; 3];
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() != 3 {
-        bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}");
-    }
-    for (i, ch) in chars.iter().enumerate() {
-        o[i] = match ch.to_ascii_lowercase() {
-            'x' => 0,
-            'y' => 1,
-            'z' => 2,
-            _ => bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}"),
-        };
-    }
-    let mut sorted = o;
-    sorted.sort_unstable();
-    if sorted != [0, 1, 2] {
-        bail!("topology.dim_order = {s:?}: {DIM_ORDER_RULE}");
-    }
-    Ok(o)
-}
+pub use crate::topology::{parse_dim_order, DIM_ORDER_RULE};
 
 #[cfg(test)]
 mod tests {
