@@ -83,17 +83,8 @@ pub struct Packet {
     pub max_payload_bytes: u32,
 }
 
-/// `[router]`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Router {
-    /// Priority classes.
-    pub classes: u32,
-    /// Virtual channels per class.
-    pub vcs_per_class: u32,
-    /// Buffer per VC, flits.
-    pub buffer_flits: u32,
-}
+/// `[router]`: the router's own keys, defined beside its parameters.
+pub use exanet_sim::router::params::RouterKeys as Router;
 
 /// `[clock]`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -121,18 +112,8 @@ pub struct Fpga {
     pub part: String,
 }
 
-/// `[ni]`: options of the network interface RTL that no other key implies
-/// (its sizes follow `[packet]` and `[router]`, see `params::derive_ni`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Ni {
-    /// Transmit read-ahead: packets the NI's scheduler may pick (and start
-    /// reading from memory) before they are sent; a power of two, 2..=32.
-    pub tx_ahead: u32,
-    /// VC of the NI's control responses, a class-1 VC; 0 = the first,
-    /// `router.vcs_per_class`.
-    pub resp_vc: u32,
-}
+/// `[ni]`: the NI RTL's own keys, defined beside its parameters.
+pub use exanet_hdl::ni::geometry::NiKeys as Ni;
 
 /// `[traffic]` (network simulator only)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -181,12 +162,6 @@ pub struct Sim {
     pub watchdog: u64,
     /// Random seed of the traffic.
     pub seed: u64,
-}
-
-impl Default for Ni {
-    fn default() -> Self {
-        Config::default().ni
-    }
 }
 
 impl Default for Traffic {

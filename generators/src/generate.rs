@@ -605,11 +605,6 @@ fn short(fp: &str) -> String {
 /// resolve to a different config.
 pub fn staleness(manifest: &Manifest, given: bool) -> Result<Option<String>> {
     let fp = &manifest.fingerprint;
-    if fp.generator.is_empty() {
-        return Ok(Some(
-            "it has no generator fingerprint (written by an older exanet)".to_string(),
-        ));
-    }
     if fp.generator != GENERATOR_FINGERPRINT {
         return Ok(Some(format!(
             "it was written by another exanet build (generator {}; this one is {})",

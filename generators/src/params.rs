@@ -10,7 +10,6 @@ use crate::config::Config;
 use anyhow::Result;
 use exanet_hdl::limits;
 use exanet_hdl::ni::NiRtlParams;
-use exanet_sim::ni::NiParams as NiModelParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
 use exanet_sim::topology::Topology;
 use serde::{Deserialize, Serialize};
@@ -69,7 +68,7 @@ pub struct Params {
     /// Target device.
     pub fpga: FpgaParams,
     /// The network interface RTL's parameters (with the golden model's
-    /// inside), derived from the keys above as [`derive_ni`] says; `None`
+    /// inside), derived from the keys above as [`NiRtlParams::derive`] says; `None`
     /// when this config's packet format is one the NI RTL does not support
     /// (a note in [`Self::notes`] says why).
     pub ni: Option<NiRtlParams>,
@@ -145,79 +144,7 @@ pub struct LinkParams {
     pub full_rate_buffer_flits: u32,
 }
 
-/// NI datapath width: the only `packet.flit_bits` the NI RTL supports.
-pub const NI_FLIT_BITS: u32 = 128;
-/// NI memory address width on the ZU9EG (40-bit physical addresses).
-pub const NI_ADDR_BITS: u32 = 40;
-/// Default packetizer message size (one Cortex-A53 cache line).
-pub const NI_MSG_BYTES: u32 = 64;
-
-/// The NI for packet format `packet`, router `router` and the `[ni]` keys
-/// (checked already), or why there is none. Its sizes are derived from the
-/// existing keys, its internal sizes are the golden model's defaults
-/// (`exanet_sim::ni::NiParams`), and `[ni]` holds the RTL options no other
-/// key implies:
-///
-/// | NI parameter | from |
-/// |---|---|
-/// | (128-bit flits) | `packet.flit_bits` must be 128, the NI's datapath; otherwise no NI is generated |
-/// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `packet.max_payload_bytes` (below 16: no NI) |
-/// | `mailbox_msg_bytes` | 64 (one Cortex-A53 cache line), or `max_payload_bytes` when smaller |
-/// | `buffer_flits` | `router.buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
-/// | `vc` | 0: class 0 (requests and data), its first VC |
-/// | `resp_vc` | `ni.resp_vc`, 0 meaning `router.vcs_per_class`: the class-1 VC of the control responses |
-/// | `vcs_per_class` | `router.vcs_per_class` (the NI needs `router.classes = 2`: a config with an NI and one class is refused) |
-/// | `addr_bits` | 40: the ZU9EG's physical address width |
-/// | `channels`, queue depths, `windows`, … | the golden model's defaults |
-/// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
-///
-/// One NI module serves every local port (`topology.local_ports`); its
-/// coordinates are an input.
-pub fn derive_ni(
-    packet: &PacketParams,
-    router: &RouterModelParams,
-    ni: &crate::config::Ni,
-) -> Result<NiRtlParams, String> {
-    if packet.flit_bits != NI_FLIT_BITS {
-        return Err(format!(
-            "ni: not generated: packet.flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
-            packet.flit_bits
-        ));
-    }
-    let payload = exanet_sim::ni::params::MAX_PAYLOAD_CHOICES
-        .iter()
-        .copied()
-        .filter(|&c| c <= packet.max_payload_bytes as usize)
-        .max()
-        .ok_or_else(|| {
-            format!(
-                "ni: not generated: packet.max_payload_bytes = {} is below the NI's smallest \
-                 packet payload (16)",
-                packet.max_payload_bytes
-            )
-        })?;
-    let params = NiModelParams {
-        max_payload_bytes: payload,
-        mailbox_msg_bytes: (NI_MSG_BYTES as usize).min(payload),
-        addr_bits: NI_ADDR_BITS,
-        ..NiModelParams::default()
-    };
-    params
-        .validate()
-        .map_err(|e| format!("ni: not generated: {e:#}"))?;
-    Ok(NiRtlParams {
-        ni: params,
-        buffer_flits: router.buffer_flits,
-        vc: 0,
-        // 0 = the first class-1 VC.
-        resp_vc: match ni.resp_vc {
-            0 => router.vcs_per_class,
-            v => v as usize,
-        },
-        vcs_per_class: router.vcs_per_class,
-        tx_ahead: ni.tx_ahead as usize,
-    })
-}
+pub use exanet_hdl::ni::geometry::NI_FLIT_BITS;
 
 /// Target device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -422,15 +349,13 @@ fn router_of(c: &Config, t: &TopologyParams, p: &PacketParams) -> Result<RouterM
             ),
         ));
     }
-    let rp = RouterModelParams {
-        topology: sim_topology(t.dims, t.wrap, t.local_ports)?,
-        dim_order: t.route_axes,
-        classes: r.classes as usize,
-        vcs_per_class: r.vcs_per_class as usize,
-        buffer_flits: r.buffer_flits as usize,
-        flit_bits: p.flit_bits as usize,
-        max_packet_flits: p.max_packet_flits as usize,
-    };
+    let rp = RouterModelParams::from_keys(
+        r,
+        sim_topology(t.dims, t.wrap, t.local_ports)?,
+        t.route_axes,
+        p.flit_bits as usize,
+        p.max_packet_flits as usize,
+    );
     rp.validate()
         .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
     Ok(rp)
@@ -499,7 +424,13 @@ fn ni_of(
         ));
     }
     let classes = c.router.classes;
-    match derive_ni(packet, router, &c.ni) {
+    match NiRtlParams::derive(
+        &c.ni,
+        packet.flit_bits,
+        packet.max_payload_bytes,
+        router.buffer_flits,
+        router.vcs_per_class,
+    ) {
         // The NI keeps its control responses in class 1 and its requests
         // in class 0; with one class they could wait on each other
         // (protocol deadlock). The network simulator has no NI.
@@ -884,7 +815,7 @@ mod tests {
         assert_eq!(ni.ni.max_payload_bytes, 256);
         assert_eq!(ni.ni.mailbox_msg_bytes, 64);
         assert_eq!(ni.ni.addr_bits, 40);
-        assert_eq!(ni.ni.channels, NiModelParams::default().channels);
+        assert_eq!(ni.ni.channels, exanet_sim::ni::NiParams::default().channels);
         assert_eq!((ni.buffer_flits, ni.vc, ni.tx_ahead), (32, 0, 8));
         // Message classes: the router's VCs per class; responses on the
         // first class-1 VC unless ni.resp_vc names another.

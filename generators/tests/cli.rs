@@ -215,7 +215,8 @@ fn overrides_apply_and_bad_keys_are_rejected() {
     );
     assert_eq!(r.code, 0, "{}", r.all());
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["router"]["ports"], 5);
+    assert_eq!(v["topology"]["network_ports"], 4);
+    assert_eq!(v["router"]["topology"]["local_ports"], 1);
     assert_eq!(v["topology"]["nodes"], 16);
 
     // -P wins over the file.
@@ -355,7 +356,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "{part} missing from {ni_files:?}"
         );
     }
-    assert_eq!(m["params"]["ni"]["params"]["max_payload_bytes"], 256);
+    assert_eq!(m["params"]["ni"]["ni"]["max_payload_bytes"], 256);
     assert_eq!(m["params"]["ni"]["buffer_flits"], 32);
     assert_eq!(m["params"]["ni"]["tx_ahead"], 8);
     assert_eq!(m["params"]["ni"]["resp_vc"], 2);
@@ -1214,13 +1215,16 @@ fn stale_output_is_refused_until_regenerated() {
         "{}",
         r.stderr
     );
-    // A manifest from before fingerprints existed.
+    // A manifest without fingerprints is not one this exanet wrote.
     edit_manifest(&d.path().join("o"), |m| {
         m.as_object_mut().unwrap().remove("fingerprint");
     });
     let r = exanet(&["synth", "--out", "o"], d.path());
     let line = assert_one_line_usage_error(&r);
-    assert!(line.contains("no generator fingerprint"), "{line}");
+    assert!(
+        line.contains("not a manifest written by this exanet") && line.contains("fingerprint"),
+        "{line}"
+    );
     // Regenerating makes it fresh again (the hand-edited manifest is moved
     // to a backup folder: --force).
     assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 2);

@@ -421,6 +421,29 @@ pub fn run_edited(
         .unwrap_or_else(|| panic!("{}: the edited RTL was not caught", r.point))
 }
 
+/// For tests: run `bench`, whose golden model (or stimulus) is known to be
+/// wrong, and return the report and its first mismatch; panics when the
+/// run is clean, or when the mismatch left no waveform behind.
+pub fn run_caught(
+    bench: &mut dyn Bench,
+    cycles: u64,
+    seed: u64,
+    dir: &Path,
+) -> (CosimReport, Mismatch) {
+    let r = run(bench, &test_options(cycles, seed, dir))
+        .unwrap_or_else(|e| panic!("{}: {e:#}", bench.point()));
+    let m = r
+        .first
+        .clone()
+        .unwrap_or_else(|| panic!("{}: the wrong golden model was not caught", r.point));
+    assert!(
+        r.waveform.as_ref().is_some_and(|w| w.exists()),
+        "{}: no failure waveform for {m}",
+        r.point
+    );
+    (r, m)
+}
+
 /// For tests: every coverage count in `counts` (name, count) is at least
 /// `min`; `what` names the point in the message.
 pub fn assert_reached(what: &str, counts: &[(&str, u64)], min: u64) {

@@ -6,8 +6,8 @@ use exanet_hdl::common::credit_counter::emit_credit_counter;
 use exanet_sim::common::credit_counter::CreditCounterParams;
 use exanet_tb::blocks::credit_counter::{info, CreditCounterBench};
 use exanet_tb::cosim::{
-    assert_matrix_matches, assert_reached, run, run_clean, run_edited, skip_without_verilator,
-    test_options,
+    assert_matrix_matches, assert_reached, run_caught, run_clean, run_edited,
+    skip_without_verilator,
 };
 
 const CYCLES: u64 = 200_000;
@@ -73,22 +73,16 @@ fn a_wrong_golden_model_is_caught_on_the_right_port() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let mut b = CreditCounterBench::with_golden(p(40, 18), p(40, 17)).unwrap();
-    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
-    let m = r.first.expect("wrong need must mismatch");
+    let (_, m) = run_caught(&mut b, CYCLES, SEED, tmp.path());
     assert_eq!(m.port, "enough", "{m}");
     assert_eq!(
         (m.expected.as_str(), m.actual.as_str()),
         ("0x1", "0x0"),
         "{m}"
     );
-    assert!(
-        r.waveform.as_ref().is_some_and(|w| w.exists()),
-        "failure waveform"
-    );
 
     let mut b = CreditCounterBench::with_golden(p(40, 18), p(41, 18)).unwrap();
-    let r = run(&mut b, &test_options(CYCLES, SEED, tmp.path())).unwrap();
-    let m = r.first.expect("wrong max must mismatch");
+    let (_, m) = run_caught(&mut b, CYCLES, SEED, tmp.path());
     assert_eq!((m.port.as_str(), m.cycle), ("count", 0), "{m}");
 }
 

@@ -59,6 +59,102 @@ impl NiRtlParams {
     }
 }
 
+/// NI datapath width: the only `flit_bits` the NI RTL supports.
+pub const NI_FLIT_BITS: u32 = 128;
+/// NI memory address width on the ZU9EG (40-bit physical addresses).
+pub const NI_ADDR_BITS: u32 = 40;
+/// Default packetizer message size (one Cortex-A53 cache line).
+pub const NI_MSG_BYTES: u32 = 64;
+
+/// The `[ni]` keys of a config: the NI RTL options no other key implies
+/// (its sizes follow `[packet]` and `[router]`, see [`NiRtlParams::derive`]).
+/// A new NI key is a field here, its field in [`NiRtlParams`] (set in
+/// [`NiRtlParams::derive`]), its row in the hardware-limits table when the
+/// RTL bounds it, and its line in the default config.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NiKeys {
+    /// Transmit read-ahead: packets the NI's scheduler may pick (and start
+    /// reading from memory) before they are sent; a power of two, 2..=32.
+    pub tx_ahead: u32,
+    /// VC of the NI's control responses, a class-1 VC; 0 = the first,
+    /// `vcs_per_class`.
+    pub resp_vc: u32,
+}
+
+impl NiRtlParams {
+    /// The NI for `flit_bits`-bit flits and payloads of at most
+    /// `max_payload_bytes`, sending into router VCs of `buffer_flits` with
+    /// `vcs_per_class` VCs per class, with the `[ni]` keys `ni` (checked
+    /// already), or why there is none. Its sizes are derived from the
+    /// existing keys, its internal sizes are the golden model's defaults
+    /// (`exanet_sim::ni::NiParams`), and `[ni]` holds the RTL options no other
+    /// key implies:
+    ///
+    /// | NI parameter | from |
+    /// |---|---|
+    /// | (128-bit flits) | `flit_bits` must be 128, the NI's datapath; otherwise no NI is generated |
+    /// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `max_payload_bytes` (below 16: no NI) |
+    /// | `mailbox_msg_bytes` | 64 (one Cortex-A53 cache line), or `max_payload_bytes` when smaller |
+    /// | `buffer_flits` | `buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
+    /// | `vc` | 0: class 0 (requests and data), its first VC |
+    /// | `resp_vc` | `ni.resp_vc`, 0 meaning `vcs_per_class`: the class-1 VC of the control responses |
+    /// | `vcs_per_class` | `vcs_per_class` (the NI needs `router.classes = 2`: a config with an NI and one class is refused) |
+    /// | `addr_bits` | 40: the ZU9EG's physical address width |
+    /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
+    /// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
+    ///
+    /// One NI module serves every local port (`topology.local_ports`); its
+    /// coordinates are an input.
+    pub fn derive(
+        ni: &NiKeys,
+        flit_bits: u32,
+        max_payload_bytes: u32,
+        buffer_flits: usize,
+        vcs_per_class: usize,
+    ) -> Result<NiRtlParams, String> {
+        if flit_bits != NI_FLIT_BITS {
+            return Err(format!(
+                "ni: not generated: flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
+                flit_bits
+            ));
+        }
+        let payload = exanet_sim::ni::params::MAX_PAYLOAD_CHOICES
+            .iter()
+            .copied()
+            .filter(|&c| c <= max_payload_bytes as usize)
+            .max()
+            .ok_or_else(|| {
+                format!(
+                    "ni: not generated: max_payload_bytes = {} is below the NI's smallest \
+                 packet payload (16)",
+                    max_payload_bytes
+                )
+            })?;
+        let params = NiParams {
+            max_payload_bytes: payload,
+            mailbox_msg_bytes: (NI_MSG_BYTES as usize).min(payload),
+            addr_bits: NI_ADDR_BITS,
+            ..NiParams::default()
+        };
+        params
+            .validate()
+            .map_err(|e| format!("ni: not generated: {e:#}"))?;
+        Ok(NiRtlParams {
+            ni: params,
+            buffer_flits,
+            vc: 0,
+            // 0 = the first class-1 VC.
+            resp_vc: match ni.resp_vc {
+                0 => vcs_per_class,
+                v => v as usize,
+            },
+            vcs_per_class,
+            tx_ahead: ni.tx_ahead as usize,
+        })
+    }
+}
+
 /// `ceil(log2(n))`, at least 1 ([`exanet_sim::bits::index_bits`]).
 pub fn clog2(n: usize) -> usize {
     exanet_sim::bits::index_bits(n) as usize

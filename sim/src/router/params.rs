@@ -44,9 +44,25 @@ pub mod dim_order_text {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[usize; 3], D::Error> {
         let v = String::deserialize(d)?;
-        crate::topology::parse_dim_order(&v)
-            .map_err(|e| D::Error::custom(format!("{e:#}")))
+        crate::topology::parse_dim_order(&v).map_err(|e| D::Error::custom(format!("{e:#}")))
     }
+}
+
+/// The `[router]` keys of a config: the router parameters a user chooses
+/// (the rest of [`RouterParams`] follows from the topology and the packet
+/// format). A new router key is a field here, its field in
+/// [`RouterParams`] (set in [`RouterParams::from_keys`]), its row in the
+/// hardware-limits table when the RTL bounds it, and its line in the
+/// default config; the config reader and elaboration take it from here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterKeys {
+    /// Priority classes.
+    pub classes: u32,
+    /// Virtual channels per class.
+    pub vcs_per_class: u32,
+    /// Buffer per VC, flits.
+    pub buffer_flits: u32,
 }
 
 /// A router at one node of its network: the parameter point of
@@ -78,6 +94,27 @@ impl Default for RouterParams {
 }
 
 impl RouterParams {
+    /// The router of `keys` in `topology`, routing in `dim_order`, for
+    /// `flit_bits`-bit flits and packets of at most `max_packet_flits`
+    /// (not yet validated: see [`RouterParams::validate`]).
+    pub fn from_keys(
+        keys: &RouterKeys,
+        topology: Topology,
+        dim_order: [usize; 3],
+        flit_bits: usize,
+        max_packet_flits: usize,
+    ) -> RouterParams {
+        RouterParams {
+            topology,
+            dim_order,
+            classes: keys.classes as usize,
+            vcs_per_class: keys.vcs_per_class as usize,
+            buffer_flits: keys.buffer_flits as usize,
+            flit_bits,
+            max_packet_flits,
+        }
+    }
+
     /// Check every field against its rule (deadlock freedom is checked by [`crate::deadlock`]).
     pub fn validate(&self) -> Result<()> {
         self.topology.validate()?;
