@@ -13,6 +13,7 @@ pub mod cosim;
 pub mod error;
 pub mod generate;
 pub mod lint;
+pub mod mutate;
 pub mod outdir;
 pub mod params;
 pub mod plot;

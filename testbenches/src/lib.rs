@@ -8,4 +8,5 @@
 
 pub mod blocks;
 pub mod cosim;
+pub mod mutate;
 pub mod verilator;

@@ -1,0 +1,118 @@
+//! `exanet mutate` end to end: a small fixed sample of mutants per
+//! primitive block, so a bench that loses its teeth fails here; the full
+//! campaigns (larger samples, the router, NI and network) are in
+//! `BENCHMARKS.md` with their commands.
+
+use exanet_tb::cosim::skip_without_verilator;
+use serde_json::Value;
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+
+/// Run `exanet mutate block` on a sample of `count` mutants and return its
+/// JSON report.
+fn mutate(block: &str, point: Option<&str>, count: usize, cycles: u64) -> Value {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let o = Command::new(EXE)
+        .args(["mutate", block, "--jobs", "2", "--seed", "7"])
+        .args(point.map(|p| ["--point", p]).into_iter().flatten())
+        .args([
+            "--count",
+            &count.to_string(),
+            "--cycles",
+            &cycles.to_string(),
+        ])
+        .arg("--json")
+        .arg(&json)
+        .current_dir(d.path())
+        .output()
+        .expect("running exanet");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "exanet mutate {block}: {out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    println!("{out}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// Every primitive's bench kills its sample: no survivor, and every
+/// mutant reached a verdict. The arbiter runs at 7 requesters: at 2 (its
+/// matrix's first point) the mask only ever holds the upper bit, so
+/// dropping the `~` of the lowest-bit isolation is an equivalent mutant
+/// there (BENCHMARKS.md, mutation analysis).
+#[test]
+fn primitive_benches_kill_a_fixed_sample_of_mutants() {
+    if skip_without_verilator() {
+        return;
+    }
+    for (block, point) in [
+        ("fifo", None),
+        ("arbiter", Some("n=7")),
+        ("credit_counter", None),
+        ("crc32", None),
+        ("secded", None),
+    ] {
+        let r = mutate(block, point, 5, 20_000);
+        let runs = r["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 5, "{block}: {r}");
+        let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
+        assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
+        assert!(
+            r["killed"].as_u64().unwrap() >= 4,
+            "{block}: most of the sample must build and be killed: {r}"
+        );
+        assert!(r["candidates"].as_u64().unwrap() > 5, "{block}: {r}");
+        let rules: Vec<&str> = r["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s[0].as_str().unwrap())
+            .collect();
+        assert!(
+            rules.contains(&"structure") && rules.contains(&"initial"),
+            "{rules:?}"
+        );
+    }
+}
+
+/// A mutant the bench cannot see is reported as survived: a bench that
+/// runs no cycles sees nothing, so every built mutant survives.
+#[test]
+fn a_blind_bench_lets_mutants_survive() {
+    if skip_without_verilator() {
+        return;
+    }
+    let r = mutate("arbiter", None, 3, 0);
+    let runs = r["runs"].as_array().unwrap();
+    assert!(
+        runs.iter()
+            .all(|x| x["verdict"] == "survived" || x["verdict"] == "invalid"),
+        "{r}"
+    );
+    assert!(r["survived"].as_u64().unwrap() >= 1, "{r}");
+    assert!(r["kill_rate"].as_f64().unwrap() < 0.5, "{r}");
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (vec!["mutate", "nosuch"], "unknown block `nosuch`"),
+        (
+            vec!["mutate", "fifo", "--point", "width=0"],
+            "--point width=0",
+        ),
+    ] {
+        let o = Command::new(EXE)
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
