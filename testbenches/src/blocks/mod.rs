@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod fp_add;
 pub mod network;
 pub mod ni;
 pub use ni::agents::NiPorts;
@@ -35,6 +36,7 @@ pub fn all() -> Vec<BlockInfo> {
         credit_counter::info(),
         crc32::info(),
         secded::info(),
+        fp_add::info(),
         packet::info(),
         router::info(),
         ni::info(),

@@ -1,0 +1,3 @@
+//! The allreduce accelerator's blocks: the reduction datapath.
+
+pub mod fp_add;

@@ -1,0 +1,3 @@
+//! Golden models of the allreduce accelerator's blocks.
+
+pub mod fp_add;
