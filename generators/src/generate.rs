@@ -121,7 +121,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 /// These are the blocks the design is built from, each at the size the
 /// design uses it: the round-robin arbiter of the router's switch
 /// allocator, the NI's payload CRC-32, the header SECDED, the allreduce
-/// adders (`fp_add`, binary32 and binary64), the router and the NI. (`fifo` and `credit_counter` have co-simulation benches of their
+/// datapath (`fp_add` in binary32 and binary64, `reduce_alu` over one
+/// flit), the router and the NI. (`fifo` and `credit_counter` have co-simulation benches of their
 /// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -174,6 +175,16 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
             exanet_hdl::allreduce::fp_add::emit_fp_add,
         )?);
     }
+
+    // The allreduce combine over one flit of the config per cycle.
+    out.push(instance(
+        "reduce_alu",
+        &exanet_sim::allreduce::reduce_alu::ReduceAluParams {
+            width: p.packet.flit_bits as usize,
+        },
+        Vec::new(),
+        exanet_hdl::allreduce::reduce_alu::emit_reduce_alu,
+    )?);
 
     // The router of this config. One module serves every node (coordinates
     // are inputs); the point names node 0 for `exanet cosim router --point`.

@@ -13,6 +13,7 @@ pub mod ni;
 pub use ni::agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
+pub mod reduce_alu;
 pub mod router;
 pub mod secded;
 
@@ -37,6 +38,7 @@ pub fn all() -> Vec<BlockInfo> {
         crc32::info(),
         secded::info(),
         fp_add::info(),
+        reduce_alu::info(),
         packet::info(),
         router::info(),
         ni::info(),
