@@ -171,7 +171,9 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         out.push(instance(
             "fp_add",
             &exanet_sim::allreduce::fp_add::FpAddParams { width },
-            Vec::new(),
+            exanet_hdl::allreduce::fp_add::clock_note(p.clock.pl_mhz)
+                .into_iter()
+                .collect(),
             exanet_hdl::allreduce::fp_add::emit_fp_add,
         )?);
     }
@@ -182,7 +184,9 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         &exanet_sim::allreduce::reduce_alu::ReduceAluParams {
             width: p.packet.flit_bits as usize,
         },
-        Vec::new(),
+        exanet_hdl::allreduce::fp_add::clock_note(p.clock.pl_mhz)
+            .into_iter()
+            .collect(),
         exanet_hdl::allreduce::reduce_alu::emit_reduce_alu,
     )?);
 

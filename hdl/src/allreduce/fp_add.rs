@@ -72,6 +72,22 @@ use rust_hdl::prelude::*;
 /// Register stages of `templates/allreduce/fp_add.v` (`s1_` … `s5_`, `s6_sum`).
 pub const TEMPLATE_STAGES: usize = 6;
 
+/// The clock the six stages are laid out for (the module doc's logic-level
+/// budget: 6.4 ns). Generation notes a faster `clock.pl_mhz`.
+pub const FP_ADD_TARGET_MHZ: f64 = 156.25;
+
+/// A note for a config whose `clock.pl_mhz` is above [`FP_ADD_TARGET_MHZ`]:
+/// the pipeline was not laid out for it (timing to be checked in Vivado).
+pub fn clock_note(pl_mhz: f64) -> Option<String> {
+    (pl_mhz > FP_ADD_TARGET_MHZ).then(|| {
+        format!(
+            "clock.pl_mhz = {pl_mhz}: the {TEMPLATE_STAGES}-stage floating-point adder is laid out \
+             for {FP_ADD_TARGET_MHZ} MHz ({:.2} ns per stage); check its timing in Vivado",
+            1000.0 / FP_ADD_TARGET_MHZ
+        )
+    })
+}
+
 /// `templates/allreduce/fp_add.v`.
 #[derive(Template)]
 #[template(path = "allreduce/fp_add.v")]
@@ -283,6 +299,17 @@ mod tests {
             frac_bits: 22,
         };
         assert!(fp_add_body(&bad).is_err());
+    }
+
+    #[test]
+    fn a_clock_above_the_target_is_noted() {
+        assert_eq!(clock_note(156.25), None);
+        assert_eq!(clock_note(100.0), None);
+        let n = clock_note(250.0).unwrap();
+        assert!(
+            n.contains("clock.pl_mhz = 250") && n.contains("156.25"),
+            "{n}"
+        );
     }
 
     #[test]
