@@ -120,8 +120,9 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 ///
 /// These are the blocks the design is built from, each at the size the
 /// design uses it: the round-robin arbiter of the router's switch
-/// allocator, the NI's payload CRC-32, the header SECDED, the router and
-/// the NI. (`fifo` and `credit_counter` have co-simulation benches of their
+/// allocator, the NI's payload CRC-32, the header SECDED, the allreduce
+/// datapath (`fp_add` in binary32 and binary64, `reduce_alu` over one
+/// flit), the router and the NI. (`fifo` and `credit_counter` have co-simulation benches of their
 /// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -161,6 +162,32 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         &secded,
         Vec::new(),
         exanet_hdl::common::secded::emit_secded,
+    )?);
+
+    // The allreduce reduction datapath's floating-point adders, binary32
+    // and binary64 (the lanes of `reduce_alu`; emitted alone too, so each
+    // format's resources and lint stand on their own).
+    for width in exanet_sim::allreduce::fp_add::FP_ADD_WIDTHS {
+        out.push(instance(
+            "fp_add",
+            &exanet_sim::allreduce::fp_add::FpAddParams { width },
+            exanet_hdl::allreduce::fp_add::clock_note(p.clock.pl_mhz)
+                .into_iter()
+                .collect(),
+            exanet_hdl::allreduce::fp_add::emit_fp_add,
+        )?);
+    }
+
+    // The allreduce combine over one flit of the config per cycle.
+    out.push(instance(
+        "reduce_alu",
+        &exanet_sim::allreduce::reduce_alu::ReduceAluParams {
+            width: p.packet.flit_bits as usize,
+        },
+        exanet_hdl::allreduce::fp_add::clock_note(p.clock.pl_mhz)
+            .into_iter()
+            .collect(),
+        exanet_hdl::allreduce::reduce_alu::emit_reduce_alu,
     )?);
 
     // The router of this config. One module serves every node (coordinates

@@ -333,11 +333,23 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     assert_eq!(m["params"]["packet"]["max_packet_flits"], 18);
     let tops = m["tops"].as_array().unwrap();
     let blocks: Vec<&str> = tops.iter().map(|t| t["block"].as_str().unwrap()).collect();
-    assert_eq!(blocks, ["arbiter", "crc32", "secded", "router", "ni"]);
+    assert_eq!(
+        blocks,
+        [
+            "arbiter",
+            "crc32",
+            "secded",
+            "fp_add",
+            "fp_add",
+            "reduce_alu",
+            "router",
+            "ni"
+        ]
+    );
     // The NI: derived from the config (payload 256 B, the router's 32-flit
     // local VC buffer, VC 0), its top last after its submodules (SECDED
     // header, CRC-8 footer and CRC-32 payload children).
-    let ni = &tops[4];
+    let ni = &tops[7];
     assert_eq!(
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
@@ -715,7 +727,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
+            .contains("lint: 8 top(s), 8 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1147,7 +1159,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
+            .contains("lint: 8 top(s), 8 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

@@ -5,6 +5,7 @@
 //! its co-simulation bench in `exanet-tb`. [`emit`] turns a block into clean
 //! Verilog: one module per file, a project-prefixed top, no `$` names.
 
+pub mod allreduce;
 pub mod common;
 pub mod emit;
 pub mod limits;

@@ -9,6 +9,7 @@
 //! The network simulator ([`network`]) is built from the same router model
 //! ([`router`]), so what an architect sweeps is what the RTL does.
 
+pub mod allreduce;
 pub mod bits;
 pub mod common;
 pub mod deadlock;

@@ -7,11 +7,13 @@ pub mod arbiter;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
+pub mod fp_add;
 pub mod network;
 pub mod ni;
 pub use ni::agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
+pub mod reduce_alu;
 pub mod router;
 pub mod secded;
 
@@ -35,6 +37,8 @@ pub fn all() -> Vec<BlockInfo> {
         credit_counter::info(),
         crc32::info(),
         secded::info(),
+        fp_add::info(),
+        reduce_alu::info(),
         packet::info(),
         router::info(),
         ni::info(),

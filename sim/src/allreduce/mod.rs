@@ -1,0 +1,4 @@
+//! Golden models of the allreduce accelerator's blocks.
+
+pub mod fp_add;
+pub mod reduce_alu;
