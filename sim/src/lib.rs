@@ -12,6 +12,7 @@
 pub mod bits;
 pub mod common;
 pub mod deadlock;
+pub mod link;
 pub mod network;
 pub mod ni;
 pub mod packet;
