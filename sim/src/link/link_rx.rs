@@ -28,11 +28,11 @@
 //! reads (state, heard, the decoded peer control word, `ack_seq`,
 //! `nack_count`, `urgent`, `freed`).
 
-use super::{
-    crc_word, seq_next, seq_sub, training_ok, unseal, Control, LinkCounters, LinkParams,
-    LinkState, Trailer, FRAME_CRC_INIT, MAX_VCS, SEQ_MOD,
-};
 use super::PhyWord;
+use super::{
+    crc_word, seq_next, seq_sub, training_ok, unseal, Control, LinkCounters, LinkParams, LinkState,
+    Trailer, FRAME_CRC_INIT, MAX_VCS, SEQ_MOD,
+};
 use crate::router::flit::Flit;
 use anyhow::Result;
 use std::collections::VecDeque;
@@ -159,7 +159,7 @@ impl LinkRx {
         let n = words / wpf;
         if self.poisoned
             || words == 0
-            || words % wpf != 0
+            || !words.is_multiple_of(wpf)
             || n > self.p.frame_flits
             || t.vc as usize >= self.p.vcs
             || !t.tails_ok(n)

@@ -323,7 +323,9 @@ impl LinkTx {
                 && f.ntails < TAIL_SLOTS
                 && self.credits(vc) > 0
                 && self.retry.room() > wpf
-                && self.queues[vc].front().is_some_and(|x| x.head == f.last_tail);
+                && self.queues[vc]
+                    .front()
+                    .is_some_and(|x| x.head == f.last_tail);
             return Some(if follows {
                 self.take_flit(vc)
             } else {

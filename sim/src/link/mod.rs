@@ -227,7 +227,9 @@ impl Trailer {
 
     /// Flit `i` is a tail.
     pub fn is_tail(&self, i: usize) -> bool {
-        self.tails.iter().any(|&t| t != TAIL_NONE && t as usize == i)
+        self.tails
+            .iter()
+            .any(|&t| t != TAIL_NONE && t as usize == i)
     }
 }
 
@@ -376,9 +378,8 @@ impl LinkParams {
 
     /// Reject illegal values and mixes, naming the key, value and rule.
     pub fn validate(&self) -> Result<()> {
-        let k = |key: &str, v: usize, rule: &str| -> Result<()> {
-            bail!("link.{key} = {v}: {rule}")
-        };
+        let k =
+            |key: &str, v: usize, rule: &str| -> Result<()> { bail!("link.{key} = {v}: {rule}") };
         if ![64, 128, 256].contains(&self.flit_bits) {
             k("flit_bits", self.flit_bits, "must be 64, 128 or 256")?;
         }
@@ -386,7 +387,11 @@ impl LinkParams {
             k("vcs", self.vcs, "must be 1..=8 (3-bit VC field)")?;
         }
         if !(1..=MAX_FRAME_FLITS).contains(&self.frame_flits) {
-            k("frame_flits", self.frame_flits, "must be 1..=63 (6-bit tail slots)")?;
+            k(
+                "frame_flits",
+                self.frame_flits,
+                "must be 1..=63 (6-bit tail slots)",
+            )?;
         }
         if self.tx_buffer_flits == 0 || self.router_credits == 0 {
             k(
@@ -559,17 +564,22 @@ mod tests {
         assert!(p.retry_words >= 2 * p.latency_cycles + 2 * p.frame_words());
         for (lat, fb, v) in [(1, 64, 1), (16, 256, 8), (60, 128, 4)] {
             let q = LinkParams::sized(fb, v, lat, 32);
-            q.validate().unwrap_or_else(|e| panic!("{lat} {fb} {v}: {e}"));
+            q.validate()
+                .unwrap_or_else(|e| panic!("{lat} {fb} {v}: {e}"));
         }
     }
 
     #[test]
     fn bad_params_name_key_and_value() {
-        let cases: Vec<(Box<dyn Fn(&mut LinkParams)>, &str)> = vec![
+        type Edit = Box<dyn Fn(&mut LinkParams)>;
+        let cases: Vec<(Edit, &str)> = vec![
             (Box::new(|p| p.flit_bits = 96), "link.flit_bits = 96"),
             (Box::new(|p| p.vcs = 9), "link.vcs = 9"),
             (Box::new(|p| p.frame_flits = 64), "link.frame_flits = 64"),
-            (Box::new(|p| p.rx_buffer_flits = 256), "link.rx_buffer_flits = 256"),
+            (
+                Box::new(|p| p.rx_buffer_flits = 256),
+                "link.rx_buffer_flits = 256",
+            ),
             (Box::new(|p| p.retry_words = 300), "link.retry_words = 300"),
             (Box::new(|p| p.timeout = 10), "link.timeout = 10"),
             (Box::new(|p| p.keepalive = 1), "link.keepalive = 1"),

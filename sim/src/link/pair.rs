@@ -102,7 +102,10 @@ fn fill(end: usize, vc: usize, n: u64, words: usize) -> [u64; 4] {
     d[0] = (end as u64) << 60 | (vc as u64) << 52 | n;
     let d0 = d[0];
     for (w, x) in d.iter_mut().enumerate().take(words).skip(1) {
-        *x = d0.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(w as u32 * 13) ^ w as u64;
+        *x = d0
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(w as u32 * 13)
+            ^ w as u64;
     }
     d
 }
@@ -110,7 +113,12 @@ fn fill(end: usize, vc: usize, n: u64, words: usize) -> [u64; 4] {
 impl LinkPair {
     /// A link with PHY `phy` (its seed is used for direction 0→1, seed + 1
     /// for 1→0), lane schedule `sched`, and traffic `o`.
-    pub fn new(p: &LinkParams, phy: &PhyParams, sched: PhySchedule, o: PairOptions) -> Result<Self> {
+    pub fn new(
+        p: &LinkParams,
+        phy: &PhyParams,
+        sched: PhySchedule,
+        o: PairOptions,
+    ) -> Result<Self> {
         let phy2 = PhyParams {
             seed: phy.seed.wrapping_add(1),
             ..phy.clone()
@@ -211,7 +219,11 @@ impl LinkPair {
         let mut ready = [false, false];
         for e in 0..2 {
             ready[e] = self.phy[e].ready(t);
-            let sent = if ready[e] { self.tx[e].outputs().word } else { None };
+            let sent = if ready[e] {
+                self.tx[e].outputs().word
+            } else {
+                None
+            };
             arrive[1 - e] = self.phy[e].step(sent, up);
         }
         for e in 0..2 {

@@ -167,7 +167,9 @@ impl Phy {
         }
         // Geometric: bits before the next error.
         let u = 1.0 - (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        (u.ln() / (1.0 - self.p.ber).ln()).floor().min(u64::MAX as f64 / 2.0) as u64
+        (u.ln() / (1.0 - self.p.ber).ln())
+            .floor()
+            .min(u64::MAX as f64 / 2.0) as u64
     }
 
     /// The word that crosses the line: errors applied, `None` if dropped.
@@ -248,7 +250,7 @@ mod tests {
     fn word(i: u64) -> PhyWord {
         PhyWord {
             data: i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            ctrl: i % 5 == 0,
+            ctrl: i.is_multiple_of(5),
         }
     }
 
@@ -292,7 +294,10 @@ mod tests {
         assert_eq!(a, b, "same seed, same pattern");
         let expect = 200_000.0 * 66.0 * 1e-4;
         let got = c.bit_errors as f64;
-        assert!((got - expect).abs() < 5.0 * expect.sqrt(), "{got} vs {expect}");
+        assert!(
+            (got - expect).abs() < 5.0 * expect.sqrt(),
+            "{got} vs {expect}"
+        );
         // Most errors hit the payload, and the descrambler's x^58 tap
         // spills most of them into the next word: about 1.9 bad words each.
         let bad = a
@@ -320,7 +325,11 @@ mod tests {
         let w = phy.step(Some(PhyWord::default()), true).unwrap();
         assert_eq!(w.data, 1 << 10 | 1 << 49);
         let w2 = phy.step(None, true);
-        assert_eq!(w2.unwrap().data, 1 << 4, "the x^58 tap lands in the next word");
+        assert_eq!(
+            w2.unwrap().data,
+            1 << 4,
+            "the x^58 tap lands in the next word"
+        );
     }
 
     #[test]
@@ -342,9 +351,7 @@ mod tests {
         }
         let ready: Vec<bool> = (0..12).map(|t| phy.ready(t)).collect();
         assert_eq!(ready.iter().filter(|r| !**r).count(), 4);
-        let s = PhySchedule {
-            down: vec![(5, 9)],
-        };
+        let s = PhySchedule { down: vec![(5, 9)] };
         assert!(s.up(4) && !s.up(5) && !s.up(8) && s.up(9));
     }
 
