@@ -10,7 +10,84 @@
 //! and the frame queue a small FIFO of `(seq, end)`.
 
 use super::{seq_sub, PhyWord, MAX_OUTSTANDING};
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Smallest and largest ring the RTL supports, in words.
+pub const RETRY_WORDS_RANGE: (usize, usize) = (64, 4096);
+/// Frames the frame queue holds (more than [`MAX_OUTSTANDING`]).
+pub const RETRY_FRAMES: usize = 32;
+
+/// Parameters of the `retry_buffer` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RetryBufferParams {
+    /// Ring size in 64-bit words: a power of two, 64..=4096.
+    pub words: usize,
+}
+
+impl Default for RetryBufferParams {
+    /// 256 words (the default link's size).
+    fn default() -> Self {
+        RetryBufferParams { words: 256 }
+    }
+}
+
+impl RetryBufferParams {
+    /// Reject sizes the RTL does not support, naming the key and value.
+    pub fn validate(&self) -> Result<()> {
+        let (lo, hi) = RETRY_WORDS_RANGE;
+        if !self.words.is_power_of_two() || !(lo..=hi).contains(&self.words) {
+            bail!(
+                "retry_buffer.words = {}: must be a power of two in {lo}..={hi}",
+                self.words
+            );
+        }
+        Ok(())
+    }
+
+    /// Address bits of the ring.
+    pub fn abits(&self) -> u32 {
+        self.words.trailing_zeros()
+    }
+}
+
+/// Inputs of one cycle of the `retry_buffer` block, applied in this order:
+/// ack, stop, start, take, push, close.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RetryBufferInputs {
+    /// Synchronous reset (empties everything).
+    pub reset: bool,
+    /// Free frames up to and including `ack_seq`.
+    pub ack: Option<u8>,
+    /// End a replay.
+    pub stop: bool,
+    /// Start a replay of every closed frame.
+    pub start: bool,
+    /// Take the replay word shown this cycle.
+    pub take: bool,
+    /// Append a word (only when not full).
+    pub push: Option<PhyWord>,
+    /// Close a frame with this sequence number after the push.
+    pub close: Option<u8>,
+}
+
+/// Outputs of one cycle of the `retry_buffer` block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RetryBufferOutputs {
+    /// Words held (before this cycle's changes).
+    pub used: usize,
+    /// Closed frames held (before this cycle's changes).
+    pub frames: usize,
+    /// Sequence number of the oldest held frame (0 when none).
+    pub oldest: u8,
+    /// This cycle's `ack` names a held frame.
+    pub ack_ok: bool,
+    /// The word a `take` gets this cycle (after this cycle's ack, stop,
+    /// start), if replaying.
+    pub replay: Option<PhyWord>,
+}
 
 /// The retry buffer.
 #[derive(Clone, Debug)]
@@ -75,15 +152,81 @@ impl RetryBuffer {
         self.frames.push_back((seq, self.head));
     }
 
+    /// Index in the frame queue of held frame `seq`.
+    fn ack_index(&self, seq: u8) -> Option<usize> {
+        let first = self.oldest()?;
+        let k = seq_sub(seq, first) as usize;
+        (k < self.frames.len() && k <= MAX_OUTSTANDING as usize).then_some(k)
+    }
+
+    /// Outputs for `i` without changing anything: what [`Self::step`]
+    /// would report (the RTL computes the same combinationally).
+    pub fn outputs(&self, i: &RetryBufferInputs) -> RetryBufferOutputs {
+        let k = i.ack.and_then(|s| self.ack_index(s));
+        let (base, remaining) = match k {
+            Some(k) => (self.frames[k].1, self.frames.len() - k - 1),
+            None => (self.base, self.frames.len()),
+        };
+        let frames_end = match self.frames.back() {
+            Some(&(_, end)) if remaining > 0 => end,
+            _ => base,
+        };
+        let mut replay = self.replay;
+        if let (Some(r), Some(_)) = (replay, k) {
+            if r < base {
+                replay = (base < frames_end).then_some(base);
+            }
+        }
+        if i.stop {
+            replay = None;
+        }
+        if i.start {
+            replay = (remaining > 0).then_some(base);
+        }
+        RetryBufferOutputs {
+            used: self.len(),
+            frames: self.frames.len(),
+            oldest: self.oldest().unwrap_or(0),
+            ack_ok: k.is_some(),
+            replay: replay.map(|r| self.ring[(r as usize) & (self.cap - 1)]),
+        }
+    }
+
+    /// One clock edge of the block: `i` applied in its documented order.
+    pub fn step(&mut self, i: &RetryBufferInputs) {
+        if i.reset {
+            *self = RetryBuffer::new(self.cap);
+            return;
+        }
+        if let Some(s) = i.ack {
+            self.ack(s);
+        }
+        if i.stop {
+            self.stop_replay();
+        }
+        if i.start {
+            self.start_replay();
+        }
+        if i.take {
+            self.next_replay();
+        }
+        if let Some(w) = i.push {
+            if self.room() > 0 {
+                self.push(w);
+            }
+        }
+        if let Some(s) = i.close {
+            if self.frames.len() < RETRY_FRAMES {
+                self.close_frame(s);
+            }
+        }
+    }
+
     /// Free every frame up to and including `seq`. `Some(frames freed)`,
     /// or `None` (and nothing changes) when `seq` is not a held frame, i.e.
     /// an ack for a frame never sent or already acked beyond.
     pub fn ack(&mut self, seq: u8) -> Option<usize> {
-        let first = self.oldest()?;
-        let k = seq_sub(seq, first) as usize;
-        if k >= self.frames.len() || k > MAX_OUTSTANDING as usize {
-            return None;
-        }
+        let k = self.ack_index(seq)?;
         let (_, end) = self.frames[k];
         self.frames.drain(..=k);
         self.base = end;
@@ -141,6 +284,54 @@ impl RetryBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
+
+    /// `outputs` predicts what the methods do, under random operations.
+    #[test]
+    fn outputs_predict_step() {
+        let mut rng = Rng::new(5);
+        let mut r = RetryBuffer::new(64);
+        let mut seq = 0u8;
+        for _ in 0..50_000 {
+            let i = RetryBufferInputs {
+                reset: rng.chance(0.001),
+                ack: rng
+                    .chance(0.1)
+                    .then(|| (seq + 64 - 1 - rng.below(8) as u8) & 63),
+                stop: rng.chance(0.02),
+                start: rng.chance(0.03),
+                take: rng.chance(0.7),
+                push: rng.chance(0.6).then(|| PhyWord {
+                    data: rng.next_u64(),
+                    ctrl: rng.chance(0.2),
+                }),
+                close: (r.frames() < 31 && rng.chance(0.2)).then_some(seq),
+            };
+            let o = r.outputs(&i);
+            let mut m = r.clone();
+            if let Some(s) = i.ack {
+                assert_eq!(m.ack(s).is_some(), o.ack_ok);
+            }
+            if i.stop {
+                m.stop_replay();
+            }
+            if i.start {
+                m.start_replay();
+            }
+            let peek = m.replay.map(|p| m.ring[(p as usize) & 63]);
+            assert_eq!(
+                peek, o.replay,
+                "{i:?} {:?} {} {} {:?}",
+                r.replay, r.base, r.head, r.frames
+            );
+            r.step(&i);
+            if i.reset {
+                seq = 0;
+            } else if i.close.is_some() {
+                seq = (seq + 1) & 63;
+            }
+        }
+    }
 
     fn w(i: u64) -> PhyWord {
         PhyWord {
