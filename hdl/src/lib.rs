@@ -8,6 +8,7 @@
 pub mod common;
 pub mod emit;
 pub mod limits;
+pub mod link;
 pub mod ni;
 pub mod node_pair;
 pub mod packet;
