@@ -195,7 +195,10 @@ impl RetryBuffer {
     /// One clock edge of the block: `i` applied in its documented order.
     pub fn step(&mut self, i: &RetryBufferInputs) {
         if i.reset {
+            // Pointers and queue cleared; the ring's contents stay (RAM).
+            let ring = std::mem::take(&mut self.ring);
             *self = RetryBuffer::new(self.cap);
+            self.ring = ring;
             return;
         }
         if let Some(s) = i.ack {

@@ -12,6 +12,7 @@ pub mod ni;
 pub use ni::agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
+pub mod retry_buffer;
 pub mod router;
 pub mod secded;
 
@@ -35,6 +36,7 @@ pub fn all() -> Vec<BlockInfo> {
         credit_counter::info(),
         crc32::info(),
         secded::info(),
+        retry_buffer::info(),
         packet::info(),
         router::info(),
         ni::info(),
