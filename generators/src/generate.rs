@@ -120,8 +120,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 ///
 /// These are the blocks the design is built from, each at the size the
 /// design uses it: the round-robin arbiter of the router's switch
-/// allocator, the NI's payload CRC-32, the header SECDED, the router and
-/// the NI. (`fifo` and `credit_counter` have co-simulation benches of their
+/// allocator, the NI's payload CRC-32, the header SECDED, the router,
+/// the NI and the link layer's retry buffer. (`fifo` and `credit_counter` have co-simulation benches of their
 /// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -192,6 +192,31 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
             emitted,
         });
     }
+
+    // The link layer's retry buffer, sized for the config's cable: a
+    // credit/ack round trip plus two frames (`exanet_sim::link::LinkParams::sized`).
+    let r = &p.router;
+    let link = exanet_sim::link::LinkParams::sized(
+        r.flit_bits,
+        r.classes * r.vcs_per_class,
+        p.link.latency_cycles as usize,
+        r.buffer_flits,
+    );
+    let (lo, hi) = exanet_sim::link::retry_buffer::RETRY_WORDS_RANGE;
+    let words = link.retry_words.clamp(lo, hi);
+    let note = (words != link.retry_words).then(|| {
+        format!(
+            "retry_buffer.words: {} words would cover link.latency_ns; using {words}, \
+             the nearest supported size",
+            link.retry_words
+        )
+    });
+    out.push(instance(
+        "retry_buffer",
+        &exanet_sim::link::retry_buffer::RetryBufferParams { words },
+        note.into_iter().collect(),
+        exanet_hdl::link::retry_buffer::emit_retry_buffer,
+    )?);
 
     Ok(out)
 }

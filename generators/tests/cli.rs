@@ -332,7 +332,11 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     assert_eq!(m["params"]["packet"]["max_packet_flits"], 18);
     let tops = m["tops"].as_array().unwrap();
     let blocks: Vec<&str> = tops.iter().map(|t| t["block"].as_str().unwrap()).collect();
-    assert_eq!(blocks, ["arbiter", "crc32", "secded", "router", "ni"]);
+    assert_eq!(
+        blocks,
+        ["arbiter", "crc32", "secded", "router", "ni", "retry_buffer"]
+    );
+    assert_eq!(tops[5]["point"], "words=512");
     // The NI: derived from the config (payload 256 B, the router's 32-flit
     // local VC buffer, VC 0), its top last after its submodules (SECDED
     // header, CRC-8 footer and CRC-32 payload children).

@@ -127,7 +127,7 @@ fn goodput(ber: f64, cc: bool, cycles: u64) -> (f64, LinkPair) {
     }
     let flits = pair.report(0).payload_flits - before;
     let g = flits as f64 * 128.0 / (cycles as f64 * 66.0);
-    assert!(pair.run(0, 400_000));
+    assert!(pair.run(0, 3 * cycles + 400_000));
     check_clean(&pair, &format!("goodput at BER {ber}"));
     (g, pair)
 }
@@ -452,4 +452,94 @@ fn a_phy_that_never_comes_up_back_pressures_the_port() {
         assert_eq!(pair.report(e).delivered, 0);
         assert_eq!(pair.report(e).sent as usize, p.vcs * p.tx_buffer_flits);
     }
+}
+
+/// Figures for BENCHMARKS.md (long; run with `--ignored --nocapture`):
+/// one-way goodput and mean flit latency of 256 B packets against BER, and
+/// both ways at full load.
+#[test]
+#[ignore]
+fn figures_goodput_and_latency_against_ber() {
+    println!("| BER | goodput % of line | retransmissions | CRC errors | timeouts |");
+    println!("|---|---|---|---|---|");
+    for ber in [0.0, 1e-8, 1e-7, 1e-6, 1e-5, 3e-5, 1e-4] {
+        let (g, pair) = goodput(ber, true, 1_000_000);
+        let c = pair.counters(0).merged(&pair.counters(1));
+        println!(
+            "| {ber:e} | {:.2} | {} | {} | {} |",
+            100.0 * g,
+            c.retransmissions,
+            c.crc_errors,
+            c.timeouts
+        );
+    }
+    println!("\n| BER | mean latency (cycles) at 30 % load | max |");
+    println!("|---|---|---|");
+    for ber in [0.0, 1e-8, 1e-7, 1e-6, 1e-5, 3e-5, 1e-4] {
+        let phy = PhyParams {
+            ber,
+            seed: 9,
+            ..Default::default()
+        };
+        let o = PairOptions {
+            rate: 0.13, // 30 % of the link's ~0.43 flits/cycle
+            min_flits: 18,
+            max_flits: 18,
+            both_ways: true,
+            ..Default::default()
+        };
+        let pair = run(
+            &LinkParams::default(),
+            phy,
+            PhySchedule::default(),
+            o,
+            1_000_000,
+        );
+        check_clean(&pair, "latency");
+        let r = pair.report(0);
+        println!(
+            "| {ber:e} | {:.1} | {} |",
+            r.latency_sum as f64 / r.delivered as f64,
+            r.latency_max
+        );
+    }
+}
+
+/// 10^7 cycles at BER 1e-5 with link-down events, both ways: every flit
+/// exactly once, in order, intact (the reliability figure, golden
+/// models; long, run with `--ignored`).
+#[test]
+#[ignore]
+fn reliability_ten_million_cycles_at_ber_1e5() {
+    let phy = PhyParams {
+        ber: 1e-5,
+        burst_rate: 1e-5,
+        cc_period: 10_000,
+        seed: 2026,
+        ..Default::default()
+    };
+    let sched = PhySchedule {
+        down: (1..10)
+            .map(|k| (k * 1_000_000, k * 1_000_000 + 2_000))
+            .collect(),
+    };
+    let o = PairOptions {
+        rate: 0.4,
+        drain: 0.8,
+        seed: 7,
+        ..Default::default()
+    };
+    let pair = run(&LinkParams::default(), phy, sched, o, 10_000_000);
+    check_clean(&pair, "10^7 cycles at 1e-5");
+    for e in 0..2 {
+        println!(
+            "end {e}: {} flits delivered, {:?}, PHY {:?}",
+            pair.report(1 - e).delivered,
+            pair.counters(e),
+            pair.phy_counters(1 - e)
+        );
+    }
+    let c = pair.counters(0).merged(&pair.counters(1));
+    assert_eq!(c.link_downs, 18);
+    assert!(c.crc_errors > 1000, "{c:?}");
 }
