@@ -359,7 +359,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "{part} missing from {ni_files:?}"
         );
     }
-    assert_eq!(m["params"]["ni"]["params"]["max_payload_bytes"], 256);
+    assert_eq!(m["params"]["ni"]["ni"]["max_payload_bytes"], 256);
     assert_eq!(m["params"]["ni"]["buffer_flits"], 32);
     assert_eq!(m["params"]["ni"]["tx_ahead"], 8);
     assert_eq!(m["params"]["ni"]["resp_vc"], 2);
@@ -718,7 +718,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
+            .contains("lint: 6 top(s), 6 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1150,7 +1150,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 5 top(s), 5 clean, 0 with warnings"),
+            .contains("lint: 6 top(s), 6 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
