@@ -180,6 +180,31 @@ fn zero_load_latency_added_by_the_link_layer() {
     }
 }
 
+/// A broken router's sideband (heads without tails before them, tails
+/// without heads, several tails in a row) crosses the link exactly as sent,
+/// under bit errors: frames close wherever the format could not say it.
+#[test]
+fn a_malformed_sideband_stream_is_carried_exactly() {
+    for flit_bits in [64, 128] {
+        let p = LinkParams::sized(flit_bits, 3, 8, 32);
+        let phy = PhyParams {
+            latency_cycles: 8,
+            ber: 1e-5,
+            seed: 21,
+            ..Default::default()
+        };
+        let o = PairOptions {
+            rate: 0.45,
+            malformed: 0.3,
+            seed: 8,
+            ..Default::default()
+        };
+        let pair = run(&p, phy, PhySchedule::default(), o, 30_000);
+        check_clean(&pair, &format!("malformed sideband, {flit_bits} b"));
+        assert!(pair.report(0).delivered > 5_000);
+    }
+}
+
 // ---- bad input straight into one end ----
 
 fn ctrl_word(fields: u32) -> PhyWord {

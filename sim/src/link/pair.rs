@@ -31,6 +31,10 @@ pub struct PairOptions {
     pub both_ways: bool,
     /// Probability per cycle and VC that a sink frees a flit.
     pub drain: f64,
+    /// Probability that a flit's head and tail bits are replaced by random
+    /// ones (a malformed stream from a broken router: the link must carry
+    /// it exactly all the same).
+    pub malformed: f64,
     /// Seed of the traffic.
     pub seed: u64,
 }
@@ -43,6 +47,7 @@ impl Default for PairOptions {
             max_flits: 18,
             both_ways: true,
             drain: 1.0,
+            malformed: 0.0,
             seed: 1,
         }
     }
@@ -274,10 +279,14 @@ impl LinkPair {
                 for k in 0..len {
                     let n = s.counter[vc];
                     s.counter[vc] += 1;
+                    let (mut head, mut tail) = (k == 0, k + 1 == len);
+                    if self.o.malformed > 0.0 && self.rng.chance(self.o.malformed) {
+                        (head, tail) = (self.rng.chance(0.5), self.rng.chance(0.5));
+                    }
                     s.pending[vc].push_back(Flit {
                         data: fill(e, vc, n, wpf),
-                        head: k == 0,
-                        tail: k + 1 == len,
+                        head,
+                        tail,
                         vc: vc as u8,
                     });
                 }
