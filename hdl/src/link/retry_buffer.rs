@@ -212,6 +212,45 @@ mod tests {
         }
     }
 
+    /// Every width and size in the template comes from the golden
+    /// constants through the template's fields: apart from 1-bit literals
+    /// and the 65-bit entry (64 data bits + the control flag), no number
+    /// is written in it.
+    #[test]
+    fn template_has_no_literal_sizes() {
+        let t = include_str!("../../templates/link/retry_buffer.v");
+        let code: String = t
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace("1'b0", "")
+            .replace("1'b1", "")
+            .replace("[64:0]", "");
+        // Drop the template expressions, then look for digits.
+        let mut rest = code.as_str();
+        let mut plain = String::new();
+        while let Some(i) = rest.find("{{") {
+            plain.push_str(&rest[..i]);
+            let j = rest[i..].find("}}").expect("closed expression") + i + 2;
+            rest = &rest[j..];
+        }
+        plain.push_str(rest);
+        let digits: Vec<&str> = plain
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '\'')
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        // What is left: range bounds and constants 0 and 1 (`[..:0]`,
+        // `'d0`, `'d1` after a width expression) — no size.
+        assert!(!digits.is_empty(), "the scan sees the template's numbers");
+        assert!(
+            digits
+                .iter()
+                .all(|w| matches!(w.trim_start_matches('\''), "0" | "1" | "d0" | "d1")),
+            "literal numbers in the template: {digits:?}"
+        );
+    }
+
     #[test]
     fn bad_sizes_name_the_key() {
         for words in [32, 100, 8192] {
