@@ -193,8 +193,28 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         });
     }
 
-    // The link layer's retry buffer, sized for the config's cable: a
-    // credit/ack round trip plus two frames (`exanet_sim::link::LinkParams::sized`).
+    // The link layer's retry buffer, sized for the config's cable.
+    let (rb, note) = retry_buffer_params(p);
+    out.push(instance(
+        "retry_buffer",
+        &rb,
+        note.into_iter().collect(),
+        exanet_hdl::link::retry_buffer::emit_retry_buffer,
+    )?);
+
+    Ok(out)
+}
+
+/// The retry buffer a link of this config needs: an ack round trip plus two
+/// frames of words (`exanet_sim::link::LinkParams::sized`), within the
+/// sizes the RTL supports, with a note when the cable is too long for the
+/// largest (the link then still works, but stalls for acks).
+pub fn retry_buffer_params(
+    p: &Params,
+) -> (
+    exanet_sim::link::retry_buffer::RetryBufferParams,
+    Option<String>,
+) {
     let r = &p.router;
     let link = exanet_sim::link::LinkParams::sized(
         r.flit_bits,
@@ -206,19 +226,15 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     let words = link.retry_words.clamp(lo, hi);
     let note = (words != link.retry_words).then(|| {
         format!(
-            "retry_buffer.words: {} words would cover link.latency_ns; using {words}, \
-             the nearest supported size",
-            link.retry_words
+            "retry_buffer.words: link.latency_ns = {} needs {} words; using {words}, the nearest \
+             supported size (the link stalls for acks at full rate)",
+            p.link.latency_ns, link.retry_words
         )
     });
-    out.push(instance(
-        "retry_buffer",
-        &exanet_sim::link::retry_buffer::RetryBufferParams { words },
-        note.into_iter().collect(),
-        exanet_hdl::link::retry_buffer::emit_retry_buffer,
-    )?);
-
-    Ok(out)
+    (
+        exanet_sim::link::retry_buffer::RetryBufferParams { words },
+        note,
+    )
 }
 
 /// One generated top, as listed in the manifest.
@@ -735,6 +751,25 @@ mod tests {
         let (v, n) = fit("k", 260, &[64, 128, 133]);
         assert_eq!(v, 133);
         assert!(n.unwrap().contains("127 bits short"));
+    }
+
+    #[test]
+    fn retry_buffer_follows_the_cable_and_notes_a_clamp() {
+        let p = crate::params::elaborate(&Config::default()).unwrap();
+        let (rb, note) = retry_buffer_params(&p);
+        assert_eq!((rb.words, note), (512, None));
+        let mut c = Config::default();
+        c.link.latency_ns = 1000.0; // 157 cycles each way
+        let (rb, note) = retry_buffer_params(&crate::params::elaborate(&c).unwrap());
+        assert_eq!((rb.words, note), (1024, None));
+        c.link.latency_ns = 20_000.0;
+        let (rb, note) = retry_buffer_params(&crate::params::elaborate(&c).unwrap());
+        let note = note.expect("a clamp is noted");
+        assert_eq!(rb.words, 4096);
+        assert!(
+            note.contains("link.latency_ns = 20000") && note.contains("4096"),
+            "{note}"
+        );
     }
 
     #[test]
