@@ -455,6 +455,34 @@ fn acks_and_credits_for_frames_never_sent_are_ignored() {
 }
 
 #[test]
+fn bad_traffic_options_are_refused_with_their_values() {
+    let p = LinkParams::default();
+    for (o, want) in [
+        (
+            PairOptions {
+                min_flits: 5,
+                max_flits: 2,
+                ..Default::default()
+            },
+            "5..=2",
+        ),
+        (
+            PairOptions {
+                rate: 1.5,
+                ..Default::default()
+            },
+            "rate = 1.5",
+        ),
+    ] {
+        let e = LinkPair::new(&p, &PhyParams::default(), PhySchedule::default(), o)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains(want), "{e}");
+    }
+}
+
+#[test]
 fn a_phy_that_never_comes_up_back_pressures_the_port() {
     let p = LinkParams::default();
     let sched = PhySchedule {

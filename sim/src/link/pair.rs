@@ -14,7 +14,7 @@ use super::phy::{Phy, PhyCounters, PhyParams, PhySchedule};
 use super::{LinkCounters, LinkParams, LinkState};
 use crate::rng::Rng;
 use crate::router::flit::Flit;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use std::collections::VecDeque;
 
 /// Traffic and sink behaviour of a [`LinkPair`].
@@ -124,6 +124,22 @@ impl LinkPair {
         sched: PhySchedule,
         o: PairOptions,
     ) -> Result<Self> {
+        if o.min_flits == 0 || o.min_flits > o.max_flits {
+            bail!(
+                "link traffic: packet lengths {}..={} flits must be a non-empty range from 1",
+                o.min_flits,
+                o.max_flits
+            );
+        }
+        for (key, v) in [
+            ("rate", o.rate),
+            ("drain", o.drain),
+            ("malformed", o.malformed),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                bail!("link traffic: {key} = {v}: must be 0..=1");
+            }
+        }
         let phy2 = PhyParams {
             seed: phy.seed.wrapping_add(1),
             ..phy.clone()
