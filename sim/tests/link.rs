@@ -180,6 +180,57 @@ fn zero_load_latency_added_by_the_link_layer() {
     }
 }
 
+/// Edges of the parameter space: one VC, eight VCs, a one-cycle and a
+/// long cable, one-flit frames, a tiny retry buffer and receive buffer
+/// (throughput-bound but still exact), slow sinks.
+#[test]
+fn scoreboard_holds_at_the_edges_of_the_parameters() {
+    let mut cases = Vec::new();
+    cases.push(("1 VC, 1-cycle cable", LinkParams::sized(128, 1, 1, 32), 1));
+    cases.push((
+        "8 VCs, 60-cycle cable",
+        LinkParams::sized(64, 8, 60, 32),
+        60,
+    ));
+    let mut one = LinkParams::sized(256, 2, 16, 32);
+    one.frame_flits = 1;
+    cases.push(("one-flit frames", one, 16));
+    let mut small = LinkParams::sized(128, 4, 16, 32);
+    small.retry_words = 64;
+    small.frame_flits = 8;
+    small.rx_buffer_flits = 9;
+    small.tx_buffer_flits = 2;
+    small.router_credits = 3;
+    cases.push(("small buffers", small, 16));
+    for (what, p, lat) in cases {
+        p.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
+        let phy = PhyParams {
+            latency_cycles: lat,
+            ber: 2e-5,
+            cc_period: 777,
+            seed: 31,
+            ..Default::default()
+        };
+        let sched = PhySchedule {
+            down: vec![(7_000, 7_300)],
+        };
+        let o = PairOptions {
+            rate: 0.5,
+            drain: 0.5,
+            seed: 3,
+            ..Default::default()
+        };
+        let pair = run(&p, phy, sched, o, 20_000);
+        check_clean(&pair, what);
+        assert!(
+            pair.report(0).delivered > 500,
+            "{what}: {:?}",
+            pair.report(0)
+        );
+        println!("{what}: {:?}", pair.counters(0));
+    }
+}
+
 /// A broken router's sideband (heads without tails before them, tails
 /// without heads, several tails in a row) crosses the link exactly as sent,
 /// under bit errors: frames close wherever the format could not say it.
