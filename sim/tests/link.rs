@@ -577,6 +577,40 @@ fn figures_goodput_and_latency_against_ber() {
             c.timeouts
         );
     }
+    // Both ways saturated: control words for the other direction share each lane.
+    let o = PairOptions {
+        rate: 0.5,
+        min_flits: 18,
+        max_flits: 18,
+        both_ways: true,
+        ..Default::default()
+    };
+    let mut pair = LinkPair::new(
+        &LinkParams::default(),
+        &PhyParams {
+            cc_period: 10_000,
+            ..Default::default()
+        },
+        PhySchedule::default(),
+        o,
+    )
+    .unwrap();
+    for _ in 0..5_000 {
+        pair.step();
+    }
+    let before = [pair.report(0).payload_flits, pair.report(1).payload_flits];
+    for _ in 0..1_000_000 {
+        pair.step();
+    }
+    for (e, b) in before.iter().enumerate() {
+        let g = (pair.report(e).payload_flits - b) as f64 * 128.0 / 66e6;
+        println!(
+            "both ways, direction {e}: goodput {:.2} % of line",
+            100.0 * g
+        );
+    }
+    assert!(pair.run(0, 3_000_000));
+    check_clean(&pair, "both ways");
     println!("\n| BER | mean latency (cycles) at 30 % load | max |");
     println!("|---|---|---|");
     for ber in [0.0, 1e-8, 1e-7, 1e-6, 1e-5, 3e-5, 1e-4] {
