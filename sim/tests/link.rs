@@ -302,10 +302,12 @@ impl RxBench {
         }
     }
     fn feed(&mut self, w: Option<PhyWord>) {
+        // The router frees each flit at once: a credit the next cycle.
+        let credit = self.rx.outputs().flit.map_or(0, |f| 1 << f.vc);
         self.rx.tick(&RxInputs {
             word: w,
             lane_up: true,
-            router_credit: 0b11,
+            router_credit: credit,
         });
         if let Some(f) = self.rx.outputs().flit {
             self.got.push(f);
@@ -364,6 +366,14 @@ fn bad_crc_frames_are_dropped_counted_and_nacked() {
         .collect();
     assert_eq!(got, want);
     assert_eq!(b.rx.outputs().status.ack_seq, 0);
+    assert_eq!(b.rx.counters().bad_acks, 0);
+    // A router returning credits it was never given: counted, ignored.
+    b.rx.tick(&RxInputs {
+        word: None,
+        lane_up: true,
+        router_credit: 0b10,
+    });
+    assert_eq!(b.rx.counters().bad_acks, 1);
 }
 
 #[test]

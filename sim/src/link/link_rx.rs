@@ -289,7 +289,12 @@ impl LinkRx {
         // One flit to the router.
         for v in 0..self.p.vcs {
             if i.router_credit >> v & 1 == 1 {
-                self.router_credits[v] += 1;
+                if self.router_credits[v] < self.p.router_credits {
+                    self.router_credits[v] += 1;
+                } else {
+                    // A credit for a flit never passed on: ignored.
+                    self.counters.bad_acks += 1;
+                }
             }
         }
         self.out.flit = None;
