@@ -69,6 +69,23 @@
 //! valid control word (the peer is already up). A drop mid-traffic closes
 //! the open frame into the retry buffer and resumes from it when up again.
 
+//!
+//! # Toward the RTL (not done yet)
+//! `retry_buffer` has RTL and a co-simulation; `link_tx` and `link_rx` are
+//! golden models only. Two places where these models do in one cycle what
+//! hardware will want to spread, to settle when their RTL is written (the
+//! models and the RTL change together):
+//! - `link_rx` writes a good frame's `n` flits into its VC buffer in the
+//!   trailer's cycle. In hardware: write flits into a staging RAM as they
+//!   arrive and copy them to the VC buffer at one flit per cycle after the
+//!   trailer (ping-pong staging; the copy outruns the 1/2-flit arrival
+//!   rate), or send the VC ahead of the frame so flits go straight into the
+//!   VC buffer at a speculative tail that a bad CRC rolls back.
+//! - On a link drop `link_tx` appends the rest of the open flit and the
+//!   trailer to the retry buffer in one cycle (up to `flit_bits/64 + 1`
+//!   pushes); the RTL block takes one push per cycle, so the drop needs a
+//!   few cycles of flushing (the link is down anyway).
+
 pub mod link_rx;
 pub mod link_tx;
 pub mod pair;
