@@ -122,7 +122,7 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 /// design uses it: the round-robin arbiter of the router's switch
 /// allocator, the NI's payload CRC-32, the header SECDED, the allreduce
 /// datapath (`fp_add` in binary32 and binary64, `reduce_alu` over one
-/// flit), the router and the NI. (`fifo` and `credit_counter` have co-simulation benches of their
+/// flit), the router, the NI and the link layer's retry buffer. (`fifo` and `credit_counter` have co-simulation benches of their
 /// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -220,7 +220,48 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         });
     }
 
+    // The link layer's retry buffer, sized for the config's cable.
+    let (rb, note) = retry_buffer_params(p);
+    out.push(instance(
+        "retry_buffer",
+        &rb,
+        note.into_iter().collect(),
+        exanet_hdl::link::retry_buffer::emit_retry_buffer,
+    )?);
+
     Ok(out)
+}
+
+/// The retry buffer a link of this config needs: an ack round trip plus two
+/// frames of words (`exanet_sim::link::LinkParams::sized`), within the
+/// sizes the RTL supports, with a note when the cable is too long for the
+/// largest (the link then still works, but stalls for acks).
+pub fn retry_buffer_params(
+    p: &Params,
+) -> (
+    exanet_sim::link::retry_buffer::RetryBufferParams,
+    Option<String>,
+) {
+    let r = &p.router;
+    let link = exanet_sim::link::LinkParams::sized(
+        r.flit_bits,
+        r.classes * r.vcs_per_class,
+        p.link.latency_cycles as usize,
+        r.buffer_flits,
+    );
+    let (lo, hi) = exanet_sim::link::retry_buffer::RETRY_WORDS_RANGE;
+    let words = link.retry_words.clamp(lo, hi);
+    let note = (words != link.retry_words).then(|| {
+        format!(
+            "retry_buffer.words: link.latency_ns = {} needs {} words; using {words}, the nearest \
+             supported size (the link stalls for acks at full rate)",
+            p.link.latency_ns, link.retry_words
+        )
+    });
+    (
+        exanet_sim::link::retry_buffer::RetryBufferParams { words },
+        note,
+    )
 }
 
 /// One generated top, as listed in the manifest.
@@ -730,6 +771,25 @@ mod tests {
         let (v, n) = fit("k", 260, &[64, 128, 133]);
         assert_eq!(v, 133);
         assert!(n.unwrap().contains("127 bits short"));
+    }
+
+    #[test]
+    fn retry_buffer_follows_the_cable_and_notes_a_clamp() {
+        let p = crate::params::elaborate(&Config::default()).unwrap();
+        let (rb, note) = retry_buffer_params(&p);
+        assert_eq!((rb.words, note), (512, None));
+        let mut c = Config::default();
+        c.link.latency_ns = 1000.0; // 157 cycles each way
+        let (rb, note) = retry_buffer_params(&crate::params::elaborate(&c).unwrap());
+        assert_eq!((rb.words, note), (1024, None));
+        c.link.latency_ns = 20_000.0;
+        let (rb, note) = retry_buffer_params(&crate::params::elaborate(&c).unwrap());
+        let note = note.expect("a clamp is noted");
+        assert_eq!(rb.words, 4096);
+        assert!(
+            note.contains("link.latency_ns = 20000") && note.contains("4096"),
+            "{note}"
+        );
     }
 
     #[test]

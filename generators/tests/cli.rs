@@ -343,9 +343,11 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "fp_add",
             "reduce_alu",
             "router",
-            "ni"
+            "ni",
+            "retry_buffer"
         ]
     );
+    assert_eq!(tops[8]["point"], "words=512");
     // The NI: derived from the config (payload 256 B, the router's 32-flit
     // local VC buffer, VC 0), its top last after its submodules (SECDED
     // header, CRC-8 footer and CRC-32 payload children).
@@ -727,7 +729,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 8 top(s), 8 clean, 0 with warnings"),
+            .contains("lint: 9 top(s), 9 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1159,7 +1161,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 8 top(s), 8 clean, 0 with warnings"),
+            .contains("lint: 9 top(s), 9 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

@@ -9,6 +9,7 @@ pub mod allreduce;
 pub mod common;
 pub mod emit;
 pub mod limits;
+pub mod link;
 pub mod ni;
 pub mod node_pair;
 pub mod packet;

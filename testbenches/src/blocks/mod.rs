@@ -14,6 +14,7 @@ pub use ni::agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
 pub mod reduce_alu;
+pub mod retry_buffer;
 pub mod router;
 pub mod secded;
 
@@ -39,6 +40,7 @@ pub fn all() -> Vec<BlockInfo> {
         secded::info(),
         fp_add::info(),
         reduce_alu::info(),
+        retry_buffer::info(),
         packet::info(),
         router::info(),
         ni::info(),

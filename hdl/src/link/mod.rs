@@ -1,0 +1,9 @@
+//! The link layer between FPGAs (see `exanet_sim::link` for the frame
+//! format, the protocol and the golden models).
+//!
+//! Blocks here are generated Verilog (askama templates under
+//! `hdl/templates/link/`) inside a rust-hdl wrapper, as the NI's: their
+//! logic is a few `always` blocks over RAMs and pointers, which rust-hdl
+//! expresses poorly (one `always @(*)` per module, no RAM inference).
+
+pub mod retry_buffer;
