@@ -293,6 +293,11 @@ mod tests {
         assert!(v64.contains("a_exp = a[62:52]"));
         assert!(v64.contains("11'h7FF"));
         assert!(v64.contains(&format!("reg  [{}:0] vld;", FP_ADD_LATENCY - 1)));
+        // One clocked block per stage: the template really has the
+        // golden model's latency in register stages.
+        for v in [&v32, &v64] {
+            assert_eq!(v.matches("always @(posedge clock)").count(), FP_ADD_LATENCY);
+        }
         let bad = FpFormat {
             width: 32,
             exp_bits: 8,
