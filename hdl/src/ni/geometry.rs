@@ -93,13 +93,13 @@ impl NiRtlParams {
     ///
     /// | NI parameter | from |
     /// |---|---|
-    /// | (128-bit flits) | `flit_bits` must be 128, the NI's datapath; otherwise no NI is generated |
-    /// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `max_payload_bytes` (below 16: no NI) |
+    /// | (128-bit flits) | `packet.flit_bits` must be 128, the NI's datapath; otherwise no NI is generated |
+    /// | `max_payload_bytes` | the largest of 16, 32, 64, 128, 256 that is <= `packet.max_payload_bytes` (below 16: no NI) |
     /// | `mailbox_msg_bytes` | 64 (one Cortex-A53 cache line), or `max_payload_bytes` when smaller |
-    /// | `buffer_flits` | `buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
+    /// | `buffer_flits` | `router.buffer_flits`: the NI sends into the router's local input VC, whose buffer that is |
     /// | `vc` | 0: class 0 (requests and data), its first VC |
-    /// | `resp_vc` | `ni.resp_vc`, 0 meaning `vcs_per_class`: the class-1 VC of the control responses |
-    /// | `vcs_per_class` | `vcs_per_class` (the NI needs `router.classes = 2`: a config with an NI and one class is refused) |
+    /// | `resp_vc` | `ni.resp_vc`, 0 meaning `router.vcs_per_class`: the class-1 VC of the control responses |
+    /// | `vcs_per_class` | `router.vcs_per_class` (the NI needs `router.classes = 2`: a config with an NI and one class is refused) |
     /// | `addr_bits` | 40: the ZU9EG's physical address width |
     /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
     /// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
@@ -115,7 +115,7 @@ impl NiRtlParams {
     ) -> Result<NiRtlParams, String> {
         if flit_bits != NI_FLIT_BITS {
             return Err(format!(
-                "ni: not generated: flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
+                "ni: not generated: packet.flit_bits = {} but the NI's datapath is {NI_FLIT_BITS}-bit",
                 flit_bits
             ));
         }
@@ -126,7 +126,7 @@ impl NiRtlParams {
             .max()
             .ok_or_else(|| {
                 format!(
-                    "ni: not generated: max_payload_bytes = {} is below the NI's smallest \
+                    "ni: not generated: packet.max_payload_bytes = {} is below the NI's smallest \
                  packet payload (16)",
                     max_payload_bytes
                 )
