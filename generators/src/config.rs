@@ -93,6 +93,13 @@ pub struct Router {
     pub vcs_per_class: u32,
     /// Buffer per VC, flits.
     pub buffer_flits: u32,
+    /// VC half on a torus ring: "wrap" (upper from the wrap link on) or
+    /// "entry" (chosen on entering the dimension).
+    pub dateline: String,
+    /// Direction of a packet half a ring away: "plus" or "parity".
+    pub tie_break: String,
+    /// Output VC of a head within its half: "flow" (one per flow, in order) or "free".
+    pub vc_select: String,
 }
 
 /// `[clock]`
@@ -686,7 +693,7 @@ mod tests {
     #[test]
     fn typo_names_line_column_key_and_alternatives() {
         let e = err("name = \"t\"\n[router]\nvcs_per_clas = 3\n", &[]);
-        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits"), "{e}");
+        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select"), "{e}");
         let e = err("nam = \"t\"\n", &[]);
         assert!(
             e.contains(":1:1: unknown key `nam` in the top level"),
@@ -750,7 +757,7 @@ mod tests {
             Origin::Override("router.vcs_per_class=4".into())
         );
         let e = format!("{:#}", load(None, &["router.vcs=4".into()]).unwrap_err());
-        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits");
+        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select");
         let e = format!("{:#}", load(None, &["router=4".into()]).unwrap_err());
         assert!(e.contains("`router` is a table; set one of its keys: router.classes, router.vcs_per_class, router.buffer_flits"), "{e}");
         let e = format!(
@@ -788,7 +795,8 @@ mod tests {
         assert_eq!(f["sim.seed"], "1");
         assert_eq!(f["ni.tx_ahead"], "8");
         assert_eq!(f["ni.resp_vc"], "0");
-        assert_eq!(f.len(), 16 + 12 + 6);
+        assert_eq!(f["router.dateline"], "\"entry\"");
+        assert_eq!(f.len(), 19 + 12 + 6);
     }
 
     #[test]
