@@ -11,6 +11,7 @@ use anyhow::Result;
 use exanet_hdl::limits;
 use exanet_hdl::ni::NiRtlParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
+use exanet_sim::router::{Dateline, TieBreak, VcSelect};
 use exanet_sim::topology::Topology;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -349,16 +350,48 @@ fn router_of(c: &Config, t: &TopologyParams, p: &PacketParams) -> Result<RouterM
             ),
         ));
     }
-    let rp = RouterModelParams::from_keys(
+    let mut rp = RouterModelParams::from_keys(
         r,
         sim_topology(t.dims, t.wrap, t.local_ports)?,
         t.route_axes,
         p.flit_bits as usize,
         p.max_packet_flits as usize,
     );
+    rp.dateline = choice("router.dateline", &r.dateline, Dateline::NAMES, DATELINES)?;
+    rp.tie_break = choice(
+        "router.tie_break",
+        &r.tie_break,
+        TieBreak::NAMES,
+        TIE_BREAKS,
+    )?;
+    rp.vc_select = choice(
+        "router.vc_select",
+        &r.vc_select,
+        VcSelect::NAMES,
+        VC_SELECTS,
+    )?;
     rp.validate()
         .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
     Ok(rp)
+}
+
+const DATELINES: &[Dateline] = &[Dateline::Wrap, Dateline::Entry];
+const TIE_BREAKS: &[TieBreak] = &[TieBreak::Plus, TieBreak::Parity];
+const VC_SELECTS: &[VcSelect] = &[VcSelect::Flow, VcSelect::Free];
+
+/// The value of a string key with a fixed set of `names` (naming each of `values`).
+fn choice<T: Copy>(key: &str, text: &str, names: &[&str], values: &[T]) -> Result<T> {
+    match names.iter().position(|&n| n == text) {
+        Some(i) => Ok(values[i]),
+        None => {
+            let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+            Err(rule(
+                key,
+                format!("{text:?}"),
+                format!("must be one of {}", quoted.join(", ")),
+            ))
+        }
+    }
 }
 
 /// `[clock]` and `[link]`: the period, and the link in clock cycles (with a
@@ -441,6 +474,15 @@ fn ni_of(
                 "must be 2 with a network interface (generated for packet.flit_bits = \
                  {NI_FLIT_BITS}): the NI sends control responses in class 1 and requests in \
                  class 0, so that neither waits behind the other (one class can deadlock)"
+            ),
+        )),
+        Ok(_) if router.vc_select == VcSelect::Free && target == Target::Hardware => Err(rule(
+            "router.vc_select",
+            "\"free\"",
+            format!(
+                "must be \"flow\" with a network interface (generated for packet.flit_bits = \
+                 {NI_FLIT_BITS}): a free VC choice lets a later packet of a transfer overtake \
+                 an earlier one, and the NI completes a transfer when its last packet lands"
             ),
         )),
         Ok(_) if classes != 2 => {
@@ -656,6 +698,26 @@ mod tests {
                 ">= 18",
             ),
             (
+                Box::new(|c| c.router.dateline = "late".into()),
+                "router.dateline",
+                "one of \"wrap\", \"entry\"",
+            ),
+            (
+                Box::new(|c| c.router.tie_break = "minus".into()),
+                "router.tie_break",
+                "one of \"plus\", \"parity\"",
+            ),
+            (
+                Box::new(|c| c.router.vc_select = "any".into()),
+                "router.vc_select",
+                "one of \"flow\", \"free\"",
+            ),
+            (
+                Box::new(|c| c.router.vc_select = "free".into()),
+                "router.vc_select",
+                "NI completes a transfer",
+            ),
+            (
                 Box::new(|c| c.clock.pl_mhz = 0.0),
                 "clock.pl_mhz",
                 "(0, 1000]",
@@ -732,6 +794,32 @@ mod tests {
             assert!(r.rule.contains(words), "{r}");
             assert!(!r.value.is_empty());
         }
+    }
+
+    /// The routing rules reach the router model; a free VC choice is for the
+    /// network simulator (and routers without an NI), not with the NI.
+    #[test]
+    fn routing_rule_keys_reach_the_router() {
+        let p = with(|c| {
+            c.router.dateline = "wrap".into();
+            c.router.tie_break = "plus".into();
+        })
+        .unwrap();
+        assert_eq!(p.router.dateline, Dateline::Wrap);
+        assert_eq!(p.router.tie_break, TieBreak::Plus);
+        let d = Config::default();
+        let p = elaborate(&d).unwrap();
+        assert_eq!(
+            (p.router.dateline, p.router.tie_break, p.router.vc_select),
+            (Dateline::Entry, TieBreak::Parity, VcSelect::Flow)
+        );
+        let mut c = Config::default();
+        c.router.vc_select = "free".into();
+        let p = elaborate_for(&c, Target::Simulation).unwrap();
+        assert_eq!(p.router.vc_select, VcSelect::Free);
+        c.packet.flit_bits = 256;
+        c.router.buffer_flits = 16;
+        assert!(elaborate(&c).unwrap().ni.is_none());
     }
 
     #[test]

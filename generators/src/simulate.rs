@@ -22,6 +22,7 @@ use crate::error::usage;
 use crate::params::{rule, Params, Target};
 use anyhow::{Context, Result};
 use exanet_sim::network::{ClassReport, Network, NetworkParams, Workload};
+use exanet_sim::router::VcSelect;
 use exanet_sim::traffic::{parse_trace, PacketSizes, Pattern, TraceEvent};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -306,7 +307,8 @@ fn network_of(
         window: s.measure,
         drain_max: s.drain,
         watchdog: s.watchdog,
-        order_check: true,
+        // A free VC choice reorders flows by design; delivery stays checked.
+        order_check: params.router.vc_select == VcSelect::Flow,
         source_queue_limit: s.source_queue as usize,
         // Elaboration already ran the same channel-dependency check.
         check_deadlock: false,

@@ -114,7 +114,7 @@ fn typo_key_names_file_line_column_and_valid_keys() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: x.toml:4:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits"
+        "error: x.toml:4:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select"
     );
     assert!(
         !d.path().join("o").exists(),
@@ -237,7 +237,7 @@ fn overrides_apply_and_bad_keys_are_rejected() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: -P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits"
+        "error: -P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select"
     );
     let r = exanet(
         &["generate", "-P", "routr.classes=1", "--out", "o"],
@@ -414,7 +414,7 @@ fn regenerate_removes_stale_rtl() {
     assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
     let old = d
         .path()
-        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v");
+        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow.v");
     assert!(old.exists());
     let r = exanet(
         &["generate", "--out", "o", "-P", "router.buffer_flits=64"],
@@ -424,11 +424,11 @@ fn regenerate_removes_stale_rtl() {
     assert!(!old.exists(), "stale top left behind");
     assert!(d
         .path()
-        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b64_f128_m18.v")
+        .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b64_f128_m18_entry_parity_flow.v")
         .exists());
     assert!(
         r.stdout
-            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v"),
+            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow.v"),
         "{}",
         r.stdout
     );
@@ -469,7 +469,7 @@ fn output_folder_never_loses_a_users_file() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(
         r.stdout
-            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18.v"),
+            .contains("removed stale rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow.v"),
         "{}",
         r.stdout
     );

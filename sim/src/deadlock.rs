@@ -275,13 +275,10 @@ mod tests {
         check(&params([4, 4, 4], [false; 3], 1)).unwrap();
         check(&params([4, 3, 2], [false, true, true], 2)).unwrap();
         check(&params([4, 3, 2], [false, false, true], 3)).unwrap();
-        // a 4-ring with one VC: 2-hop routes chain all the way round
-        assert_eq!(
-            find_cycle(&params([4, 1, 1], [true, false, false], 1))
-                .unwrap()
-                .len(),
-            4
-        );
+        // a 4-ring with one VC and ties to +: 2-hop routes chain all the way round
+        let mut plus_ties = params([4, 1, 1], [true, false, false], 1);
+        plus_ties.tie_break = crate::router::TieBreak::Plus;
+        assert_eq!(find_cycle(&plus_ties).unwrap().len(), 4);
         // a 3-ring: every shortest route is one hop, so no dependency at all
         assert!(find_cycle(&params([3, 1, 1], [true, false, false], 1)).is_none());
         // a 2-ring never continues in the dimension: no cycle even with one VC
@@ -299,5 +296,33 @@ mod tests {
         assert_eq!(cycle_in(3, &[1, 1 << 32 | 2]), None);
         let c = cycle_in(3, &[1, 1 << 32 | 2, 2 << 32]).unwrap();
         assert_eq!(c, vec![0, 1, 2]);
+    }
+
+    /// Every dateline and tie rule is acyclic with 2 VCs per class on rings
+    /// of every size up to 9 (odd, even, a ring of 2), and cyclic with 1.
+    #[test]
+    fn every_dateline_and_tie_rule_is_checked() {
+        use crate::router::{Dateline, TieBreak, VcSelect};
+        for dateline in [Dateline::Wrap, Dateline::Entry] {
+            for tie_break in [TieBreak::Plus, TieBreak::Parity] {
+                for k in 2..=9 {
+                    let mut p = params([k, 3, 4], [true; 3], 2);
+                    (p.dateline, p.tie_break) = (dateline, tie_break);
+                    p.vc_select = VcSelect::Free;
+                    assert!(find_cycle(&p).is_none(), "{dateline:?} {tie_break:?} k={k}");
+                    p.vcs_per_class = 3;
+                    assert!(find_cycle(&p).is_none(), "{dateline:?} {tie_break:?} k={k}");
+                    // one VC on a single ring: a cycle once 2-hop routes chain
+                    // all the way round (a ring of 4 only with every tie going +)
+                    let mut r = params([k, 1, 1], [true; 3], 1);
+                    (r.dateline, r.tie_break) = (dateline, tie_break);
+                    assert_eq!(
+                        find_cycle(&r).is_some(),
+                        k >= 5 || (k == 4 && tie_break == TieBreak::Plus),
+                        "{dateline:?} {tie_break:?} k={k}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 
 use exanet_sim::router::harness::{HarnessOptions, RouterHarness};
 use exanet_sim::router::header_fields::{dva, lsb, seal_header};
-use exanet_sim::router::{Coords, Flit, HeaderFields, Router, RouterInputs, RouterParams};
+use exanet_sim::router::{
+    Coords, Flit, HeaderFields, Router, RouterInputs, RouterParams, TieBreak,
+};
 use exanet_sim::topology::Topology;
 use std::collections::VecDeque;
 
@@ -257,7 +259,11 @@ fn fair_round_robin_at_packet_and_flit_level() {
         assert_eq!(s, vec![0, 1, 2], "round robin over 3 inputs: {who:?}");
     }
     // flit level: 2 inputs to one output port on two different output VCs alternate flit by flit
-    let p4 = params([4, 4, 4], [true; 3], 1, 4, 128);
+    // (ties to +: the packets 2 hops away must take x+ as well)
+    let p4 = RouterParams {
+        tie_break: TieBreak::Plus,
+        ..params([4, 4, 4], [true; 3], 1, 4, 128)
+    };
     let mut tb = Tb::new(&p4, node);
     let (a, b) = (t.dir_port(1, false).unwrap(), t.local_port(0));
     // both go x+ (lower half: VCs 0, 1); dest sums differ by one so the VCs differ

@@ -14,7 +14,9 @@
 //! - `node_x`, `node_y`, `node_z`: this router's coordinates (to route compute);
 //! - `has_credit`, `can_start` (256 b): bit `16*port + vc` tells whether output
 //!   VC (port, vc) has a credit, resp. is free with `max_packet_flits` credits;
-//! - `req_fwd`: forward request to `ovc` (port 7:4, VC 3:0);
+//! - `req_fwd`: forward request to `ovc` (port 7:4, VC 3:0); a head asks
+//!   for the lowest-numbered VC of its route's set (`route_compute`'s
+//!   `vmask`) that may start a packet, as the golden model;
 //! - `req_drop`: drop request (a bad packet or the rest of one); `new_drop`:
 //!   this drop starts a bad packet (counted by the input unit);
 //! - `front` (W b), `front_head`, `front_tail`: the flit at the front;
@@ -90,6 +92,26 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     /// The header check result, stored with the flit that completes a header.
     checks: FifoMem<1, A>,
     route: RouteCompute,
+    /// The route's output port in bits 7:4.
+    start_port: Signal<Local, Bits<8>>,
+    /// Per VC w: the `can_start` bit of (route's port, w).
+    start_index: Vec<Signal<Local, Bits<8>>>,
+    /// Prefix chain: bit w set when (route's port, w) may start a packet;
+    /// element N is the whole vector.
+    start: Vec<Signal<Local, Bits<16>>>,
+    cand: Signal<Local, Bits<16>>,
+    lowest: Signal<Local, Bits<16>>,
+    pick: Signal<Local, Bits<8>>,
+    /// What an idle head asks for: the route's port and the picked VC.
+    head_ovc: Signal<Local, Bits<8>>,
+    head_ok: Signal<Local, bool>,
+    vc_num8: Vec<Constant<Bits<8>>>,
+    vc_bit16: Vec<Constant<Bits<16>>>,
+    port_field: Constant<Bits<8>>,
+    one16: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
+    /// VCs per link.
+    _vcs: usize,
     rd: DFF<Bits<A>>,
     wr: DFF<Bits<A>>,
     count: DFF<Bits<C>>,
@@ -152,6 +174,22 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             meta: Default::default(),
             checks: Default::default(),
             route: RouteCompute::new(p, in_port, in_vc),
+            start_port: Default::default(),
+            start_index: (0..p.num_vcs()).map(|_| Default::default()).collect(),
+            start: (0..=p.num_vcs()).map(|_| Default::default()).collect(),
+            cand: Default::default(),
+            lowest: Default::default(),
+            pick: Default::default(),
+            head_ovc: Default::default(),
+            head_ok: Default::default(),
+            vc_num8: (0..16).map(|v| Constant::new(bits(v))).collect(),
+            vc_bit16: (0..p.num_vcs())
+                .map(|v| Constant::new(bits(1 << v)))
+                .collect(),
+            port_field: Constant::new(bits(0xf0)),
+            one16: Constant::new(bits(1)),
+            zero16: Constant::new(bits(0)),
+            _vcs: p.num_vcs(),
             rd: Default::default(),
             wr: Default::default(),
             count: Default::default(),
@@ -236,6 +274,35 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         self.route.node_x.next = self.node_x.val();
         self.route.node_y.next = self.node_y.val();
         self.route.node_z.next = self.node_z.val();
+        // The VC an idle head asks for: the lowest of its route's set that may
+        // start a packet (`x & -x` isolates it); with `vc_select = flow` the
+        // set is the one per-flow VC.
+        self.start_port.next = self.route.ovc.val() & self.port_field.val();
+        self.start[0].next = self.zero16.val();
+        for w in 0..self._vcs {
+            self.start_index[w].next = self.start_port.val() | self.vc_num8[w].val();
+            if self
+                .can_start
+                .val()
+                .get_bit(self.start_index[w].val().index())
+            {
+                self.start[w + 1].next = self.start[w].val() | self.vc_bit16[w].val();
+            } else {
+                self.start[w + 1].next = self.start[w].val();
+            }
+        }
+        for k in self._vcs..(self._vcs + 1) {
+            self.cand.next = self.start[k].val() & self.route.vmask.val();
+        }
+        self.lowest.next = self.cand.val() & (!self.cand.val() + self.one16.val());
+        self.pick.next = self.zero8.val();
+        for v in 0..16 {
+            if self.lowest.val().get_bit(v) {
+                self.pick.next = self.vc_num8[v].val();
+            }
+        }
+        self.head_ovc.next = (self.route.ovc.val() & self.port_field.val()) | self.pick.val();
+        self.head_ok.next = self.cand.val().any();
         // Request, from registered state only.
         self.nonempty.next = self.count.q.val() != self.zero_c.val();
         self.header_incomplete.next =
@@ -245,7 +312,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         self.req_fwd.next = false;
         self.req_drop.next = false;
         self.new_drop.next = false;
-        self.ovc.next = self.route.ovc.val();
+        self.ovc.next = self.head_ovc.val();
         if self.nonempty.val() {
             if self.state.q.val() == self.st_active.val() {
                 self.ovc.next = self.active_ovc.q.val();
@@ -263,7 +330,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
                     self.req_drop.next = true;
                     self.new_drop.next = true;
                 } else {
-                    self.req_fwd.next = self.can_start.val().get_bit(self.route.ovc.val().index());
+                    self.req_fwd.next = self.head_ok.val();
                 }
             }
         }
@@ -286,7 +353,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
                 if !self.tail.val() {
                     if self.req_fwd.val() {
                         self.state.d.next = self.st_active.val();
-                        self.active_ovc.d.next = self.route.ovc.val();
+                        self.active_ovc.d.next = self.head_ovc.val();
                     } else {
                         self.state.d.next = self.st_dropping.val();
                     }

@@ -4,17 +4,22 @@
 //! coordinates and the (fixed) input port and VC of the instance, name the
 //! output port and the one output VC the packet takes, or flag it bad. The
 //! rules are those of `exanet_sim::router::route_compute` (the contract):
-//! dimension order, the shorter way round a torus ring (ties `+`), towards
-//! the destination on a mesh, ejection on local port `fpga`; VC within the
-//! packet's class by the dateline rule, chosen as
-//! `lo + (x + y + z + fpga) mod (hi - lo)`.
+//! dimension order, the shorter way round a torus ring (ties by
+//! `router.tie_break`: `+`, or by the destination coordinate's parity),
+//! towards the destination on a mesh, ejection on local port `fpga`; the VC
+//! half of the packet's class by `router.dateline` (from the wrap link on, or
+//! chosen on entering the dimension by whether the path crosses the wrap
+//! link); the per-flow VC `lo + (x + y + z + fpga) mod (hi - lo)` and the set
+//! of VCs the head may take (that VC, or with `router.vc_select = free` the
+//! whole half).
 //!
 //! Ports:
 //! - `node_x`, `node_y`, `node_z` (4 b each): this router's coordinates
 //!   (inputs, so one module serves every node; held constant by the network);
 //! - `dest` (14 b): header bits 42:29, the destination's x (13:10), y (9:6),
 //!   z (5:2) and fpga (1:0);
-//! - `ovc` (8 b): output port in bits 7:4, output VC in bits 3:0;
+//! - `ovc` (8 b): output port in bits 7:4, per-flow output VC in bits 3:0;
+//! - `vmask` (16 b): bit `w` set when the head may take output VC `w`;
 //! - `bad`: a destination coordinate is outside `dims`, or the packet is for
 //!   this router and `fpga >= local_ports`.
 //!
@@ -22,15 +27,16 @@
 //!
 //! Parameters (fixed at elaboration, emitted as constants that synthesis
 //! folds): the topology (ring sizes, torus/mesh, port numbering), the
-//! dimension order, VCs per class, the instance's input port (for the
-//! "continuing in the upper half" rule) and input VC (its class).
+//! dimension order, VCs per class, the three routing rules, the instance's
+//! input port (whether a packet continues in a dimension) and input VC (its
+//! class and half).
 //!
 //! Only 4- and 8-bit arithmetic: the torus distance `(t - h) mod k` is taken
 //! mod 16 (`t - h`, plus `k` when `t < h`), which is exact for `k <= 16`; the
 //! 8-bit VC selector `x + y + z + fpga` is summed bit by bit with constant
 //! weights (rust-hdl has no width extension that lints clean).
 
-use exanet_sim::router::RouterParams;
+use exanet_sim::router::{Dateline, RouterParams, TieBreak, VcSelect};
 use exanet_sim::topology::PortKind;
 use rust_hdl::prelude::*;
 
@@ -53,8 +59,10 @@ pub struct RouteCompute {
     pub node_z: Signal<In, Bits<4>>,
     /// Destination x, y, z, fpga (header bits 42:29).
     pub dest: Signal<In, Bits<14>>,
-    /// Output port (7:4) and output VC (3:0).
+    /// Output port (7:4) and per-flow output VC (3:0).
     pub ovc: Signal<Out, Bits<8>>,
+    /// Output VCs the head may take (bit `w`: VC `w`).
+    pub vmask: Signal<Out, Bits<16>>,
     /// The packet cannot be routed: drop it.
     pub bad: Signal<Out, bool>,
     tx: Signal<Local, Bits<4>>,
@@ -80,6 +88,10 @@ pub struct RouteCompute {
     upper: Vec<Signal<Local, bool>>,
     port8: Vec<Signal<Local, Bits<8>>>,
     vc8: Vec<Signal<Local, Bits<8>>>,
+    /// The path in this dimension crosses the wrap link.
+    crosses: Vec<Signal<Local, bool>>,
+    vm: Vec<Signal<Local, Bits<16>>>,
+    eject_vc: Signal<Local, Bits<8>>,
     any_differs: Signal<Local, bool>,
     out_of_range: Signal<Local, bool>,
     /// Weight of each `dest` bit in the selector sum.
@@ -96,6 +108,18 @@ pub struct RouteCompute {
     pos_torus: Vec<Constant<bool>>,
     pos_split: Vec<Constant<bool>>,
     pos_cont_upper: Vec<Constant<bool>>,
+    /// `dateline = entry` and the packet enters this dimension here.
+    pos_entering: Vec<Constant<bool>>,
+    /// `tie_break = parity` on a ring of even size.
+    pos_tie_parity: Vec<Constant<bool>>,
+    /// `dateline = wrap`.
+    wrap_rule: Constant<bool>,
+    /// `vc_select = free`.
+    free: Constant<bool>,
+    mask_all: Constant<Bits<16>>,
+    mask_lo: Constant<Bits<16>>,
+    mask_hi: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
     pos_k: Vec<Constant<Bits<4>>>,
     pos_half: Vec<Constant<Bits<4>>>,
     pos_kmax: Vec<Constant<Bits<4>>>,
@@ -154,12 +178,15 @@ impl RouteCompute {
             |d: usize, plus: bool| -> u64 { (t.dir_port(d, plus).unwrap_or(0) as u64) << 4 };
         let c4 = |v: usize| Constant::new(bits::<4>(v as u64));
         let class_base = in_vc / vpc * vpc;
+        let entry = p.dateline == Dateline::Entry;
+        let range = |lo: usize, hi: usize| Constant::new(bits((lo..hi).fold(0, |m, v| m | 1 << v)));
         RouteCompute {
             node_x: Default::default(),
             node_y: Default::default(),
             node_z: Default::default(),
             dest: Default::default(),
             ovc: Default::default(),
+            vmask: Default::default(),
             bad: Default::default(),
             tx: Default::default(),
             ty: Default::default(),
@@ -179,6 +206,9 @@ impl RouteCompute {
             upper: locals(POSITIONS),
             port8: locals(POSITIONS),
             vc8: locals(POSITIONS),
+            crosses: locals(POSITIONS),
+            vm: locals(POSITIONS),
+            eject_vc: Default::default(),
             any_differs: Default::default(),
             out_of_range: Default::default(),
             sel_weight: (0..DEST_BITS)
@@ -199,6 +229,22 @@ impl RouteCompute {
                 .iter()
                 .map(|&d| Constant::new(split(d) && in_dim == Some(d) && in_upper))
                 .collect(),
+            pos_entering: dims
+                .iter()
+                .map(|&d| Constant::new(entry && split(d) && in_dim != Some(d)))
+                .collect(),
+            pos_tie_parity: dims
+                .iter()
+                .map(|&d| {
+                    Constant::new(p.tie_break == TieBreak::Parity && t.dims[d].is_multiple_of(2))
+                })
+                .collect(),
+            wrap_rule: Constant::new(!entry),
+            free: Constant::new(p.vc_select == VcSelect::Free),
+            mask_all: range(class_base, class_base + vpc),
+            mask_lo: range(class_base, class_base + lower),
+            mask_hi: range(class_base + lower, class_base + vpc),
+            one16: Constant::new(bits(1)),
             pos_k: dims.iter().map(|&d| c4(t.dims[d] % 16)).collect(),
             pos_half: dims.iter().map(|&d| c4(t.dims[d] / 2)).collect(),
             pos_kmax: dims.iter().map(|&d| c4(t.dims[d] - 1)).collect(),
@@ -272,7 +318,13 @@ impl Logic for RouteCompute {
             | self.outside_y.val().get_bit(self.ty.val().index())
             | self.outside_z.val().get_bit(self.tz.val().index());
         // Ejection (every coordinate matches): local port `fpga`, whole class.
-        self.ovc.next = self.eject_port[2].val() | (self.class_base.val() + self.mod_all[6].val());
+        self.eject_vc.next = self.class_base.val() + self.mod_all[6].val();
+        self.ovc.next = self.eject_port[2].val() | self.eject_vc.val();
+        if self.free.val() {
+            self.vmask.next = self.mask_all.val();
+        } else {
+            self.vmask.next = self.one16.val() << self.eject_vc.val().get_bits::<4>(0);
+        }
         // Per routing-order position, lowest priority first: a later
         // (higher-priority) dimension that differs overrides.
         for r in 0..3 {
@@ -293,20 +345,29 @@ impl Logic for RouteCompute {
                 self.fwd[r].next = self.t[r].val() - self.h[r].val() + self.pos_k[r].val();
             }
             if self.pos_torus[r].val() {
-                self.plus[r].next = self.fwd[r].val() <= self.pos_half[r].val();
+                // a tie (2 fwd = k) goes - with parity ties and an odd destination
+                // (`<=` and `==`: a `< half` would be constant for a ring of 1)
+                self.plus[r].next = (self.fwd[r].val() <= self.pos_half[r].val())
+                    & !((self.fwd[r].val() == self.pos_half[r].val())
+                        & self.pos_tie_parity[r].val()
+                        & self.t[r].val().get_bit(0));
             } else {
                 self.plus[r].next = self.t[r].val() > self.h[r].val();
             }
             if self.plus[r].val() {
+                self.crosses[r].next = self.t[r].val() < self.h[r].val();
                 self.port8[r].next = self.pos_plus_port[r].val();
                 self.dateline[r].next =
                     self.pos_torus[r].val() & (self.h[r].val() == self.pos_kmax[r].val());
             } else {
+                self.crosses[r].next = self.t[r].val() > self.h[r].val();
                 self.port8[r].next = self.pos_minus_port[r].val();
                 self.dateline[r].next =
                     self.pos_torus[r].val() & (self.h[r].val() == self.zero4.val());
             }
-            self.upper[r].next = self.pos_cont_upper[r].val() | self.dateline[r].val();
+            self.upper[r].next = self.pos_cont_upper[r].val()
+                | (self.wrap_rule.val() & self.dateline[r].val())
+                | (self.pos_entering[r].val() & self.crosses[r].val());
             if self.pos_split[r].val() {
                 if self.upper[r].val() {
                     self.vc8[r].next = self.upper_base.val() + self.mod_hi[6].val();
@@ -316,8 +377,18 @@ impl Logic for RouteCompute {
             } else {
                 self.vc8[r].next = self.class_base.val() + self.mod_all[6].val();
             }
+            if !self.free.val() {
+                self.vm[r].next = self.one16.val() << self.vc8[r].val().get_bits::<4>(0);
+            } else if !self.pos_split[r].val() {
+                self.vm[r].next = self.mask_all.val();
+            } else if self.upper[r].val() {
+                self.vm[r].next = self.mask_hi.val();
+            } else {
+                self.vm[r].next = self.mask_lo.val();
+            }
             if self.differs[r].val() {
                 self.ovc.next = self.port8[r].val() | self.vc8[r].val();
+                self.vmask.next = self.vm[r].val();
             }
         }
         self.any_differs.next =
@@ -344,6 +415,16 @@ mod tests {
         }
     }
 
+    /// `p` with the rules before the entry dateline and parity ties, and free VC choice.
+    fn old_rules_free(p: RouterParams) -> RouterParams {
+        RouterParams {
+            dateline: Dateline::Wrap,
+            tie_break: TieBreak::Plus,
+            vc_select: VcSelect::Free,
+            ..p
+        }
+    }
+
     /// rust-hdl's own simulator runs `update()` against the golden routing
     /// function for every destination (in and out of range) at several nodes.
     #[test]
@@ -352,6 +433,12 @@ mod tests {
             params([8, 4, 4], [true; 3], 2, [2, 1, 0]),
             params([5, 3, 1], [true, false, false], 3, [0, 1, 2]),
             params([16, 2, 3], [true, true, false], 4, [1, 0, 2]),
+            old_rules_free(params([8, 4, 4], [true; 3], 4, [2, 1, 0])),
+            old_rules_free(params([6, 3, 1], [true, true, false], 3, [0, 1, 2])),
+            RouterParams {
+                vc_select: VcSelect::Free,
+                ..params([8, 4, 6], [true; 3], 4, [1, 2, 0])
+            },
         ] {
             let t = p.topology.clone();
             for (in_port, in_vc) in [
@@ -368,7 +455,7 @@ mod tests {
                     uut.node_x.next = bits(c[0] as u64);
                     uut.node_y.next = bits(c[1] as u64);
                     uut.node_z.next = bits(c[2] as u64);
-                    for x in (0..16).step_by(3) {
+                    for x in (0..=8).chain([15]) {
                         for y in 0..5 {
                             for z in [0, 1, 2, 15] {
                                 for fpga in 0..4u8 {
@@ -387,6 +474,11 @@ mod tests {
                                         assert_eq!(
                                             (o >> 4, o & 15),
                                             (r.port as u64, r.vc as u64),
+                                            "{d:?} at {c:?} port {in_port} vc {in_vc}"
+                                        );
+                                        assert_eq!(
+                                            uut.vmask.val().to_u64(),
+                                            r.mask as u64,
                                             "{d:?} at {c:?} port {in_port} vc {in_vc}"
                                         );
                                     }

@@ -33,7 +33,9 @@
 //!
 //! Parameters ([`RouterParams`]): topology (ports, ring sizes, torus/mesh),
 //! `dim_order`, `classes`, `vcs_per_class`, `buffer_flits` (buffers take the
-//! next power of two of slots), `flit_bits` (64, 128, 256), `max_packet_flits`.
+//! next power of two of slots), `flit_bits` (64, 128, 256), `max_packet_flits`,
+//! and the routing rules `dateline`, `tie_break`, `vc_select` (compiled into
+//! each input VC's `route_compute` and VC pick).
 
 use super::input_unit::InputUnit;
 use super::output_unit::OutputUnit;
@@ -225,13 +227,15 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
 }
 
 /// Top module name of a parameter point, e.g.
-/// `exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18` (`t` torus, `m` mesh).
+/// `exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow`
+/// (`t` torus, `m` mesh; then `router.dateline`, `router.tie_break`,
+/// `router.vc_select`).
 pub fn router_top_name(p: &RouterParams) -> String {
     let t = &p.topology;
     let dim = |d: usize| format!("{}{}", t.dims[d], if t.wrap[d] { 't' } else { 'm' });
     let order: String = p.dim_order.iter().map(|&d| ['x', 'y', 'z'][d]).collect();
     format!(
-        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}",
+        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}_{}_{}_{}",
         dim(0),
         dim(1),
         dim(2),
@@ -241,7 +245,10 @@ pub fn router_top_name(p: &RouterParams) -> String {
         p.vcs_per_class,
         p.buffer_flits,
         p.flit_bits,
-        p.max_packet_flits
+        p.max_packet_flits,
+        p.dateline.name(),
+        p.tie_break.name(),
+        p.vc_select.name(),
     )
 }
 
@@ -439,7 +446,7 @@ mod tests {
         let p = RouterParams::default();
         assert_eq!(
             router_top_name(&p),
-            "exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18"
+            "exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow"
         );
         let e = emit_router(&p).unwrap();
         // 7 input units of 4 VCs, each with its route compute and LUTRAM.

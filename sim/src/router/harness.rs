@@ -24,7 +24,7 @@
 use super::flit::Flit;
 use super::header_fields::{header_ecc_ok, lsb, Coords, HeaderCheck, HeaderFields};
 use super::model::{RouterInputs, RouterOutputs};
-use super::params::{RouterParams, MAX_VCS};
+use super::params::{RouterParams, TieBreak, MAX_VCS};
 use crate::rng::Rng;
 use crate::topology::{Topology, MAX_PORTS};
 use std::collections::{HashMap, VecDeque};
@@ -212,7 +212,8 @@ impl RouterHarness {
             if h != g {
                 let plus = if t.wrap[dim] {
                     let fwd = (g + k - h) % k;
-                    fwd <= k - fwd
+                    let tie_minus = self.p.tie_break == TieBreak::Parity && g % 2 == 1;
+                    fwd < k - fwd || (fwd == k - fwd && !tie_minus)
                 } else {
                     g > h
                 };

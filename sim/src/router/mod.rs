@@ -47,10 +47,13 @@
 //!      the router never corrects — see [`header_fields`]), a destination
 //!      coordinate (x 42:39, y 38:35, z 34:31) is outside `dims`, or (at the
 //!      destination router) `fpga` (30:29) `>= local_ports`: drop. Otherwise
-//!      [`route_compute`] gives the output port `o` and the one output VC `w`
-//!      for it; the head requests `(o, w)` if `w` is not busy and
+//!      [`route_compute`] gives the output port `o` and the set of output VCs
+//!      the head may take (one VC per flow with `vc_select = flow`, the
+//!      whole eligible half with `free`); the head requests `(o, w)` for the
+//!      lowest-numbered `w` of the set that is not busy and has
 //!      `credits[o][w] >= max_packet_flits` (virtual cut-through), else it
-//!      does not request this cycle.
+//!      does not request this cycle. (Only one input wins an output port per
+//!      cycle, so two heads never take one output VC.)
 //! 2. **Input arbitration** (per input port): among its requesting VCs, those
 //!    of class 1 if any, else class 0; round-robin from the port's pointer of
 //!    that class. One VC per input port.
@@ -107,9 +110,10 @@
 //! bits (see [`header_fields`]); hardware routers ignore those bits.
 //!
 //! # Ordering
-//! A flow (source, destination, class) takes one path and one VC per hop
-//! ([`route_compute`]); input buffers are FIFOs and output VCs are not
-//! interleaved, so flows stay in order.
+//! With `vc_select = flow` a flow (source, destination, class) takes one path
+//! and one VC per hop ([`route_compute`]); input buffers are FIFOs and output
+//! VCs are not interleaved, so flows stay in order. With `free` a later packet
+//! of a flow may take another VC and overtake an earlier one.
 //!
 //! # Packets longer than `max_packet_flits`
 //! They still respect credits (body flits request only with `credits > 0`),
@@ -128,5 +132,5 @@ pub mod route_compute;
 pub use flit::Flit;
 pub use header_fields::{Coords, HeaderCheck, HeaderFields};
 pub use model::{IvcState, Router, RouterCounters, RouterInputs, RouterOutputs};
-pub use params::{RouterParams, RouterPoint};
+pub use params::{Dateline, RouterParams, RouterPoint, TieBreak, VcSelect};
 pub use route_compute::{BadPacket, RouteCompute, RouteOut};

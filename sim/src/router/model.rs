@@ -106,8 +106,11 @@ pub struct Router {
     /// Per input VC: its state and the memoised route of the head at its front.
     ivc: Vec<(IvcState, Option<Result<RouteOut, BadPacket>>)>,
     /// Per input VC: what its front flit asks for, derived from `ivc` (a cache
-    /// for speed, `WANT_UNKNOWN` after every change of state or front).
+    /// for speed, `WANT_UNKNOWN` after every change of state or front). A
+    /// head's VC bits are rewritten by every request (the VC it asks for).
     want: Vec<u16>,
+    /// Per input VC: the output VCs the head at its front may take (with `want`).
+    head_mask: Vec<u16>,
     out: OutputUnit,
     in_ptr: [[u8; 2]; MAX_PORTS],
     out_ptr: [[u8; 2]; MAX_PORTS],
@@ -139,6 +142,7 @@ impl Router {
             ivc: vec![(IvcState::Idle, None); ports * vcs],
             out: OutputUnit::new(ports, vcs, p.buffer_flits, p.max_packet_flits),
             want: vec![WANT_UNKNOWN; ports * vcs],
+            head_mask: vec![0; ports * vcs],
             in_ptr: [[0; 2]; MAX_PORTS],
             out_ptr: [[0; 2]; MAX_PORTS],
             credit_reg: [0; MAX_PORTS],
@@ -233,7 +237,9 @@ impl Router {
     }
 
     /// The output (port, VC) a non-empty input VC is forwarding to or waiting
-    /// for, `None` if it is empty, dropping or its route is not yet known.
+    /// for, `None` if it is empty, dropping or its route is not yet known
+    /// (a waiting head reports its per-flow VC; with `vc_select = free` it
+    /// takes whichever VC of its set is free first).
     pub fn wants(&self, port: usize, vc: usize) -> Option<(u8, u8)> {
         let q = port * self.vcs + vc;
         if self.inb.count(port, vc) == 0 {
@@ -255,8 +261,17 @@ impl Router {
             w = self.derive_want(p, v);
             self.want[q] = w;
         }
-        self.out
-            .ok((w >> 8) as usize, (w >> 4 & 15) as usize, (w & 15) as usize)
+        let port = (w >> 4 & 15) as usize;
+        if w & WANT_DROP == WANT_HEAD {
+            // the lowest VC of the head's set that is free with room for a packet
+            let m = self.out.ok_mask(1, port) & self.head_mask[q] as u32;
+            if m == 0 {
+                return 0;
+            }
+            self.want[q] = want(WANT_HEAD, port as u8, m.trailing_zeros() as u8);
+            return 1;
+        }
+        self.out.ok((w >> 8) as usize, port, (w & 15) as usize)
     }
 
     /// The request of input (p, v), which `requests` found granted-able.
@@ -293,7 +308,10 @@ impl Router {
                 };
                 match r {
                     Err(_) => WANT_DROP,
-                    Ok(r) => want(WANT_HEAD, r.port, r.vc),
+                    Ok(r) => {
+                        self.head_mask[q] = r.mask;
+                        want(WANT_HEAD, r.port, r.vc)
+                    }
                 }
             }
         }

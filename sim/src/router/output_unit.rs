@@ -58,6 +58,12 @@ impl OutputUnit {
         self.ok[kind][port] >> vc & 1
     }
 
+    /// Bit w set if a request of `kind` for (port, w) can be granted now.
+    #[inline]
+    pub fn ok_mask(&self, kind: usize, port: usize) -> u32 {
+        self.ok[kind][port]
+    }
+
     #[inline]
     fn refresh(&mut self, port: usize, vc: usize) {
         let c = self.credits[port * self.vcs + vc];

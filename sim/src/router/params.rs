@@ -31,6 +31,83 @@ pub struct RouterParams {
     pub flit_bits: usize,
     /// Longest packet in flits (header, payload and footer); a head needs this many credits.
     pub max_packet_flits: usize,
+    /// When a packet takes the upper half of its class's VCs on a torus ring.
+    pub dateline: Dateline,
+    /// Which way a packet exactly half a ring (of even size) away goes.
+    pub tie_break: TieBreak,
+    /// Which VC of the eligible half a head takes on the next link.
+    pub vc_select: VcSelect,
+}
+
+/// `router.dateline`: the VC-half rule of a torus ring (both are deadlock-free;
+/// [`crate::deadlock`] checks it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dateline {
+    /// Lower half until the packet takes the wrap link, upper half on it and
+    /// after it (the upper + VCs are used only on the links from the wrap on).
+    Wrap,
+    /// The half is chosen once, on entering the dimension: upper for the
+    /// whole dimension iff the path will cross the wrap link, else lower.
+    #[default]
+    Entry,
+}
+
+/// `router.tie_break`: the direction of a packet `k/2` away on a ring of even size `k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieBreak {
+    /// Always `+` (loads the `+` ring more than the `-` ring).
+    Plus,
+    /// `+` when the destination coordinate is even, else `-`: deterministic
+    /// per flow, and each ring direction carries half of the tie traffic.
+    #[default]
+    Parity,
+}
+
+/// `router.vc_select`: the output VC a head takes within its eligible set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VcSelect {
+    /// One VC fixed per destination (`lo + (x + y + z + fpga) mod n`): every
+    /// packet of a flow takes the same VCs, so flows stay in order (the NI's
+    /// receive path completes a transfer on its `last` packet and relies on it).
+    #[default]
+    Flow,
+    /// The lowest-numbered VC of the set that is free with room for a whole
+    /// packet: less head-of-line blocking, but a later packet of a flow can
+    /// overtake an earlier one (for order-insensitive traffic only).
+    Free,
+}
+
+impl Dateline {
+    /// The config values, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["wrap", "entry"];
+
+    /// The config value of `self`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl TieBreak {
+    /// The config values, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["plus", "parity"];
+
+    /// The config value of `self`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl VcSelect {
+    /// The config values, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["flow", "free"];
+
+    /// The config value of `self`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
 }
 
 /// Serde form of [`RouterParams::dim_order`]: `"zyx"` (the dimensions in routing order).
@@ -63,6 +140,14 @@ pub struct RouterKeys {
     pub vcs_per_class: u32,
     /// Buffer per VC, flits.
     pub buffer_flits: u32,
+    /// VC half on a torus ring ([`Dateline::NAMES`]): "wrap" (upper from the
+    /// wrap link on) or "entry" (chosen on entering the dimension).
+    pub dateline: String,
+    /// Direction of a packet half a ring away ([`TieBreak::NAMES`]): "plus" or "parity".
+    pub tie_break: String,
+    /// Output VC of a head within its half ([`VcSelect::NAMES`]): "flow"
+    /// (one per flow, in order) or "free".
+    pub vc_select: String,
 }
 
 /// A router at one node of its network: the parameter point of
@@ -79,7 +164,9 @@ pub struct RouterPoint {
 
 impl Default for RouterParams {
     /// The default router: 8x4x4 torus, Z-Y-X, 2 classes x 2 VCs, 32-flit buffers,
-    /// 128-bit flits, 18-flit packets (header + 256 B payload + footer).
+    /// 128-bit flits, 18-flit packets (header + 256 B payload + footer); VC
+    /// half chosen on entering a dimension, ties by destination parity, one
+    /// VC per flow (flows stay in order).
     fn default() -> Self {
         RouterParams {
             topology: Topology::default(),
@@ -89,6 +176,9 @@ impl Default for RouterParams {
             buffer_flits: 32,
             flit_bits: 128,
             max_packet_flits: 18,
+            dateline: Dateline::default(),
+            tie_break: TieBreak::default(),
+            vc_select: VcSelect::default(),
         }
     }
 }
@@ -112,6 +202,11 @@ impl RouterParams {
             buffer_flits: keys.buffer_flits as usize,
             flit_bits,
             max_packet_flits,
+            // Elaboration sets the rules from their names in `keys`, and
+            // names a bad value with its key and the allowed names.
+            dateline: Dateline::default(),
+            tie_break: TieBreak::default(),
+            vc_select: VcSelect::default(),
         }
     }
 
@@ -223,6 +318,36 @@ mod tests {
             .lower_vcs(),
             2
         );
+    }
+
+    /// `name()` is the serde (config and point-text) spelling of each rule.
+    #[test]
+    fn rule_names_are_their_point_text() {
+        for (d, t, v) in [
+            (Dateline::Wrap, TieBreak::Plus, VcSelect::Free),
+            (Dateline::Entry, TieBreak::Parity, VcSelect::Flow),
+        ] {
+            let pt = RouterPoint {
+                router: RouterParams {
+                    dateline: d,
+                    tie_break: t,
+                    vc_select: v,
+                    ..Default::default()
+                },
+                node: 0,
+            };
+            let text = crate::point::to_text(&pt);
+            for kv in [
+                format!("dateline={}", d.name()),
+                format!("tie_break={}", t.name()),
+                format!("vc_select={}", v.name()),
+            ] {
+                assert!(text.contains(&kv), "{text}");
+            }
+            let back: RouterPoint =
+                crate::point::from_text(&text, &RouterPoint::default()).unwrap();
+            assert_eq!(back, pt);
+        }
     }
 
     #[test]
