@@ -11,7 +11,7 @@ use anyhow::Result;
 use exanet_hdl::limits;
 use exanet_hdl::ni::NiRtlParams;
 use exanet_sim::router::RouterParams as RouterModelParams;
-use exanet_sim::router::{Dateline, TieBreak, VcSelect};
+use exanet_sim::router::VcSelect;
 use exanet_sim::topology::Topology;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -350,48 +350,17 @@ fn router_of(c: &Config, t: &TopologyParams, p: &PacketParams) -> Result<RouterM
             ),
         ));
     }
-    let mut rp = RouterModelParams::from_keys(
+    let rp = RouterModelParams::from_keys(
         r,
         sim_topology(t.dims, t.wrap, t.local_ports)?,
         t.route_axes,
         p.flit_bits as usize,
         p.max_packet_flits as usize,
-    );
-    rp.dateline = choice("router.dateline", &r.dateline, Dateline::NAMES, DATELINES)?;
-    rp.tie_break = choice(
-        "router.tie_break",
-        &r.tie_break,
-        TieBreak::NAMES,
-        TIE_BREAKS,
-    )?;
-    rp.vc_select = choice(
-        "router.vc_select",
-        &r.vc_select,
-        VcSelect::NAMES,
-        VC_SELECTS,
-    )?;
+    )
+    .map_err(|e| rule(e.key, format!("{:?}", e.value), e.to_string()))?;
     rp.validate()
         .map_err(|e| crate::error::usage(format!("router model rejects this config: {e:#}")))?;
     Ok(rp)
-}
-
-const DATELINES: &[Dateline] = &[Dateline::Wrap, Dateline::Entry];
-const TIE_BREAKS: &[TieBreak] = &[TieBreak::Plus, TieBreak::Parity];
-const VC_SELECTS: &[VcSelect] = &[VcSelect::Flow, VcSelect::Free];
-
-/// The value of a string key with a fixed set of `names` (naming each of `values`).
-fn choice<T: Copy>(key: &str, text: &str, names: &[&str], values: &[T]) -> Result<T> {
-    match names.iter().position(|&n| n == text) {
-        Some(i) => Ok(values[i]),
-        None => {
-            let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-            Err(rule(
-                key,
-                format!("{text:?}"),
-                format!("must be one of {}", quoted.join(", ")),
-            ))
-        }
-    }
 }
 
 /// `[clock]` and `[link]`: the period, and the link in clock cycles (with a
@@ -591,6 +560,7 @@ fn check_deadlock_freedom(p: &Params) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use exanet_sim::router::{Dateline, TieBreak};
 
     fn with(f: impl FnOnce(&mut Config)) -> Result<Params> {
         let mut c = Config::default();

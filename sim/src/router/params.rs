@@ -81,6 +81,8 @@ pub enum VcSelect {
 }
 
 impl Dateline {
+    /// Every value, in declaration order (the order of `NAMES`).
+    pub const ALL: [Self; 2] = [Dateline::Wrap, Dateline::Entry];
     /// The config values, in declaration order.
     pub const NAMES: &'static [&'static str] = &["wrap", "entry"];
 
@@ -91,6 +93,8 @@ impl Dateline {
 }
 
 impl TieBreak {
+    /// Every value, in declaration order (the order of `NAMES`).
+    pub const ALL: [Self; 2] = [TieBreak::Plus, TieBreak::Parity];
     /// The config values, in declaration order.
     pub const NAMES: &'static [&'static str] = &["plus", "parity"];
 
@@ -101,6 +105,8 @@ impl TieBreak {
 }
 
 impl VcSelect {
+    /// Every value, in declaration order (the order of `NAMES`).
+    pub const ALL: [Self; 2] = [VcSelect::Flow, VcSelect::Free];
     /// The config values, in declaration order.
     pub const NAMES: &'static [&'static str] = &["flow", "free"];
 
@@ -150,6 +156,42 @@ pub struct RouterKeys {
     pub vc_select: String,
 }
 
+/// A `[router]` rule key whose value is none of its names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadRuleName {
+    /// The key (`router.dateline`, …).
+    pub key: &'static str,
+    /// The value given.
+    pub value: String,
+    /// The names it takes.
+    pub names: &'static [&'static str],
+}
+
+impl std::fmt::Display for BadRuleName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let quoted: Vec<String> = self.names.iter().map(|n| format!("{n:?}")).collect();
+        write!(f, "must be one of {}", quoted.join(", "))
+    }
+}
+
+/// The value of `all` named `text` among `names` (same order).
+fn by_name<T: Copy>(
+    key: &'static str,
+    text: &str,
+    names: &'static [&'static str],
+    all: &[T],
+) -> Result<T, BadRuleName> {
+    names
+        .iter()
+        .position(|&n| n == text)
+        .map(|i| all[i])
+        .ok_or_else(|| BadRuleName {
+            key,
+            value: text.to_string(),
+            names,
+        })
+}
+
 /// A router at one node of its network: the parameter point of
 /// `exanet cosim router` (`node` picks which datelines and mesh edges the
 /// bench's router sees; one RTL module serves every node).
@@ -186,15 +228,16 @@ impl Default for RouterParams {
 impl RouterParams {
     /// The router of `keys` in `topology`, routing in `dim_order`, for
     /// `flit_bits`-bit flits and packets of at most `max_packet_flits`
-    /// (not yet validated: see [`RouterParams::validate`]).
+    /// (not yet validated: see [`RouterParams::validate`]); a rule key
+    /// whose value is none of its names is a [`BadRuleName`].
     pub fn from_keys(
         keys: &RouterKeys,
         topology: Topology,
         dim_order: [usize; 3],
         flit_bits: usize,
         max_packet_flits: usize,
-    ) -> RouterParams {
-        RouterParams {
+    ) -> Result<RouterParams, BadRuleName> {
+        Ok(RouterParams {
             topology,
             dim_order,
             classes: keys.classes as usize,
@@ -202,12 +245,25 @@ impl RouterParams {
             buffer_flits: keys.buffer_flits as usize,
             flit_bits,
             max_packet_flits,
-            // Elaboration sets the rules from their names in `keys`, and
-            // names a bad value with its key and the allowed names.
-            dateline: Dateline::default(),
-            tie_break: TieBreak::default(),
-            vc_select: VcSelect::default(),
-        }
+            dateline: by_name(
+                "router.dateline",
+                &keys.dateline,
+                Dateline::NAMES,
+                &Dateline::ALL,
+            )?,
+            tie_break: by_name(
+                "router.tie_break",
+                &keys.tie_break,
+                TieBreak::NAMES,
+                &TieBreak::ALL,
+            )?,
+            vc_select: by_name(
+                "router.vc_select",
+                &keys.vc_select,
+                VcSelect::NAMES,
+                &VcSelect::ALL,
+            )?,
+        })
     }
 
     /// Check every field against its rule (deadlock freedom is checked by [`crate::deadlock`]).
