@@ -2,3 +2,4 @@
 
 pub mod fp_add;
 pub mod reduce_alu;
+pub mod schedule;
