@@ -75,6 +75,7 @@ impl CommBox {
     }
 
     /// Reject an empty box, one larger than the torus, or an origin off it.
+    #[allow(clippy::needless_range_loop)] // d names the dimension in the messages
     pub fn validate(&self, dims: [usize; DIMS]) -> Result<()> {
         for d in 0..DIMS {
             if self.extent[d] == 0 || self.extent[d] > dims[d] {
