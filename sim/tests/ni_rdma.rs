@@ -280,6 +280,7 @@ fn pair_random_small_queues_and_payload() {
         windows: 2,
         max_payload_bytes: 64,
         addr_bits: 40,
+        ..Default::default()
     };
     for seed in 2..5 {
         run(&p, 2, 250, false, seed == 2, seed);

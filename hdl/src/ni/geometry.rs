@@ -338,6 +338,12 @@ impl Geometry {
                 ahead.end()
             );
         }
+        if n.ar_communicators != 0 {
+            bail!(
+                "ni.ar_communicators = {}: must be 0 in the NI RTL (its allreduce engine is in the golden model only, so far)",
+                n.ar_communicators
+            );
+        }
         let slot_bytes = n.channels * n.pkt_slots * n.mailbox_msg_bytes;
         if slot_bytes > MAX_SLOT_BYTES {
             bail!(

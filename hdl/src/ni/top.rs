@@ -464,5 +464,9 @@ mod tests {
         p.ni.pkt_slots = 64;
         p.ni.mailbox_msg_bytes = 256;
         assert!(emit_ni(&p).unwrap_err().to_string().contains("<= 65536"));
+        let mut p = NiRtlParams::default();
+        p.ni.ar_communicators = 2;
+        let e = emit_ni(&p).unwrap_err().to_string();
+        assert!(e.contains("ni.ar_communicators = 2: must be 0"), "{e}");
     }
 }

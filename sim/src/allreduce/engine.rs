@@ -88,7 +88,7 @@
 
 use super::reduce_alu::{ReduceDtype, ReduceOp};
 use super::schedule::{step_count, steps, Algorithm, CommBox, Step, DIMS};
-use crate::ni::memory::SparseMemory;
+use crate::ni::memory::{MemWrite, SparseMemory};
 use crate::ni::wire::Packet;
 use crate::packet::coords::Coords;
 use crate::packet::footer::Footer;
@@ -208,6 +208,8 @@ pub struct ArDescriptor {
     pub comm: u8,
     /// Transaction id (14 bits), reported in the completion.
     pub txid: u16,
+    /// PDID of the channel that posted it: must be the communicator's.
+    pub pdid: u16,
 }
 
 /// Completion status (codes as the RTL will post them).
@@ -215,7 +217,8 @@ pub struct ArDescriptor {
 pub enum ArStatus {
     /// The result is in memory.
     Ok = 0,
-    /// Unknown or disabled communicator.
+    /// Unknown or disabled communicator, or one of another PDID than the
+    /// posting channel's.
     BadComm = 1,
     /// This node is not at its rank's place in the box.
     NotMember = 2,
@@ -240,6 +243,8 @@ pub struct ArCompletion {
     pub comm: u8,
     /// How it ended.
     pub status: ArStatus,
+    /// The descriptor's PDID.
+    pub pdid: u16,
 }
 
 /// Why a fragment was rejected (checked in this order).
@@ -332,6 +337,8 @@ pub struct Engine {
     timeout: u64,
     now: u64,
     counters: EngineCounters,
+    /// Every memory write, in order, until taken.
+    writes: Vec<MemWrite>,
 }
 
 /// Bank-relative receive offsets of a plan (see the module doc).
@@ -379,6 +386,7 @@ impl Engine {
             timeout: 0,
             now: 0,
             counters: EngineCounters::default(),
+            writes: Vec::new(),
         })
     }
 
@@ -425,6 +433,15 @@ impl Engine {
                         c.comm_box.ranks()
                     );
                 }
+                let end = c.scratch.checked_add(c.scratch_bytes);
+                if end.is_none_or(|e| e > 1u64 << self.p.addr_bits) {
+                    bail!(
+                        "communicator {id}: scratch {:#x} + {} bytes is past the {}-bit memory",
+                        c.scratch,
+                        c.scratch_bytes,
+                        self.p.addr_bits
+                    );
+                }
                 let limit = self.p.step_limit();
                 Some(Slot {
                     comm: c,
@@ -439,9 +456,32 @@ impl Engine {
         Ok(())
     }
 
+    /// The memory writes made since the last call, oldest first.
+    pub fn take_writes(&mut self) -> Vec<MemWrite> {
+        std::mem::take(&mut self.writes)
+    }
+
+    /// Write `data` at `addr` and log it.
+    fn write(&mut self, mem: &mut SparseMemory, addr: u64, data: Vec<u8>) {
+        mem.write(addr, &data);
+        self.writes.push(MemWrite { addr, data });
+    }
+
+    /// Threshold register (bytes).
+    pub fn threshold(&self) -> usize {
+        self.threshold
+    }
+
+    /// Timeout register (cycles).
+    pub fn timeout(&self) -> u64 {
+        self.timeout
+    }
+
     /// Queue a descriptor; `Err` when the queue is full (software retries).
+    /// Queued descriptors plus completions not yet popped are at most
+    /// `queue_depth`, so the engine never holds more than that.
     pub fn post(&mut self, d: ArDescriptor) -> std::result::Result<(), ArDescriptor> {
-        if self.queue.len() >= self.p.queue_depth {
+        if self.queue.len() + self.done.len() >= self.p.queue_depth {
             return Err(d);
         }
         self.queue.push_back(d);
@@ -453,7 +493,21 @@ impl Engine {
         self.done.pop_front()
     }
 
-    /// Nothing queued, running or waiting to be popped.
+    /// A fragment is ready to send ([`Engine::emit`] would return one).
+    pub fn has_fragment(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| {
+            r.plan
+                .get(r.at)
+                .is_some_and(|s| r.sent < self.fragments_of(s))
+        })
+    }
+
+    /// Completions waiting to be popped.
+    pub fn completions_waiting(&self) -> usize {
+        self.done.len()
+    }
+
+    /// Nothing queued or running.
     pub fn idle(&self) -> bool {
         self.queue.is_empty() && self.running.is_none()
     }
@@ -464,6 +518,7 @@ impl Engine {
             .slots
             .get(d.comm as usize)
             .and_then(Option::as_ref)
+            .filter(|s| s.comm.pdid == d.pdid)
             .ok_or(ArStatus::BadComm)?;
         let c = &slot.comm;
         if c.comm_box.coords_of(c.rank, self.p.dims) != self.me {
@@ -521,6 +576,7 @@ impl Engine {
             txid: r.d.txid,
             comm: r.d.comm,
             status,
+            pdid: r.d.pdid,
         });
         self.counters.completions += 1;
     }
@@ -539,6 +595,7 @@ impl Engine {
                             txid: d.txid,
                             comm: d.comm,
                             status,
+                            pdid: d.pdid,
                         });
                         self.counters.completions += 1;
                         continue;
@@ -590,12 +647,13 @@ impl Engine {
         let esize = r.dtype.bits() / 8;
         let Some(s) = r.plan.get(r.at).cloned() else {
             if r.plan.is_empty() {
+                let (src, dst) = (r.d.src, r.d.dst);
                 let n = r.d.count as usize * esize;
                 let mut off = 0;
                 while off < n {
                     let len = chunk.min(n - off);
-                    let v = mem.read(r.d.src + off as u64, len);
-                    mem.write(r.d.dst + off as u64, &v);
+                    let v = mem.read(src + off as u64, len);
+                    self.write(mem, dst + off as u64, v);
                     off += len;
                 }
             }
@@ -610,6 +668,7 @@ impl Engine {
             let total = s.recv.len() * esize;
             let start = (s.recv.start * esize) as u64;
             let partial = if r.in_dst { r.d.dst } else { r.d.src };
+            let mut out = Vec::new();
             let mut off = 0;
             while off < total {
                 let len = chunk.min(total - off);
@@ -620,13 +679,17 @@ impl Engine {
                 } else {
                     got
                 };
-                mem.write(r.d.dst + start + off as u64, &y);
+                out.push((r.d.dst + start + off as u64, y));
                 off += len;
             }
             if s.combine {
                 r.in_dst = true;
             }
+            for (addr, y) in out {
+                self.write(mem, addr, y);
+            }
         }
+        let r = self.running.as_mut().expect("a running collective");
         r.at += 1;
         r.sent = 0;
         r.last_progress = self.now;
@@ -704,7 +767,27 @@ impl Engine {
         pkt: &Packet,
         mem: &mut SparseMemory,
     ) -> std::result::Result<(), FragReject> {
-        let res = self.accept(pkt, mem);
+        let (Ok(h), Ok(f)) = (
+            Header::from_bits(pkt.header_word()),
+            Footer::from_bits(pkt.footer_word()),
+        ) else {
+            self.counters.rejected[FragReject::Format as usize] += 1;
+            return Err(FragReject::Format);
+        };
+        let payload = pkt.payload_bytes(h.size() as usize);
+        self.receive_decoded(&h, &f, &payload, mem)
+    }
+
+    /// [`Engine::receive`] of a decoded fragment (the NI's receive path
+    /// hands over the corrected header).
+    pub fn receive_decoded(
+        &mut self,
+        h: &Header,
+        f: &Footer,
+        payload: &[u8],
+        mem: &mut SparseMemory,
+    ) -> std::result::Result<(), FragReject> {
+        let res = self.accept(h, f, payload, mem);
         match res {
             Ok(()) => self.counters.fragments_received += 1,
             Err(why) => self.counters.rejected[why as usize] += 1,
@@ -715,11 +798,11 @@ impl Engine {
 
     fn accept(
         &mut self,
-        pkt: &Packet,
+        h: &Header,
+        f: &Footer,
+        payload: &[u8],
         mem: &mut SparseMemory,
     ) -> std::result::Result<(), FragReject> {
-        let h = Header::from_bits(pkt.header_word()).map_err(|_| FragReject::Format)?;
-        let f = Footer::from_bits(pkt.footer_word()).map_err(|_| FragReject::Format)?;
         if h.ptype() != PacketType::AllreduceFragment {
             return Err(FragReject::Format);
         }
@@ -754,6 +837,9 @@ impl Engine {
             return Err(FragReject::Step);
         }
         let size = h.size() as u64;
+        if payload.len() as u64 != size {
+            return Err(FragReject::Format);
+        }
         let half = slot.comm.scratch_bytes / 2;
         if h.vaddr().checked_add(size).is_none_or(|e| e > half) {
             return Err(FragReject::Range);
@@ -776,8 +862,9 @@ impl Engine {
         rx.bytes += size;
         rx.closed = f.last();
         let addr = slot.comm.scratch + bank as u64 * half + h.vaddr();
-        mem.write(addr, &pkt.payload_bytes(size as usize));
-        if running_here && seq == slot.seq {
+        let current = seq == slot.seq;
+        self.write(mem, addr, payload.to_vec());
+        if running_here && current {
             if let Some(r) = self.running.as_mut() {
                 r.last_progress = self.now;
             }
@@ -832,6 +919,8 @@ mod tests {
         rng: Rng,
         /// Fragments rejected on the way: (from, to, reason).
         rejected: Vec<(usize, usize, FragReject)>,
+        /// PDID of each communicator id.
+        pdids: HashMap<u8, u16>,
     }
 
     fn index_of(dims: [usize; 3], c: [usize; 3]) -> usize {
@@ -860,10 +949,12 @@ mod tests {
                 wire: HashMap::new(),
                 rng: Rng::new(seed),
                 rejected: Vec::new(),
+                pdids: HashMap::new(),
             }
         }
 
         fn set_comm(&mut self, id: usize, b: CommBox, pdid: u16) -> Vec<usize> {
+            self.pdids.insert(id as u8, pdid);
             let dims = self.p.dims;
             let members: Vec<usize> = (0..b.ranks())
                 .map(|r| index_of(dims, b.coords_of(r, dims)))
@@ -995,6 +1086,7 @@ mod tests {
                 dst: DST,
                 comm,
                 txid,
+                pdid: net.pdids[&comm],
             })
             .unwrap();
         }
@@ -1013,7 +1105,8 @@ mod tests {
                 Some(ArCompletion {
                     txid,
                     comm,
-                    status: ArStatus::Ok
+                    status: ArStatus::Ok,
+                    pdid: net.pdids[&comm],
                 }),
                 "rank {r} (node {node}), {} {} n={n}",
                 op.name(),
@@ -1102,8 +1195,10 @@ mod tests {
             dst: DST,
             comm: 0,
             txid: 1,
+            pdid: 1,
         };
         let cases = [
+            (ArDescriptor { pdid: 2, ..good }, ArStatus::BadComm),
             (ArDescriptor { comm: 3, ..good }, ArStatus::BadComm),
             (ArDescriptor { comm: 9, ..good }, ArStatus::BadComm),
             (ArDescriptor { comm: 1, ..good }, ArStatus::NotMember),
@@ -1154,7 +1249,8 @@ mod tests {
                 Some(ArCompletion {
                     txid: i as u16,
                     comm: d.comm,
-                    status: *status
+                    status: *status,
+                    pdid: d.pdid,
                 }),
                 "case {i}"
             );
@@ -1197,6 +1293,7 @@ mod tests {
             dst: DST,
             comm: 0,
             txid: 3,
+            pdid: 5,
         };
         for (node, x) in [(members[0], &x0), (members[1], &x1)] {
             let (e, m) = &mut net.nodes[node];
@@ -1291,6 +1388,7 @@ mod tests {
             dst: DST,
             comm: 0,
             txid: 1,
+            pdid: 2,
         };
         // Rank 3 stays away.
         for &node in &members[..3] {
@@ -1355,6 +1453,7 @@ mod tests {
             dst: DST,
             comm: 0,
             txid,
+            pdid: 4,
         };
         // Node 1 posts two collectives, node 0 only the first.
         {

@@ -56,14 +56,22 @@ pub enum CqKind {
     /// `peer` reports that data this node sent (a write, or the data of a
     /// read it served) has landed there (the transfer had `notify` set).
     Notify = 3,
+    /// An allreduce this node posted ended (status `Ok`, or `Failed` with
+    /// the engine's status code in `reason`; peer = this node).
+    Allreduce = 4,
 }
 
 impl CqKind {
     /// Kind of a code.
     pub fn from_code(c: u8) -> Option<Self> {
-        [CqKind::WriteIn, CqKind::ReadDone, CqKind::Notify]
-            .into_iter()
-            .find(|k| *k as u8 == c)
+        [
+            CqKind::WriteIn,
+            CqKind::ReadDone,
+            CqKind::Notify,
+            CqKind::Allreduce,
+        ]
+        .into_iter()
+        .find(|k| *k as u8 == c)
     }
 }
 
@@ -80,6 +88,8 @@ pub enum CqStatus {
     Untracked = 2,
     /// The serving node refused an RDMA read (`reason` says why).
     RemoteDenied = 3,
+    /// An allreduce failed (`reason` = `allreduce::engine::ArStatus` code).
+    Failed = 4,
 }
 
 impl CqStatus {
@@ -90,6 +100,7 @@ impl CqStatus {
             CqStatus::PacketRejected,
             CqStatus::Untracked,
             CqStatus::RemoteDenied,
+            CqStatus::Failed,
         ]
         .into_iter()
         .find(|k| *k as u8 == c)

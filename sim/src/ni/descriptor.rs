@@ -47,7 +47,11 @@ pub struct Staging {
 /// Bits DESC_CTRL keeps: op\[1:0\], notify\[4\], txid\[29:16\].
 pub const CTRL_MASK: u32 = 0x3 | 1 << 4 | 0x3FFF << 16;
 
-/// DESC_CTRL \[1:0\]: the op (0 write, 1 read, others refused: BAD_OP).
+/// DESC_CTRL op code of an allreduce descriptor (with an allreduce engine;
+/// without one it is refused BAD_OP like any other unknown op).
+pub const OP_ALLREDUCE: u32 = 2;
+
+/// DESC_CTRL \[1:0\]: the op (0 write, 1 read, 2 allreduce with an engine, others refused: BAD_OP).
 pub const CTRL_OP: Field = Field {
     name: "op",
     offset: 0,

@@ -4,11 +4,12 @@
 //! register map; nothing here touches model internals.
 
 use super::completion::CqEntry;
-use super::descriptor::Descriptor;
+use super::descriptor::{Descriptor, OP_ALLREDUCE};
 use super::errors::{ErrorWords, RejectReason};
 use super::mailbox::MailboxEntry;
 use super::ni::Ni;
 use super::regs::{self, AxilResp};
+use crate::allreduce::schedule::CommBox;
 use crate::packet::coords::Coords;
 use anyhow::{bail, Result};
 
@@ -37,6 +38,72 @@ pub fn set_channel_pdid(ni: &mut Ni, c: usize, pdid: u16) -> Result<()> {
 /// Set the mailbox's PDID, or open it to every PDID (privileged).
 pub fn set_mailbox(ni: &mut Ni, pdid: u16, open: bool) -> Result<()> {
     priv_write(ni, regs::MBOX_CTRL, pdid as u32 | (open as u32) << 16)
+}
+
+/// Program allreduce communicator slot `k` (privileged): disable it, write
+/// the box, this node's rank and the scratch area, then enable it with
+/// `pdid`. An error names the refused register (a bad box, rank or scratch
+/// area is refused at the enabling write).
+pub fn set_communicator(
+    ni: &mut Ni,
+    k: usize,
+    comm_box: &CommBox,
+    rank: usize,
+    pdid: u16,
+    scratch: u64,
+    scratch_bytes: u32,
+) -> Result<()> {
+    let reg = |f| regs::ar_comm_reg(k, f);
+    let [ox, oy, oz] = comm_box.origin.map(|v| v as u32);
+    let [ex, ey, ez] = comm_box.extent.map(|v| v as u32);
+    priv_write(ni, reg(regs::AR_CTRL), 0)?;
+    priv_write(ni, reg(regs::AR_ORIGIN), ox | oy << 4 | oz << 8)?;
+    priv_write(ni, reg(regs::AR_EXTENT), ex | ey << 8 | ez << 16)?;
+    priv_write(ni, reg(regs::AR_RANK), rank as u32)?;
+    priv_write(ni, reg(regs::AR_SCRATCH_LO), scratch as u32)?;
+    priv_write(ni, reg(regs::AR_SCRATCH_HI), (scratch >> 32) as u32)?;
+    priv_write(ni, reg(regs::AR_SCRATCH_SIZE), scratch_bytes)?;
+    priv_write(ni, reg(regs::AR_CTRL), pdid as u32 | 1 << 31)
+}
+
+/// An allreduce as software posts it on a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allreduce {
+    /// `reduce_alu` op code.
+    pub op: u32,
+    /// `reduce_alu` dtype code.
+    pub dtype: u32,
+    /// Elements.
+    pub count: u32,
+    /// Source vector.
+    pub src: u64,
+    /// Destination vector.
+    pub dst: u64,
+    /// Communicator slot.
+    pub comm: u32,
+    /// Transaction id (14 bits).
+    pub txid: u16,
+}
+
+/// Stage an allreduce on channel `c` and ring the doorbell (user): LADDR
+/// = source, RADDR = destination, LEN = count, DEST = comm\[3:0\]
+/// op\[6:4\] dtype\[9:7\], CTRL = op 2 and the txid.
+pub fn post_allreduce(ni: &mut Ni, c: usize, a: &Allreduce) -> AxilResp {
+    let page = regs::ch_page(c);
+    ni.axil_write(page + regs::DESC_LADDR_LO, a.src as u32);
+    ni.axil_write(page + regs::DESC_LADDR_HI, (a.src >> 32) as u32);
+    ni.axil_write(page + regs::DESC_RADDR_LO, a.dst as u32);
+    ni.axil_write(page + regs::DESC_RADDR_HI, (a.dst >> 32) as u32);
+    ni.axil_write(page + regs::DESC_LEN, a.count);
+    ni.axil_write(
+        page + regs::DESC_DEST,
+        (a.comm & 0xF) | (a.op & 7) << 4 | (a.dtype & 7) << 7,
+    );
+    ni.axil_write(
+        page + regs::DESC_CTRL,
+        OP_ALLREDUCE | (a.txid as u32 & 0x3FFF) << 16,
+    );
+    ni.axil_write(page + regs::DOORBELL, 1)
 }
 
 /// Stage `d` on channel `c` and ring the doorbell (user); the doorbell's response.

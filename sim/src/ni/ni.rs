@@ -12,8 +12,12 @@ use super::params::NiParams;
 use super::protection::Window;
 use super::rdma_rx::{check, response_packet, Accepted, Rejected, RxContext, NACK_READ_BUSY};
 use super::rdma_tx::TxStream;
-use super::regs::{self, AxilResp, ChError, Prot, Reg, WinField};
+use super::regs::{self, AxilResp, ChError, CommField, DescField, Prot, Reg, WinField};
 use super::wire::Packet;
+use crate::allreduce::engine::{
+    ArDescriptor, ArStatus, Communicator, Engine, FragReject, FRAG_REJECTS,
+};
+use crate::allreduce::schedule::CommBox;
 use crate::packet::coords::Coords;
 use crate::packet::footer::Footer;
 use crate::packet::header::{Header, PacketType};
@@ -63,6 +67,10 @@ pub struct Ni {
     /// Accepted data packets whose memory write has not landed yet, oldest
     /// first: what each posts when it lands.
     landing: VecDeque<Landing>,
+    /// The allreduce engine (`ar_communicators > 0`).
+    engine: Option<Engine>,
+    /// Communicator slot registers as written (AR_ORIGIN .. AR_SCRATCH_SIZE).
+    ar_regs: Vec<[u32; 7]>,
 }
 
 /// What an accepted data packet posts when its memory write has landed:
@@ -118,6 +126,11 @@ impl Ni {
             counters: Counters::default(),
             explicit: false,
             landing: VecDeque::new(),
+            engine: match p.engine() {
+                Some(ep) => Some(Engine::new(&ep, me).context("allreduce engine")?),
+                None => None,
+            },
+            ar_regs: vec![[0; 7]; p.ar_communicators],
             p,
         })
     }
@@ -240,12 +253,15 @@ impl Ni {
     /// A class-0 packet is ready ([`Ni::emit_request`] would return one):
     /// a read response being served, or, when TX_ENABLE, a channel's packet.
     pub fn has_request(&self) -> bool {
-        !self.reads.is_empty() || (self.tx_enable && self.channels.iter().any(|c| c.ready()))
+        let engine = self.engine.as_ref().is_some_and(Engine::has_fragment);
+        !self.reads.is_empty()
+            || (self.tx_enable && (engine || self.channels.iter().any(|c| c.ready())))
     }
     /// Nothing queued to send, no write landing and no message awaiting an
     /// acknowledgement.
     pub fn quiescent(&self) -> bool {
         !self.has_packet()
+            && self.engine.as_ref().is_none_or(Engine::idle)
             && self.landing.is_empty()
             && self
                 .channels
@@ -338,6 +354,17 @@ impl Ni {
                 u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().expect("4 bytes"))
             }
             Reg::ErrqPop | Reg::CqPop | Reg::MbPop | Reg::Doorbell(_) | Reg::PktSend(_) => 0,
+            Reg::ArThreshold => self.engine.as_ref().map_or(0, |e| e.threshold() as u32),
+            Reg::ArTimeout => self.engine.as_ref().map_or(0, |e| e.timeout() as u32),
+            Reg::ArCounter(i) => self.engine.as_ref().map_or(0, |e| {
+                let c = e.counters();
+                [c.fragments_sent, c.fragments_received, c.completions][i] as u32
+            }),
+            Reg::ArRej(r) => self
+                .engine
+                .as_ref()
+                .map_or(0, |e| e.counters().rejected[r] as u32),
+            Reg::ArComm(k, f) => self.ar_regs[k][f as usize],
         };
         (v, AxilResp::Okay)
     }
@@ -396,6 +423,7 @@ impl Ni {
             }
             Reg::CqPop => {
                 self.cq.pop();
+                self.ar_drain();
             }
             Reg::MbPop => {
                 self.mailbox.pop();
@@ -406,10 +434,23 @@ impl Ni {
             }
             Reg::ChErr(c) => self.channels[c].err = 0,
             Reg::Desc(c, f) => self.channels[c].staging.write(f, v),
+            Reg::Doorbell(c) if self.allreduce_staged(c) => return self.ar_doorbell(c),
             Reg::Doorbell(c) => {
                 let bits = self.p.addr_bits;
                 return ok(self.channels[c].doorbell(bits).is_ok());
             }
+            Reg::ArThreshold => {
+                if let Some(e) = self.engine.as_mut() {
+                    e.set_threshold(v as usize);
+                }
+            }
+            Reg::ArTimeout => {
+                if let Some(e) = self.engine.as_mut() {
+                    e.set_timeout(v as u64);
+                }
+            }
+            Reg::ArComm(k, f) => return ok(self.ar_comm_write(k, f, v)),
+            Reg::ArCounter(_) | Reg::ArRej(_) => return AxilResp::SlvErr,
             Reg::PktDest(c) => self.channels[c].pkt_dest = v & 0x3F_FFFF,
             Reg::PktSend(c) => return ok(self.channels[c].pkt_send(v & 0x1FF).is_ok()),
             Reg::PktData(c, i) => {
@@ -452,14 +493,25 @@ impl Ni {
     }
 
     /// The next class-0 packet: the read-serve engine's (one request at a
-    /// time, FIFO), else, when TX_ENABLE, the channels' round-robin.
+    /// time, FIFO), else, when TX_ENABLE, the allreduce engine's next
+    /// fragment, else the channels' round-robin.
     pub fn emit_request(&mut self) -> Option<Packet> {
+        let fragment = match self.engine.as_mut() {
+            Some(e) if self.reads.is_empty() && self.tx_enable => {
+                let f = e.emit(&mut self.mem);
+                self.ar_drain();
+                f
+            }
+            _ => None,
+        };
         let pkt = if let Some(s) = self.reads.front_mut() {
             let p = s.next_packet(&self.mem, self.me, self.p.max_payload_bytes);
             if s.done() {
                 self.reads.pop_front();
             }
             p
+        } else if let Some(f) = fragment {
+            f
         } else if self.tx_enable {
             let n = self.channels.len();
             let c = (0..n)
@@ -514,6 +566,7 @@ impl Ni {
                 mailbox_open: self.mbox_ctrl >> 16 & 1 == 1,
                 mailbox_pdid: self.mbox_ctrl as u16,
                 arrival_class: class,
+                allreduce: self.engine.is_some(),
             };
             check(pkt, &ctx)
         };
@@ -670,6 +723,23 @@ impl Ni {
                 })
             }
             Accepted::Response { header, footer } => self.response(header, footer),
+            Accepted::Fragment {
+                header,
+                footer,
+                payload,
+            } => {
+                let e = self.engine.as_mut().expect("checked: the NI has an engine");
+                let r = e.receive_decoded(&header, &footer, &payload, &mut self.mem);
+                self.ar_drain();
+                match r {
+                    Ok(()) => Ok(RxOutcome::Accepted),
+                    Err(why) => Err(Rejected {
+                        reason: fragment_reason(why),
+                        header: Some(header),
+                        footer: Some(footer),
+                    }),
+                }
+            }
         }
     }
 
@@ -726,7 +796,12 @@ impl Ni {
             header: r.header,
             footer: r.footer,
         });
+        let fragment = r
+            .header
+            .is_some_and(|h| h.ptype() == PacketType::AllreduceFragment);
         match &r.footer {
+            // A fragment's txid is a collective number, not a transfer's.
+            _ if fragment => {}
             None => self.tracker.track_lost = true,
             Some(f) if !f.last() => self.tracker.poison(f.src(), f.txid()),
             Some(f) => {
@@ -745,6 +820,146 @@ impl Ni {
                 r.reason.code(),
             ));
         }
+    }
+}
+
+/// The NI reject reason a fragment the engine refused is reported with
+/// (the engine's own reason is counted in AR_REJ).
+fn fragment_reason(why: FragReject) -> RejectReason {
+    match why {
+        FragReject::Format => RejectReason::Format,
+        FragReject::Comm => RejectReason::Unsupported,
+        FragReject::Pdid | FragReject::Source | FragReject::Mixed => RejectReason::Pdid,
+        FragReject::Stale | FragReject::Duplicate | FragReject::Gap => RejectReason::Stale,
+        FragReject::Step | FragReject::Range => RejectReason::Window,
+    }
+}
+
+const _: () = assert!(FRAG_REJECTS == 10, "fragment_reason maps every FragReject");
+
+impl Ni {
+    /// The staged descriptor of channel `c` is an allreduce (op 2) and
+    /// this NI has an engine.
+    fn allreduce_staged(&self, c: usize) -> bool {
+        self.engine.is_some()
+            && self.channels[c].staging.read(DescField::Ctrl) & 3 == super::descriptor::OP_ALLREDUCE
+    }
+
+    /// DOORBELL of an allreduce descriptor: LADDR = source, RADDR =
+    /// destination, LEN = element count, DEST = communicator\[3:0\]
+    /// op\[6:4\] dtype\[9:7\], CTRL txid; checked by the engine when it
+    /// starts (a bad one completes with its status). Refused only when the
+    /// engine's queue is full (QUEUE_FULL).
+    fn ar_doorbell(&mut self, c: usize) -> AxilResp {
+        let ch = &self.channels[c];
+        let st = &ch.staging;
+        let addr = |lo, hi| st.read(lo) as u64 | (st.read(hi) as u64) << 32;
+        let dest = st.read(DescField::Dest);
+        let d = ArDescriptor {
+            op: (dest >> 4 & 7) as u64,
+            dtype: (dest >> 7 & 7) as u64,
+            count: st.read(DescField::Len),
+            src: addr(DescField::LaddrLo, DescField::LaddrHi),
+            dst: addr(DescField::RaddrLo, DescField::RaddrHi),
+            comm: (dest & 0xF) as u8,
+            txid: (st.read(DescField::Ctrl) >> 16 & 0x3FFF) as u16,
+            pdid: ch.pdid,
+        };
+        let e = self.engine.as_mut().expect("allreduce_staged");
+        if e.post(d).is_err() {
+            self.channels[c].err = ChError::QueueFull as u8;
+            return AxilResp::SlvErr;
+        }
+        e.advance(0, &mut self.mem);
+        self.ar_drain();
+        AxilResp::Okay
+    }
+
+    /// A write to communicator slot `k`'s register `f`. Fields other than
+    /// AR_CTRL are refused while the slot is enabled; AR_CTRL with ENABLE
+    /// checks the slot (box inside the torus, rank inside the box, scratch
+    /// inside memory) and refuses it, leaving the slot disabled; AR_CTRL
+    /// without ENABLE disables it (refused while a collective runs on it).
+    fn ar_comm_write(&mut self, k: usize, f: CommField, v: u32) -> bool {
+        let regs = &mut self.ar_regs[k];
+        let enabled = regs[CommField::Ctrl as usize] >> 31 == 1;
+        if f != CommField::Ctrl {
+            if enabled {
+                return false;
+            }
+            regs[f as usize] = match f {
+                CommField::Origin => v & 0xFFF,
+                CommField::Extent => v & 0x1F_1F1F,
+                CommField::Rank => v & 0xFFF,
+                CommField::ScratchHi => v & 0x3FF,
+                _ => v,
+            };
+            return true;
+        }
+        let r = *regs;
+        let e = self.engine.as_mut().expect("decoded only with an engine");
+        let slot = (v >> 31 == 1).then(|| {
+            let o = r[CommField::Origin as usize] as usize;
+            let x = r[CommField::Extent as usize] as usize;
+            Communicator {
+                comm_box: CommBox {
+                    origin: [o & 0xF, o >> 4 & 0xF, o >> 8 & 0xF],
+                    extent: [x & 0x1F, x >> 8 & 0x1F, x >> 16 & 0x1F],
+                },
+                rank: r[CommField::Rank as usize] as usize,
+                pdid: v as u16,
+                scratch: r[CommField::ScratchLo as usize] as u64
+                    | (r[CommField::ScratchHi as usize] as u64) << 32,
+                scratch_bytes: r[CommField::ScratchSize as usize] as u64,
+            }
+        });
+        if e.set_communicator(k, slot).is_err() {
+            return false;
+        }
+        self.ar_regs[k][CommField::Ctrl as usize] = v & (0xFFFF | 1 << 31);
+        true
+    }
+
+    /// Move the engine's completions into the completion queue while it
+    /// has room (slots held by landing writes count), and its memory
+    /// writes into the write log.
+    fn ar_drain(&mut self) {
+        let Some(e) = self.engine.as_mut() else {
+            return;
+        };
+        let writes = e.take_writes();
+        if self.log_writes {
+            self.writes.extend(writes);
+        }
+        let held = self.landing.iter().filter(|l| l.cq.is_some()).count();
+        while self.cq.len() + held < self.p.cq_depth {
+            let Some(c) = e.pop_completion() else {
+                break;
+            };
+            let ok = c.status == ArStatus::Ok;
+            self.cq.push(CqEntry {
+                kind: CqKind::Allreduce,
+                status: if ok { CqStatus::Ok } else { CqStatus::Failed },
+                reason: c.status as u8,
+                txid: c.txid,
+                peer: self.me,
+                pdid: c.pdid,
+            });
+        }
+    }
+
+    /// Move time on by `cycles` (the allreduce engine's timeout counts
+    /// them; nothing else in the model is timed).
+    pub fn advance_time(&mut self, cycles: u64) {
+        if let Some(e) = self.engine.as_mut() {
+            e.advance(cycles, &mut self.mem);
+            self.ar_drain();
+        }
+    }
+
+    /// The allreduce engine, if any (counters, state).
+    pub fn engine(&self) -> Option<&Engine> {
+        self.engine.as_ref()
     }
 }
 
@@ -784,6 +999,9 @@ fn needs_of(a: &Accepted) -> Needs {
             resp: true,
             ..Needs::default()
         },
+        // A fragment needs nothing: the engine's completions wait in the
+        // engine until the completion queue has room.
+        Accepted::Fragment { .. } => Needs::default(),
         Accepted::Response { header, .. } => Needs {
             cq: matches!(
                 header.ptype(),

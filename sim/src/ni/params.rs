@@ -41,6 +41,19 @@ pub struct NiParams {
     pub read_queue_depth: usize,
     /// Transfers the receive path can remember as damaged: 1..=64.
     pub poison_depth: usize,
+    /// Communicator slots of the allreduce engine: 0..=16; 0 = no engine
+    /// (allreduce descriptors refused BAD_OP, fragments rejected
+    /// UNSUPPORTED), which is what the NI RTL implements today.
+    pub ar_communicators: usize,
+    /// Allreduce descriptors queued NI-wide: 1..=64.
+    pub ar_queue_depth: usize,
+    /// Largest allreduce vector in bytes: 8..=2^24 (the element count
+    /// register is the descriptor's 32-bit LEN).
+    pub ar_max_vector_bytes: usize,
+    /// Torus dimensions (the engine maps ranks to coordinates modulo
+    /// them): each 1..=16. Text form `8x4x4`.
+    #[serde(with = "crate::topology::dims_text")]
+    pub torus_dims: [usize; 3],
 }
 
 impl Default for NiParams {
@@ -59,6 +72,10 @@ impl Default for NiParams {
             windows: 8,
             max_payload_bytes: 256,
             addr_bits: 40,
+            ar_communicators: 0,
+            ar_queue_depth: 8,
+            ar_max_vector_bytes: 1 << 20,
+            torus_dims: [8, 4, 4],
         }
     }
 }
@@ -155,7 +172,46 @@ impl NiParams {
                 self.addr_bits
             );
         }
+        range(
+            "ar_communicators",
+            self.ar_communicators,
+            0,
+            16,
+            "4-bit communicator id in a fragment's footer",
+        )?;
+        range(
+            "ar_queue_depth",
+            self.ar_queue_depth,
+            1,
+            64,
+            "a small descriptor FIFO",
+        )?;
+        range(
+            "ar_max_vector_bytes",
+            self.ar_max_vector_bytes,
+            8,
+            1 << 24,
+            "scratch offsets fit a fragment's address field",
+        )?;
+        if self.torus_dims.iter().any(|&d| !(1..=16).contains(&d)) {
+            bail!(
+                "ni.torus_dims = {:?}: each must be in 1..=16 (4-bit coordinates)",
+                self.torus_dims
+            );
+        }
         Ok(())
+    }
+
+    /// The allreduce engine's parameters, when the NI has one.
+    pub fn engine(&self) -> Option<crate::allreduce::engine::EngineParams> {
+        (self.ar_communicators > 0).then_some(crate::allreduce::engine::EngineParams {
+            communicators: self.ar_communicators,
+            queue_depth: self.ar_queue_depth,
+            max_payload_bytes: self.max_payload_bytes,
+            max_vector_bytes: self.ar_max_vector_bytes,
+            addr_bits: self.addr_bits,
+            dims: self.torus_dims,
+        })
     }
 
     /// One past the largest memory address.
@@ -235,6 +291,34 @@ mod tests {
                     ..Default::default()
                 },
                 "ni.resp_queue_depth = 256",
+            ),
+            (
+                NiParams {
+                    ar_communicators: 17,
+                    ..Default::default()
+                },
+                "ni.ar_communicators = 17",
+            ),
+            (
+                NiParams {
+                    ar_queue_depth: 0,
+                    ..Default::default()
+                },
+                "ni.ar_queue_depth = 0",
+            ),
+            (
+                NiParams {
+                    ar_max_vector_bytes: 4,
+                    ..Default::default()
+                },
+                "ni.ar_max_vector_bytes = 4",
+            ),
+            (
+                NiParams {
+                    torus_dims: [8, 17, 1],
+                    ..Default::default()
+                },
+                "ni.torus_dims = [8, 17, 1]",
             ),
         ];
         for (p, want) in cases {

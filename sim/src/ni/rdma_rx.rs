@@ -14,7 +14,10 @@
 //!    VC the packet arrived on ([`RxContext::arrival_class`]) ->
 //!    `WrongClass`;
 //! 7. payload CRC-32 over the `size` payload bytes -> `PayloadCrc`;
-//! 8. type rules -> `Unsupported` (AllreduceFragment, Ack) or `Format`:
+//! 8. type rules -> `Unsupported` (Ack, and AllreduceFragment without an
+//!    allreduce engine) or `Format`:
+//!    - AllreduceFragment (with an engine): `1 <= size <= P`; the engine
+//!      checks the rest ([`crate::allreduce::engine`]), no window check;
 //!    - RdmaWrite, RdmaReadResp: `1 <= size <= P` and the bytes do not cross
 //!      a `P` boundary (`vaddr mod P + size <= P`);
 //!    - RdmaReadReq: `first = last = 1`, `seq = 0`, a well-formed
@@ -65,6 +68,8 @@ pub struct RxContext<'a> {
     /// responses. A packet whose type belongs to the other class is
     /// rejected `WrongClass`.
     pub arrival_class: usize,
+    /// The NI has an allreduce engine (fragments are its, not `Unsupported`).
+    pub allreduce: bool,
 }
 
 /// An accepted packet, by what it asks for.
@@ -95,6 +100,15 @@ pub enum Accepted {
         /// Footer.
         footer: Footer,
         /// Message bytes.
+        payload: Vec<u8>,
+    },
+    /// AllreduceFragment, for the allreduce engine (which checks the rest).
+    Fragment {
+        /// Header.
+        header: Header,
+        /// Footer.
+        footer: Footer,
+        /// The `size` bytes.
         payload: Vec<u8>,
     },
     /// RdmaCompletion (notification), Nack (read refused), MailboxAck,
@@ -263,6 +277,16 @@ fn check_body(
             }
             Ok(Accepted::Response { header, footer })
         }
+        PacketType::AllreduceFragment if ctx.allreduce => {
+            if size == 0 || size > ctx.max_payload {
+                return Err(rej(RejectReason::Format));
+            }
+            Ok(Accepted::Fragment {
+                header,
+                footer,
+                payload,
+            })
+        }
         PacketType::Ack | PacketType::AllreduceFragment => Err(rej(RejectReason::Unsupported)),
     }
 }
@@ -309,6 +333,7 @@ mod tests {
             mailbox_open: false,
             mailbox_pdid: 3,
             arrival_class: 0,
+            allreduce: false,
         }
     }
 

@@ -83,6 +83,61 @@ pub const WIN_SIZE_HI: u32 = 0x0C;
 /// Window: PDID\[15:0\], bit 31 ENABLE.
 pub const WIN_CTRL: u32 = 0x10;
 
+// ---- allreduce engine (node page; mapped only when ni.ar_communicators > 0) ----
+/// RW vector bytes above which the reduce-scatter + allgather schedule runs (reset 4096).
+pub const AR_THRESHOLD: u32 = 0x400;
+/// RW cycles without progress before a collective completes TIMEOUT (reset 0 = never).
+pub const AR_TIMEOUT: u32 = 0x404;
+/// First allreduce counter (RO, 32-bit wrapping), counter `i` at `AR_CNT_BASE + 4i`:
+/// 0 FRAGS_SENT, 1 FRAGS_RECEIVED, 2 COMPLETIONS.
+pub const AR_CNT_BASE: u32 = 0x410;
+/// Allreduce counters.
+pub const AR_CNT_COUNT: usize = 3;
+/// Fragments rejected by engine reason `r` (`allreduce::engine::FragReject`) at `AR_REJ_BASE + 4r` (RO).
+pub const AR_REJ_BASE: u32 = 0x440;
+/// Communicator slot `k` registers at `AR_COMM_BASE + AR_COMM_STRIDE·k`.
+pub const AR_COMM_BASE: u32 = 0x500;
+/// Bytes between communicator slots.
+pub const AR_COMM_STRIDE: u32 = 0x20;
+/// Slot: origin x\[3:0\] y\[7:4\] z\[11:8\].
+pub const AR_ORIGIN: u32 = 0x00;
+/// Slot: extent x\[4:0\] y\[12:8\] z\[20:16\] (1..=16 each).
+pub const AR_EXTENT: u32 = 0x04;
+/// Slot: this node's rank\[11:0\].
+pub const AR_RANK: u32 = 0x08;
+/// Slot: PDID\[15:0\], bit 31 ENABLE.
+pub const AR_CTRL: u32 = 0x0C;
+/// Slot: scratch base\[31:0\].
+pub const AR_SCRATCH_LO: u32 = 0x10;
+/// Slot: scratch base\[41:32\] in \[9:0\].
+pub const AR_SCRATCH_HI: u32 = 0x14;
+/// Slot: scratch bytes (two banks).
+pub const AR_SCRATCH_SIZE: u32 = 0x18;
+
+/// Communicator slot register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommField {
+    /// AR_ORIGIN.
+    Origin,
+    /// AR_EXTENT.
+    Extent,
+    /// AR_RANK.
+    Rank,
+    /// AR_CTRL.
+    Ctrl,
+    /// AR_SCRATCH_LO.
+    ScratchLo,
+    /// AR_SCRATCH_HI.
+    ScratchHi,
+    /// AR_SCRATCH_SIZE.
+    ScratchSize,
+}
+
+/// Address of communicator slot `k`'s register `field` (one of the `AR_*` slot offsets).
+pub const fn ar_comm_reg(k: usize, field: u32) -> u32 {
+    AR_COMM_BASE + AR_COMM_STRIDE * k as u32 + field
+}
+
 // ---- register bit fields ----
 /// CONTROL bit 0: TX_ENABLE.
 pub const CONTROL_TX_ENABLE: Field = Field {
@@ -402,6 +457,16 @@ pub enum Reg {
     PktSend(usize),
     /// Channel PKT_DATA word.
     PktData(usize, usize),
+    /// AR_THRESHOLD.
+    ArThreshold,
+    /// AR_TIMEOUT.
+    ArTimeout,
+    /// Allreduce counter index.
+    ArCounter(usize),
+    /// Fragments rejected by engine reason.
+    ArRej(usize),
+    /// Communicator slot register.
+    ArComm(usize, CommField),
 }
 
 impl Reg {
@@ -422,6 +487,11 @@ impl Reg {
                 | Reg::ErrqPop
                 | Reg::ChPdidPriv(_)
                 | Reg::Win(..)
+                | Reg::ArThreshold
+                | Reg::ArTimeout
+                | Reg::ArCounter(_)
+                | Reg::ArRej(_)
+                | Reg::ArComm(..)
         )
     }
 }
@@ -514,6 +584,33 @@ fn decode_node(off: u32, p: &NiParams) -> Option<Reg> {
             };
             Reg::Win(w, f)
         }
+        _ if p.ar_communicators == 0 => return None,
+        AR_THRESHOLD => Reg::ArThreshold,
+        AR_TIMEOUT => Reg::ArTimeout,
+        o if (AR_CNT_BASE..AR_CNT_BASE + 4 * AR_CNT_COUNT as u32).contains(&o) => {
+            Reg::ArCounter(((o - AR_CNT_BASE) / 4) as usize)
+        }
+        o if (AR_REJ_BASE..AR_REJ_BASE + 4 * crate::allreduce::engine::FRAG_REJECTS as u32)
+            .contains(&o) =>
+        {
+            Reg::ArRej(((o - AR_REJ_BASE) / 4) as usize)
+        }
+        o if (AR_COMM_BASE..AR_COMM_BASE + AR_COMM_STRIDE * p.ar_communicators as u32)
+            .contains(&o) =>
+        {
+            let k = ((o - AR_COMM_BASE) / AR_COMM_STRIDE) as usize;
+            let f = match (o - AR_COMM_BASE) % AR_COMM_STRIDE {
+                AR_ORIGIN => CommField::Origin,
+                AR_EXTENT => CommField::Extent,
+                AR_RANK => CommField::Rank,
+                AR_CTRL => CommField::Ctrl,
+                AR_SCRATCH_LO => CommField::ScratchLo,
+                AR_SCRATCH_HI => CommField::ScratchHi,
+                AR_SCRATCH_SIZE => CommField::ScratchSize,
+                _ => return None,
+            };
+            Reg::ArComm(k, f)
+        }
         _ => return None,
     })
 }
@@ -561,6 +658,24 @@ mod tests {
         );
         assert_eq!(decode(ch_page(2), &p), None);
         assert_eq!(decode(ch_page(0) + 2, &p), None, "unaligned");
+        assert_eq!(decode(AR_THRESHOLD, &p), None, "no engine: unmapped");
+        assert_eq!(decode(ar_comm_reg(0, AR_CTRL), &p), None);
+        let q = NiParams {
+            ar_communicators: 2,
+            ..p.clone()
+        };
+        assert_eq!(decode(AR_TIMEOUT, &q), Some(Reg::ArTimeout));
+        assert_eq!(decode(AR_CNT_BASE + 8, &q), Some(Reg::ArCounter(2)));
+        assert_eq!(decode(AR_CNT_BASE + 12, &q), None);
+        assert_eq!(decode(AR_REJ_BASE + 36, &q), Some(Reg::ArRej(9)));
+        assert_eq!(decode(AR_REJ_BASE + 40, &q), None);
+        assert_eq!(
+            decode(ar_comm_reg(1, AR_SCRATCH_SIZE), &q),
+            Some(Reg::ArComm(1, CommField::ScratchSize))
+        );
+        assert_eq!(decode(ar_comm_reg(1, 0x1C), &q), None);
+        assert_eq!(decode(ar_comm_reg(2, AR_ORIGIN), &q), None);
+        assert!(Reg::ArComm(0, CommField::Ctrl).privileged());
         assert!(Reg::Win(0, WinField::Ctrl).privileged());
         assert!(!Reg::ChPdid(0).privileged());
         assert!(!Reg::CqPop.privileged());
