@@ -94,15 +94,8 @@ pub struct Clock {
     pub pl_mhz: f64,
 }
 
-/// `[link]`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Link {
-    /// Usable data rate after line coding, Gb/s.
-    pub gbps: f64,
-    /// One-way latency, ns.
-    pub latency_ns: f64,
-}
+/// `[link]`: the link keys, defined beside the simulator's link parameters.
+pub use exanet_sim::network::LinkKeys as Link;
 
 /// `[fpga]`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -223,6 +223,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let packet = packet_of(&c.packet);
     let router = router_of(c, &topology, &packet)?;
     let (clock, link) = timing_of(c, &mut notes)?;
+    framed_links(c, &router, &link, 0, &mut notes)?;
     check_part(&c.fpga.part)?;
     let ni = ni_of(c, target, &packet, &router, &mut notes)?;
     let params = Params {
@@ -401,6 +402,38 @@ fn timing_of(c: &Config, notes: &mut Vec<String>) -> Result<(ClockParams, LinkPa
         full_rate_buffer_flits,
     };
     Ok((ClockParams { pl_mhz, period_ns }, link))
+}
+
+/// `[link]`'s link-layer keys: the simulator's framed links (`None` for
+/// `link.model = "ideal"`), with PHY seeds derived from `seed`; a note when
+/// `link.gbps` is more than the PHY's 64 bits per cycle.
+pub fn framed_links(
+    c: &Config,
+    router: &RouterModelParams,
+    link: &LinkParams,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> Result<Option<exanet_sim::network::FramedLinks>> {
+    let f = exanet_sim::network::FramedLinks::from_keys(
+        &c.link,
+        router.flit_bits,
+        router.num_vcs(),
+        router.buffer_flits,
+        link.latency_cycles as usize,
+        c.clock.pl_mhz,
+        router.topology.num_nodes(),
+        seed,
+    )
+    .map_err(|e| rule(e.key, e.value, e.rule))?;
+    let phy_gbps = c.clock.pl_mhz * 64.0 / 1000.0;
+    if f.is_some() && c.link.gbps > phy_gbps + 1e-9 {
+        notes.push(format!(
+            "link.gbps = {} is more than the PHY's 64 bits per cycle at clock.pl_mhz = {} \
+             ({phy_gbps} Gb/s): the framed links run at {phy_gbps} Gb/s",
+            c.link.gbps, c.clock.pl_mhz
+        ));
+    }
+    Ok(f)
 }
 
 /// `[ni]`: its keys' cross rules (checked even when no NI is generated: a

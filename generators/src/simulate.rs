@@ -125,7 +125,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             class1_fraction: t.class1_fraction,
         },
     };
-    let net = network_of(&c.sim, &params, workload)?;
+    let net = network_of(c, &params, workload)?;
     Ok(Setup {
         config: c.clone(),
         params,
@@ -273,11 +273,8 @@ fn trace_of(
 
 /// The simulator's parameters: `[sim]`'s windows and watchdog, the link
 /// latency in cycles, the workload.
-fn network_of(
-    s: &crate::config::Sim,
-    params: &Params,
-    workload: Workload,
-) -> Result<NetworkParams> {
+fn network_of(c: &Config, params: &Params, workload: Workload) -> Result<NetworkParams> {
+    let s = &c.sim;
     if s.measure == 0 {
         return Err(rule("sim.measure", 0, "must be >= 1 cycle"));
     }
@@ -299,9 +296,13 @@ fn network_of(
             format!("must exceed the link latency ({link_latency} cycles) + 2, or be 0 (off)"),
         ));
     }
+    // Each PHY direction's error pattern is derived from the run's seed.
+    let links =
+        crate::params::framed_links(c, &params.router, &params.link, s.seed, &mut Vec::new())?;
     let net = NetworkParams {
         router: params.router.clone(),
         link_latency,
+        links,
         workload,
         warmup: s.warmup,
         window: s.measure,

@@ -37,6 +37,7 @@
 //! cycles (which must exceed `link_latency`).
 
 pub mod endpoint;
+pub mod links;
 mod measure;
 pub mod params;
 pub mod scoreboard;
@@ -45,6 +46,7 @@ mod source;
 pub mod stats;
 pub mod watchdog;
 
+pub use links::{FramedLinks, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS};
 pub use params::{NetworkParams, Workload};
 pub use sim::{LocalIo, Network};
 pub use source::HeaderFault;
