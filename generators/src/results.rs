@@ -106,7 +106,10 @@ pub(crate) fn result_fields(r: &SimResult) -> Vec<String> {
             .as_ref()
             .map_or(String::new(), |l| format!("{:.4}", l.goodput_gbps_mean)),
         r.links.as_ref().map_or(String::new(), |l| {
-            format!("{:.2}", 100.0 * l.goodput_gbps_mean / l.line_gbps.max(1e-12))
+            format!(
+                "{:.2}",
+                100.0 * l.goodput_gbps_mean / l.line_gbps.max(1e-12)
+            )
         }),
         r.links
             .as_ref()
