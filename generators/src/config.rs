@@ -757,7 +757,10 @@ mod tests {
         assert_eq!(f["ni.tx_ahead"], "8");
         assert_eq!(f["ni.resp_vc"], "0");
         assert_eq!(f["router.dateline"], "\"entry\"");
-        assert_eq!(f.len(), 19 + 12 + 6);
+        assert_eq!(f["link.model"], "\"framed\"");
+        assert_eq!(f["link.down"], "[]");
+        // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
+        assert_eq!(f.len(), 19 + 12 + 6 + 7);
     }
 
     #[test]

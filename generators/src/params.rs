@@ -414,6 +414,18 @@ pub fn framed_links(
     seed: u64,
     notes: &mut Vec<String>,
 ) -> Result<Option<exanet_sim::network::FramedLinks>> {
+    if c.link.model == "framed" && router.num_vcs() > exanet_sim::link::MAX_VCS {
+        return Err(rule(
+            "router.vcs_per_class",
+            c.router.vcs_per_class,
+            format!(
+                "router.classes x router.vcs_per_class = {} VCs, but a framed link carries at most {} \
+                 (3-bit VC field of a frame trailer); lower it or set link.model = \"ideal\"",
+                router.num_vcs(),
+                exanet_sim::link::MAX_VCS
+            ),
+        ));
+    }
     let f = exanet_sim::network::FramedLinks::from_keys(
         &c.link,
         router.flit_bits,
@@ -736,6 +748,22 @@ mod tests {
                 "(0, 1000]",
             ),
             (Box::new(|c| c.link.gbps = 0.0), "link.gbps", "positive"),
+            (
+                Box::new(|c| c.router.vcs_per_class = 5),
+                "router.vcs_per_class",
+                "a framed link carries at most 8",
+            ),
+            (Box::new(|c| c.link.ber = 0.1), "link.ber", "0..=1e-2"),
+            (
+                Box::new(|c| c.link.model = "lossy".into()),
+                "link.model",
+                "\"framed\", \"ideal\"",
+            ),
+            (
+                Box::new(|c| c.link.down = vec![vec![10, 20], vec![15, 30]]),
+                "link.down[1]",
+                "not overlapping",
+            ),
             (
                 Box::new(|c| c.link.latency_ns = -1.0),
                 "link.latency_ns",
