@@ -94,15 +94,8 @@ pub struct Clock {
     pub pl_mhz: f64,
 }
 
-/// `[link]`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Link {
-    /// Usable data rate after line coding, Gb/s.
-    pub gbps: f64,
-    /// One-way latency, ns.
-    pub latency_ns: f64,
-}
+/// `[link]`: the link keys, defined beside the simulator's link parameters.
+pub use exanet_sim::network::LinkKeys as Link;
 
 /// `[fpga]`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -764,7 +757,10 @@ mod tests {
         assert_eq!(f["ni.tx_ahead"], "8");
         assert_eq!(f["ni.resp_vc"], "0");
         assert_eq!(f["router.dateline"], "\"entry\"");
-        assert_eq!(f.len(), 19 + 12 + 6);
+        assert_eq!(f["link.model"], "\"framed\"");
+        assert_eq!(f["link.down"], "[]");
+        // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
+        assert_eq!(f.len(), 19 + 12 + 6 + 7);
     }
 
     #[test]

@@ -223,6 +223,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let packet = packet_of(&c.packet);
     let router = router_of(c, &topology, &packet)?;
     let (clock, link) = timing_of(c, &mut notes)?;
+    framed_links(c, &router, &link, 0, &mut notes)?;
     check_part(&c.fpga.part)?;
     let ni = ni_of(c, target, &packet, &router, &mut notes)?;
     let params = Params {
@@ -401,6 +402,50 @@ fn timing_of(c: &Config, notes: &mut Vec<String>) -> Result<(ClockParams, LinkPa
         full_rate_buffer_flits,
     };
     Ok((ClockParams { pl_mhz, period_ns }, link))
+}
+
+/// `[link]`'s link-layer keys: the simulator's framed links (`None` for
+/// `link.model = "ideal"`), with PHY seeds derived from `seed`; a note when
+/// `link.gbps` is more than the PHY's 64 bits per cycle.
+pub fn framed_links(
+    c: &Config,
+    router: &RouterModelParams,
+    link: &LinkParams,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> Result<Option<exanet_sim::network::FramedLinks>> {
+    if c.link.model == "framed" && router.num_vcs() > exanet_sim::link::MAX_VCS {
+        return Err(rule(
+            "router.vcs_per_class",
+            c.router.vcs_per_class,
+            format!(
+                "router.classes x router.vcs_per_class = {} VCs, but a framed link carries at most {} \
+                 (3-bit VC field of a frame trailer); lower it or set link.model = \"ideal\"",
+                router.num_vcs(),
+                exanet_sim::link::MAX_VCS
+            ),
+        ));
+    }
+    let f = exanet_sim::network::FramedLinks::from_keys(
+        &c.link,
+        router.flit_bits,
+        router.num_vcs(),
+        router.buffer_flits,
+        link.latency_cycles as usize,
+        c.clock.pl_mhz,
+        router.topology.num_nodes(),
+        seed,
+    )
+    .map_err(|e| rule(e.key, e.value, e.rule))?;
+    let phy_gbps = c.clock.pl_mhz * 64.0 / 1000.0;
+    if f.is_some() && c.link.gbps > phy_gbps + 1e-9 {
+        notes.push(format!(
+            "link.gbps = {} is more than the PHY's 64 bits per cycle at clock.pl_mhz = {} \
+             ({phy_gbps} Gb/s): the framed links run at {phy_gbps} Gb/s",
+            c.link.gbps, c.clock.pl_mhz
+        ));
+    }
+    Ok(f)
 }
 
 /// `[ni]`: its keys' cross rules (checked even when no NI is generated: a
@@ -703,6 +748,22 @@ mod tests {
                 "(0, 1000]",
             ),
             (Box::new(|c| c.link.gbps = 0.0), "link.gbps", "positive"),
+            (
+                Box::new(|c| c.router.vcs_per_class = 5),
+                "router.vcs_per_class",
+                "a framed link carries at most 8",
+            ),
+            (Box::new(|c| c.link.ber = 0.1), "link.ber", "0..=1e-2"),
+            (
+                Box::new(|c| c.link.model = "lossy".into()),
+                "link.model",
+                "\"framed\", \"ideal\"",
+            ),
+            (
+                Box::new(|c| c.link.down = vec![vec![10, 20], vec![15, 30]]),
+                "link.down[1]",
+                "not overlapping",
+            ),
             (
                 Box::new(|c| c.link.latency_ns = -1.0),
                 "link.latency_ns",

@@ -32,7 +32,7 @@ pub struct SeriesSummary {
 }
 
 /// The fixed result columns of `results.csv` after `task`, `series` and the varied keys.
-pub const RESULT_COLUMNS: [&str; 25] = [
+pub const RESULT_COLUMNS: [&str; 31] = [
     "pattern",
     "rate",
     "offered_flits",
@@ -58,6 +58,12 @@ pub const RESULT_COLUMNS: [&str; 25] = [
     "clock_mhz",
     "seed",
     "measure",
+    "link_flits_mean",
+    "link_goodput_gbps_mean",
+    "link_goodput_pct",
+    "link_crc_errors",
+    "link_retransmissions",
+    "link_downs",
 ];
 
 pub(crate) fn result_fields(r: &SimResult) -> Vec<String> {
@@ -92,6 +98,28 @@ pub(crate) fn result_fields(r: &SimResult) -> Vec<String> {
         format!("{}", r.clock_mhz),
         r.seed.to_string(),
         r.measure.to_string(),
+        // Framed links only (empty with ideal wires).
+        r.links
+            .as_ref()
+            .map_or(String::new(), |l| format!("{:.6}", l.flits_mean)),
+        r.links
+            .as_ref()
+            .map_or(String::new(), |l| format!("{:.4}", l.goodput_gbps_mean)),
+        r.links.as_ref().map_or(String::new(), |l| {
+            format!(
+                "{:.2}",
+                100.0 * l.goodput_gbps_mean / l.line_gbps.max(1e-12)
+            )
+        }),
+        r.links
+            .as_ref()
+            .map_or(String::new(), |l| l.crc_errors.to_string()),
+        r.links
+            .as_ref()
+            .map_or(String::new(), |l| l.retransmissions.to_string()),
+        r.links
+            .as_ref()
+            .map_or(String::new(), |l| l.link_downs.to_string()),
     ]
 }
 

@@ -125,7 +125,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             class1_fraction: t.class1_fraction,
         },
     };
-    let net = network_of(&c.sim, &params, workload)?;
+    let net = network_of(c, &params, workload)?;
     Ok(Setup {
         config: c.clone(),
         params,
@@ -273,11 +273,8 @@ fn trace_of(
 
 /// The simulator's parameters: `[sim]`'s windows and watchdog, the link
 /// latency in cycles, the workload.
-fn network_of(
-    s: &crate::config::Sim,
-    params: &Params,
-    workload: Workload,
-) -> Result<NetworkParams> {
+fn network_of(c: &Config, params: &Params, workload: Workload) -> Result<NetworkParams> {
+    let s = &c.sim;
     if s.measure == 0 {
         return Err(rule("sim.measure", 0, "must be >= 1 cycle"));
     }
@@ -299,9 +296,13 @@ fn network_of(
             format!("must exceed the link latency ({link_latency} cycles) + 2, or be 0 (off)"),
         ));
     }
+    // Each PHY direction's error pattern is derived from the run's seed.
+    let links =
+        crate::params::framed_links(c, &params.router, &params.link, s.seed, &mut Vec::new())?;
     let net = NetworkParams {
         router: params.router.clone(),
         link_latency,
+        links,
         workload,
         warmup: s.warmup,
         window: s.measure,
@@ -442,10 +443,50 @@ pub struct SimResult {
     /// No deadlock, scoreboard error, drop or unfinished packet.
     pub clean: bool,
     pub notes: Vec<String>,
+    /// The framed links' figures (`None` with `link.model = "ideal"`).
+    #[serde(default)]
+    pub links: Option<LinkFigures>,
     /// Wall-clock seconds of the run (not deterministic).
     pub wall_s: f64,
     /// Router-cycles per wall-clock second (not deterministic).
     pub router_cycles_per_s: f64,
+}
+
+/// What the framed links did: occupancy in the measurement window, counters
+/// over the whole run (summed over every link end).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkFigures {
+    /// Link directions (two per cable).
+    pub directions: usize,
+    /// The links' data rate (`link.gbps`, at most 64 b per cycle), Gb/s.
+    pub line_gbps: f64,
+    /// Flits per cycle one direction passed to its router: mean over directions.
+    pub flits_mean: f64,
+    /// The same for the busiest direction.
+    pub flits_max: f64,
+    /// Goodput (flit bits delivered to the routers) per direction, Gb/s: mean.
+    pub goodput_gbps_mean: f64,
+    /// Goodput of the busiest direction, Gb/s.
+    pub goodput_gbps_max: f64,
+    /// PHY words sent per cycle (data, trailers, control, replays): mean and busiest.
+    pub words_mean: f64,
+    pub words_max: f64,
+    /// Frames sent and accepted.
+    pub frames_sent: u64,
+    pub frames_received: u64,
+    /// Frames dropped for a bad CRC / length / sideband, and control words with a bad CRC.
+    pub crc_errors: u64,
+    pub ctrl_crc_errors: u64,
+    /// Replays (nack, timeout, link back up), of which by timeout.
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    /// Up → down transitions (each end counts its own).
+    pub link_downs: u64,
+    /// Cycles some link was not up.
+    pub not_up_cycles: u64,
+    /// Line bit errors and bursts the PHY models injected.
+    pub bit_errors: u64,
+    pub bursts: u64,
 }
 
 fn figures(c: &ClassReport, gbps_per_flit: f64, ns: f64) -> Figures {
@@ -525,7 +566,31 @@ pub fn run(s: &Setup) -> Result<SimResult> {
         .filter(|n| exanet_hdl::limits::is_simulation_only(n))
         .cloned()
         .collect();
-    if p.link.cycles_per_flit > 1.0 + 1e-9 {
+    let links = r.links.as_ref().map(|l| {
+        let line_gbps = l.words_per_cycle * 64.0 * p.clock.pl_mhz / 1000.0;
+        let c = &l.counters;
+        LinkFigures {
+            directions: l.directions,
+            line_gbps,
+            flits_mean: l.flits_mean,
+            flits_max: l.flits_max,
+            goodput_gbps_mean: l.flits_mean * gbps_per_flit,
+            goodput_gbps_max: l.flits_max * gbps_per_flit,
+            words_mean: l.words_mean,
+            words_max: l.words_max,
+            frames_sent: c.frames_sent,
+            frames_received: c.frames_received,
+            crc_errors: c.crc_errors,
+            ctrl_crc_errors: c.ctrl_crc_errors,
+            retransmissions: c.retransmissions,
+            timeouts: c.timeouts,
+            link_downs: c.link_downs,
+            not_up_cycles: l.not_up_cycles,
+            bit_errors: l.bit_errors,
+            bursts: l.bursts,
+        }
+    });
+    if links.is_none() && p.link.cycles_per_flit > 1.0 + 1e-9 {
         notes.push(format!(
             "links move one flit per cycle in the simulator ({:.2} Gb/s at {} MHz x {}-bit flits); \
              link.gbps = {} would carry at most {:.2} flits/cycle per link, which is not modelled",
@@ -597,6 +662,7 @@ pub fn run(s: &Setup) -> Result<SimResult> {
         saturated,
         clean: r.clean(),
         notes,
+        links,
         wall_s,
         router_cycles_per_s: r.router_cycles_per_s,
     })
@@ -699,7 +765,7 @@ pub fn text(r: &SimResult) -> String {
     );
     let _ = writeln!(
         o,
-        "zero-load latency of this mix: {:.1} cycles = {} x ({:.2} hops + 1) + {} x {:.2} hops + {:.2} - 1; \
+        "zero-load latency of this mix over ideal wires: {:.1} cycles = {} x ({:.2} hops + 1) + {} x {:.2} hops + {:.2} - 1; \
          network latency (head injected to tail) avg {:.1} cycles",
         r.zero_load_cycles,
         r.router_cycles,
@@ -709,6 +775,45 @@ pub fn text(r: &SimResult) -> String {
         r.mean_packet_flits,
         r.total.network_latency_cycles.avg
     );
+    if let Some(l) = &r.links {
+        let pct = |g: f64| 100.0 * g / l.line_gbps.max(1e-12);
+        let _ = writeln!(
+            o,
+            "links (framed, {} directions at {:.2} Gb/s): goodput per direction avg {:.2} Gb/s ({:.1} % of line), \
+             busiest {:.2} Gb/s ({:.1} %); {:.3} flits/cycle avg, {:.3} busiest; lane {:.1} % busy avg (data, trailers, control, replays)",
+            l.directions,
+            l.line_gbps,
+            l.goodput_gbps_mean,
+            pct(l.goodput_gbps_mean),
+            l.goodput_gbps_max,
+            pct(l.goodput_gbps_max),
+            l.flits_mean,
+            l.flits_max,
+            100.0 * l.words_mean,
+        );
+        let _ = writeln!(
+            o,
+            "link events (whole run): {} frames sent, {} accepted, {} CRC errors (+{} control), \
+             {} retransmissions ({} by timeout), {} link-downs, {} cycles with a link not up; \
+             PHY: {} bit errors, {} bursts",
+            l.frames_sent,
+            l.frames_received,
+            l.crc_errors,
+            l.ctrl_crc_errors,
+            l.retransmissions,
+            l.timeouts,
+            l.link_downs,
+            l.not_up_cycles,
+            l.bit_errors,
+            l.bursts
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "links: ideal wires (link.model = \"ideal\"): one flit per cycle, error-free, {} cycles each way",
+            r.link_latency_cycles
+        );
+    }
     let t = &r.total;
     let refused_pct = 100.0 * t.refused as f64 / (t.packets + t.refused).max(1) as f64;
     let measured = format!(

@@ -1330,7 +1330,11 @@ fn every_limit_is_enforced_at_both_edges_for_both_targets() {
     let context = |key: &str| -> Vec<&str> {
         match key {
             // A mesh: one VC per class is deadlock-free there.
-            "topology.dims" | "router.vcs_per_class" => vec!["topology.wrap=[false,false,false]"],
+            "topology.dims" => vec!["topology.wrap=[false,false,false]"],
+            // 2 classes x 8 VCs: more than a framed link's 3-bit VC field.
+            "router.vcs_per_class" => {
+                vec!["topology.wrap=[false,false,false]", "link.model=\"ideal\""]
+            }
             // 256-bit flits, 8-byte payloads: a 3-flit largest packet.
             "router.buffer_flits" => vec!["packet.flit_bits=256", "packet.max_payload_bytes=8"],
             // 64-bit flits: 36-flit packets, and no NI (so one class is legal).

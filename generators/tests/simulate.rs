@@ -52,7 +52,8 @@ fn node(x: usize, y: usize, z: usize) -> usize {
     x + 8 * (y + 4 * z)
 }
 
-/// Packets sent one at a time (1,000 cycles apart) never meet another: each
+/// Over ideal wires (`link.model = "ideal"`), packets sent one at a time
+/// (1,000 cycles apart) never meet another: each
 /// takes exactly R (H + 1) + L H + (F - 1) cycles, R = 2 per router (3 with
 /// 64-bit flits), L = 16 (100 ns at 6.4 ns per cycle, rounded up).
 #[test]
@@ -99,6 +100,8 @@ fn zero_load_latency_is_hops_times_router_cycles_plus_link_latency() {
                 "sim.warmup=0",
                 "-P",
                 "sim.measure=20000",
+                "-P",
+                "link.model=ideal",
             ],
             d.path(),
         );
@@ -130,7 +133,16 @@ fn accepted_equals_offered_below_saturation_and_flattens_above() {
     let run = |rate: f64| {
         let r = format!("traffic.rate={rate}");
         json(
-            &["-P", &r, "-P", "sim.measure=4000", "-P", "sim.warmup=1000"],
+            &[
+                "-P",
+                &r,
+                "-P",
+                "sim.measure=4000",
+                "-P",
+                "sim.warmup=1000",
+                "-P",
+                "link.model=ideal",
+            ],
             d.path(),
         )
     };
@@ -169,6 +181,81 @@ fn accepted_equals_offered_below_saturation_and_flattens_above() {
         (acc[1] - acc[0]).abs() < 0.15 * acc[0],
         "accepted load flattens: {acc:?}"
     );
+}
+
+/// The default framed links: one hop by itself costs the ideal wire's
+/// latency plus the packet's serialization at 10 Gb/s (2 words per 128-bit
+/// flit) and the frame check; the report has the link figures and no
+/// "one flit per cycle" note, which the ideal wire keeps.
+#[test]
+fn framed_links_are_the_default_and_are_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let mut csv = String::from("time,src,dst,bytes\n");
+    for k in 1..=10 {
+        csv += &format!("{},0,{},256\n", 1_000 * k, node(1, 0, 0));
+    }
+    std::fs::write(d.path().join("one.csv"), csv).unwrap();
+    let base = [
+        "-P",
+        "traffic.pattern=trace",
+        "-P",
+        "traffic.trace=one.csv",
+        "-P",
+        "sim.warmup=0",
+        "-P",
+        "sim.measure=12000",
+    ];
+    let framed = json(&base, d.path());
+    let mut ideal_args = base.to_vec();
+    ideal_args.extend(["-P", "link.model=ideal"]);
+    let ideal = json(&ideal_args, d.path());
+    let lat = |v: &Value| f(&v["total"]["latency_cycles"]["avg"]);
+    // 18 flits: 17 cycles to stream over the wire, 36 word slots framed.
+    assert_eq!(lat(&ideal), 2.0 * 2.0 + 16.0 + 17.0);
+    assert!(
+        lat(&framed) >= lat(&ideal) + 19.0 && lat(&framed) <= lat(&ideal) + 40.0,
+        "framed {} vs ideal {}",
+        lat(&framed),
+        lat(&ideal)
+    );
+    let l = &framed["links"];
+    assert_eq!(l["directions"], 768);
+    assert_eq!(l["crc_errors"], 0);
+    assert!(l["frames_received"].as_u64().unwrap() >= 10, "{l}");
+    assert!(ideal["links"].is_null());
+    assert_eq!(framed["clean"], true);
+    let text = |extra: &[&str]| {
+        let mut a = vec!["simulate", "-P", "sim.measure=2000"];
+        a.extend_from_slice(extra);
+        let r = exanet(&a, d.path());
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        r.stdout
+    };
+    let t = text(&["-P", "link.ber=1e-5"]);
+    for w in [
+        "links (framed",
+        "% of line",
+        "CRC errors",
+        "retransmissions",
+        "link-downs",
+    ] {
+        assert!(t.contains(w), "{w:?} missing:\n{t}");
+    }
+    assert!(!t.contains("one flit per cycle in the simulator"), "{t}");
+    let t = text(&["-P", "link.model=ideal"]);
+    assert!(t.contains("links: ideal wires"), "{t}");
+    assert!(t.contains("one flit per cycle in the simulator"), "{t}");
+    // Bad link keys name the key, the value and the rule.
+    for (flag, want) in [
+        ("link.ber=0.5", "link.ber = 0.5: must be 0..=1e-2"),
+        ("link.model=\"fast\"", "link.model = \"fast\""),
+        ("link.down=[[500, 100]]", "link.down[0] = [500, 100]"),
+        ("link.frame_flits=64", "link.frame_flits"),
+    ] {
+        let r = exanet(&["simulate", "-P", flag], d.path());
+        assert_ne!(r.code, 0);
+        assert!(r.stderr.contains(want), "{flag}: {}", r.stderr);
+    }
 }
 
 #[test]

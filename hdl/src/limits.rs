@@ -19,6 +19,8 @@
 //! | `router.vcs_per_class` | 1..=8 | same | 4-bit VC field (2 classes × 8) |
 //! | `router.buffer_flits` | 9..=256 | 3..=1024 | VC buffers of 16..256 slots (4..8 address bits) in the RTL |
 //! | `ni.tx_ahead` | power of two, 2..=32 | same (RTL only) | transmit read-ahead queues |
+//! | `link.frame_flits` | 0..=63 (0 = derived) | same | 6-bit tail slots in a frame trailer |
+//! | `link.burst_bits` | 1..=64 | same | a burst hits the 64 payload bits of one code word |
 
 use crate::ni::rdma_tx::TX_AHEAD_RANGE;
 use crate::router::top::SUPPORTED_BUFFER_ADDRESS_BITS;
@@ -150,6 +152,18 @@ pub const LIMITS: &[Limit] = &[
         // elaboration also asks for one whole largest packet of the config.
         simulation: Allowed::Range(3, MAX_BUFFER_FLITS as u64),
         why: "the RTL's VC buffers have 16, 32, 64, 128 or 256 slots",
+    },
+    Limit {
+        key: "link.frame_flits",
+        hardware: Allowed::Range(0, exanet_sim::link::MAX_FRAME_FLITS as u64),
+        simulation: Allowed::Range(0, exanet_sim::link::MAX_FRAME_FLITS as u64),
+        why: "a trailer's 6-bit tail slots index the flits of a frame (0 = derived from the flit width)",
+    },
+    Limit {
+        key: "link.burst_bits",
+        hardware: Allowed::Range(1, 64),
+        simulation: Allowed::Range(1, 64),
+        why: "the PHY model's error burst hits the 64 payload bits of one 66-bit code word",
     },
     Limit {
         key: "ni.tx_ahead",

@@ -98,6 +98,10 @@ impl Network {
                 .map(|r| r.counters().dropped_packets.iter().sum::<u64>())
                 .sum(),
             router_cycles_per_s,
+            links: self
+                .links
+                .as_ref()
+                .map(|l| l.report(window, self.p.router.flit_bits)),
         }
     }
 

@@ -2,7 +2,18 @@
 //! wired by links, with a network-interface endpoint per terminal, synthetic
 //! or trace traffic ([`crate::traffic`]), measurement and a scoreboard.
 //!
-//! # Timing (cycle t)
+//! # Links
+//! Two models ([`NetworkParams::links`]): `None` is the *ideal wire*
+//! described below (one flit per cycle, error-free, the routers' credit
+//! loop stretched over `link_latency` cycles each way; the RTL-router
+//! network co-simulation compares against it); `Some` puts the golden link
+//! layer on every router-to-router link ([`links`]: router out → `link_tx`
+//! → PHY model → `link_rx` → router in, frames, CRC, go-back-N, credits
+//! over the cable, bit errors and down windows), with its own timing: a
+//! router's outputs reach its link ends, and the link ends' outputs its
+//! inputs, one cycle later.
+//!
+//! # Timing (cycle t, ideal wires)
 //! 1. Traffic: packets created during t join their source queue.
 //! 2. Endpoints: a flit that the router's local output shows during t is
 //!    consumed and its credit is on the router's credit input during t; the
@@ -37,6 +48,7 @@
 //! cycles (which must exceed `link_latency`).
 
 pub mod endpoint;
+pub mod links;
 mod measure;
 pub mod params;
 pub mod scoreboard;
@@ -45,6 +57,7 @@ mod source;
 pub mod stats;
 pub mod watchdog;
 
+pub use links::{FramedLinks, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS};
 pub use params::{NetworkParams, Workload};
 pub use sim::{LocalIo, Network};
 pub use source::HeaderFault;

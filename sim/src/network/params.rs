@@ -1,5 +1,6 @@
 //! Parameters of a network simulation.
 
+use super::links::FramedLinks;
 use crate::router::RouterParams;
 use crate::traffic::{PacketSizes, Pattern, TraceEvent};
 use anyhow::{bail, Result};
@@ -34,6 +35,10 @@ pub struct NetworkParams {
     /// Extra cycles on every router-to-router link, each way: a flit in an output
     /// register during cycle t is on the next router's input during t + link_latency.
     pub link_latency: usize,
+    /// The link layer on every router-to-router link (`None` = the ideal
+    /// wire of `link_latency`; see [`super::links`]).
+    #[serde(default)]
+    pub links: Option<FramedLinks>,
     pub workload: Workload,
     /// Cycles before measurement starts.
     pub warmup: u64,
@@ -59,6 +64,7 @@ impl Default for NetworkParams {
         NetworkParams {
             router: RouterParams::default(),
             link_latency: 0,
+            links: None,
             workload: Workload::Synthetic {
                 pattern: Pattern::Uniform,
                 rate: 0.1,
@@ -95,6 +101,28 @@ impl NetworkParams {
                 "network.link_latency = {}: must be 0..={MAX_LINK_LATENCY} cycles",
                 self.link_latency
             );
+        }
+        if let Some(l) = &self.links {
+            l.validate()?;
+            if l.link.vcs != self.router.num_vcs() || l.link.flit_bits != self.router.flit_bits {
+                bail!(
+                    "links: {} VCs of {}-bit flits, the routers {} VCs of {} bits: must agree",
+                    l.link.vcs,
+                    l.link.flit_bits,
+                    self.router.num_vcs(),
+                    self.router.flit_bits
+                );
+            }
+            if l.link.tx_buffer_flits != self.router.buffer_flits
+                || l.link.router_credits != self.router.buffer_flits
+            {
+                bail!(
+                    "links: link buffers toward the router ({} / {} flits) must equal router.buffer_flits = {}",
+                    l.link.tx_buffer_flits,
+                    l.link.router_credits,
+                    self.router.buffer_flits
+                );
+            }
         }
         if self.window == 0 {
             bail!("network.window = 0: must be >= 1 cycle");

@@ -2,6 +2,7 @@
 //! timing in the [`crate::network`] doc).
 
 use super::endpoint::Endpoint;
+use super::links::Links;
 use super::params::NetworkParams;
 use super::scoreboard::Scoreboard;
 use super::source::Source;
@@ -14,9 +15,9 @@ use anyhow::Result;
 /// What arrives at one port in one cycle: a flit (into the input) and a credit
 /// (for the output); which of them are valid is in the arrival masks.
 #[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    flit: Flit,
-    credit_vc: u8,
+pub(super) struct Slot {
+    pub(super) flit: Flit,
+    pub(super) credit_vc: u8,
 }
 
 /// What the router's local port delivers to an endpoint in one cycle.
@@ -42,7 +43,7 @@ pub struct LocalIo {
 }
 
 /// Arrival mask bit of a credit on `port` (flits use bit `port`).
-const CREDIT: u32 = 16;
+pub(super) const CREDIT: u32 = 16;
 
 const NONE: u32 = u32::MAX;
 
@@ -60,7 +61,7 @@ pub struct Network {
     /// Per (node, port): the node and port at the other end of the link (`NONE` if unconnected/local).
     pub(super) peer: Vec<(u32, u8)>,
     /// Per ((node, slot), port): what arrives at that port during cycles = slot (mod depth).
-    slots: Vec<Slot>,
+    pub(super) slots: Vec<Slot>,
     /// Per (node, slot): bit p = a flit arrives on port p, bit 16 + p = a credit.
     pub(super) arrive: Vec<u32>,
     pub(super) eps: Vec<Endpoint>,
@@ -81,6 +82,8 @@ pub struct Network {
     pub(super) router_cycles: u64,
     /// Per terminal: its local port's traffic during the last cycle (empty when off).
     local_io: Vec<LocalIo>,
+    /// The framed links (`None`: ideal wires of `link_latency`).
+    pub(super) links: Option<Links>,
 }
 
 /// Which routers and endpoints have work in which cycle: only those are
@@ -145,7 +148,14 @@ impl Network {
         let topo = r.topology.clone();
         let (nodes, ports) = (topo.num_nodes(), topo.num_ports());
         let terminals = nodes * topo.local_ports;
-        let depth = p.link_latency + 2;
+        // Ideal wires: a router output reaches the far router link_latency + 1
+        // cycles later. Framed links: router outputs go to link_tx and link_rx
+        // outputs reach the router the next cycle.
+        let depth = if p.links.is_some() {
+            2
+        } else {
+            p.link_latency + 2
+        };
         let mut peer = vec![(NONE, 0); nodes * ports];
         for n in 0..nodes {
             for port in 0..topo.num_dir_ports() {
@@ -158,6 +168,10 @@ impl Network {
             .map(|n| Router::new(r, n))
             .collect::<Result<Vec<_>>>()?;
         let src = Source::new(p, &topo, terminals)?;
+        let links = match &p.links {
+            Some(f) => Some(Links::new(f, &peer, ports)?),
+            None => None,
+        };
         Ok(Network {
             topo: topo.clone(),
             ports,
@@ -183,6 +197,7 @@ impl Network {
             inputs: RouterInputs::default(),
             router_cycles: 0,
             local_io: Vec::new(),
+            links,
             p: p.clone(),
         })
     }
@@ -250,6 +265,7 @@ impl Network {
             && self.routers.iter().all(|r| !r.has_flits())
             && self.arrive.iter().all(|&m| m == 0)
             && self.ep_in.iter().all(|i| !i.flit_valid && !i.credit_valid)
+            && self.links.as_ref().is_none_or(|l| l.idle())
     }
     /// One cycle, in phases: create traffic; step the endpoints (consume
     /// what their router ejected, inject); tick the routers with what
@@ -262,6 +278,7 @@ impl Network {
         }
         self.local_io.fill(LocalIo::default());
         let mut moved = self.step_endpoints(t);
+        moved |= self.tick_links(t);
         moved |= self.tick_routers(t);
         self.watch(t, moved);
         self.t += 1;
@@ -403,6 +420,11 @@ impl Network {
             ov &= ov - 1;
             let f = *self.routers[node].out_flit(o).expect("valid");
             if o < self.dir_ports {
+                if let Some(l) = self.links.as_mut() {
+                    let e = l.end_of[base + o] as usize;
+                    l.in_flit[e] = Some(f);
+                    continue;
+                }
                 let (qn, qp) = self.peer[base + o];
                 let qms = qn as usize * self.depth + far_s;
                 self.slots[qms * self.ports + qp as usize].flit = f;
@@ -421,6 +443,11 @@ impl Network {
             cv &= cv - 1;
             let vc = self.routers[node].credit_out(p).expect("valid");
             if p < self.dir_ports {
+                if let Some(l) = self.links.as_mut() {
+                    let e = l.end_of[base + p] as usize;
+                    l.in_credit[e] |= 1 << vc;
+                    continue;
+                }
                 let (qn, qp) = self.peer[base + p];
                 let qms = qn as usize * self.depth + far_s;
                 self.slots[qms * self.ports + qp as usize].credit_vc = vc;
@@ -440,7 +467,10 @@ impl Network {
     /// The watchdog: a network with flits in it where nothing moved for
     /// `watchdog` cycles is reported as deadlocked (once).
     fn watch(&mut self, t: u64, moved: bool) {
-        if moved || self.flits_in_network == 0 {
+        // A link that is down or training holds flits back: not a deadlock
+        // (the report counts the cycles and the link-downs).
+        let link_down = self.links.as_ref().is_some_and(|l| l.any_not_up);
+        if moved || link_down || self.flits_in_network == 0 {
             self.last_move = t;
         } else if self.p.watchdog > 0
             && t - self.last_move >= self.p.watchdog
@@ -453,6 +483,35 @@ impl Network {
                 blocked: blocked_channels(&self.topo, &self.routers, 64),
             });
         }
+    }
+
+    /// Framed links in cycle `t`: their PHYs, `link_tx` and `link_rx`
+    /// ends; what they put out reaches the routers in `t + 1`.
+    fn tick_links(&mut self, t: u64) -> bool {
+        let Some(mut l) = self.links.take() else {
+            return false;
+        };
+        let window = self.in_window(t);
+        let next = t + 1;
+        let s = (next % self.depth as u64) as usize;
+        let (depth, ports) = (self.depth, self.ports);
+        let (slots, arrive, wakeups) = (&mut self.slots, &mut self.arrive, &mut self.wakeups);
+        let moved = l.tick(t, window, |end, flit, credit| {
+            let (node, port) = (end.node as usize, end.port as usize);
+            let ms = node * depth + s;
+            let slot = &mut slots[ms * ports + port];
+            if let Some(f) = flit {
+                slot.flit = f;
+                arrive[ms] |= 1 << port;
+            }
+            if let Some(vc) = credit {
+                slot.credit_vc = vc;
+                arrive[ms] |= 1 << (CREDIT + port as u32);
+            }
+            wakeups.router(node, next);
+        });
+        self.links = Some(l);
+        moved
     }
 
     /// The router models, mutable (fault injection in tests).

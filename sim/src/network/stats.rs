@@ -126,6 +126,8 @@ pub struct Report {
     pub dropped: u64,
     /// Router-cycles simulated per wall-clock second (all routers, idle ones included).
     pub router_cycles_per_s: f64,
+    /// The framed links' figures (`None` with ideal wires).
+    pub links: Option<super::links::LinkReport>,
 }
 
 impl Report {
@@ -135,6 +137,10 @@ impl Report {
             && self.error_count == 0
             && self.unfinished == 0
             && self.dropped == 0
+            && self
+                .links
+                .as_ref()
+                .is_none_or(|l| l.counters.overflows == 0)
     }
 }
 

@@ -268,6 +268,9 @@ impl NetworkBench {
         let p = NetworkParams {
             router: self.params.clone(),
             link_latency: self.golden_link_latency,
+            // The RTL routers are joined directly: the golden network's
+            // links are the ideal wire too.
+            links: None,
             // The bench creates every packet itself (Network::send / send_bad).
             workload: Workload::Trace { events: Vec::new() },
             warmup: 0,
