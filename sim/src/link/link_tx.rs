@@ -183,6 +183,11 @@ impl LinkTx {
         (self.sent[vc], self.peer_freed[vc])
     }
 
+    /// A frame is open (being sent, or being closed after a drop).
+    pub fn frame_open(&self) -> bool {
+        self.frame.is_some()
+    }
+
     /// Credits the far `link_rx` has for `vc`.
     fn credits(&self, vc: usize) -> usize {
         let used = self.sent[vc].wrapping_sub(self.peer_freed[vc]) as usize;

@@ -367,11 +367,24 @@ impl LinkParams {
     /// full rate, the retry buffer a round trip plus a frame, the timeout
     /// twice that.
     pub fn sized(flit_bits: usize, vcs: usize, latency_cycles: usize, router: usize) -> Self {
+        // Three 18-flit packets of 128 bits; the same ~108 words at other widths.
+        let frame = (108 / (flit_bits / 64).max(1)).clamp(1, MAX_FRAME_FLITS);
+        Self::sized_frames(flit_bits, vcs, latency_cycles, router, frame)
+    }
+
+    /// [`Self::sized`] with frames of at most `frame_flits` flits (the
+    /// buffers, retry buffer and timeouts derived for that frame length).
+    pub fn sized_frames(
+        flit_bits: usize,
+        vcs: usize,
+        latency_cycles: usize,
+        router: usize,
+        frame_flits: usize,
+    ) -> Self {
         let mut p = LinkParams {
             flit_bits,
             vcs,
-            // Three 18-flit packets of 128 bits; the same ~108 words at other widths.
-            frame_flits: (108 / (flit_bits / 64).max(1)).clamp(1, MAX_FRAME_FLITS),
+            frame_flits,
             latency_cycles,
             tx_buffer_flits: router,
             rx_buffer_flits: 0,
