@@ -205,6 +205,7 @@ reg [7:0]  frb;
 reg [{{ qa_m1 }}:0] fptr;
 reg [{{ qa_m1 }}:0] wptr;
 reg        flush_tr;
+reg        crc_upd;
 reg [2:0]  ca;
 reg [2:0]  cb;
 reg [3:0]  ssum;
@@ -292,6 +293,7 @@ always @(*) begin
     fptr = {{ qa }}'d0;
     wptr = {{ qa }}'d0;
     flush_tr = 1'b0;
+    crc_upd = 1'b0;
     ca = 3'd0;
     cb = 3'd0;
     ssum = 4'd0;
@@ -397,7 +399,7 @@ always @(*) begin
             for (v = 0; v < {{ wpf }}; v = v + 1) if (cur_k == v[1:0]) dword = cur_data[v * 64 +: 64];
             retry$push_valid = 1'b1;
             retry$push_data = dword;
-            f_crc_n = crc_word_f(f_crc, dword);
+            crc_upd = 1'b1;
             cur_valid_n = ({1'b0, cur_k} + 3'd1 < 3'd{{ wpf }});
             cur_k_n = cur_k + 2'd1;
         end else begin
@@ -491,7 +493,7 @@ always @(*) begin
                 for (v = 0; v < {{ wpf }}; v = v + 1) if (cur_k == v[1:0]) dword = cur_data[v * 64 +: 64];
                 retry$push_valid = 1'b1;
                 retry$push_data = dword;
-                f_crc_n = crc_word_f(f_crc, dword);
+                crc_upd = 1'b1;
                 cur_valid_n = ({1'b0, cur_k} + 3'd1 < 3'd{{ wpf }});
                 cur_k_n = cur_k + 2'd1;
                 word_n = dword;
@@ -605,10 +607,13 @@ always @(*) begin
         dword = tdata[63:0];
         retry$push_valid = 1'b1;
         retry$push_data = dword;
-        f_crc_n = crc_word_f(f_crc_n, dword);
+        crc_upd = 1'b1;
         word_n = dword;
         word_ctrl_n = 1'b0;
     end
+    // One CRC-32 step per cycle: over the data word pushed (a new frame's
+    // register starts at the init value set above).
+    if (crc_upd) f_crc_n = crc_word_f(f_crc_n, retry$push_data);
     if (do_trailer) begin
         tfields = 32'h{{ t_base }};
         tfields[{{ t_seq_hi }}:{{ t_seq }}] = next_seq;
