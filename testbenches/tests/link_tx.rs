@@ -77,12 +77,13 @@ fn a_wrong_golden_model_is_caught() {
     }
     let tmp = tempfile::tempdir().unwrap();
     for fault in [LinkTxFault::IgnoreReady, LinkTxFault::IgnorePeerCtrl] {
-        let mut b =
-            LinkTxBench::with_fault(pt("flit_bits=64,vcs=2,latency_cycles=2"), Some(fault))
-                .unwrap();
+        let mut b = LinkTxBench::with_fault(pt("flit_bits=64,vcs=2,latency_cycles=2"), Some(fault))
+            .unwrap();
         let (_, m) = run_caught(&mut b, CYCLES, SEED, tmp.path());
         assert!(
-            m.port.starts_with("phy_tx") || m.port.starts_with("cnt_") || m.port.starts_with("credit"),
+            m.port.starts_with("phy_tx")
+                || m.port.starts_with("cnt_")
+                || m.port.starts_with("credit"),
             "{fault:?}: {m}"
         );
         assert!(m.cycle < CYCLES, "{fault:?}: {m}");

@@ -229,11 +229,7 @@ fn body(p: &LinkParams) -> Result<Body> {
     let wpf = p.words_per_flit();
     let qa = bits_for(p.tx_buffer_flits - 1);
     let qc = bits_for(p.tx_buffer_flits);
-    let vb = if p.vcs > 1 {
-        bits_for(p.vcs - 1)
-    } else {
-        0
-    };
+    let vb = if p.vcs > 1 { bits_for(p.vcs - 1) } else { 0 };
     let addr = |vc: &str, ptr: &str| {
         if vb == 0 {
             ptr.to_string()
@@ -255,9 +251,13 @@ fn body(p: &LinkParams) -> Result<Body> {
         ctl(false, x as u8, (0, 0), (0, 0))
     })?;
     let c_vca = field("control.vc_a", 3, |x| ctl(false, 0, (x as u8, 0), (0, 0)))?;
-    let c_fra = field("control.freed_a", 8, |x| ctl(false, 0, (0, x as u8), (0, 0)))?;
+    let c_fra = field("control.freed_a", 8, |x| {
+        ctl(false, 0, (0, x as u8), (0, 0))
+    })?;
     let c_vcb = field("control.vc_b", 3, |x| ctl(false, 0, (0, 0), (x as u8, 0)))?;
-    let c_frb = field("control.freed_b", 8, |x| ctl(false, 0, (0, 0), (0, x as u8)))?;
+    let c_frb = field("control.freed_b", 8, |x| {
+        ctl(false, 0, (0, 0), (0, x as u8))
+    })?;
     let c_base = ctl(false, 0, (0, 0), (0, 0));
     let used = [c_nack, c_ack, c_vca, c_fra, c_vcb, c_frb]
         .iter()
@@ -282,9 +282,15 @@ fn body(p: &LinkParams) -> Result<Body> {
     let t_seq = field("trailer.seq", SEQ_BITS, |x| tr(x as u8, 0, false, [0; 3]))?;
     let t_vc = field("trailer.vc", 3, |x| tr(0, x as u8, false, [0; 3]))?;
     let t_head = field("trailer.head", 1, |x| tr(0, 0, x != 0, [0; 3]))?;
-    let t_ta = field("trailer.tail_a", SEQ_BITS, |x| tr(0, 0, false, [x as u8, 0, 0]))?;
-    let t_tb = field("trailer.tail_b", SEQ_BITS, |x| tr(0, 0, false, [0, x as u8, 0]))?;
-    let t_tc = field("trailer.tail_c", SEQ_BITS, |x| tr(0, 0, false, [0, 0, x as u8]))?;
+    let t_ta = field("trailer.tail_a", SEQ_BITS, |x| {
+        tr(0, 0, false, [x as u8, 0, 0])
+    })?;
+    let t_tb = field("trailer.tail_b", SEQ_BITS, |x| {
+        tr(0, 0, false, [0, x as u8, 0])
+    })?;
+    let t_tc = field("trailer.tail_c", SEQ_BITS, |x| {
+        tr(0, 0, false, [0, 0, x as u8])
+    })?;
     if TAIL_SLOTS != 3 {
         bail!("the link_tx template packs 3 tail slots, the golden model has {TAIL_SLOTS}");
     }
@@ -602,16 +608,22 @@ mod tests {
 
     #[test]
     fn bad_params_name_the_key() {
-        let mut p = LinkParams::default();
-        p.tx_buffer_flits = 5000;
+        let p = LinkParams {
+            tx_buffer_flits: 5000,
+            ..Default::default()
+        };
         let e = emit_link_tx(&p).unwrap_err().to_string();
         assert!(e.contains("link.tx_buffer_flits = 5000"), "{e}");
-        let mut p = LinkParams::default();
-        p.retry_words = 8192;
+        let p = LinkParams {
+            retry_words: 8192,
+            ..Default::default()
+        };
         let e = format!("{:#}", emit_link_tx(&p).unwrap_err());
         assert!(e.contains("link.retry_words = 8192"), "{e}");
-        let mut p = LinkParams::default();
-        p.vcs = 9;
+        let p = LinkParams {
+            vcs: 9,
+            ..Default::default()
+        };
         let e = emit_link_tx(&p).unwrap_err().to_string();
         assert!(e.contains("link.vcs = 9"), "{e}");
     }

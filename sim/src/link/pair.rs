@@ -10,8 +10,8 @@
 
 use super::link_rx::{LinkRx, RxInputs};
 use super::link_tx::{LinkTx, TxInputs, TxOutputs};
-use super::Control;
 use super::phy::{Phy, PhyCounters, PhyParams, PhySchedule};
+use super::Control;
 use super::{LinkCounters, LinkParams, LinkState};
 use crate::rng::Rng;
 use crate::router::flit::Flit;
@@ -256,11 +256,7 @@ impl LinkPair {
                 (0, Some(o)) => o,
                 _ => *self.tx[e].outputs(),
             };
-            let sent = if ready[e] {
-                out.word
-            } else {
-                None
-            };
+            let sent = if ready[e] { out.word } else { None };
             arrive[1 - e] = self.phy[e].step(sent, up);
         }
         for e in 0..2 {

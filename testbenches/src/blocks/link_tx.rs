@@ -109,7 +109,10 @@ impl LinkTxPoint {
             bail!("link.vcs = {}: must be 1..=8", self.vcs);
         }
         if ![64, 128, 256].contains(&self.flit_bits) {
-            bail!("link.flit_bits = {}: must be 64, 128 or 256", self.flit_bits);
+            bail!(
+                "link.flit_bits = {}: must be 64, 128 or 256",
+                self.flit_bits
+            );
         }
         let p = if self.frame_flits == 0 {
             LinkParams::sized(
@@ -574,7 +577,11 @@ mod tests {
     #[test]
     fn points_parse_and_reject_bad_values() {
         let b = point("").unwrap();
-        assert!(b.point().starts_with("flit_bits=128,vcs=4"), "{}", b.point());
+        assert!(
+            b.point().starts_with("flit_bits=128,vcs=4"),
+            "{}",
+            b.point()
+        );
         let e = point("vcs=9").err().unwrap().to_string();
         assert!(e.contains("link.vcs = 9"), "{e}");
         let e = point("ber=lots").err().unwrap().to_string();
