@@ -222,12 +222,27 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
 
     // The link layer's retry buffer, sized for the config's cable.
     let (rb, note) = retry_buffer_params(p);
+    let mut notes: Vec<String> = note.into_iter().collect();
+    // The link layer's sending half (with its own retry buffer inside), for
+    // the config's router and cable; a mix its RTL does not support is a
+    // note, not an error (the rest of the design is still generated).
+    let lt = link_tx_point(p);
+    let link_tx = match lt.link_params() {
+        Ok(_) => Some(instance("link_tx", &lt, Vec::new(), |pt| {
+            exanet_hdl::link::link_tx::emit_link_tx(&pt.link_params()?)
+        })?),
+        Err(e) => {
+            notes.push(format!("link_tx not generated: {e:#}"));
+            None
+        }
+    };
     out.push(instance(
         "retry_buffer",
         &rb,
-        note.into_iter().collect(),
+        notes,
         exanet_hdl::link::retry_buffer::emit_retry_buffer,
     )?);
+    out.extend(link_tx);
 
     Ok(out)
 }
@@ -262,6 +277,22 @@ pub fn retry_buffer_params(
         exanet_sim::link::retry_buffer::RetryBufferParams { words },
         note,
     )
+}
+
+/// The `link_tx` a link of this config needs: the router's flit width,
+/// VCs (classes × VCs per class) and buffer, the cable's latency, the rest
+/// derived as `exanet_sim::link::LinkParams::sized` (the bench point that
+/// `exanet cosim link_tx` runs).
+pub fn link_tx_point(p: &Params) -> exanet_tb::blocks::link_tx::LinkTxPoint {
+    let r = &p.router;
+    exanet_tb::blocks::link_tx::LinkTxPoint {
+        flit_bits: r.flit_bits,
+        vcs: r.classes * r.vcs_per_class,
+        latency_cycles: (p.link.latency_cycles as usize).max(1),
+        frame_flits: 0,
+        router_credits: r.buffer_flits,
+        ..Default::default()
+    }
 }
 
 /// One generated top, as listed in the manifest.

@@ -173,6 +173,7 @@ enum Cmd {
     ///   exanet cosim fifo --point width=8,depth=4,almost_full=3 --rtl my-rtl/ --trace f.vcd
     ///   exanet generate && exanet cosim fifo --generated     # the generated instance
     ///   exanet cosim network --dims 4x2x2 --cycles 200000    # 16 RTL routers vs the golden network
+    ///   exanet cosim link_tx --ber 1e-4 --cycles 1000000 --seed 7   # RTL link_tx in a golden link
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
@@ -327,6 +328,10 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
+    /// Bit error rate for `exanet cosim link_tx` (sets the point's `ber`;
+    /// without --point, on the default point), e.g. 1e-5.
+    #[arg(long, value_name = "B")]
+    ber: Option<String>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
@@ -806,8 +811,33 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
             Some(a.out.join("rtl")),
         )
     } else {
+        let point = match &a.ber {
+            None => a.point.clone(),
+            Some(_) if block != "link_tx" => {
+                return Err(usage(format!(
+                    "--ber applies to `exanet cosim link_tx` only, not `{block}`"
+                )))
+            }
+            Some(b) => {
+                let given = a.point.clone().unwrap_or_default();
+                if exanet_sim::point::items(&given)
+                    .map_err(|e| usage(format!("--point {given}: {e:#}")))?
+                    .iter()
+                    .any(|(k, _)| *k == "ber")
+                {
+                    return Err(usage(format!(
+                        "--ber and a `ber` key in --point {given}: give the BER once"
+                    )));
+                }
+                Some(if given.is_empty() {
+                    format!("ber={b}")
+                } else {
+                    format!("{given},ber={b}")
+                })
+            }
+        };
         (
-            cosim::items(block, a.point.as_deref(), a.dims.as_deref())?,
+            cosim::items(block, point.as_deref(), a.dims.as_deref())?,
             a.rtl.clone(),
         )
     };

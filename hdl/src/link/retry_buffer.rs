@@ -17,7 +17,10 @@
 //! - `close_valid`, `close_seq[6]`: the words since the last close form
 //!   frame `close_seq` (ignored when 32 frames are held);
 //! - outputs from the state: `used[13]` (words held), `frames[6]`,
-//!   `oldest[6]` (sequence number of the oldest frame, 0 when none).
+//!   `oldest[6]` (sequence number of the oldest frame, 0 when none);
+//! - after this cycle's ack (combinational, for `link_tx`, which decides
+//!   its start/take/push from them): `frames_left[6]`, `used_left[13]`,
+//!   `replaying` (before this cycle's stop and start).
 //!
 //! Latency: 0 for `ack_ok` and the replay word; a push is replayable from
 //! the next cycle.
@@ -59,6 +62,7 @@ struct Body {
     seq: usize,
     seq_m1: usize,
     used_expr: String,
+    used_left_expr: String,
 }
 
 /// Width of the `used` port: holds 0..=4096.
@@ -105,6 +109,12 @@ pub struct RetryBufferRtl {
     pub frames: Signal<Out, Bits<6>>,
     /// Oldest frame's sequence number.
     pub oldest: Signal<Out, Bits<6>>,
+    /// Frames held after this cycle's ack.
+    pub frames_left: Signal<Out, Bits<6>>,
+    /// Words held after this cycle's ack.
+    pub used_left: Signal<Out, Bits<USED_BITS>>,
+    /// Replaying after this cycle's ack (before stop and start).
+    pub replaying: Signal<Out, bool>,
     _body: String,
 }
 
@@ -120,6 +130,9 @@ impl Logic for RetryBufferRtl {
         self.used.connect();
         self.frames.connect();
         self.oldest.connect();
+        self.frames_left.connect();
+        self.used_left.connect();
+        self.replaying.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -134,11 +147,15 @@ fn body(p: &RetryBufferParams) -> Result<Body> {
     let fa = RETRY_FRAMES.trailing_zeros() as usize;
     // The queue count (fa + 1 bits) and the ack offset share one width.
     assert_eq!(fa + 1, SEQ_BITS as usize, "frame count and sequence widths");
-    let used_expr = if a + 1 == USED_BITS {
-        "head - base".to_string()
-    } else {
-        format!("{{{}'d0, head - base}}", USED_BITS - a - 1)
+    let widen = |e: &str| {
+        if a + 1 == USED_BITS {
+            e.to_string()
+        } else {
+            format!("{{{}'d0, {e}}}", USED_BITS - a - 1)
+        }
     };
+    let used_expr = widen("head - base");
+    let used_left_expr = widen("head - base1");
     Ok(Body {
         words: p.words,
         words_m1: p.words - 1,
@@ -153,6 +170,7 @@ fn body(p: &RetryBufferParams) -> Result<Body> {
         seq: SEQ_BITS as usize,
         seq_m1: SEQ_BITS as usize - 1,
         used_expr,
+        used_left_expr,
     })
 }
 
@@ -161,33 +179,43 @@ pub fn retry_buffer_top_name(p: &RetryBufferParams) -> String {
     format!("exanet_retry_buffer_w{}", p.words)
 }
 
+impl RetryBufferRtl {
+    /// The block for `p` (validated), as a child of another block or a top.
+    pub fn new(p: &RetryBufferParams) -> Result<Self> {
+        let text = body(p)?
+            .render()
+            .context("rendering the template templates/link/retry_buffer.v")?;
+        Ok(RetryBufferRtl {
+            clock: Default::default(),
+            reset: Default::default(),
+            ack_valid: Default::default(),
+            ack_seq: Default::default(),
+            stop: Default::default(),
+            start: Default::default(),
+            take: Default::default(),
+            push_valid: Default::default(),
+            push_data: Default::default(),
+            push_ctrl: Default::default(),
+            close_valid: Default::default(),
+            close_seq: Default::default(),
+            ack_ok: Default::default(),
+            replay_valid: Default::default(),
+            replay_data: Default::default(),
+            replay_ctrl: Default::default(),
+            used: Default::default(),
+            frames: Default::default(),
+            oldest: Default::default(),
+            frames_left: Default::default(),
+            used_left: Default::default(),
+            replaying: Default::default(),
+            _body: text,
+        })
+    }
+}
+
 /// Validate `p` and emit its retry buffer as Verilog.
 pub fn emit_retry_buffer(p: &RetryBufferParams) -> Result<Emitted> {
-    let text = body(p)?
-        .render()
-        .context("rendering the template templates/link/retry_buffer.v")?;
-    let mut uut = RetryBufferRtl {
-        clock: Default::default(),
-        reset: Default::default(),
-        ack_valid: Default::default(),
-        ack_seq: Default::default(),
-        stop: Default::default(),
-        start: Default::default(),
-        take: Default::default(),
-        push_valid: Default::default(),
-        push_data: Default::default(),
-        push_ctrl: Default::default(),
-        close_valid: Default::default(),
-        close_seq: Default::default(),
-        ack_ok: Default::default(),
-        replay_valid: Default::default(),
-        replay_data: Default::default(),
-        replay_ctrl: Default::default(),
-        used: Default::default(),
-        frames: Default::default(),
-        oldest: Default::default(),
-        _body: text,
-    };
+    let mut uut = RetryBufferRtl::new(p)?;
     emit(&mut uut, &retry_buffer_top_name(p))
 }
 

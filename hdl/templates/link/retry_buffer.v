@@ -51,6 +51,9 @@ always @(*) begin
         rep1 = (base1 != fend1);
         rp1 = base1;
     end
+    replaying = rep1;
+    frames_left = remaining;
+    used_left = {{ used_left_expr }};
     rep2 = stop ? 1'b0 : rep1;
     rp2 = rp1;
     if (start) begin

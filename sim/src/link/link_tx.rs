@@ -24,8 +24,11 @@
 //!
 //! In `Training` every slot carries a training word (`ok` = `link_rx` has
 //! heard the far end); in `Down` nothing is sent. Leaving `Up` closes the
-//! open frame into the retry buffer unsent; entering `Up` replays every
-//! unacked frame and sends a control word at once.
+//! open frame into the retry buffer unsent, one word per cycle (the rest
+//! of the current flit, then the trailer: the retry buffer takes one push
+//! per cycle); entering `Up` replays every unacked frame (including one
+//! still being closed) and sends a control word at once. While a closing
+//! is unfinished in `Up`, nothing is sent.
 //!
 //! Acks free the retry buffer; an ack for a frame not held, or a credit
 //! return for more flits than were sent, is ignored and counted
@@ -91,6 +94,9 @@ pub struct LinkTx {
     /// The flit being serialized and its next word.
     cur: Option<(Flit, usize)>,
     rewind: bool,
+    /// The link dropped with a frame open: its rest goes into the retry
+    /// buffer one word per cycle.
+    flushing: bool,
     timer: usize,
     rr: usize,
     prev_state: LinkState,
@@ -120,6 +126,7 @@ impl LinkTx {
             frame: None,
             cur: None,
             rewind: false,
+            flushing: false,
             timer: 0,
             rr: 0,
             prev_state: LinkState::Down,
@@ -164,6 +171,23 @@ impl LinkTx {
             && self.out.word.is_none()
     }
 
+    /// `(last frame acked, next sequence number, frames held)`: what a
+    /// bench needs to forge acks for frames never sent.
+    pub fn ack_state(&self) -> (u8, u8, usize) {
+        (self.acked, self.next_seq, self.retry.frames())
+    }
+
+    /// `(flits sent, flits the far end has freed)` on `vc`, mod 256: what a
+    /// bench needs to forge credit returns for more flits than were sent.
+    pub fn credit_state(&self, vc: usize) -> (u8, u8) {
+        (self.sent[vc], self.peer_freed[vc])
+    }
+
+    /// A frame is open (being sent, or being closed after a drop).
+    pub fn frame_open(&self) -> bool {
+        self.frame.is_some()
+    }
+
     /// Credits the far `link_rx` has for `vc`.
     fn credits(&self, vc: usize) -> usize {
         let used = self.sent[vc].wrapping_sub(self.peer_freed[vc]) as usize;
@@ -200,15 +224,16 @@ impl LinkTx {
         }
     }
 
-    /// Close the open frame into the retry buffer without sending (link down).
-    fn flush(&mut self) {
-        if let Some((flit, k)) = self.cur.take() {
-            for w in k..self.p.words_per_flit() {
-                self.push_data(flit.data[w]);
-            }
-        }
-        if self.frame.is_some() {
+    /// One word of closing the open frame into the retry buffer without
+    /// sending (after a link drop): the next word of the current flit, or
+    /// the trailer.
+    fn flush_step(&mut self) {
+        if let Some((flit, k)) = self.cur {
+            self.cur = (k + 1 < self.p.words_per_flit()).then_some((flit, k + 1));
+            self.push_data(flit.data[k]);
+        } else {
             self.trailer();
+            self.flushing = false;
         }
     }
 
@@ -367,13 +392,13 @@ impl LinkTx {
         self.out.credit = None;
         let st = i.rx.state;
         if st != LinkState::Up && self.prev_state == LinkState::Up {
-            self.flush();
+            self.flushing = self.frame.is_some();
             self.out.word = None;
             self.rewind = false;
             self.retry.stop_replay();
         }
         if st == LinkState::Up && self.prev_state != LinkState::Up {
-            if self.retry.frames() > 0 {
+            if self.retry.frames() > 0 || self.flushing {
                 self.rewind = true;
                 self.counters.retransmissions += 1;
             }
@@ -404,6 +429,12 @@ impl LinkTx {
                 self.queues[vc].push_back(f);
             } else {
                 self.counters.overflows += 1;
+            }
+        }
+        if self.flushing {
+            self.flush_step();
+            if st == LinkState::Up {
+                return;
             }
         }
         if self.out.word.is_some() && !taken {

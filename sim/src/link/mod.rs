@@ -70,21 +70,21 @@
 //! the open frame into the retry buffer and resumes from it when up again.
 
 //!
-//! # Toward the RTL (not done yet)
-//! `retry_buffer` has RTL and a co-simulation; `link_tx` and `link_rx` are
-//! golden models only. Two places where these models do in one cycle what
-//! hardware will want to spread, to settle when their RTL is written (the
-//! models and the RTL change together):
-//! - `link_rx` writes a good frame's `n` flits into its VC buffer in the
-//!   trailer's cycle. In hardware: write flits into a staging RAM as they
-//!   arrive and copy them to the VC buffer at one flit per cycle after the
-//!   trailer (ping-pong staging; the copy outruns the 1/2-flit arrival
-//!   rate), or send the VC ahead of the frame so flits go straight into the
-//!   VC buffer at a speculative tail that a bad CRC rolls back.
-//! - On a link drop `link_tx` appends the rest of the open flit and the
-//!   trailer to the retry buffer in one cycle (up to `flit_bits/64 + 1`
-//!   pushes); the RTL block takes one push per cycle, so the drop needs a
-//!   few cycles of flushing (the link is down anyway).
+//! # Toward the RTL
+//! `retry_buffer` and `link_tx` have RTL and co-simulations; `link_rx` is a
+//! golden model only here. Where a model did in one cycle what hardware
+//! wants to spread, the model was changed with the RTL:
+//! - On a link drop `link_tx` closes the open frame into the retry buffer
+//!   one push per cycle (the rest of the current flit, then the trailer),
+//!   as its RTL does with the `retry_buffer` block; entering `Up` before the
+//!   closing is done replays it too, and nothing is sent until it is done.
+//! - Still open: `link_rx` writes a good frame's `n` flits into its VC
+//!   buffer in the trailer's cycle. In hardware: write flits into a staging
+//!   RAM as they arrive and copy them to the VC buffer at one flit per
+//!   cycle after the trailer (ping-pong staging; the copy outruns the
+//!   1/2-flit arrival rate), or send the VC ahead of the frame so flits go
+//!   straight into the VC buffer at a speculative tail that a bad CRC rolls
+//!   back.
 
 pub mod link_rx;
 pub mod link_tx;

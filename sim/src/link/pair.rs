@@ -9,8 +9,9 @@
 //! given probability per cycle, returning a credit per flit.
 
 use super::link_rx::{LinkRx, RxInputs};
-use super::link_tx::{LinkTx, TxInputs};
+use super::link_tx::{LinkTx, TxInputs, TxOutputs};
 use super::phy::{Phy, PhyCounters, PhyParams, PhySchedule};
+use super::Control;
 use super::{LinkCounters, LinkParams, LinkState};
 use crate::rng::Rng;
 use crate::router::flit::Flit;
@@ -232,7 +233,18 @@ impl LinkPair {
 
     /// One clock cycle of the whole link.
     pub fn step(&mut self) {
+        self.step_hooked(None, None);
+    }
+
+    /// One clock cycle in which end 0's `link_tx` outputs are `tx0` (an RTL
+    /// beside the golden model) rather than the golden model's: they go on
+    /// the wire and back to the source; and in which `forge`, when end 0's
+    /// `link_rx` decoded no control word, is given to end 0's `link_tx` as
+    /// one (bad input from the status side). The golden `link_tx` of end 0
+    /// still ticks. Returns the inputs end 0's `link_tx` got.
+    pub fn step_hooked(&mut self, tx0: Option<TxOutputs>, forge: Option<Control>) -> TxInputs {
         let t = self.cycle;
+        let mut tx0_inputs = TxInputs::default();
         let up = self.sched.up(t);
         let wpf = self.p.words_per_flit();
         // Words on the wire this cycle, and what arrives.
@@ -240,11 +252,11 @@ impl LinkPair {
         let mut ready = [false, false];
         for e in 0..2 {
             ready[e] = self.phy[e].ready(t);
-            let sent = if ready[e] {
-                self.tx[e].outputs().word
-            } else {
-                None
+            let out = match (e, tx0) {
+                (0, Some(o)) => o,
+                _ => *self.tx[e].outputs(),
             };
+            let sent = if ready[e] { out.word } else { None };
             arrive[1 - e] = self.phy[e].step(sent, up);
         }
         for e in 0..2 {
@@ -283,7 +295,11 @@ impl LinkPair {
             }
             // Source at end e: credits back from tx[e], a new packet, one flit.
             let s = &mut self.src[e];
-            if let Some(v) = self.tx[e].outputs().credit {
+            let credit_back = match (e, tx0) {
+                (0, Some(o)) => o.credit,
+                _ => self.tx[e].outputs().credit,
+            };
+            if let Some(v) = credit_back {
                 s.credits[v as usize] += 1;
             }
             let sending = e == 0 || self.o.both_ways;
@@ -319,12 +335,19 @@ impl LinkPair {
                 self.report[e].sent += 1;
                 f
             });
-            let status = self.rx[e].outputs().status;
-            self.tx[e].tick(&TxInputs {
+            let mut status = self.rx[e].outputs().status;
+            if e == 0 && status.peer_ctrl.is_none() {
+                status.peer_ctrl = forge;
+            }
+            let ti = TxInputs {
                 flit,
                 ready: ready[e],
                 rx: status,
-            });
+            };
+            if e == 0 {
+                tx0_inputs = ti;
+            }
+            self.tx[e].tick(&ti);
             self.rx[e].tick(&RxInputs {
                 word: arrive[e],
                 lane_up: up,
@@ -332,5 +355,6 @@ impl LinkPair {
             });
         }
         self.cycle += 1;
+        tx0_inputs
     }
 }

@@ -84,6 +84,12 @@ pub struct RetryBufferOutputs {
     pub oldest: u8,
     /// This cycle's `ack` names a held frame.
     pub ack_ok: bool,
+    /// Closed frames held after this cycle's ack.
+    pub frames_left: usize,
+    /// Words held after this cycle's ack.
+    pub used_left: usize,
+    /// Replaying after this cycle's ack (before its stop and start).
+    pub replaying: bool,
     /// The word a `take` gets this cycle (after this cycle's ack, stop,
     /// start), if replaying.
     pub replay: Option<PhyWord>,
@@ -177,6 +183,7 @@ impl RetryBuffer {
                 replay = (base < frames_end).then_some(base);
             }
         }
+        let replaying = replay.is_some();
         if i.stop {
             replay = None;
         }
@@ -188,6 +195,9 @@ impl RetryBuffer {
             frames: self.frames.len(),
             oldest: self.oldest().unwrap_or(0),
             ack_ok: k.is_some(),
+            frames_left: remaining,
+            used_left: (self.head - base) as usize,
+            replaying,
             replay: replay.map(|r| self.ring[(r as usize) & (self.cap - 1)]),
         }
     }

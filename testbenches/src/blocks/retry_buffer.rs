@@ -88,6 +88,9 @@ struct Ports {
     used: Port,
     frames: Port,
     oldest: Port,
+    frames_left: Port,
+    used_left: Port,
+    replaying: Port,
 }
 
 /// The `retry_buffer` bench at one parameter point.
@@ -170,6 +173,9 @@ impl Bench for RetryBufferBench {
             used: sim.port_w("used", USED_BITS as u32)?,
             frames: sim.port_w("frames", 6)?,
             oldest: sim.port_w("oldest", 6)?,
+            frames_left: sim.port_w("frames_left", 6)?,
+            used_left: sim.port_w("used_left", USED_BITS as u32)?,
+            replaying: sim.port_w("replaying", 1)?,
         });
         Ok(())
     }
@@ -269,6 +275,16 @@ impl Bench for RetryBufferBench {
             .or_else(|| cmp(cycle, "used", o.used as u64, p.used.get()))
             .or_else(|| cmp(cycle, "frames", o.frames as u64, p.frames.get()))
             .or_else(|| cmp(cycle, "oldest", o.oldest as u64, p.oldest.get()))
+            .or_else(|| {
+                cmp(
+                    cycle,
+                    "frames_left",
+                    o.frames_left as u64,
+                    p.frames_left.get(),
+                )
+            })
+            .or_else(|| cmp(cycle, "used_left", o.used_left as u64, p.used_left.get()))
+            .or_else(|| cmp(cycle, "replaying", o.replaying as u64, p.replaying.get()))
             .or_else(|| cmp(cycle, "replay_valid", valid as u64, p.replay_valid.get()))
             .or_else(|| {
                 if !valid {
