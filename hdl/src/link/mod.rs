@@ -6,4 +6,5 @@
 //! logic is a few `always` blocks over RAMs and pointers, which rust-hdl
 //! expresses poorly (one `always @(*)` per module, no RAM inference).
 
+pub mod link_rx;
 pub mod retry_buffer;
