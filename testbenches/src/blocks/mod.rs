@@ -8,6 +8,7 @@ pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
 pub mod fp_add;
+pub mod link_rx;
 pub mod network;
 pub mod ni;
 pub use ni::agents::NiPorts;
@@ -41,6 +42,7 @@ pub fn all() -> Vec<BlockInfo> {
         fp_add::info(),
         reduce_alu::info(),
         retry_buffer::info(),
+        link_rx::info(),
         packet::info(),
         router::info(),
         ni::info(),
