@@ -229,6 +229,16 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         exanet_hdl::link::retry_buffer::emit_retry_buffer,
     )?);
 
+    // The link's receiving end, with the parameters `LinkParams::sized`
+    // derives for the config (as the retry buffer's). A link carries at
+    // most 8 VCs (3-bit field): a router with more has no link layer yet.
+    let lrx = link_rx_point(p);
+    if lrx.link().is_ok() {
+        out.push(instance("link_rx", &lrx, Vec::new(), |pt| {
+            exanet_hdl::link::link_rx::emit_link_rx(&pt.link()?)
+        })?);
+    }
+
     Ok(out)
 }
 
@@ -262,6 +272,20 @@ pub fn retry_buffer_params(
         exanet_sim::link::retry_buffer::RetryBufferParams { words },
         note,
     )
+}
+
+/// The `link_rx` point of this config: the router's flit width, VCs and
+/// input buffer, the cable's latency; frame and receive-buffer sizes as
+/// `exanet_sim::link::LinkParams::sized` derives them.
+pub fn link_rx_point(p: &Params) -> exanet_tb::blocks::link_rx::LinkRxPoint {
+    let r = &p.router;
+    exanet_tb::blocks::link_rx::LinkRxPoint {
+        flit_bits: r.flit_bits,
+        vcs: r.classes * r.vcs_per_class,
+        router_credits: r.buffer_flits,
+        latency: p.link.latency_cycles as usize,
+        ..Default::default()
+    }
 }
 
 /// One generated top, as listed in the manifest.

@@ -327,6 +327,10 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
+    /// Bit error rate of the PHY model for `exanet cosim link_rx` (sets
+    /// the point's `ber`; without --point, the default point at this BER).
+    #[arg(long, value_name = "B", conflicts_with = "generated")]
+    ber: Option<f64>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
@@ -806,8 +810,12 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
             Some(a.out.join("rtl")),
         )
     } else {
+        let point = match a.ber {
+            Some(b) => Some(cosim::ber_point(block, a.point.as_deref(), b)?),
+            None => a.point.clone(),
+        };
         (
-            cosim::items(block, a.point.as_deref(), a.dims.as_deref())?,
+            cosim::items(block, point.as_deref(), a.dims.as_deref())?,
             a.rtl.clone(),
         )
     };
