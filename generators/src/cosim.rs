@@ -315,7 +315,10 @@ mod tests {
         let v = items("link_rx", Some(&t), None).unwrap();
         assert!(v.len() == 1, "one point");
         let e = ber_point("fifo", None, 1e-5).err().unwrap();
-        assert!(crate::error::is_usage(&e) && format!("{e}").contains("link_rx"), "{e}");
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("link_rx"),
+            "{e}"
+        );
         let e = ber_point("link_rx", Some("ber=0.1"), 1e-5).err().unwrap();
         assert!(format!("{e}").contains("once"), "{e}");
     }

@@ -5,9 +5,7 @@
 
 use exanet_hdl::link::link_rx::emit_link_rx;
 use exanet_sim::point;
-use exanet_tb::blocks::link_rx::{
-    info, LinkRxBench, LinkRxFault, LinkRxPoint, INJECT_KINDS,
-};
+use exanet_tb::blocks::link_rx::{info, LinkRxBench, LinkRxFault, LinkRxPoint, INJECT_KINDS};
 use exanet_tb::cosim::{
     assert_matrix_matches, assert_reached, run_caught, run_clean, run_edited,
     skip_without_verilator,
@@ -107,9 +105,15 @@ fn bad_input_is_counted_and_harmless() {
             "train" => k.training_errors,
             _ => unreachable!(),
         };
-        assert!(counted >= n, "{kind}: {n} injected, {counted} counted: {k:?}");
+        assert!(
+            counted >= n,
+            "{kind}: {n} injected, {counted} counted: {k:?}"
+        );
         assert!(c.delivered > 1000, "{kind}: {c:?}");
-        println!("{kind}: {n} injected, {counted} counted, {} delivered", c.delivered);
+        println!(
+            "{kind}: {n} injected, {counted} counted, {} delivered",
+            c.delivered
+        );
     }
 }
 

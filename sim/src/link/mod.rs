@@ -70,17 +70,29 @@
 //! the open frame into the retry buffer and resumes from it when up again.
 
 //!
-//! # Toward the RTL (not done yet)
-//! `retry_buffer` has RTL and a co-simulation; `link_tx` and `link_rx` are
-//! golden models only. Two places where these models do in one cycle what
-//! hardware will want to spread, to settle when their RTL is written (the
-//! models and the RTL change together):
+//! # Toward the RTL
+//! `retry_buffer` and `link_rx` have RTL and co-simulations; `link_tx` is
+//! a golden model only. Two places where these models do in one cycle what
+//! hardware spreads (the models and the RTL change together):
 //! - `link_rx` writes a good frame's `n` flits into its VC buffer in the
-//!   trailer's cycle. In hardware: write flits into a staging RAM as they
-//!   arrive and copy them to the VC buffer at one flit per cycle after the
-//!   trailer (ping-pong staging; the copy outruns the 1/2-flit arrival
-//!   rate), or send the VC ahead of the frame so flits go straight into the
-//!   VC buffer at a speculative tail that a bad CRC rolls back.
+//!   trailer's cycle and may pass flit 0 on in the same cycle. The RTL
+//!   (`exanet_hdl::link::link_rx`, settled) keeps that timing: the VC is
+//!   only in the trailer, so every arriving flit is written into *every*
+//!   VC's buffer at that VC's committed tail plus the flit's index; the
+//!   trailer commits the frame to its VC (tail += `n`, its sideband into a
+//!   per-VC descriptor queue), and a bad frame commits nothing, which
+//!   rolls the speculative writes back. Each VC buffer holds
+//!   `rx_buffer_flits + frame_flits` slots (power of two) so speculation
+//!   never overwrites a held flit. Rejected: a ping-pong staging RAM copied
+//!   at one flit per cycle after the trailer — fewer BRAMs (one shared VC
+//!   memory + two frames of staging, ~4 BRAM36 instead of 8 at the
+//!   default), but a copy engine and a trailer queue, and at least two
+//!   more cycles per frame (copy, then pick). Even one cycle breaks the
+//!   goal: with this model's pick moved before the commit (a frame
+//!   eligible the cycle after its trailer), the zero-load test measured
+//!   5.0 cycles mean and 7 max (goal 6; today 4 and 6), and one-way
+//!   goodput with clock compensation fell to 84.8 %. The golden model did
+//!   not change; `rx_buffer_flits` sizing neither.
 //! - On a link drop `link_tx` appends the rest of the open flit and the
 //!   trailer to the retry buffer in one cycle (up to `flit_bits/64 + 1`
 //!   pushes); the RTL block takes one push per cycle, so the drop needs a

@@ -380,9 +380,7 @@ impl LinkRxBench {
             1 if self.last_frame.len() > 1 => {
                 let mut f = self.last_frame.clone();
                 let (tr, data) = f.split_last_mut().expect("a frame");
-                let crc = data
-                    .iter()
-                    .fold(FRAME_CRC_INIT, |s, w| crc_word(s, w.data));
+                let crc = data.iter().fold(FRAME_CRC_INIT, |s, w| crc_word(s, w.data));
                 let mut t = Trailer::unpack(unseal(crc, tr.data)?)?;
                 let expected = seq_next(self.golden.outputs().status.ack_seq);
                 t.seq = (expected + 1 + rng.below(30) as u8) & 63;
@@ -685,54 +683,59 @@ impl Bench for LinkRxBench {
         let p = self.ports.as_ref().expect("bind before check");
         let s = &o.status;
         let freed = (0..self.p.vcs).fold(0u64, |a, v| a | (s.freed[v] as u64) << (8 * v));
-        let m = cmp(cycle, "out_valid", o.flit.is_some() as u64, p.out_valid.get())
-            .or_else(|| {
-                let f = o.flit?;
-                let n = self.p.flit_bits / 32;
-                let mut got = [0u32; 8];
-                p.out_data.get_words(&mut got[..n]);
-                let want: Vec<u32> = f
-                    .data
-                    .iter()
-                    .flat_map(|w| [*w as u32, (*w >> 32) as u32])
-                    .take(n)
-                    .collect();
-                (want[..] != got[..n])
-                    .then(|| Mismatch::words(cycle, "out_data", &want, &got[..n]))
-                    .or_else(|| cmp(cycle, "out_head", f.head as u64, p.out_head.get()))
-                    .or_else(|| cmp(cycle, "out_tail", f.tail as u64, p.out_tail.get()))
-                    .or_else(|| cmp(cycle, "out_vc", f.vc as u64, p.out_vc.get()))
-            })
-            .or_else(|| cmp(cycle, "st_state", s.state as u64, p.st_state.get()))
-            .or_else(|| cmp(cycle, "st_heard", s.heard as u64, p.st_heard.get()))
-            .or_else(|| {
-                cmp(
-                    cycle,
-                    "st_peer_valid",
-                    s.peer_ctrl.is_some() as u64,
-                    p.st_peer_valid.get(),
-                )
-            })
-            .or_else(|| {
-                let c = s.peer_ctrl?;
-                cmp(
-                    cycle,
-                    "st_peer_fields",
-                    c.pack() as u64,
-                    p.st_peer_fields.get(),
-                )
-            })
-            .or_else(|| cmp(cycle, "st_ack_seq", s.ack_seq as u64, p.st_ack_seq.get()))
-            .or_else(|| {
-                cmp(
-                    cycle,
-                    "st_nack_count",
-                    s.nack_count as u64,
-                    p.st_nack_count.get(),
-                )
-            })
-            .or_else(|| cmp(cycle, "st_urgent", s.urgent as u64, p.st_urgent.get()))
-            .or_else(|| cmp(cycle, "st_freed", freed, p.st_freed.get()));
+        let m = cmp(
+            cycle,
+            "out_valid",
+            o.flit.is_some() as u64,
+            p.out_valid.get(),
+        )
+        .or_else(|| {
+            let f = o.flit?;
+            let n = self.p.flit_bits / 32;
+            let mut got = [0u32; 8];
+            p.out_data.get_words(&mut got[..n]);
+            let want: Vec<u32> = f
+                .data
+                .iter()
+                .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                .take(n)
+                .collect();
+            (want[..] != got[..n])
+                .then(|| Mismatch::words(cycle, "out_data", &want, &got[..n]))
+                .or_else(|| cmp(cycle, "out_head", f.head as u64, p.out_head.get()))
+                .or_else(|| cmp(cycle, "out_tail", f.tail as u64, p.out_tail.get()))
+                .or_else(|| cmp(cycle, "out_vc", f.vc as u64, p.out_vc.get()))
+        })
+        .or_else(|| cmp(cycle, "st_state", s.state as u64, p.st_state.get()))
+        .or_else(|| cmp(cycle, "st_heard", s.heard as u64, p.st_heard.get()))
+        .or_else(|| {
+            cmp(
+                cycle,
+                "st_peer_valid",
+                s.peer_ctrl.is_some() as u64,
+                p.st_peer_valid.get(),
+            )
+        })
+        .or_else(|| {
+            let c = s.peer_ctrl?;
+            cmp(
+                cycle,
+                "st_peer_fields",
+                c.pack() as u64,
+                p.st_peer_fields.get(),
+            )
+        })
+        .or_else(|| cmp(cycle, "st_ack_seq", s.ack_seq as u64, p.st_ack_seq.get()))
+        .or_else(|| {
+            cmp(
+                cycle,
+                "st_nack_count",
+                s.nack_count as u64,
+                p.st_nack_count.get(),
+            )
+        })
+        .or_else(|| cmp(cycle, "st_urgent", s.urgent as u64, p.st_urgent.get()))
+        .or_else(|| cmp(cycle, "st_freed", freed, p.st_freed.get()));
         if m.is_some() {
             return m;
         }
@@ -769,7 +772,11 @@ mod tests {
     #[test]
     fn points_parse_and_reject_bad_values() {
         let b = point("").unwrap();
-        assert!(b.point().starts_with("flit_bits=128,vcs=4,"), "{}", b.point());
+        assert!(
+            b.point().starts_with("flit_bits=128,vcs=4,"),
+            "{}",
+            b.point()
+        );
         let e = point("inject=bogus").err().unwrap().to_string();
         assert!(e.contains("link_rx.inject = bogus"), "{e}");
         let e = point("vcs=9").err().unwrap().to_string();
