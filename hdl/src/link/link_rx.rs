@@ -278,7 +278,7 @@ fn body(p: &LinkParams) -> Result<Body> {
     let magic_mask = field_mask & !(1 << ok_pos);
     assert_eq!(training_fields(false) & magic_mask, TRAIN_MAGIC);
     assert_eq!(FRAME_CRC_INIT, CRC32_INIT);
-    let crc64 = crc_masks(64, |s, w| crc_word(s, w))?;
+    let crc64 = crc_masks(64, crc_word)?;
     let crc32 = crc_masks(32, |s, w| crc32_update(s, &(w as u32).to_le_bytes()))?;
     let n_from = wcb - wpfb;
     let n_expr = if n_from >= tb {
