@@ -137,6 +137,29 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
         .collect()
 }
 
+/// The point text for `--ber B`: `point` (or the default point) with its
+/// `ber` key set; only link benches have a PHY model.
+pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
+    if !["link_tx", "link_rx"].contains(&block) {
+        return Err(usage(format!(
+            "--ber applies to `exanet cosim link_tx` and `link_rx` only, not `{block}`"
+        )));
+    }
+    match point {
+        None => Ok(format!("ber={ber}")),
+        Some(p) => {
+            let items =
+                exanet_sim::point::items(p).map_err(|e| usage(format!("--point {p}: {e:#}")))?;
+            if items.iter().any(|(k, _)| *k == "ber") {
+                return Err(usage(format!(
+                    "--ber and a `ber` key in --point {p}: give the bit error rate once"
+                )));
+            }
+            Ok(format!("{p},ber={ber}"))
+        }
+    }
+}
+
 /// The benches of the tops of `block` in a generated folder's manifest.
 pub fn generated_benches(manifest: &Manifest, block: &str) -> Result<Vec<Box<dyn Bench>>> {
     let info = blocks::find(block).map_err(|e| usage(e.to_string()))?;
@@ -283,6 +306,21 @@ mod tests {
             items("network", None, None).unwrap().len(),
             network::matrix_points().len()
         );
+    }
+
+    #[test]
+    fn ber_sets_the_link_point_and_is_refused_elsewhere() {
+        assert_eq!(ber_point("link_rx", None, 1e-5).unwrap(), "ber=0.00001");
+        let t = ber_point("link_rx", Some("vcs=2"), 1e-6).unwrap();
+        let v = items("link_rx", Some(&t), None).unwrap();
+        assert!(v.len() == 1, "one point");
+        let e = ber_point("fifo", None, 1e-5).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("link_rx"),
+            "{e}"
+        );
+        let e = ber_point("link_rx", Some("ber=0.1"), 1e-5).err().unwrap();
+        assert!(format!("{e}").contains("once"), "{e}");
     }
 
     #[test]

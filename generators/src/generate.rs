@@ -244,6 +244,16 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     )?);
     out.extend(link_tx);
 
+    // The link's receiving end, with the parameters `LinkParams::sized`
+    // derives for the config (as the retry buffer's). A link carries at
+    // most 8 VCs (3-bit field): a router with more has no link layer yet.
+    let lrx = link_rx_point(p);
+    if lrx.link().is_ok() {
+        out.push(instance("link_rx", &lrx, Vec::new(), |pt| {
+            exanet_hdl::link::link_rx::emit_link_rx(&pt.link()?)
+        })?);
+    }
+
     Ok(out)
 }
 
@@ -291,6 +301,20 @@ pub fn link_tx_point(p: &Params) -> exanet_tb::blocks::link_tx::LinkTxPoint {
         latency_cycles: (p.link.latency_cycles as usize).max(1),
         frame_flits: 0,
         router_credits: r.buffer_flits,
+        ..Default::default()
+    }
+}
+
+/// The `link_rx` point of this config: the router's flit width, VCs and
+/// input buffer, the cable's latency; frame and receive-buffer sizes as
+/// `exanet_sim::link::LinkParams::sized` derives them.
+pub fn link_rx_point(p: &Params) -> exanet_tb::blocks::link_rx::LinkRxPoint {
+    let r = &p.router;
+    exanet_tb::blocks::link_rx::LinkRxPoint {
+        flit_bits: r.flit_bits,
+        vcs: r.classes * r.vcs_per_class,
+        router_credits: r.buffer_flits,
+        latency: p.link.latency_cycles as usize,
         ..Default::default()
     }
 }

@@ -328,10 +328,10 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
-    /// Bit error rate for `exanet cosim link_tx` (sets the point's `ber`;
-    /// without --point, on the default point), e.g. 1e-5.
-    #[arg(long, value_name = "B")]
-    ber: Option<String>,
+    /// Bit error rate of the PHY model for `exanet cosim link_rx` (sets
+    /// the point's `ber`; without --point, the default point at this BER).
+    #[arg(long, value_name = "B", conflicts_with = "generated")]
+    ber: Option<f64>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
@@ -811,30 +811,9 @@ fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {
             Some(a.out.join("rtl")),
         )
     } else {
-        let point = match &a.ber {
+        let point = match a.ber {
+            Some(b) => Some(cosim::ber_point(block, a.point.as_deref(), b)?),
             None => a.point.clone(),
-            Some(_) if block != "link_tx" => {
-                return Err(usage(format!(
-                    "--ber applies to `exanet cosim link_tx` only, not `{block}`"
-                )))
-            }
-            Some(b) => {
-                let given = a.point.clone().unwrap_or_default();
-                if exanet_sim::point::items(&given)
-                    .map_err(|e| usage(format!("--point {given}: {e:#}")))?
-                    .iter()
-                    .any(|(k, _)| *k == "ber")
-                {
-                    return Err(usage(format!(
-                        "--ber and a `ber` key in --point {given}: give the BER once"
-                    )));
-                }
-                Some(if given.is_empty() {
-                    format!("ber={b}")
-                } else {
-                    format!("{given},ber={b}")
-                })
-            }
         };
         (
             cosim::items(block, point.as_deref(), a.dims.as_deref())?,

@@ -344,7 +344,9 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "reduce_alu",
             "router",
             "ni",
-            "retry_buffer"
+            "retry_buffer",
+            "link_tx",
+            "link_rx"
         ]
     );
     assert_eq!(tops[8]["point"], "words=512");
@@ -356,7 +358,8 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         ni["point"],
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
          addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,\
-         read_queue_depth=4,poison_depth=4,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2,\
+         read_queue_depth=4,poison_depth=4,ar_communicators=0,ar_queue_depth=8,\
+         ar_max_vector_bytes=1048576,torus_dims=8x4x4,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2,\
          tx_ahead=8"
     );
     let ni_top = ni["top"].as_str().unwrap();
@@ -729,7 +732,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 9 top(s), 9 clean, 0 with warnings"),
+            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1161,7 +1164,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 9 top(s), 9 clean, 0 with warnings"),
+            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

@@ -134,6 +134,11 @@ impl LinkRx {
         self.bufs[vc].len()
     }
 
+    /// Inside a frame: data words staged, or discarding an over-long one.
+    pub fn mid_frame(&self) -> bool {
+        !self.staging.is_empty() || self.poisoned
+    }
+
     fn clear_frame(&mut self) {
         self.staging.clear();
         self.crc = FRAME_CRC_INIT;

@@ -71,20 +71,32 @@
 
 //!
 //! # Toward the RTL
-//! `retry_buffer` and `link_tx` have RTL and co-simulations; `link_rx` is a
-//! golden model only here. Where a model did in one cycle what hardware
-//! wants to spread, the model was changed with the RTL:
+//! `retry_buffer`, `link_tx` and `link_rx` have RTL and co-simulations.
+//! Two places where these models do in one cycle what hardware spreads
+//! (the models and the RTL change together):
 //! - On a link drop `link_tx` closes the open frame into the retry buffer
 //!   one push per cycle (the rest of the current flit, then the trailer),
 //!   as its RTL does with the `retry_buffer` block; entering `Up` before the
 //!   closing is done replays it too, and nothing is sent until it is done.
-//! - Still open: `link_rx` writes a good frame's `n` flits into its VC
-//!   buffer in the trailer's cycle. In hardware: write flits into a staging
-//!   RAM as they arrive and copy them to the VC buffer at one flit per
-//!   cycle after the trailer (ping-pong staging; the copy outruns the
-//!   1/2-flit arrival rate), or send the VC ahead of the frame so flits go
-//!   straight into the VC buffer at a speculative tail that a bad CRC rolls
-//!   back.
+//! - `link_rx` writes a good frame's `n` flits into its VC buffer in the
+//!   trailer's cycle and may pass flit 0 on in the same cycle. The RTL
+//!   (`exanet_hdl::link::link_rx`, settled) keeps that timing: the VC is
+//!   only in the trailer, so every arriving flit is written into *every*
+//!   VC's buffer at that VC's committed tail plus the flit's index; the
+//!   trailer commits the frame to its VC (tail += `n`, its sideband into a
+//!   per-VC descriptor queue), and a bad frame commits nothing, which
+//!   rolls the speculative writes back. Each VC buffer holds
+//!   `rx_buffer_flits + frame_flits` slots (power of two) so speculation
+//!   never overwrites a held flit. Rejected: a ping-pong staging RAM copied
+//!   at one flit per cycle after the trailer — fewer BRAMs (one shared VC
+//!   memory + two frames of staging, ~4 BRAM36 instead of 8 at the
+//!   default), but a copy engine and a trailer queue, and at least two
+//!   more cycles per frame (copy, then pick). Even one cycle breaks the
+//!   goal: with this model's pick moved before the commit (a frame
+//!   eligible the cycle after its trailer), the zero-load test measured
+//!   5.0 cycles mean and 7 max (goal 6; today 4 and 6), and one-way
+//!   goodput with clock compensation fell to 84.8 %. The golden model did
+//!   not change; `rx_buffer_flits` sizing neither.
 
 pub mod link_rx;
 pub mod link_tx;
