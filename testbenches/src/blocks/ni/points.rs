@@ -63,7 +63,18 @@ mod tests {
     fn points_round_trip_and_name_bad_keys_and_values() {
         for t in matrix_points() {
             let p = parse_point(t).unwrap();
-            assert_eq!(point_text(&p), format!("{t},tx_ahead={}", p.tx_ahead));
+            // The text is the matrix point's keys in order, the golden
+            // model's allreduce keys (at their defaults: the RTL has no
+            // engine) and the read-ahead the matrix leaves at its default.
+            let text = point_text(&p);
+            let items = exanet_sim::point::items(&text).unwrap();
+            let given: Vec<String> = items
+                .iter()
+                .filter(|(k, _)| !k.starts_with("ar_") && *k != "torus_dims")
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            assert_eq!(given.join(","), format!("{t},tx_ahead={}", p.tx_ahead));
+            assert!(items.contains(&("ar_communicators", "0")), "{text}");
             assert_eq!(parse_point(&point_text(&p)).unwrap(), p);
         }
         assert_eq!(parse_point("").unwrap(), NiRtlParams::default());
