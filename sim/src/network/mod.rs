@@ -47,6 +47,7 @@
 //! deadlock when flits are in the network and none has moved for `watchdog`
 //! cycles (which must exceed `link_latency`).
 
+pub mod collective;
 pub mod endpoint;
 pub mod links;
 mod measure;
@@ -59,6 +60,6 @@ pub mod watchdog;
 
 pub use links::{FramedLinks, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS};
 pub use params::{NetworkParams, Workload};
-pub use sim::{LocalIo, Network};
+pub use sim::{Arrival, LocalIo, Network};
 pub use source::HeaderFault;
 pub use stats::{ClassReport, Deadlock, Latency, Report};
