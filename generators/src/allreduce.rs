@@ -82,7 +82,10 @@ pub fn spec_of(c: &Config, params: &Params) -> Result<ArSpec> {
         return Err(rule(
             "allreduce.count",
             a.count,
-            format!("must be 1..={max} elements ({MAX_VECTOR_BYTES} bytes of {})", a.dtype),
+            format!(
+                "must be 1..={max} elements ({MAX_VECTOR_BYTES} bytes of {})",
+                a.dtype
+            ),
         ));
     }
     let topo = &params.router.topology;
@@ -91,7 +94,11 @@ pub fn spec_of(c: &Config, params: &Params) -> Result<ArSpec> {
         if v.len() == 3 {
             Ok([v[0] as usize, v[1] as usize, v[2] as usize])
         } else {
-            Err(rule(key, format!("{v:?}"), "must be three numbers (x, y, z)"))
+            Err(rule(
+                key,
+                format!("{v:?}"),
+                "must be three numbers (x, y, z)",
+            ))
         }
     };
     let origin = three("allreduce.origin", &a.origin)?;
@@ -116,14 +123,22 @@ pub fn spec_of(c: &Config, params: &Params) -> Result<ArSpec> {
         }
     }
     let comm = CommBox { origin, extent };
-    comm.validate(dims)
-        .map_err(|e| rule("allreduce.extent", format!("{:?}", a.extent), format!("{e:#}")))?;
+    comm.validate(dims).map_err(|e| {
+        rule(
+            "allreduce.extent",
+            format!("{:?}", a.extent),
+            format!("{e:#}"),
+        )
+    })?;
     if a.repetitions == 0 {
         return Err(rule("allreduce.repetitions", 0, "must be >= 1"));
     }
     for (key, v) in [
         ("allreduce.sw_overhead_us", a.sw_overhead_us),
-        ("allreduce.sw_reduce_ns_per_element", a.sw_reduce_ns_per_element),
+        (
+            "allreduce.sw_reduce_ns_per_element",
+            a.sw_reduce_ns_per_element,
+        ),
     ] {
         if !(v.is_finite() && v >= 0.0) {
             return Err(rule(key, v, "must be a number >= 0"));
@@ -323,7 +338,8 @@ pub fn run(c: &Config, params: &Params, net: &NetworkParams, spec: &ArSpec) -> R
                 out.clean = false;
                 for e in r.errors.iter().chain(&r.background_errors) {
                     if out.errors.len() < 20 {
-                        out.errors.push(format!("{mode:?}, {} ranks: {e}", b.ranks()));
+                        out.errors
+                            .push(format!("{mode:?}, {} ranks: {e}", b.ranks()));
                     }
                 }
             }

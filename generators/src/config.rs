@@ -797,8 +797,10 @@ mod tests {
         assert_eq!(f["router.dateline"], "\"entry\"");
         assert_eq!(f["link.model"], "\"framed\"");
         assert_eq!(f["link.down"], "[]");
+        assert_eq!(f["allreduce.count"], "1");
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
-        assert_eq!(f.len(), 19 + 12 + 6 + 7);
+        // + 15 [allreduce] keys
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15);
     }
 
     #[test]

@@ -122,17 +122,59 @@ fn every_rank_gets_the_reference_bits_hardware_and_software() {
     }
 }
 
+/// Software: every message pays the overhead once, on the critical path:
+/// recursive doubling over P = 2^K ranks sends K messages in sequence, so
+/// the latency grows by K cycles per cycle of overhead.
 #[test]
-fn dbg_small() {
+fn software_latency_grows_linearly_with_the_per_message_overhead() {
     let net = network([4, 2, 2], 0.0);
-    for mode in [ArMode::Hardware, ArMode::Software] {
+    let comm = CommBox::whole([4, 2, 2]);
+    let lat = |host: u64| {
+        let mut p = ar(ArMode::Software, ReduceOp::Sum, ReduceDtype::U64, 4, comm);
+        p.host_cycles = host;
+        let r = run_allreduce(&net, &p).unwrap();
+        check(&r, "software");
+        r.latency[0]
+    };
+    let (a, b, c) = (lat(0), lat(100), lat(300));
+    // 16 ranks: K = 4 messages on the critical path. With no overhead at
+    // all, messages of consecutive steps meet on the links (a few cycles
+    // more); from 100 cycles on, the slope is exactly K.
+    assert_eq!(c - b, 4 * 200, "{a} {b} {c}");
+    assert!((b - a).abs_diff(4 * 100) <= 4 * 100 / 10, "{a} {b} {c}");
+    // hardware pays it once
+    let hw = |host: u64| {
+        let mut p = ar(ArMode::Hardware, ReduceOp::Sum, ReduceDtype::U64, 4, comm);
+        p.host_cycles = host;
+        run_allreduce(&net, &p).unwrap().latency[0]
+    };
+    assert_eq!(hw(300) - hw(100), 200);
+}
+
+/// Hardware latency grows with the rank count: one more recursive-doubling
+/// step per doubling, and a non-power-of-two box pays the pre and post steps.
+#[test]
+fn hardware_latency_grows_with_the_rank_count() {
+    let net = network([8, 2, 1], 0.0);
+    let lat = |extent: [usize; 3]| {
         let comm = CommBox {
-            origin: [3, 1, 0],
-            extent: [3, 1, 2],
+            origin: [0, 0, 0],
+            extent,
         };
-        let mut p = ar(mode, ReduceOp::Sum, ReduceDtype::F32, 300, comm);
-        p.max_cycles = 20_000;
-        let r = run_allreduce(&net, &p);
-        eprintln!("{mode:?}: {r:?}");
-    }
+        let r = run_allreduce(
+            &net,
+            &ar(ArMode::Hardware, ReduceOp::Sum, ReduceDtype::F64, 2, comm),
+        )
+        .unwrap();
+        check(&r, &format!("{extent:?}"));
+        r.latency[0]
+    };
+    let l: Vec<u64> = [[2, 1, 1], [4, 1, 1], [8, 1, 1], [8, 2, 1]]
+        .into_iter()
+        .map(lat)
+        .collect();
+    assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+    // 6 ranks: 2 reduce steps plus pre and post, slower than 4 ranks' 2 steps
+    let six = lat([6, 1, 1]);
+    assert!(six > l[1], "6 ranks {six}, 4 ranks {}", l[1]);
 }
