@@ -397,17 +397,17 @@ impl Run<'_> {
         let t0 = self.net.cycle();
         self.done.fill(None);
         let algo = Algorithm::for_size(p.count * self.esize, p.threshold);
-        for r in 0..ranks {
+        for (r, input) in inputs.iter().enumerate() {
             match p.mode {
                 ArMode::Hardware => {
-                    let b = to_bytes(&inputs[r], self.esize);
+                    let b = to_bytes(input, self.esize);
                     self.nis[r].mem_mut().write(SRC, &b);
                 }
                 ArMode::Software => {
                     self.sw[r] = SwRank {
                         steps: schedule::steps(ranks, r, p.count, algo),
                         next: 0,
-                        partial: inputs[r].clone(),
+                        partial: input.clone(),
                         posted: false,
                         landed: vec![false; schedule::step_count(ranks, algo)],
                         reducing: false,
@@ -432,7 +432,7 @@ impl Run<'_> {
             let t = self.net.cycle();
             if t >= limit {
                 let stuck: Vec<usize> = (0..ranks).filter(|&r| self.done[r].is_none()).collect();
-                let engine = self.nis[stuck[0]].engine().map(|e| e.counters().clone());
+                let engine = self.nis[stuck[0]].engine().map(|e| *e.counters());
                 bail!(
                     "allreduce repetition {}: ranks {:?}{} not done after {} cycles \
                      (allreduce.max_cycles); rank {}'s engine: {engine:?}",
