@@ -38,6 +38,14 @@
 //! cost nothing per cycle. Memory is fixed per router (buffers in flat
 //! arrays of 64-bit words) plus the packets in flight.
 //!
+//! # Raw packets
+//! [`Network::send_raw`] carries the packets of a real protocol (an NI
+//! model's, as 128-bit flits) beside the scoreboard's synthetic ones: same
+//! injection queues, VCs and routers; the destination endpoint tells them
+//! apart by their header word and hands them over whole
+//! ([`Network::take_arrivals`]). [`collective`] runs golden NIs with the
+//! allreduce engine on them.
+//!
 //! # Method
 //! Warm-up, a measurement window (packets created in it are *tagged*), then a
 //! drain with traffic continuing until every tagged packet is delivered
