@@ -178,3 +178,51 @@ fn hardware_latency_grows_with_the_rank_count() {
     let six = lat([6, 1, 1]);
     assert!(six > l[1], "6 ranks {six}, 4 ranks {}", l[1]);
 }
+
+/// Raw packets cross the network beside synthetic traffic, arrive whole
+/// and as sent at the right terminal; bad arguments are errors.
+#[test]
+fn raw_packets_arrive_intact_beside_synthetic_traffic() {
+    use exanet_sim::network::Network;
+    use exanet_sim::ni::wire::Packet;
+    use exanet_sim::packet::coords::Coords;
+    use exanet_sim::packet::footer::Footer;
+    use exanet_sim::packet::header::{Header, PacketType};
+    let net_p = network([4, 2, 2], 0.2);
+    let mut net = Network::new(&net_p).unwrap();
+    let topo = net.topology().clone();
+    let mut sent = Vec::new();
+    for (k, (src, dst)) in [(0usize, 15usize), (3, 12), (5, 5), (7, 8)]
+        .iter()
+        .enumerate()
+    {
+        let c = topo.coords(*dst);
+        let to = Coords::new(c[0] as u8, c[1] as u8, c[2] as u8, 0).unwrap();
+        let mut h = Header::new(PacketType::RdmaWrite, to);
+        h.set_pdid(0x30 + k as u16).unwrap();
+        let payload: Vec<u8> = (0..(40 * (k + 1))).map(|i| (i * 7 + k) as u8).collect();
+        let p = Packet::build(h, Footer::new(Coords::default()), &payload);
+        net.send_raw(*src, *dst, p.to_flits(0), 0).unwrap();
+        sent.push((*dst, p));
+    }
+    let mut got = Vec::new();
+    for _ in 0..5_000 {
+        net.step();
+        got.extend(net.take_arrivals());
+    }
+    assert_eq!(got.len(), sent.len(), "{got:?}");
+    for (dst, p) in &sent {
+        let a = got
+            .iter()
+            .find(|a| Packet::from_flits(&a.flits) == *p)
+            .unwrap_or_else(|| panic!("packet for {dst} lost or changed"));
+        assert_eq!(a.term, *dst);
+        assert!((a.vc as usize) < 2, "class 0 arrives on a class-0 VC");
+    }
+    assert_eq!(net.errors().1, 0, "{:?}", net.errors().0);
+    assert!(net.delivered() > 0, "synthetic traffic ran beside");
+    let p = sent[0].1.clone();
+    assert!(net.send_raw(16, 0, p.to_flits(0), 0).is_err());
+    assert!(net.send_raw(0, 1, p.to_flits(0), 2).is_err());
+    assert!(net.send_raw(0, 1, Vec::new(), 0).is_err());
+}
