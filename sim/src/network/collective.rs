@@ -177,6 +177,8 @@ struct Run<'a> {
     rep: usize,
     report: ArReport,
     esize: usize,
+    /// Software: bytes between the per-step send / receive buffers.
+    stride: u64,
 }
 
 /// Run the workload on a network built from `net` (its synthetic workload,
@@ -252,6 +254,8 @@ pub fn run_allreduce(net: &NetworkParams, p: &ArParams) -> Result<ArReport> {
     let mut coords = Vec::with_capacity(ranks);
     let mut rank_of_term = vec![usize::MAX; topo.num_nodes()];
     let max_steps = schedule::step_count(ranks, Algorithm::ReduceScatterAllgather);
+    // Software buffers: one vector per step index, back to back (16-byte aligned).
+    let stride = vec_bytes.next_multiple_of(16);
     for r in 0..ranks {
         let c = p.comm.coords_of(r, topo.dims);
         let node = topo.node_at(c);
@@ -259,13 +263,7 @@ pub fn run_allreduce(net: &NetworkParams, p: &ArParams) -> Result<ArReport> {
         let mut ni = Ni::new(&nip, me)?;
         driver::set_channel_pdid(&mut ni, 0, AR_PDID)?;
         driver::set_channel_pdid(&mut ni, 1, SW_PDID)?;
-        driver::set_window(
-            &mut ni,
-            0,
-            SW_RECV,
-            (max_steps * MAX_VECTOR_BYTES) as u64,
-            SW_PDID,
-        )?;
+        driver::set_window(&mut ni, 0, SW_RECV, max_steps as u64 * stride, SW_PDID)?;
         driver::set_communicator(
             &mut ni,
             0,
@@ -303,6 +301,7 @@ pub fn run_allreduce(net: &NetworkParams, p: &ArParams) -> Result<ArReport> {
             ..Default::default()
         },
         esize,
+        stride,
     };
     let mut rng = Rng::new(p.seed);
     for rep in 0..p.repetitions {
@@ -500,7 +499,7 @@ impl Run<'_> {
         s.reducing = false;
         if !s.posted {
             let data = to_bytes(&s.partial[step.send.clone()], self.esize);
-            let at = SW_SEND + (step.index * MAX_VECTOR_BYTES) as u64;
+            let at = SW_SEND + step.index as u64 * self.stride;
             self.nis[r].mem_mut().write(at, &data);
             self.events
                 .push(Reverse((t + self.p.host_cycles, r, Ev::Post)));
@@ -540,8 +539,7 @@ impl Run<'_> {
         let (op, dtype) = (self.p.op, self.p.dtype);
         let s = &mut self.sw[r];
         let step = s.steps[s.next].clone();
-        let at =
-            SW_RECV + (step.index * MAX_VECTOR_BYTES) as u64 + (step.recv.start * esize) as u64;
+        let at = SW_RECV + step.index as u64 * self.stride + (step.recv.start * esize) as u64;
         let got = from_bytes(&self.nis[r].mem().read(at, step.recv.len() * esize), esize);
         let mine = &mut s.partial[step.recv.clone()];
         if step.combine {
@@ -578,9 +576,9 @@ impl Run<'_> {
                 let bytes = step.send.len() * self.esize;
                 let d = Descriptor {
                     op: Op::Write,
-                    laddr: SW_SEND + (step.index * MAX_VECTOR_BYTES) as u64,
+                    laddr: SW_SEND + step.index as u64 * self.stride,
                     raddr: SW_RECV
-                        + (step.index * MAX_VECTOR_BYTES) as u64
+                        + step.index as u64 * self.stride
                         + (step.send.start * self.esize) as u64,
                     len: bytes as u32,
                     dest: partner,
