@@ -57,6 +57,8 @@ pub struct Config {
     pub traffic: Traffic,
     /// Simulation method (network simulator only).
     pub sim: Sim,
+    /// The allreduce workload (network simulator, `traffic.pattern = "allreduce"`).
+    pub allreduce: Allreduce,
 }
 
 /// `[topology]`
@@ -155,6 +157,42 @@ pub struct Sim {
     pub watchdog: u64,
     /// Random seed of the traffic.
     pub seed: u64,
+}
+
+/// `[allreduce]` (network simulator only, `traffic.pattern = "allreduce"`)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Allreduce {
+    /// "hardware", "software" or "both".
+    pub mode: String,
+    /// Reduction: sum, min, max, band, bor, bxor.
+    pub op: String,
+    /// Element type: i32, u32, i64, u64, f32, f64.
+    pub dtype: String,
+    /// Elements per vector.
+    pub count: u32,
+    /// Communicator box origin (x, y, z).
+    pub origin: Vec<u32>,
+    /// Communicator box extent (x, y, z); 0 = the whole dimension.
+    pub extent: Vec<u32>,
+    /// Also run boxes of 2, 4, 8, ... ranks up to the box.
+    pub scaling: bool,
+    /// Collectives measured (each with new inputs).
+    pub repetitions: u32,
+    /// AR_THRESHOLD, bytes: larger vectors use reduce-scatter + allgather.
+    pub threshold: u32,
+    /// NI transmit latency, emission to injection, cycles.
+    pub ni_tx_cycles: u32,
+    /// NI receive latency, tail received to packet consumed, cycles.
+    pub ni_rx_cycles: u32,
+    /// Software overhead per message posted, µs.
+    pub sw_overhead_us: f64,
+    /// Software reduction cost per element combined, ns.
+    pub sw_reduce_ns_per_element: f64,
+    /// Uniform background traffic, flits/terminal/cycle ([traffic] sizes).
+    pub background_rate: f64,
+    /// Longest collective before the run is reported stuck, cycles.
+    pub max_cycles: u64,
 }
 
 impl Default for Traffic {
@@ -759,8 +797,10 @@ mod tests {
         assert_eq!(f["router.dateline"], "\"entry\"");
         assert_eq!(f["link.model"], "\"framed\"");
         assert_eq!(f["link.down"], "[]");
+        assert_eq!(f["allreduce.count"], "1");
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
-        assert_eq!(f.len(), 19 + 12 + 6 + 7);
+        // + 15 [allreduce] keys
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15);
     }
 
     #[test]

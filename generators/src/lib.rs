@@ -8,6 +8,7 @@
 //! block's RTL against its golden model. Library functions return `Result`;
 //! only the binary prints and exits.
 
+pub mod allreduce;
 pub mod config;
 pub mod cosim;
 pub mod error;

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The destination patterns `traffic.pattern` accepts.
-pub const PATTERNS: [&str; 8] = [
+pub const PATTERNS: [&str; 9] = [
     "uniform",
     "transpose",
     "bit_complement",
@@ -39,6 +39,7 @@ pub const PATTERNS: [&str; 8] = [
     "neighbour",
     "hotspot",
     "trace",
+    "allreduce",
 ];
 
 /// A run is *saturated* when it accepts less than this share of what was offered
@@ -63,6 +64,9 @@ pub struct Setup {
     pub net: NetworkParams,
     /// The trace file read, if any (resolved path).
     pub trace: Option<PathBuf>,
+    /// The allreduce workload (`traffic.pattern = "allreduce"`); `net`'s
+    /// synthetic workload is then its background traffic.
+    pub allreduce: Option<crate::allreduce::ArSpec>,
 }
 
 impl crate::config::Loaded {
@@ -113,6 +117,23 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         ));
     }
     let sizes = sizes_of(t, params.packet.max_payload_bytes)?;
+    if t.pattern == "allreduce" {
+        let spec = crate::allreduce::spec_of(c, &params)?;
+        let workload = Workload::Synthetic {
+            pattern: Pattern::Uniform,
+            rate: c.allreduce.background_rate,
+            sizes,
+            class1_fraction: 0.0,
+        };
+        let net = network_of(c, &params, workload)?;
+        return Ok(Setup {
+            config: c.clone(),
+            params,
+            net,
+            trace: None,
+            allreduce: Some(spec),
+        });
+    }
     let (pattern, trace) = pattern_of(t, &params, base_dir)?;
     let workload = match &trace {
         Some(path) => Workload::Trace {
@@ -131,6 +152,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         params,
         net,
         trace,
+        allreduce: None,
     })
 }
 
@@ -204,6 +226,7 @@ fn pattern_of(
         "bit_reverse" => pow2("bit_reverse", Pattern::BitReverse),
         "tornado" => Ok((Pattern::Tornado, None)),
         "neighbour" => Ok((Pattern::Neighbour, None)),
+        "allreduce" => allreduce_is_no_pattern(),
         "hotspot" => {
             fraction("traffic.hotspot_fraction", t.hotspot_fraction)?;
             let n = topo.num_nodes();
@@ -240,6 +263,15 @@ fn pattern_of(
             format!("must be one of {}", PATTERNS.join(", ")),
         )),
     }
+}
+
+/// `setup` handles `"allreduce"` before the destination patterns.
+fn allreduce_is_no_pattern() -> Result<(Pattern, Option<PathBuf>)> {
+    Err(rule(
+        "traffic.pattern",
+        "\"allreduce\"",
+        "selects the [allreduce] workload, not a destination pattern",
+    ))
 }
 
 /// The events of the trace file at `path`, in `traffic.trace_unit`.
@@ -521,8 +553,27 @@ fn figures(c: &ClassReport, gbps_per_flit: f64, ns: f64) -> Figures {
     }
 }
 
+/// Run the allreduce workload of `s` (`traffic.pattern = "allreduce"`).
+pub fn run_allreduce(s: &Setup) -> Result<crate::allreduce::ArResult> {
+    let spec = s.allreduce.as_ref().ok_or_else(|| {
+        rule(
+            "traffic.pattern",
+            format!("{:?}", s.config.traffic.pattern),
+            "the allreduce workload needs traffic.pattern = \"allreduce\"",
+        )
+    })?;
+    crate::allreduce::run(&s.config, &s.params, &s.net, spec)
+}
+
 /// Run one simulation.
 pub fn run(s: &Setup) -> Result<SimResult> {
+    if s.allreduce.is_some() {
+        return Err(rule(
+            "traffic.pattern",
+            "\"allreduce\"",
+            "is a workload of `exanet simulate` alone (run_allreduce), not of this runner",
+        ));
+    }
     let start = Instant::now();
     let mut net = Network::new(&s.net).context("building the network")?;
     let r = net.run();

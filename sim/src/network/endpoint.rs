@@ -32,6 +32,12 @@ pub struct Queued {
     ///
     /// [`Network::send_bad`]: super::Network::send_bad
     pub bad: bool,
+    /// A packet of a real protocol ([`Network::send_raw`]): its flits are
+    /// the next entry of the endpoint's raw queue of its class, not a
+    /// function of `id` (which is 0).
+    ///
+    /// [`Network::send_raw`]: super::Network::send_raw
+    pub raw: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -47,15 +53,22 @@ enum Rx {
     },
     /// Discarding the rest of a packet already reported as wrong.
     Skip,
+    /// Collecting a raw packet ([`Endpoint::start_raw`]).
+    Raw,
 }
 
 /// One terminal's network interface.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
     pub queues: [VecDeque<Queued>; 2],
-    sending: Option<(Queued, u16)>,
+    /// The packet being sent, its next flit, its class.
+    sending: Option<(Queued, u16, usize)>,
     credits: [u16; MAX_VCS],
     rx: [Rx; MAX_VCS],
+    /// Per class: the flits of the raw packets queued, in queue order.
+    raw_tx: [VecDeque<Vec<Flit>>; 2],
+    /// Per VC: the raw packet being received (empty until one arrives).
+    raw_rx: Vec<Vec<Flit>>,
 }
 
 impl Endpoint {
@@ -66,6 +79,8 @@ impl Endpoint {
             sending: None,
             credits: [credits as u16; MAX_VCS],
             rx: [Rx::Idle; MAX_VCS],
+            raw_tx: Default::default(),
+            raw_rx: Vec::new(),
         }
     }
 
@@ -91,18 +106,65 @@ impl Endpoint {
                     .is_some_and(|q| self.credits[q.vc as usize] >= q.flits)
             })?;
             let q = self.queues[c].pop_front().expect("checked front");
-            self.sending = Some((q, 0));
+            self.sending = Some((q, 0, c));
         }
-        let (q, i) = self.sending.as_mut().expect("sending");
-        let f = packet_flit(q.id, q.header, *i as usize, q.flits as usize, words, q.vc);
+        let (q, i, c) = self.sending.as_mut().expect("sending");
+        let f = if q.raw {
+            self.raw_tx[*c].front().expect("a raw packet's flits")[*i as usize]
+        } else {
+            packet_flit(q.id, q.header, *i as usize, q.flits as usize, words, q.vc)
+        };
         self.credits[q.vc as usize] -= 1;
         *i += 1;
-        let head = (*i == 1).then_some(q.id);
+        let head = (*i == 1 && !q.raw).then_some(q.id);
         let bad = q.bad;
         if *i == q.flits {
+            if q.raw {
+                self.raw_tx[*c].pop_front();
+            }
             self.sending = None;
         }
         Some((f, head, bad))
+    }
+
+    /// Queue a raw packet (its flits, on their VC) in class `class`.
+    pub fn queue_raw(&mut self, flits: Vec<Flit>, class: usize) {
+        self.queues[class].push_back(Queued {
+            id: 0,
+            header: 0,
+            flits: flits.len() as u16,
+            vc: flits[0].vc,
+            bad: false,
+            raw: true,
+        });
+        self.raw_tx[class].push_back(flits);
+    }
+
+    /// Whether the packet arriving on `vc` is a raw one being collected.
+    #[inline]
+    pub fn in_raw(&self, vc: u8) -> bool {
+        matches!(self.rx[vc as usize], Rx::Raw)
+    }
+
+    /// A raw packet's head flit arrived on its VC (which is between packets).
+    pub fn start_raw(&mut self, f: &Flit) {
+        if self.raw_rx.is_empty() {
+            self.raw_rx = vec![Vec::new(); MAX_VCS];
+        }
+        self.rx[f.vc as usize] = Rx::Raw;
+        self.raw_rx[f.vc as usize].clear();
+    }
+
+    /// The next flit of a raw packet; the whole packet once its tail is in.
+    pub fn receive_raw(&mut self, f: &Flit) -> Option<Vec<Flit>> {
+        let v = f.vc as usize;
+        self.raw_rx[v].push(*f);
+        if f.tail {
+            self.rx[v] = Rx::Idle;
+            Some(std::mem::take(&mut self.raw_rx[v]))
+        } else {
+            None
+        }
     }
 
     /// A credit from the router for `vc`.
@@ -121,6 +183,12 @@ impl Endpoint {
     ) -> Option<Record> {
         let v = f.vc as usize;
         let (id, idx, len) = match self.rx[v] {
+            Rx::Raw => {
+                sb.error(format!(
+                    "terminal {at} vc {v}: raw packet flit offered to the scoreboard"
+                ));
+                return None;
+            }
             Rx::Skip => {
                 if f.tail {
                     self.rx[v] = Rx::Idle;

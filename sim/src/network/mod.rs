@@ -38,6 +38,14 @@
 //! cost nothing per cycle. Memory is fixed per router (buffers in flat
 //! arrays of 64-bit words) plus the packets in flight.
 //!
+//! # Raw packets
+//! [`Network::send_raw`] carries the packets of a real protocol (an NI
+//! model's, as 128-bit flits) beside the scoreboard's synthetic ones: same
+//! injection queues, VCs and routers; the destination endpoint tells them
+//! apart by their header word and hands them over whole
+//! ([`Network::take_arrivals`]). [`collective`] runs golden NIs with the
+//! allreduce engine on them.
+//!
 //! # Method
 //! Warm-up, a measurement window (packets created in it are *tagged*), then a
 //! drain with traffic continuing until every tagged packet is delivered
@@ -47,6 +55,7 @@
 //! deadlock when flits are in the network and none has moved for `watchdog`
 //! cycles (which must exceed `link_latency`).
 
+pub mod collective;
 pub mod endpoint;
 pub mod links;
 mod measure;
@@ -59,6 +68,6 @@ pub mod watchdog;
 
 pub use links::{FramedLinks, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS};
 pub use params::{NetworkParams, Workload};
-pub use sim::{LocalIo, Network};
+pub use sim::{Arrival, LocalIo, Network};
 pub use source::HeaderFault;
 pub use stats::{ClassReport, Deadlock, Latency, Report};

@@ -10,7 +10,8 @@ use super::stats::{ClassAcc, Deadlock};
 use super::watchdog::blocked_channels;
 use crate::router::{Flit, Router, RouterInputs};
 use crate::topology::Topology;
-use anyhow::Result;
+use anyhow::{bail, Result};
+use std::collections::HashMap;
 
 /// What arrives at one port in one cycle: a flit (into the input) and a credit
 /// (for the output); which of them are valid is in the arrival masks.
@@ -84,6 +85,24 @@ pub struct Network {
     local_io: Vec<LocalIo>,
     /// The framed links (`None`: ideal wires of `link_latency`).
     pub(super) links: Option<Links>,
+    /// Raw packets in flight, by (destination terminal, header word): how
+    /// the receiving endpoint tells them from scoreboard packets.
+    raw_expect: HashMap<(u32, u128), u32>,
+    /// Raw packets delivered and not yet taken.
+    arrivals: Vec<Arrival>,
+}
+
+/// A raw packet ([`Network::send_raw`]) whose tail reached its terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// The destination terminal.
+    pub term: usize,
+    /// The VC it arrived on (its class is `vc / vcs_per_class`).
+    pub vc: u8,
+    /// Its flits, as sent.
+    pub flits: Vec<Flit>,
+    /// The cycle its tail was consumed.
+    pub cycle: u64,
 }
 
 /// Which routers and endpoints have work in which cycle: only those are
@@ -198,6 +217,8 @@ impl Network {
             router_cycles: 0,
             local_io: Vec::new(),
             links,
+            raw_expect: HashMap::new(),
+            arrivals: Vec::new(),
             p: p.clone(),
         })
     }
@@ -325,7 +346,27 @@ impl Network {
                 let class = inbox.flit.vc as usize / self.p.router.vcs_per_class;
                 self.acc[class].accepted_flits += 1;
             }
-            if let Some(rec) =
+            let f = &inbox.flit;
+            if f.head && !self.raw_expect.is_empty() && !self.eps[term].in_raw(f.vc) {
+                let key = (term as u32, f.low128());
+                if let Some(n) = self.raw_expect.get_mut(&key) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.raw_expect.remove(&key);
+                    }
+                    self.eps[term].start_raw(f);
+                }
+            }
+            if self.eps[term].in_raw(f.vc) {
+                if let Some(flits) = self.eps[term].receive_raw(f) {
+                    self.arrivals.push(Arrival {
+                        term,
+                        vc: f.vc,
+                        flits,
+                        cycle: t,
+                    });
+                }
+            } else if let Some(rec) =
                 self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb)
             {
                 self.delivered_packet(rec);
@@ -512,6 +553,78 @@ impl Network {
         });
         self.links = Some(l);
         moved
+    }
+
+    /// Queue a packet of a real protocol (e.g. an NI's, from
+    /// [`crate::ni::wire::Packet::to_flits`]) at terminal `src` for terminal
+    /// `dst` in message class `class`: it is injected like any other
+    /// packet (after those already queued in its class, on the VC the
+    /// network gives the flow, which this sets on every flit) and handed
+    /// over whole, as sent, by [`Network::take_arrivals`] once its tail has
+    /// reached `dst`. Needs 128-bit flits or wider, and a packet the
+    /// router accepts (header, size, at most `max_packet_flits`); the
+    /// scoreboard does not check it. It is told from scoreboard packets at
+    /// `dst` by its header word (a synthetic packet with exactly the same
+    /// header would be taken for it: synthetic headers carry PDID 0).
+    pub fn send_raw(
+        &mut self,
+        src: usize,
+        dst: usize,
+        mut flits: Vec<Flit>,
+        class: usize,
+    ) -> Result<()> {
+        let terms = self.eps.len();
+        if src >= terms || dst >= terms {
+            bail!("send_raw: terminal {src} -> {dst}, this network has {terms}");
+        }
+        if class >= self.p.router.classes {
+            bail!(
+                "send_raw: class {class}, the routers have {}",
+                self.p.router.classes
+            );
+        }
+        if self.words < 2 {
+            bail!("send_raw: needs flits of 128 bits or more");
+        }
+        if flits.is_empty() || flits.len() > self.p.router.max_packet_flits {
+            bail!(
+                "send_raw: a packet of {} flits (router.max_packet_flits = {})",
+                flits.len(),
+                self.p.router.max_packet_flits
+            );
+        }
+        let dest = self.src_dest_coords(dst);
+        let vc = crate::router::route_compute::injection_vc(&self.p.router, class, dest);
+        for f in &mut flits {
+            f.vc = vc;
+        }
+        *self
+            .raw_expect
+            .entry((dst as u32, flits[0].low128()))
+            .or_insert(0) += 1;
+        self.eps[src].queue_raw(flits, class);
+        self.wakeups.endpoint(src, self.t);
+        Ok(())
+    }
+
+    /// The network's topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// Virtual channels per message class.
+    pub fn vcs_per_class(&self) -> usize {
+        self.p.router.vcs_per_class
+    }
+
+    /// Raw packets delivered since the last call, in delivery order.
+    pub fn take_arrivals(&mut self) -> Vec<Arrival> {
+        std::mem::take(&mut self.arrivals)
+    }
+
+    /// Packets queued (not yet started) at terminal `term` in class `class`.
+    pub fn queued_at(&self, term: usize, class: usize) -> usize {
+        self.eps[term].queued(class)
     }
 
     /// The router models, mutable (fault injection in tests).

@@ -142,9 +142,15 @@ impl Network {
             flits: self.p.router.packet_flits(bytes) as u16,
             vc,
             bad: true,
+            raw: false,
         });
         self.wakeups.endpoint(src, self.t);
         Some(id)
+    }
+
+    /// The coordinates of terminal `dst` (fpga = its local port).
+    pub(super) fn src_dest_coords(&self, dst: usize) -> Coords {
+        self.dest_coords(dst)
     }
 
     fn dest_coords(&self, dst: usize) -> Coords {
@@ -224,6 +230,7 @@ impl Network {
             flits: flits as u16,
             vc,
             bad: false,
+            raw: false,
         });
         self.wakeups.endpoint(src, self.t);
         Some(id)

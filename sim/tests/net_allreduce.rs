@@ -1,0 +1,228 @@
+//! Allreduce over the timed network (golden NIs on golden routers and
+//! framed links): every rank's result equals the reference bits, hardware
+//! and software; software latency grows linearly with its per-message
+//! overhead; hardware latency grows with the rank count.
+
+use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
+use exanet_sim::allreduce::schedule::CommBox;
+use exanet_sim::network::collective::{run_allreduce, ArMode, ArParams, ArReport};
+use exanet_sim::network::{FramedLinks, LinkKeys, NetworkParams, Workload};
+use exanet_sim::router::RouterParams;
+use exanet_sim::topology::Topology;
+use exanet_sim::traffic::{PacketSizes, Pattern};
+
+fn keys() -> LinkKeys {
+    LinkKeys {
+        gbps: 10.0,
+        latency_ns: 100.0,
+        model: "framed".into(),
+        frame_flits: 0,
+        ber: 0.0,
+        burst_rate: 0.0,
+        burst_bits: 16,
+        down: vec![],
+        down_nodes: vec![],
+    }
+}
+
+fn network(dims: [usize; 3], rate: f64) -> NetworkParams {
+    let wrap = dims.map(|d| d > 1);
+    let router = RouterParams {
+        topology: Topology::new(dims, wrap, 1).unwrap(),
+        ..Default::default()
+    };
+    let nodes = router.topology.num_nodes();
+    let links = FramedLinks::from_keys(
+        &keys(),
+        router.flit_bits,
+        router.num_vcs(),
+        router.buffer_flits,
+        16,
+        156.25,
+        nodes,
+        7,
+    )
+    .unwrap();
+    NetworkParams {
+        router,
+        link_latency: 16,
+        links,
+        workload: Workload::Synthetic {
+            pattern: Pattern::Uniform,
+            rate,
+            sizes: PacketSizes::Fixed { bytes: 256 },
+            class1_fraction: 0.0,
+        },
+        warmup: 0,
+        window: 1,
+        drain_max: 100_000,
+        watchdog: 10_000,
+        order_check: true,
+        source_queue_limit: 16,
+        check_deadlock: false,
+        seed: 3,
+    }
+}
+
+fn ar(mode: ArMode, op: ReduceOp, dtype: ReduceDtype, count: usize, comm: CommBox) -> ArParams {
+    ArParams {
+        mode,
+        op,
+        dtype,
+        count,
+        comm,
+        repetitions: 2,
+        threshold: 1024,
+        ni_tx_cycles: 32,
+        ni_rx_cycles: 16,
+        tx_ahead: 8,
+        host_cycles: 74,
+        reduce_cycles_per_element: 0.3,
+        max_cycles: 2_000_000,
+        seed: 11,
+    }
+}
+
+fn check(r: &ArReport, what: &str) {
+    assert!(
+        r.clean(),
+        "{what}: {:?} {:?}",
+        r.errors,
+        r.background_errors
+    );
+    assert_eq!(r.checked, r.ranks * r.latency.len(), "{what}");
+    assert!(r.latency.iter().all(|&l| l > 0), "{what}: {:?}", r.latency);
+}
+
+#[test]
+fn every_rank_gets_the_reference_bits_hardware_and_software() {
+    let net = network([4, 2, 2], 0.0);
+    let boxes = [
+        CommBox::whole([4, 2, 2]),
+        CommBox {
+            origin: [3, 1, 0],
+            extent: [3, 1, 2],
+        },
+    ];
+    let cases = [
+        (ReduceOp::Sum, ReduceDtype::F64, 1),
+        (ReduceOp::Sum, ReduceDtype::F32, 300),
+        (ReduceOp::Max, ReduceDtype::I32, 1000),
+        (ReduceOp::Bxor, ReduceDtype::U64, 17),
+    ];
+    for (i, &(op, dtype, count)) in cases.iter().enumerate() {
+        let comm = boxes[i % 2];
+        for mode in [ArMode::Hardware, ArMode::Software] {
+            let r = run_allreduce(&net, &ar(mode, op, dtype, count, comm)).unwrap();
+            check(
+                &r,
+                &format!("{mode:?} {op:?} {dtype:?} x{count} on {comm:?}"),
+            );
+        }
+    }
+}
+
+/// Software: every message pays the overhead once, on the critical path:
+/// recursive doubling over P = 2^K ranks sends K messages in sequence, so
+/// the latency grows by K cycles per cycle of overhead.
+#[test]
+fn software_latency_grows_linearly_with_the_per_message_overhead() {
+    let net = network([4, 2, 2], 0.0);
+    let comm = CommBox::whole([4, 2, 2]);
+    let lat = |host: u64| {
+        let mut p = ar(ArMode::Software, ReduceOp::Sum, ReduceDtype::U64, 4, comm);
+        p.host_cycles = host;
+        let r = run_allreduce(&net, &p).unwrap();
+        check(&r, "software");
+        r.latency[0]
+    };
+    let (a, b, c) = (lat(0), lat(100), lat(300));
+    // 16 ranks: K = 4 messages on the critical path. With no overhead at
+    // all, messages of consecutive steps meet on the links (a few cycles
+    // more); from 100 cycles on, the slope is exactly K.
+    assert_eq!(c - b, 4 * 200, "{a} {b} {c}");
+    assert!((b - a).abs_diff(4 * 100) <= 4 * 100 / 10, "{a} {b} {c}");
+    // hardware pays it once
+    let hw = |host: u64| {
+        let mut p = ar(ArMode::Hardware, ReduceOp::Sum, ReduceDtype::U64, 4, comm);
+        p.host_cycles = host;
+        run_allreduce(&net, &p).unwrap().latency[0]
+    };
+    assert_eq!(hw(300) - hw(100), 200);
+}
+
+/// Hardware latency grows with the rank count: one more recursive-doubling
+/// step per doubling, and a non-power-of-two box pays the pre and post steps.
+#[test]
+fn hardware_latency_grows_with_the_rank_count() {
+    let net = network([8, 2, 1], 0.0);
+    let lat = |extent: [usize; 3]| {
+        let comm = CommBox {
+            origin: [0, 0, 0],
+            extent,
+        };
+        let r = run_allreduce(
+            &net,
+            &ar(ArMode::Hardware, ReduceOp::Sum, ReduceDtype::F64, 2, comm),
+        )
+        .unwrap();
+        check(&r, &format!("{extent:?}"));
+        r.latency[0]
+    };
+    let l: Vec<u64> = [[2, 1, 1], [4, 1, 1], [8, 1, 1], [8, 2, 1]]
+        .into_iter()
+        .map(lat)
+        .collect();
+    assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+    // 6 ranks: 2 reduce steps plus pre and post, slower than 4 ranks' 2 steps
+    let six = lat([6, 1, 1]);
+    assert!(six > l[1], "6 ranks {six}, 4 ranks {}", l[1]);
+}
+
+/// Raw packets cross the network beside synthetic traffic, arrive whole
+/// and as sent at the right terminal; bad arguments are errors.
+#[test]
+fn raw_packets_arrive_intact_beside_synthetic_traffic() {
+    use exanet_sim::network::Network;
+    use exanet_sim::ni::wire::Packet;
+    use exanet_sim::packet::coords::Coords;
+    use exanet_sim::packet::footer::Footer;
+    use exanet_sim::packet::header::{Header, PacketType};
+    let net_p = network([4, 2, 2], 0.2);
+    let mut net = Network::new(&net_p).unwrap();
+    let topo = net.topology().clone();
+    let mut sent = Vec::new();
+    for (k, (src, dst)) in [(0usize, 15usize), (3, 12), (5, 5), (7, 8)]
+        .iter()
+        .enumerate()
+    {
+        let c = topo.coords(*dst);
+        let to = Coords::new(c[0] as u8, c[1] as u8, c[2] as u8, 0).unwrap();
+        let mut h = Header::new(PacketType::RdmaWrite, to);
+        h.set_pdid(0x30 + k as u16).unwrap();
+        let payload: Vec<u8> = (0..(40 * (k + 1))).map(|i| (i * 7 + k) as u8).collect();
+        let p = Packet::build(h, Footer::new(Coords::default()), &payload);
+        net.send_raw(*src, *dst, p.to_flits(0), 0).unwrap();
+        sent.push((*dst, p));
+    }
+    let mut got = Vec::new();
+    for _ in 0..5_000 {
+        net.step();
+        got.extend(net.take_arrivals());
+    }
+    assert_eq!(got.len(), sent.len(), "{got:?}");
+    for (dst, p) in &sent {
+        let a = got
+            .iter()
+            .find(|a| Packet::from_flits(&a.flits) == *p)
+            .unwrap_or_else(|| panic!("packet for {dst} lost or changed"));
+        assert_eq!(a.term, *dst);
+        assert!((a.vc as usize) < 2, "class 0 arrives on a class-0 VC");
+    }
+    assert_eq!(net.errors().1, 0, "{:?}", net.errors().0);
+    assert!(net.delivered() > 0, "synthetic traffic ran beside");
+    let p = sent[0].1.clone();
+    assert!(net.send_raw(16, 0, p.to_flits(0), 0).is_err());
+    assert!(net.send_raw(0, 1, p.to_flits(0), 2).is_err());
+    assert!(net.send_raw(0, 1, Vec::new(), 0).is_err());
+}
