@@ -24,6 +24,23 @@
 //! mesh-boundary port's inputs are tied to zero and its outputs left on
 //! `unused_*` wires. Each router gets its coordinates as constants on
 //! `node_x/y/z`, so one router module serves every node.
+//!
+//! # Framed links ([`emit_network_framed`], top `exanet_network_<suffix>_lk<hash>`)
+//! Instead of register stages, each connected network port `q` of router
+//! `n` (a *link end* `n<n>_p<q>`) gets an RTL `link_tx` (`ltx_n<n>_p<q>`:
+//! the router's output `q` in, its credits back to the router's credit
+//! input `q`) and an RTL `link_rx` (`lrx_n<n>_p<q>`: flits to the router's
+//! input `q`, the router's credits for them in), joined by `link_rx`'s
+//! status bus. The PHY between two link ends is outside, on top ports per
+//! end: `n<n>_p<q>_phy_tx_valid`, `_phy_tx_data[64]`, `_phy_tx_ctrl`
+//! (outputs, `link_tx`'s word), `_phy_tx_ready`, `_phy_rx_valid`,
+//! `_phy_rx_ctrl`, `_phy_rx_data[64]`, `_phy_lane_up` (inputs, for
+//! `link_rx`: the word the far end's `link_tx` sent, after the PHY); plus
+//! `_link_state[2]` (`link_rx`'s state) and the counters `_tx_<c>` for
+//! [`TX_COUNTERS`] and `_rx_<c>` for [`RX_COUNTERS`] (32 b). Every link
+//! output is a register, so a router output during t is in `link_tx`
+//! during t and a `link_rx` flit is on the router's input during t + 1:
+//! the golden network's framed-link timing (`exanet_sim::network::links`).
 
 use super::top::{emit_router, router_top_name};
 use crate::emit::Emitted;

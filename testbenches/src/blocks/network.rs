@@ -386,6 +386,9 @@ pub struct NetworkBench {
     point: NetworkPoint,
     /// Framed links: per link end (the golden network's end order), its ports.
     ends: Vec<EndPorts>,
+    /// Fault tests only: (link end, mask) XORed into every word that end's
+    /// RTL `link_rx` gets, a stand-in for a broken RTL input.
+    rx_fault: Option<(usize, u64)>,
     /// The golden network's link latency (differs only in fault tests).
     golden_link_latency: usize,
     net: Option<Network>,
@@ -431,6 +434,14 @@ impl NetworkBench {
         Self::build(point, golden_link_latency)
     }
 
+    /// Fault tests only: every word link end `end`'s RTL `link_rx` gets is
+    /// XORed with `mask` (the golden one's is not), to show the bench
+    /// catches an RTL link end that receives something else than the
+    /// golden one.
+    pub fn corrupt_rx_words(&mut self, end: usize, mask: u64) {
+        self.rx_fault = Some((end, mask));
+    }
+
     /// A bench of a whole point (framed links or ideal).
     pub fn from_point(point: NetworkPoint) -> Result<Self> {
         let lat = point.link_latency;
@@ -450,6 +461,7 @@ impl NetworkBench {
             link_latency,
             point,
             ends: Vec::new(),
+            rx_fault: None,
             golden_link_latency,
             net: None,
             phase: Phase::Reset,
@@ -787,7 +799,7 @@ impl NetworkBench {
         let Some(net) = self.net.as_ref() else {
             return;
         };
-        for (e, p) in net.link_ends().iter().zip(&self.ends) {
+        for (i, (e, p)) in net.link_ends().iter().zip(&self.ends).enumerate() {
             p.tx_ready.set(e.io.ready as u64);
             p.lane_up.set(e.io.lane_up as u64);
             let w = e.io.arrived.unwrap_or(PhyWord {
@@ -795,7 +807,11 @@ impl NetworkBench {
                 ctrl: false,
             });
             p.rx_valid.set(e.io.arrived.is_some() as u64);
-            p.rx_data.set(w.data);
+            let mask = match self.rx_fault {
+                Some((end, m)) if end == i => m,
+                _ => 0,
+            };
+            p.rx_data.set(w.data ^ mask);
             p.rx_ctrl.set(w.ctrl as u64);
         }
     }
@@ -1236,5 +1252,33 @@ mod tests {
             .unwrap();
         let e = format!("{e:#}");
         assert!(e.contains("golden network") && e.contains("cycl"), "{e}");
+    }
+
+    #[test]
+    fn framed_points_parse_and_bad_link_keys_name_the_key() {
+        let t = "dims=2x2x1,links=framed,link_latency=4,ber=0.00001,down=100-200;300-400";
+        let p = parse(t).unwrap();
+        assert!(p.framed());
+        assert_eq!(parse(&point::to_text(&p)).unwrap(), p);
+        let f = p.framed_links(7).unwrap().unwrap();
+        assert_eq!(f.down, vec![(100, 200), (300, 400)]);
+        assert_eq!((f.phy.ber, f.phy.latency_cycles, f.phy.seed), (1e-5, 4, 7));
+        assert_eq!(f.link, p.link_params().unwrap().unwrap());
+        assert_eq!(f.link.tx_buffer_flits, p.router.buffer_flits);
+        assert_eq!(point(t).unwrap().point(), point::to_text(&p));
+        assert!(parse_point(t).unwrap_err().to_string().contains("framed"));
+        for (bad, key) in [
+            ("links=framed,ber=0.5", "`ber`"),
+            ("links=framed,link_latency=0", "`link_latency` = 0"),
+            ("links=framed,down=5-3", "`down[0]`"),
+            ("links=framed,down=abc", "`down`"),
+            ("links=framed,frame_flits=99", "`frame_flits`"),
+            ("links=wire", "`links`"),
+            ("ber=0.00001", "`ber`"),
+            ("down=1-2", "`down`"),
+        ] {
+            let e = format!("{:#}", parse(bad).unwrap_err());
+            assert!(e.contains(key), "{bad}: {e}");
+        }
     }
 }
