@@ -62,11 +62,11 @@ use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::link::link_rx::link_rx_top_name;
 use exanet_hdl::link::link_tx::link_tx_top_name;
-use exanet_hdl::router::emit_network;
 use exanet_hdl::router::network::{
     emit_network_framed, MAX_LINK_LATENCY, PHY_PORTS, RX_COUNTERS, TX_COUNTERS,
 };
 use exanet_hdl::router::router_top_name;
+use exanet_hdl::router::{emit_network, single_file};
 use exanet_sim::link::{LinkCounters, LinkParams, LinkState, PhyWord};
 use exanet_sim::network::{
     FramedLinks, HeaderFault, LinkEnd, LinkKeys, LocalIo, Network, NetworkParams, Workload,
@@ -1096,9 +1096,17 @@ impl Bench for NetworkBench {
         }
         config.push_str("`verilog\n");
         let mut text = format!("{config}{top_text}\n");
-        for (_, m) in &e.modules[..e.modules.len() - 1] {
-            text.push_str(m);
-            text.push('\n');
+        if shared.is_empty() {
+            // (the text of the ideal-link top as before: same Verilator cache entry)
+            text.push_str(&single_file(&Emitted {
+                top: r.clone(),
+                modules: e.modules[..e.modules.len() - 1].to_vec(),
+            }));
+        } else {
+            for (_, m) in &e.modules[..e.modules.len() - 1] {
+                text.push_str(m);
+                text.push('\n');
+            }
         }
         Ok(Emitted {
             modules: vec![(e.top.clone(), text)],
