@@ -130,34 +130,39 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
             } else {
                 format!("--point {t}")
             };
-            let (p, lat) = network::parse_point(t).map_err(|e| usage(format!("{what}: {e:#}")))?;
-            let b = NetworkBench::new(p, lat).map_err(|e| usage(format!("{what}: {e:#}")))?;
+            let p = network::parse(t).map_err(|e| usage(format!("{what}: {e:#}")))?;
+            let b = NetworkBench::from_point(p).map_err(|e| usage(format!("{what}: {e:#}")))?;
             Ok(CosimItem::Network(Box::new(b)))
         })
         .collect()
 }
 
 /// The point text for `--ber B`: `point` (or the default point) with its
-/// `ber` key set; only link benches have a PHY model.
+/// `ber` key set; only link benches and the network (whose `--ber` means
+/// framed links: `links=framed` unless the point sets `links`) have a PHY model.
 pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
-    if !["link_tx", "link_rx"].contains(&block) {
+    if !["link_tx", "link_rx", "network"].contains(&block) {
         return Err(usage(format!(
-            "--ber applies to `exanet cosim link_tx` and `link_rx` only, not `{block}`"
+            "--ber applies to `exanet cosim link_tx`, `link_rx` and `network` only, not `{block}`"
         )));
     }
-    match point {
-        None => Ok(format!("ber={ber}")),
-        Some(p) => {
-            let items =
-                exanet_sim::point::items(p).map_err(|e| usage(format!("--point {p}: {e:#}")))?;
-            if items.iter().any(|(k, _)| *k == "ber") {
-                return Err(usage(format!(
-                    "--ber and a `ber` key in --point {p}: give the bit error rate once"
-                )));
-            }
-            Ok(format!("{p},ber={ber}"))
-        }
+    let items = match point {
+        None => Vec::new(),
+        Some(p) => exanet_sim::point::items(p).map_err(|e| usage(format!("--point {p}: {e:#}")))?,
+    };
+    if items.iter().any(|(k, _)| *k == "ber") {
+        return Err(usage(format!(
+            "--ber and a `ber` key in --point {}: give the bit error rate once",
+            point.unwrap_or_default()
+        )));
     }
+    let framed = block == "network" && !items.iter().any(|(k, _)| *k == "links");
+    let mut t = point.map(|p| format!("{p},")).unwrap_or_default();
+    if framed {
+        t.push_str("links=framed,");
+    }
+    t.push_str(&format!("ber={ber}"));
+    Ok(t)
 }
 
 /// The benches of the tops of `block` in a generated folder's manifest.
@@ -321,6 +326,27 @@ mod tests {
         );
         let e = ber_point("link_rx", Some("ber=0.1"), 1e-5).err().unwrap();
         assert!(format!("{e}").contains("once"), "{e}");
+        // the network: --ber means framed links, with --dims
+        let t = ber_point("network", None, 1e-5).unwrap();
+        assert_eq!(t, "links=framed,ber=0.00001");
+        let v = items("network", Some(&t), Some("2x2x1")).unwrap();
+        assert_eq!(v.len(), 1);
+        let CosimItem::Network(b) = &v[0] else {
+            panic!("a network bench")
+        };
+        let pt = b.point();
+        assert!(
+            pt.contains("dims=2x2x1") && pt.contains("links=framed") && pt.contains("ber=0.00001"),
+            "{pt}"
+        );
+        let t = ber_point("network", Some("links=ideal"), 1e-5).unwrap();
+        let e = items("network", Some(&t), None).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e)
+                && format!("{e}").contains("`ber`")
+                && format!("{e}").contains("framed"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -173,6 +173,7 @@ enum Cmd {
     ///   exanet cosim fifo --point width=8,depth=4,almost_full=3 --rtl my-rtl/ --trace f.vcd
     ///   exanet generate && exanet cosim fifo --generated     # the generated instance
     ///   exanet cosim network --dims 4x2x2 --cycles 200000    # 16 RTL routers vs the golden network
+    ///   exanet cosim network --dims 4x2x2 --ber 1e-5 --point link_latency=16   # ... with RTL link layers
     ///   exanet cosim link_tx --ber 1e-4 --cycles 1000000 --seed 7   # RTL link_tx in a golden link
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
@@ -335,8 +336,10 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
-    /// Bit error rate of the PHY model for `exanet cosim link_rx` (sets
-    /// the point's `ber`; without --point, the default point at this BER).
+    /// Bit error rate of the PHY model for `exanet cosim link_tx`,
+    /// `link_rx` and `network` (sets the point's `ber`; without --point,
+    /// the default point at this BER; for the network also `links=framed`:
+    /// RTL link layers between the RTL routers).
     #[arg(long, value_name = "B", conflicts_with = "generated")]
     ber: Option<f64>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).

@@ -4,9 +4,11 @@
 //! the bench fails on a wrong golden network and on a miswired RTL.
 
 use exanet_sim::rng::Rng;
-use exanet_tb::blocks::network::{info, matrix_points, parse_point, NetworkBench};
+use exanet_tb::blocks::network::{
+    info, matrix_points, parse, parse_point, NetworkBench, NetworkCoverage,
+};
 use exanet_tb::cosim::{
-    load, run, skip_without_verilator, test_options, Bench, CosimOptions, Mismatch,
+    load, run, skip_without_verilator, test_options, Bench, CosimOptions, CosimReport, Mismatch,
 };
 
 /// The CI case: a 4x2x2 torus of default routers (2 classes x 2 VCs,
@@ -137,4 +139,121 @@ fn a_miswired_rtl_is_caught() {
     println!("{m}");
     assert!(m.cycle > 0 && m.cycle < 5_000, "{m}");
     assert!(!m.expected.is_empty() && m.expected != m.actual, "{m}");
+}
+
+/// The framed-links CI network: the small mesh's routers with an RTL
+/// `link_tx` → golden PHY (4 cycles) → RTL `link_rx` in each direction of
+/// each of its 4 links. BER, down windows and seeds do not change the
+/// Verilog, so every run below shares one Verilator build.
+const FRAMED_MESH: &str = "dims=2x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=18,flit_bits=128,max_packet_flits=18,links=framed,link_latency=4";
+
+fn framed_run(extra: &str, cycles: u64, seed: u64) -> (CosimReport, NetworkCoverage) {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse(&format!("{FRAMED_MESH},{extra}")).unwrap();
+    assert!(p.framed());
+    let mut bench = NetworkBench::from_point(p).unwrap();
+    let r = run(&mut bench, &test_options(cycles, seed, tmp.path())).unwrap();
+    let c = bench.coverage();
+    println!("{extra}: {}\n{}", r.summary(), c.summary());
+    assert_eq!(r.mismatches, 0, "{extra}: {:?}", r.first);
+    assert_eq!(r.cycles, cycles);
+    (r, c)
+}
+
+/// Framed links, error-free and at BER 1e-4 (about one bit error per 150
+/// words sent; 1e-5 gives too few errors in a CI-sized run of 4 links):
+/// zero mismatches on every terminal, router counter, link word, link
+/// state and link counter; the error-free run sees no CRC error and no
+/// replay, the noisy one drops frames and replays them, and every packet
+/// still arrives exactly once (the golden scoreboard over the RTL's
+/// ejected flits), with bad packets dropped and the drains clean.
+#[test]
+fn framed_mesh_matches_error_free_and_at_ber_1e_4() {
+    if skip_without_verilator() {
+        return;
+    }
+    let (_, c) = framed_run("ber=0", 30_000, 0x11);
+    assert!(c.delivered > 500 && c.frames > 500, "{c:?}");
+    assert!(c.drains >= 1, "{c:?}");
+    assert_eq!((c.crc_errors, c.retransmissions), (0, 0), "{c:?}");
+    let (_, c) = framed_run("ber=0.0001", 30_000, 0x12);
+    assert!(c.delivered > 500 && c.dropped > 0, "{c:?}");
+    assert!(c.crc_errors > 5 && c.retransmissions > 5, "{c:?}");
+}
+
+/// Framed links with every lane down for a window in mid-traffic (in each
+/// golden network; the RTL gets the lane state from the golden PHY): the
+/// links go down and retrain, nothing is lost or duplicated, the RTL
+/// matches throughout.
+#[test]
+fn framed_mesh_matches_across_a_link_down_window() {
+    if skip_without_verilator() {
+        return;
+    }
+    let (_, c) = framed_run("ber=0.00003,down=1500-1900", 20_000, 0x13);
+    assert!(c.link_downs >= 8, "every link end goes down: {c:?}");
+    assert!(c.delivered > 400, "{c:?}");
+}
+
+/// A link end whose RTL `link_rx` gets every PHY word with bit 0 flipped
+/// (by the bench, on the shared build) is caught, naming that link end.
+#[test]
+fn a_corrupted_link_input_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bench = NetworkBench::from_point(parse(FRAMED_MESH).unwrap()).unwrap();
+    bench.corrupt_rx_words(0, 1);
+    let r = run(&mut bench, &test_options(5_000, 0x14, tmp.path())).unwrap();
+    let m = r.first.expect("the flipped bit must be caught");
+    println!("{m}");
+    assert!(m.port.starts_with("n0_p0_"), "{m}");
+    assert!(m.cycle < 500, "caught late: {m}");
+}
+
+/// The same fault in the Verilog (an edited top: its own Verilator build,
+/// hence ignored by default) is caught the same way.
+#[test]
+#[ignore]
+fn a_corrupted_link_input_in_the_verilog_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse(FRAMED_MESH).unwrap();
+    let mut bench = NetworkBench::from_point(p).unwrap();
+    let e = bench.emit().unwrap();
+    let text = &e.modules[0].1;
+    let from = ".phy_rx_data(n0_p0_phy_rx_data)";
+    assert_eq!(text.matches(from).count(), 1);
+    let edited = text.replace(from, ".phy_rx_data(n0_p0_phy_rx_data ^ 64'd1)");
+    let dir = tmp.path().join("rtl");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{}.v", e.top)), edited).unwrap();
+    let m = first_mismatch(&mut bench, &dir, 5_000).expect("the flipped bit must be caught");
+    println!("{m}");
+    assert!(m.port.starts_with("n0_p0_"), "{m}");
+    assert!(m.cycle < 500, "caught late: {m}");
+}
+
+/// Longer framed runs: the 4x2x2 torus of default routers with 16-cycle
+/// PHYs at BER 1e-5, several seeds (`cargo test -- --ignored`; see
+/// BENCHMARKS.md for the speed and the `exanet cosim` command).
+#[test]
+#[ignore]
+fn framed_torus_4x2x2_at_ber_1e_5() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for seed in [1, 2, 3] {
+        let p = parse("dims=4x2x2,links=framed,link_latency=16,ber=0.00001").unwrap();
+        let mut bench = NetworkBench::from_point(p).unwrap();
+        let r = run(&mut bench, &test_options(100_000, seed, tmp.path())).unwrap();
+        let c = bench.coverage();
+        println!("seed {seed}: {}\n{}", r.summary(), c.summary());
+        assert_eq!(r.mismatches, 0, "seed {seed}: {:?}", r.first);
+        assert!(c.crc_errors > 0 && c.delivered > 1_000, "{c:?}");
+    }
 }

@@ -24,10 +24,30 @@
 //! mesh-boundary port's inputs are tied to zero and its outputs left on
 //! `unused_*` wires. Each router gets its coordinates as constants on
 //! `node_x/y/z`, so one router module serves every node.
+//!
+//! # Framed links ([`emit_network_framed`], top `exanet_network_<suffix>_lk<hash>`)
+//! Instead of register stages, each connected network port `q` of router
+//! `n` (a *link end* `n<n>_p<q>`) gets an RTL `link_tx` (`ltx_n<n>_p<q>`:
+//! the router's output `q` in, its credits back to the router's credit
+//! input `q`) and an RTL `link_rx` (`lrx_n<n>_p<q>`: flits to the router's
+//! input `q`, the router's credits for them in), joined by `link_rx`'s
+//! status bus. The PHY between two link ends is outside, on top ports per
+//! end: `n<n>_p<q>_phy_tx_valid`, `_phy_tx_data[64]`, `_phy_tx_ctrl`
+//! (outputs, `link_tx`'s word), `_phy_tx_ready`, `_phy_rx_valid`,
+//! `_phy_rx_ctrl`, `_phy_rx_data[64]`, `_phy_lane_up` (inputs, for
+//! `link_rx`: the word the far end's `link_tx` sent, after the PHY); plus
+//! `_link_state[2]` (`link_rx`'s state) and the counters `_tx_<c>` for
+//! [`TX_COUNTERS`] and `_rx_<c>` for [`RX_COUNTERS`] (32 b). Every link
+//! output is a register, so a router output during t is in `link_tx`
+//! during t and a `link_rx` flit is on the router's input during t + 1:
+//! the golden network's framed-link timing (`exanet_sim::network::links`).
 
 use super::top::{emit_router, router_top_name};
 use crate::emit::Emitted;
+use crate::link::link_rx::emit_link_rx;
+use crate::link::link_tx::emit_link_tx;
 use anyhow::{bail, Result};
+use exanet_sim::link::LinkParams;
 use exanet_sim::router::RouterParams;
 use exanet_sim::topology::PortKind;
 use std::fmt::Write;
@@ -50,11 +70,111 @@ pub fn emit_network(p: &RouterParams, link_latency: usize) -> Result<Emitted> {
     }
     let router = emit_router(p)?;
     let top = network_top_name(p, link_latency);
-    let text = network_top(p, link_latency, &router.top);
+    let text = network_top(p, link_latency, &router.top, None, &top);
     let mut modules = router.modules;
     modules.push((top.clone(), text));
     Ok(Emitted { top, modules })
 }
+
+/// Top module name of the network with framed links: the router's suffix
+/// plus `lk<hash>`, a hash of every link parameter (the `link_tx` and
+/// `link_rx` module names).
+pub fn network_framed_top_name(p: &RouterParams, link: &LinkParams) -> String {
+    let r = router_top_name(p);
+    let suffix = r.strip_prefix("exanet_router_").unwrap_or(&r);
+    let text = exanet_sim::point::to_text(link);
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("exanet_network_{suffix}_lk{:08x}", h as u32)
+}
+
+/// Validate and emit the network with framed links (module doc, "Framed
+/// links"): the router's modules, `link_tx`'s, `link_rx`'s (each module
+/// once), then the top. The link parameters must fit the routers (flit
+/// width, VCs, the router buffer as `link_tx`'s buffer and `link_rx`'s
+/// router credits) and the link RTL.
+pub fn emit_network_framed(p: &RouterParams, link: &LinkParams) -> Result<Emitted> {
+    link.validate()?;
+    if link.flit_bits != p.flit_bits || link.vcs != p.num_vcs() {
+        bail!(
+            "link: {} VCs of {}-bit flits, the routers {} VCs of {} bits: must agree",
+            link.vcs,
+            link.flit_bits,
+            p.num_vcs(),
+            p.flit_bits
+        );
+    }
+    if link.tx_buffer_flits != p.buffer_flits || link.router_credits != p.buffer_flits {
+        bail!(
+            "link.tx_buffer_flits = {}, link.router_credits = {}: both must equal router.buffer_flits = {}",
+            link.tx_buffer_flits,
+            link.router_credits,
+            p.buffer_flits
+        );
+    }
+    let router = emit_router(p)?;
+    let ltx = emit_link_tx(link)?;
+    let lrx = emit_link_rx(link)?;
+    let top = network_framed_top_name(p, link);
+    let names = FramedNames {
+        tx: ltx.top.clone(),
+        rx: lrx.top.clone(),
+        vcs: link.vcs,
+    };
+    let text = network_top(p, 0, &router.top, Some(&names), &top);
+    let mut modules = router.modules;
+    for (name, body) in ltx.modules.into_iter().chain(lrx.modules) {
+        if !modules.iter().any(|(n, _)| *n == name) {
+            modules.push((name, body));
+        }
+    }
+    modules.push((top.clone(), text));
+    Ok(Emitted { top, modules })
+}
+
+/// The link modules of a framed network top.
+struct FramedNames {
+    tx: String,
+    rx: String,
+    vcs: usize,
+}
+
+/// A link end's PHY ports on the top: (suffix, width, is an output).
+pub const PHY_PORTS: [(&str, usize, bool); 8] = [
+    ("phy_tx_valid", 1, true),
+    ("phy_tx_data", 64, true),
+    ("phy_tx_ctrl", 1, true),
+    ("phy_tx_ready", 1, false),
+    ("phy_rx_valid", 1, false),
+    ("phy_rx_ctrl", 1, false),
+    ("phy_rx_data", 64, false),
+    ("phy_lane_up", 1, false),
+];
+
+/// `link_tx`'s counters (its port `cnt_<name>`; top port `n<n>_p<q>_tx_<name>`).
+pub const TX_COUNTERS: [&str; 7] = [
+    "frames_sent",
+    "retransmissions",
+    "timeouts",
+    "bad_acks",
+    "overflows",
+    "words_replayed",
+    "ctrl_sent",
+];
+
+/// `link_rx`'s counters (its port `cnt_<name>`; top port `n<n>_p<q>_rx_<name>`).
+pub const RX_COUNTERS: [&str; 9] = [
+    "frames_received",
+    "crc_errors",
+    "ctrl_crc_errors",
+    "seq_errors",
+    "duplicates",
+    "link_downs",
+    "bad_acks",
+    "training_errors",
+    "overflows",
+];
 
 /// The signal names of one flit interface.
 const FLIT: [(&str, usize); 5] = [
@@ -85,19 +205,29 @@ enum Source {
     Zero,
 }
 
-/// Verilog text of the top module (the router module `router` emitted separately).
-fn network_top(p: &RouterParams, lat: usize, router: &str) -> String {
+/// Verilog text of the top module `name` (the router module `router`, and
+/// with `framed` the link modules, emitted separately).
+fn network_top(
+    p: &RouterParams,
+    lat: usize,
+    router: &str,
+    framed: Option<&FramedNames>,
+    name: &str,
+) -> String {
     let t = &p.topology;
     let w = p.flit_bits;
     let nodes = t.num_nodes();
     let ports = t.num_ports();
     let width = |wd: usize| if wd == 0 { w } else { wd };
     let mut v = String::new();
-    let name = network_top_name(p, lat);
     let kind = |d: usize| if t.wrap[d] { "torus" } else { "mesh" };
+    let links = match framed {
+        Some(f) => format!("framed links (`{}` -> PHY ports -> `{}`)", f.tx, f.rx),
+        None => format!("{lat} register stage(s) per link direction"),
+    };
     let _ = writeln!(
         v,
-        "// {name}: {}x{}x{} routers `{router}` (x {}, y {}, z {}), {lat} register stage(s) per link direction.",
+        "// {name}: {}x{}x{} routers `{router}` (x {}, y {}, z {}), {links}.",
         t.dims[0],
         t.dims[1],
         t.dims[2],
@@ -126,6 +256,24 @@ fn network_top(p: &RouterParams, lat: usize, router: &str) -> String {
         for c in ["dropped_packets", "flit_errors", "credit_errors"] {
             for q in 0..ports {
                 decls.push(format!("output wire [31:0] n{n}_{c}_{q}"));
+            }
+        }
+        if framed.is_some() {
+            for q in 0..t.num_dir_ports() {
+                if t.neighbour(n, q).is_none() {
+                    continue;
+                }
+                for (f, wd, out) in PHY_PORTS {
+                    let dir = if out { "output" } else { "input" };
+                    decls.push(format!("{dir} wire {}n{n}_p{q}_{f}", range(wd)));
+                }
+                decls.push(format!("output wire [1:0] n{n}_p{q}_link_state"));
+                for c in TX_COUNTERS {
+                    decls.push(format!("output wire [31:0] n{n}_p{q}_tx_{c}"));
+                }
+                for c in RX_COUNTERS {
+                    decls.push(format!("output wire [31:0] n{n}_p{q}_rx_{c}"));
+                }
             }
         }
     }
@@ -210,6 +358,9 @@ fn network_top(p: &RouterParams, lat: usize, router: &str) -> String {
             }
         }
     }
+    if let Some(f) = framed {
+        link_ends(&mut v, p, f, &out_prefix, &credit_prefix);
+    }
     // Routers.
     for n in 0..nodes {
         let c = t.coords(n);
@@ -234,6 +385,12 @@ fn network_top(p: &RouterParams, lat: usize, router: &str) -> String {
                     Source::Top(format!("n{n}_l{j}_credit_in")),
                 ),
                 PortKind::Dir { .. } => match t.neighbour(n, q) {
+                    // Framed: our input q is fed by our link end's link_rx, our
+                    // credit input q by its link_tx.
+                    Some(_) if framed.is_some() => (
+                        Source::Link(format!("n{n}_p{q}_lrx_out")),
+                        Source::Link(format!("n{n}_p{q}_ltx_credit")),
+                    ),
                     // Our input q is fed by the neighbour's output back_q; our credit
                     // input q by the neighbour's credit output back_q.
                     Some((m, back)) => (
@@ -266,6 +423,101 @@ fn network_top(p: &RouterParams, lat: usize, router: &str) -> String {
     }
     let _ = writeln!(v, "endmodule // {name}");
     v
+}
+
+/// The status bus from a `link_rx` to its `link_tx`: (port suffix, width).
+fn status_bus(vcs: usize) -> [(&'static str, usize); 8] {
+    [
+        ("st_state", 2),
+        ("st_heard", 1),
+        ("st_peer_valid", 1),
+        ("st_peer_fields", 32),
+        ("st_ack_seq", 6),
+        ("st_nack_count", 8),
+        ("st_urgent", 8),
+        ("st_freed", 8 * vcs),
+    ]
+}
+
+/// Framed links: per connected network port (n, q), a `link_tx` fed by
+/// the router's output q and a `link_rx` feeding its input q, joined by
+/// the status bus, with their PHY ports and counters on the top.
+fn link_ends(
+    v: &mut String,
+    p: &RouterParams,
+    f: &FramedNames,
+    out_prefix: &dyn Fn(usize, usize) -> String,
+    credit_prefix: &dyn Fn(usize, usize) -> String,
+) {
+    let t = &p.topology;
+    let w = p.flit_bits;
+    for n in 0..t.num_nodes() {
+        for q in 0..t.num_dir_ports() {
+            let Some((m, back)) = t.neighbour(n, q) else {
+                continue;
+            };
+            let e = format!("n{n}_p{q}");
+            let _ = writeln!(
+                v,
+                "\n    // Link end {e}: router {n} port {q} <-> router {m} port {back}."
+            );
+            for (fld, wd) in FLIT {
+                let wd = if wd == 0 { w } else { wd };
+                let _ = writeln!(v, "    wire {}{e}_lrx_out_{fld};", range(wd));
+            }
+            for (fld, wd) in CREDIT {
+                let _ = writeln!(v, "    wire {}{e}_ltx_credit_{fld};", range(wd));
+            }
+            for (fld, wd) in status_bus(f.vcs) {
+                let _ = writeln!(v, "    wire {}{e}_{fld};", range(wd));
+            }
+            let _ = writeln!(v, "    assign {e}_link_state = {e}_st_state;");
+            let mut c: Vec<String> = vec![".clock(clock)".into(), ".reset(reset)".into()];
+            for (fld, _) in FLIT {
+                c.push(format!(".in_{fld}({}_{fld})", out_prefix(n, q)));
+            }
+            for (fld, _) in CREDIT {
+                c.push(format!(".credit_out_{fld}({e}_ltx_credit_{fld})"));
+            }
+            for (fld, _, _) in &PHY_PORTS[..4] {
+                c.push(format!(".{fld}({e}_{fld})"));
+            }
+            for (fld, _) in status_bus(f.vcs) {
+                c.push(format!(".{fld}({e}_{fld})"));
+            }
+            for cn in TX_COUNTERS {
+                c.push(format!(".cnt_{cn}({e}_tx_{cn})"));
+            }
+            let _ = writeln!(
+                v,
+                "    {} ltx_{e} (\n        {}\n    );",
+                f.tx,
+                c.join(",\n        ")
+            );
+            let mut c: Vec<String> = vec![".clock(clock)".into(), ".reset(reset)".into()];
+            for (fld, _, _) in &PHY_PORTS[4..] {
+                c.push(format!(".{fld}({e}_{fld})"));
+            }
+            for (fld, _) in FLIT {
+                c.push(format!(".out_{fld}({e}_lrx_out_{fld})"));
+            }
+            for (fld, _) in CREDIT {
+                c.push(format!(".credit_in_{fld}({}_{fld})", credit_prefix(n, q)));
+            }
+            for (fld, _) in status_bus(f.vcs) {
+                c.push(format!(".{fld}({e}_{fld})"));
+            }
+            for cn in RX_COUNTERS {
+                c.push(format!(".cnt_{cn}({e}_rx_{cn})"));
+            }
+            let _ = writeln!(
+                v,
+                "    {} lrx_{e} (\n        {}\n    );",
+                f.rx,
+                c.join(",\n        ")
+            );
+        }
+    }
 }
 
 fn source(s: &Source, field: &str, width: usize) -> String {
@@ -359,7 +611,7 @@ mod tests {
     #[test]
     fn links_have_the_requested_register_stages() {
         let p = params([2, 1, 1], [true; 3], 1);
-        let top = network_top(&p, 2, "r");
+        let top = network_top(&p, 2, "r", None, "t");
         // x+ and x- of both nodes, flit and credit, two stages each: one always block per stage.
         assert_eq!(
             top.matches("always @(posedge clock)").count(),
@@ -369,12 +621,66 @@ mod tests {
         // node 0's x+ input is node 1's x- output after 2 stages
         assert!(top.contains(".in_valid_0(n1_p1_out_s2_valid)"), "{top}");
         assert!(top.contains(".credit_in_valid_0(n1_p1_credit_out_s2_valid)"));
-        let direct = network_top(&p, 0, "r");
+        let direct = network_top(&p, 0, "r", None, "t");
         assert!(!direct.contains("always"));
         assert!(direct.contains(".in_valid_0(n1_p1_out_valid)"));
-        let mesh = network_top(&params([2, 1, 1], [false; 3], 1), 0, "r");
+        let mesh = network_top(&params([2, 1, 1], [false; 3], 1), 0, "r", None, "t");
         assert!(mesh.contains(".in_valid_1(1'd0)") && mesh.contains(".in_data_1(128'd0)"));
         assert!(mesh.contains(".out_valid_1(unused_n0_p1_out_valid)"));
+    }
+
+    /// Framed links: a torus (two links between the same two routers) and
+    /// a mesh lint clean; every connected port gets a `link_tx` and a
+    /// `link_rx`, each link module is emitted once, the routers' network
+    /// inputs come from the `link_rx`es.
+    #[test]
+    fn framed_tops_lint_clean() {
+        for (p, lat) in [
+            (params([2, 1, 1], [true; 3], 1), 1),
+            (params([2, 2, 1], [false; 3], 1), 4),
+        ] {
+            let lp = LinkParams::sized(p.flit_bits, p.num_vcs(), lat, p.buffer_flits);
+            let e = emit_network_framed(&p, &lp).unwrap();
+            assert_eq!(e.top, network_framed_top_name(&p, &lp));
+            let top = &e.modules.last().unwrap().1;
+            let t = &p.topology;
+            let ends: usize = (0..t.num_nodes())
+                .map(|n| {
+                    (0..t.num_dir_ports())
+                        .filter(|&q| t.neighbour(n, q).is_some())
+                        .count()
+                })
+                .sum();
+            assert_eq!(top.matches(" ltx_n").count(), ends);
+            assert_eq!(top.matches(" lrx_n").count(), ends);
+            let mut names: Vec<&String> = e.modules.iter().map(|(n, _)| n).collect();
+            let all = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), all, "a module emitted twice");
+            assert!(top.contains(".in_valid_0(n0_p0_lrx_out_valid)"), "{top}");
+            assert!(top.contains(".credit_in_valid_0(n0_p0_ltx_credit_valid)"));
+            assert!(top.contains("output wire [63:0] n0_p0_phy_tx_data"));
+            assert!(!top.contains("always"));
+            match lint(&e) {
+                None => println!(
+                    "ignored: verilator not installed; lint of {} skipped",
+                    e.top
+                ),
+                Some(text) => assert!(text.is_empty(), "lint of {}:\n{text}", e.top),
+            }
+        }
+        let p = params([2, 1, 1], [true; 3], 1);
+        let mut lp = LinkParams::sized(p.flit_bits, p.num_vcs(), 1, p.buffer_flits);
+        lp.tx_buffer_flits += 1;
+        let e = emit_network_framed(&p, &lp).unwrap_err().to_string();
+        assert!(
+            e.contains("link.tx_buffer_flits") && e.contains("router.buffer_flits"),
+            "{e}"
+        );
+        let lp = LinkParams::sized(64, p.num_vcs(), 1, p.buffer_flits);
+        let e = emit_network_framed(&p, &lp).unwrap_err().to_string();
+        assert!(e.contains("must agree"), "{e}");
     }
 
     #[test]

@@ -278,17 +278,37 @@ impl FramedLinks {
     }
 }
 
+/// What one link end's PHY interface carried in the last cycle (for
+/// co-simulating RTL link ends against the golden ones, see
+/// [`super::Network::link_ends`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkEndIo {
+    /// The word `link_tx` showed the PHY (before its tick), taken or not.
+    pub shown: Option<PhyWord>,
+    /// The PHY took it (`phy_tx_ready`: the word pace and clock compensation).
+    pub ready: bool,
+    /// The word the PHY delivered to this end's `link_rx`.
+    pub arrived: Option<PhyWord>,
+    /// This end's lane was up (the down schedule).
+    pub lane_up: bool,
+}
+
 /// One end of a link: its `link_tx`, `link_rx`, and the PHY direction it sends on.
-pub(super) struct End {
-    pub(super) node: u32,
-    pub(super) port: u8,
+pub struct End {
+    /// The router and its network port this end serves.
+    pub node: u32,
+    pub port: u8,
     /// Index of the end at the other side.
-    pub(super) peer: u32,
+    pub peer: u32,
     /// The schedule's windows take this link down.
     scheduled: bool,
-    pub(super) tx: LinkTx,
-    pub(super) rx: LinkRx,
+    /// The sending half.
+    pub tx: LinkTx,
+    /// The receiving half.
+    pub rx: LinkRx,
     phy: Phy,
+    /// Its PHY interface in the last cycle.
+    pub io: LinkEndIo,
 }
 
 /// The link layer state of a network.
@@ -350,6 +370,7 @@ impl Links {
                     seed: f.phy_seed(i),
                     ..f.phy.clone()
                 })?,
+                io: LinkEndIo::default(),
             });
         }
         let n = ends.len();
@@ -401,10 +422,13 @@ impl Links {
         for (e, end) in self.ends.iter_mut().enumerate() {
             let up = lane_up || !end.scheduled;
             let ready = paced && end.phy.ready(t);
-            let sent = if ready { end.tx.outputs().word } else { None };
+            let shown = end.tx.outputs().word;
+            let sent = if ready { shown } else { None };
             if window && sent.is_some() {
                 self.win_words[e] += 1;
             }
+            end.io.shown = shown;
+            end.io.ready = ready;
             self.arrive[end.peer as usize] = end.phy.step(sent, up);
         }
         let mut moved = false;
@@ -420,8 +444,11 @@ impl Links {
                 ready,
                 rx: status,
             });
+            let word = self.arrive[e].take();
+            end.io.arrived = word;
+            end.io.lane_up = up;
             end.rx.tick(&RxInputs {
-                word: self.arrive[e].take(),
+                word,
                 lane_up: up,
                 router_credit: std::mem::take(&mut self.in_credit[e]),
             });

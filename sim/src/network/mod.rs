@@ -66,7 +66,9 @@ mod source;
 pub mod stats;
 pub mod watchdog;
 
-pub use links::{FramedLinks, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS};
+pub use links::{
+    End as LinkEnd, FramedLinks, LinkEndIo, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS,
+};
 pub use params::{NetworkParams, Workload};
 pub use sim::{Arrival, LocalIo, Network};
 pub use source::HeaderFault;

@@ -627,6 +627,13 @@ impl Network {
         self.eps[term].queued(class)
     }
 
+    /// The framed links' ends (empty with ideal wires), in the order of
+    /// their (node, port), each with its golden `link_tx`, `link_rx` and
+    /// what its PHY interface carried in the last [`Network::step`].
+    pub fn link_ends(&self) -> &[super::links::End] {
+        self.links.as_ref().map_or(&[], |l| &l.ends)
+    }
+
     /// The router models, mutable (fault injection in tests).
     pub fn routers_mut(&mut self) -> &mut [Router] {
         &mut self.routers
