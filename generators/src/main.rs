@@ -174,6 +174,7 @@ enum Cmd {
     ///   exanet generate && exanet cosim fifo --generated     # the generated instance
     ///   exanet cosim network --dims 4x2x2 --cycles 200000    # 16 RTL routers vs the golden network
     ///   exanet cosim link_tx --ber 1e-4 --cycles 1000000 --seed 7   # RTL link_tx in a golden link
+    ///   exanet cosim link --ber 1e-5 --seed 3 --cycles 1000000      # both RTL ends, golden PHY between
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
@@ -328,8 +329,9 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
-    /// Bit error rate of the PHY model for `exanet cosim link_rx` (sets
-    /// the point's `ber`; without --point, the default point at this BER).
+    /// Bit error rate of the PHY model for `exanet cosim link`, `link_tx`
+    /// and `link_rx` (sets the point's `ber`; without --point, the default
+    /// point at this BER).
     #[arg(long, value_name = "B", conflicts_with = "generated")]
     ber: Option<f64>,
     /// Use the Verilog in this folder instead of emitting it (must hold the point's top module).

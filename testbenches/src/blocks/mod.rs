@@ -8,6 +8,7 @@ pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
 pub mod fp_add;
+pub mod link;
 pub mod link_rx;
 pub mod link_tx;
 pub mod network;
@@ -45,6 +46,7 @@ pub fn all() -> Vec<BlockInfo> {
         retry_buffer::info(),
         link_tx::info(),
         link_rx::info(),
+        link::info(),
         packet::info(),
         router::info(),
         ni::info(),
