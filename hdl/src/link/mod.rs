@@ -8,5 +8,6 @@
 
 pub mod link_pair;
 pub mod link_rx;
+pub mod link_status;
 pub mod link_tx;
 pub mod retry_buffer;
