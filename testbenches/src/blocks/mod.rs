@@ -10,6 +10,7 @@ pub mod fifo;
 pub mod fp_add;
 pub mod link;
 pub mod link_rx;
+pub mod link_status;
 pub mod link_tx;
 pub mod network;
 pub mod ni;
@@ -47,6 +48,7 @@ pub fn all() -> Vec<BlockInfo> {
         link_tx::info(),
         link_rx::info(),
         link::info(),
+        link_status::info(),
         packet::info(),
         router::info(),
         ni::info(),
