@@ -346,7 +346,8 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "ni",
             "retry_buffer",
             "link_tx",
-            "link_rx"
+            "link_rx",
+            "link_status"
         ]
     );
     assert_eq!(tops[8]["point"], "words=512");

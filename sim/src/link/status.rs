@@ -106,7 +106,7 @@ impl Reg {
 
 /// `(link, register)` of byte address `addr`, or `None` (SLVERR).
 pub fn decode(addr: u32, links: usize) -> Option<(usize, Reg)> {
-    if addr % 4 != 0 {
+    if !addr.is_multiple_of(4) {
         return None;
     }
     let w = (addr / 4) as usize;
