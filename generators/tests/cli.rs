@@ -733,7 +733,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
+            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1165,7 +1165,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
+            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
