@@ -141,9 +141,9 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
 /// `ber` key set; only link benches and the network (whose `--ber` means
 /// framed links: `links=framed` unless the point sets `links`) have a PHY model.
 pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
-    if !["link_tx", "link_rx", "network"].contains(&block) {
+    if !["link", "link_tx", "link_rx", "network"].contains(&block) {
         return Err(usage(format!(
-            "--ber applies to `exanet cosim link_tx`, `link_rx` and `network` only, not `{block}`"
+            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx` and `network` only, not `{block}`"
         )));
     }
     let items = match point {
@@ -324,6 +324,10 @@ mod tests {
             crate::error::is_usage(&e) && format!("{e}").contains("link_rx"),
             "{e}"
         );
+        let t = ber_point("link", Some("vcs=2"), 1e-4).unwrap();
+        assert_eq!(t, "vcs=2,ber=0.0001");
+        let v = items("link", Some("ber=0.0001,vcs=2"), None).unwrap();
+        assert!(v.len() == 1, "one link point");
         let e = ber_point("link_rx", Some("ber=0.1"), 1e-5).err().unwrap();
         assert!(format!("{e}").contains("once"), "{e}");
         // the network: --ber means framed links, with --dims

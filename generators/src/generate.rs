@@ -254,6 +254,17 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         })?);
     }
 
+    // The status block of the router's links (one per network port): link
+    // state and counters over AXI4-Lite. A router with no network port (a
+    // single node) has no link, hence no status block.
+    let links = p.router.topology.num_dir_ports();
+    if links > 0 {
+        let st = exanet_tb::blocks::link_status::LinkStatusPoint { links };
+        out.push(instance("link_status", &st, Vec::new(), |pt| {
+            exanet_hdl::link::link_status::emit_link_status(pt.links)
+        })?);
+    }
+
     Ok(out)
 }
 

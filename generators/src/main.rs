@@ -175,6 +175,7 @@ enum Cmd {
     ///   exanet cosim network --dims 4x2x2 --cycles 200000    # 16 RTL routers vs the golden network
     ///   exanet cosim network --dims 4x2x2 --ber 1e-5 --point link_latency=16   # ... with RTL link layers
     ///   exanet cosim link_tx --ber 1e-4 --cycles 1000000 --seed 7   # RTL link_tx in a golden link
+    ///   exanet cosim link --ber 1e-5 --seed 3 --cycles 1000000      # both RTL ends, golden PHY between
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
@@ -336,7 +337,7 @@ struct CosimArgs {
     /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
-    /// Bit error rate of the PHY model for `exanet cosim link_tx`,
+    /// Bit error rate of the PHY model for `exanet cosim link`, `link_tx`,
     /// `link_rx` and `network` (sets the point's `ber`; without --point,
     /// the default point at this BER; for the network also `links=framed`:
     /// RTL link layers between the RTL routers).

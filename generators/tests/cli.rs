@@ -346,7 +346,8 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "ni",
             "retry_buffer",
             "link_tx",
-            "link_rx"
+            "link_rx",
+            "link_status"
         ]
     );
     assert_eq!(tops[8]["point"], "words=512");
@@ -732,7 +733,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
+            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1164,7 +1165,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 11 top(s), 11 clean, 0 with warnings"),
+            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

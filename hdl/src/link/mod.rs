@@ -6,6 +6,8 @@
 //! logic is a few `always` blocks over RAMs and pointers, which rust-hdl
 //! expresses poorly (one `always @(*)` per module, no RAM inference).
 
+pub mod link_pair;
 pub mod link_rx;
+pub mod link_status;
 pub mod link_tx;
 pub mod retry_buffer;

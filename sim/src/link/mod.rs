@@ -103,6 +103,7 @@ pub mod link_tx;
 pub mod pair;
 pub mod phy;
 pub mod retry_buffer;
+pub mod status;
 
 use crate::common::crc32::{crc32_update, CRC32_INIT, CRC32_XOROUT};
 use anyhow::{bail, Result};

@@ -36,6 +36,10 @@ pub struct PairOptions {
     /// ones (a malformed stream from a broken router: the link must carry
     /// it exactly all the same).
     pub malformed: f64,
+    /// The sinks return at most one credit per cycle (round robin over the
+    /// VCs with a freed flit), as a router input port does and as the RTL
+    /// `link_rx` takes them; otherwise one per VC per cycle.
+    pub one_credit: bool,
     /// Seed of the traffic.
     pub seed: u64,
 }
@@ -49,6 +53,7 @@ impl Default for PairOptions {
             both_ways: true,
             drain: 1.0,
             malformed: 0.0,
+            one_credit: false,
             seed: 1,
         }
     }
@@ -83,6 +88,17 @@ struct Source {
 
 struct Sink {
     held: Vec<usize>,
+    rr: usize,
+}
+
+/// The PHY parameters of direction `from` → the other end in a pair built
+/// with `phy`: `phy` itself for 0 → 1, its seed + 1 for 1 → 0 (a bench
+/// that runs its own copy of the PHYs beside a pair builds them with this).
+pub fn direction_params(phy: &PhyParams, from: usize) -> PhyParams {
+    PhyParams {
+        seed: phy.seed.wrapping_add(from as u64),
+        ..phy.clone()
+    }
 }
 
 /// Two link ends joined by two PHYs.
@@ -101,6 +117,8 @@ pub struct LinkPair {
     rng: Rng,
     cycle: u64,
     inject: bool,
+    /// Inputs each end's `link_tx` and `link_rx` got in the last cycle.
+    last: [(TxInputs, RxInputs); 2],
 }
 
 fn fill(end: usize, vc: usize, n: u64, words: usize) -> [u64; 4] {
@@ -141,10 +159,7 @@ impl LinkPair {
                 bail!("link traffic: {key} = {v}: must be 0..=1");
             }
         }
-        let phy2 = PhyParams {
-            seed: phy.seed.wrapping_add(1),
-            ..phy.clone()
-        };
+        let phy2 = direction_params(phy, 1);
         let src = || Source {
             pending: vec![VecDeque::new(); p.vcs],
             credits: vec![p.tx_buffer_flits; p.vcs],
@@ -153,6 +168,7 @@ impl LinkPair {
         };
         let sink = || Sink {
             held: vec![0; p.vcs],
+            rr: 0,
         };
         Ok(LinkPair {
             tx: [LinkTx::new(p)?, LinkTx::new(p)?],
@@ -166,6 +182,7 @@ impl LinkPair {
             rng: Rng::new(o.seed),
             cycle: 0,
             inject: true,
+            last: Default::default(),
             o,
             p: p.clone(),
         })
@@ -189,6 +206,12 @@ impl LinkPair {
     /// PHY counters of direction `from` → the other end.
     pub fn phy_counters(&self, from: usize) -> PhyCounters {
         self.phy[from].counters()
+    }
+
+    /// The inputs end `e`'s `link_tx` and `link_rx` got in the last
+    /// [`step`](Self::step) (what a bench drives an RTL end with).
+    pub fn last_inputs(&self, e: usize) -> (TxInputs, RxInputs) {
+        self.last[e]
     }
 
     /// Link state of end `e`.
@@ -287,10 +310,23 @@ impl LinkPair {
                     self.sink[e].held[vc] += 1;
                 }
             }
-            for v in 0..self.p.vcs {
-                if self.sink[e].held[v] > 0 && self.rng.chance(self.o.drain) {
-                    self.sink[e].held[v] -= 1;
-                    credit |= 1 << v;
+            let n = self.p.vcs;
+            if self.o.one_credit {
+                let k = &mut self.sink[e];
+                let free = (0..n).map(|i| (k.rr + i) % n).find(|&v| k.held[v] > 0);
+                if let Some(v) = free {
+                    if self.rng.chance(self.o.drain) {
+                        k.held[v] -= 1;
+                        k.rr = (v + 1) % n;
+                        credit = 1 << v;
+                    }
+                }
+            } else {
+                for v in 0..n {
+                    if self.sink[e].held[v] > 0 && self.rng.chance(self.o.drain) {
+                        self.sink[e].held[v] -= 1;
+                        credit |= 1 << v;
+                    }
                 }
             }
             // Source at end e: credits back from tx[e], a new packet, one flit.
@@ -347,12 +383,14 @@ impl LinkPair {
             if e == 0 {
                 tx0_inputs = ti;
             }
-            self.tx[e].tick(&ti);
-            self.rx[e].tick(&RxInputs {
+            let ri = RxInputs {
                 word: arrive[e],
                 lane_up: up,
                 router_credit: credit,
-            });
+            };
+            self.last[e] = (ti, ri);
+            self.tx[e].tick(&ti);
+            self.rx[e].tick(&ri);
         }
         self.cycle += 1;
         tx0_inputs

@@ -101,7 +101,10 @@ pub struct PhySchedule {
 impl PhySchedule {
     /// The lane is up in `cycle`.
     pub fn up(&self, cycle: u64) -> bool {
-        !self.down.iter().any(|&(d, u)| (d..u).contains(&cycle))
+        // Sorted and non-overlapping: the last interval starting at or
+        // before `cycle` is the only one that can hold it.
+        let i = self.down.partition_point(|&(d, _)| d <= cycle);
+        i == 0 || cycle >= self.down[i - 1].1
     }
 }
 

@@ -218,8 +218,8 @@ struct Ports {
     cnt: Vec<(&'static str, Port)>,
 }
 
-/// The receive-half counters, by port name.
-const COUNTERS: [&str; 9] = [
+/// The receive-half counters, by port name (`cnt_<name>`).
+pub const COUNTERS: [&str; 9] = [
     "frames_received",
     "crc_errors",
     "ctrl_crc_errors",
@@ -231,7 +231,8 @@ const COUNTERS: [&str; 9] = [
     "overflows",
 ];
 
-fn counter(c: &LinkCounters, name: &str) -> u64 {
+/// Receive-half counter `name` of `c`.
+pub fn counter(c: &LinkCounters, name: &str) -> u64 {
     match name {
         "frames_received" => c.frames_received,
         "crc_errors" => c.crc_errors,

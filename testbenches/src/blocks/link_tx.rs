@@ -314,6 +314,7 @@ impl LinkTxBench {
             both_ways: true,
             drain: [0.3, 0.9, 1.0][rng.below(3) as usize],
             malformed: [0.0, 0.0, 0.02][rng.below(3) as usize],
+            one_credit: false,
             seed: rng.next_u64(),
         };
         let pair = LinkPair::new(p, &phy, PhySchedule { down }, o)?;

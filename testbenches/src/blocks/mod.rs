@@ -8,7 +8,9 @@ pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
 pub mod fp_add;
+pub mod link;
 pub mod link_rx;
+pub mod link_status;
 pub mod link_tx;
 pub mod network;
 pub mod ni;
@@ -45,6 +47,8 @@ pub fn all() -> Vec<BlockInfo> {
         retry_buffer::info(),
         link_tx::info(),
         link_rx::info(),
+        link::info(),
+        link_status::info(),
         packet::info(),
         router::info(),
         ni::info(),
