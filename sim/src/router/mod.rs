@@ -132,5 +132,5 @@ pub mod route_compute;
 pub use flit::Flit;
 pub use header_fields::{Coords, HeaderCheck, HeaderFields};
 pub use model::{IvcState, Router, RouterCounters, RouterInputs, RouterOutputs};
-pub use params::{Dateline, RouterParams, RouterPoint, TieBreak, VcSelect};
+pub use params::{Allocator, Dateline, RouterParams, RouterPoint, TieBreak, VcSelect};
 pub use route_compute::{BadPacket, RouteCompute, RouteOut};
