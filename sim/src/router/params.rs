@@ -37,7 +37,7 @@ pub struct RouterParams {
     pub tie_break: TieBreak,
     /// Which VC of the eligible half a head takes on the next link.
     pub vc_select: VcSelect,
-    /// The switch allocator (see [`crate::router`], step 2-3).
+    /// The switch allocator (see [`crate::router`], steps 2-3).
     pub allocator: Allocator,
     /// iSLIP iterations, 1..=[`MAX_ALLOC_ITERATIONS`] (read by `islip` only).
     pub alloc_iterations: usize,
