@@ -682,7 +682,9 @@ fn matching_allocators_keep_the_invariants_and_raise_saturation() {
     let islip1 = saturation(&with(Allocator::Islip, 1), 20_000);
     let islip2 = saturation(&with(Allocator::Islip, 2), 20_000);
     let wf = saturation(&with(Allocator::Wavefront, 1), 20_000);
-    eprintln!("saturation: separable {sep:.3}, islip1 {islip1:.3}, islip2 {islip2:.3}, wavefront {wf:.3}");
+    eprintln!(
+        "saturation: separable {sep:.3}, islip1 {islip1:.3}, islip2 {islip2:.3}, wavefront {wf:.3}"
+    );
     assert!((0.62..0.70).contains(&sep), "{sep}");
     assert!((islip1 - sep).abs() < 0.03, "{islip1} vs {sep}");
     assert!(islip2 > sep + 0.04, "{islip2} vs {sep}");
