@@ -692,7 +692,7 @@ mod tests {
     #[test]
     fn typo_names_line_column_key_and_alternatives() {
         let e = err("name = \"t\"\n[router]\nvcs_per_clas = 3\n", &[]);
-        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select"), "{e}");
+        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations"), "{e}");
         let e = err("nam = \"t\"\n", &[]);
         assert!(
             e.contains(":1:1: unknown key `nam` in the top level"),
@@ -756,7 +756,7 @@ mod tests {
             Origin::Override("router.vcs_per_class=4".into())
         );
         let e = format!("{:#}", load(None, &["router.vcs=4".into()]).unwrap_err());
-        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select");
+        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations");
         let e = format!("{:#}", load(None, &["router=4".into()]).unwrap_err());
         assert!(e.contains("`router` is a table; set one of its keys: router.classes, router.vcs_per_class, router.buffer_flits"), "{e}");
         let e = format!(

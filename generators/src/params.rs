@@ -733,6 +733,16 @@ mod tests {
                 "NI completes a transfer",
             ),
             (
+                Box::new(|c| c.router.allocator = "greedy".into()),
+                "router.allocator",
+                "one of \"separable\", \"islip\", \"wavefront\"",
+            ),
+            (
+                Box::new(|c| c.router.alloc_iterations = 5),
+                "router.alloc_iterations",
+                "1..=4",
+            ),
+            (
                 Box::new(|c| c.clock.pl_mhz = 0.0),
                 "clock.pl_mhz",
                 "(0, 1000]",
@@ -843,6 +853,19 @@ mod tests {
         assert_eq!(
             (p.router.dateline, p.router.tie_break, p.router.vc_select),
             (Dateline::Entry, TieBreak::Parity, VcSelect::Flow)
+        );
+        assert_eq!(
+            (p.router.allocator, p.router.alloc_iterations),
+            (exanet_sim::router::Allocator::Separable, 2)
+        );
+        let p = with(|c| {
+            c.router.allocator = "islip".into();
+            c.router.alloc_iterations = 3;
+        })
+        .unwrap();
+        assert_eq!(
+            (p.router.allocator, p.router.alloc_iterations),
+            (exanet_sim::router::Allocator::Islip, 3)
         );
         let mut c = Config::default();
         c.router.vc_select = "free".into();

@@ -18,13 +18,14 @@
 //! | `router.classes` | 1..=2 | same | one priority bit |
 //! | `router.vcs_per_class` | 1..=8 | same | 4-bit VC field (2 classes × 8) |
 //! | `router.buffer_flits` | 9..=256 | 3..=1024 | VC buffers of 16..256 slots (4..8 address bits) in the RTL |
+//! | `router.alloc_iterations` | 1..=4 | same | iSLIP iterations unrolled in one cycle |
 //! | `ni.tx_ahead` | power of two, 2..=32 | same (RTL only) | transmit read-ahead queues |
 //! | `link.frame_flits` | 0..=63 (0 = derived) | same | 6-bit tail slots in a frame trailer |
 //! | `link.burst_bits` | 1..=64 | same | a burst hits the 64 payload bits of one code word |
 
 use crate::ni::rdma_tx::TX_AHEAD_RANGE;
 use crate::router::top::SUPPORTED_BUFFER_ADDRESS_BITS;
-use exanet_sim::router::params::{MAX_BUFFER_FLITS, MAX_VCS_PER_CLASS};
+use exanet_sim::router::params::{MAX_ALLOC_ITERATIONS, MAX_BUFFER_FLITS, MAX_VCS_PER_CLASS};
 use exanet_sim::topology::{MAX_DIM, MAX_HW_DIM, MAX_LOCAL_PORTS};
 use std::fmt;
 
@@ -154,6 +155,12 @@ pub const LIMITS: &[Limit] = &[
         why: "the RTL's VC buffers have 16, 32, 64, 128 or 256 slots",
     },
     Limit {
+        key: "router.alloc_iterations",
+        hardware: Allowed::Range(1, MAX_ALLOC_ITERATIONS as u64),
+        simulation: Allowed::Range(1, MAX_ALLOC_ITERATIONS as u64),
+        why: "iSLIP iterations unrolled in one cycle",
+    },
+    Limit {
         key: "link.frame_flits",
         hardware: Allowed::Range(0, exanet_sim::link::MAX_FRAME_FLITS as u64),
         simulation: Allowed::Range(0, exanet_sim::link::MAX_FRAME_FLITS as u64),
@@ -276,7 +283,8 @@ pub fn check_router(p: &exanet_sim::router::RouterParams) -> anyhow::Result<()> 
     check_hardware("packet.flit_bits", p.flit_bits as u64)?;
     check_hardware("router.classes", p.classes as u64)?;
     check_hardware("router.vcs_per_class", p.vcs_per_class as u64)?;
-    check_hardware("router.buffer_flits", p.buffer_flits as u64)
+    check_hardware("router.buffer_flits", p.buffer_flits as u64)?;
+    check_hardware("router.alloc_iterations", p.alloc_iterations as u64)
 }
 
 #[cfg(test)]

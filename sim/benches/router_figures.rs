@@ -10,9 +10,12 @@
 //!   chosen uniformly (destinations routed to them); accepted flits per
 //!   cycle per port, with and without the local ports;
 //! - model speed in router-cycles per second at that load.
+//!
+//! The default point is measured with every `router.allocator` (iSLIP with
+//! 1..=3 iterations), the other points with the default allocator.
 
 use exanet_sim::router::harness::{HarnessOptions, RouterHarness};
-use exanet_sim::router::{Router, RouterParams};
+use exanet_sim::router::{Allocator, Router, RouterParams, VcSelect};
 use exanet_sim::topology::Topology;
 use std::time::Instant;
 
@@ -69,13 +72,64 @@ fn main() {
     }
     println!("| router | header-in to header-out (cycles, zero load) | saturation, all ports (flits/cycle/port) | saturation, network ports only | golden model (M router-cycles/s) |");
     println!("|---|---|---|---|---|");
+    let with = |allocator: Allocator, alloc_iterations: usize| RouterParams {
+        allocator,
+        alloc_iterations,
+        ..Default::default()
+    };
+    // where the allocator matters most: more VCs, any free output VC
+    let wide = |allocator: Allocator, alloc_iterations: usize| RouterParams {
+        vcs_per_class: 4,
+        vc_select: VcSelect::Free,
+        ..with(allocator, alloc_iterations)
+    };
+    let d = RouterParams::default();
+    let dname = format!(
+        "default: 8x4x4 torus, 6+1 ports, 2x2 VCs, 128 b ({}{})",
+        d.allocator.name(),
+        if d.allocator == Allocator::Islip {
+            format!(", {} iterations", d.alloc_iterations)
+        } else {
+            String::new()
+        }
+    );
     for (name, p) in [
+        (dname, d),
+        ("default, separable".into(), with(Allocator::Separable, 1)),
         (
-            "default: 8x4x4 torus, 6+1 ports, 2x2 VCs, 128 b",
-            RouterParams::default(),
+            "default, islip, 1 iteration".into(),
+            with(Allocator::Islip, 1),
         ),
-        ("8x4x4, 2x2 VCs, 64 b flits", point([8, 4, 4], 64, 2)),
-        ("8x4x4, 2x3 VCs, 256 b flits", point([8, 4, 4], 256, 3)),
+        (
+            "default, islip, 2 iterations".into(),
+            with(Allocator::Islip, 2),
+        ),
+        (
+            "default, islip, 3 iterations".into(),
+            with(Allocator::Islip, 3),
+        ),
+        ("default, wavefront".into(), with(Allocator::Wavefront, 1)),
+        (
+            "default with 2x4 VCs, vc_select free, separable".into(),
+            wide(Allocator::Separable, 1),
+        ),
+        (
+            "default with 2x4 VCs, vc_select free, islip, 2 iterations".into(),
+            wide(Allocator::Islip, 2),
+        ),
+        (
+            "default with 2x4 VCs, vc_select free, islip, 3 iterations".into(),
+            wide(Allocator::Islip, 3),
+        ),
+        (
+            "default with 2x4 VCs, vc_select free, wavefront".into(),
+            wide(Allocator::Wavefront, 1),
+        ),
+        ("8x4x4, 2x2 VCs, 64 b flits".into(), point([8, 4, 4], 64, 2)),
+        (
+            "8x4x4, 2x3 VCs, 256 b flits".into(),
+            point([8, 4, 4], 256, 3),
+        ),
     ] {
         let node = 0;
         let lat = zero_load_latency(&p, node);

@@ -13,8 +13,9 @@ const CYCLES: u64 = 100_000;
 /// Matrix points run by `cargo test` (each is a Verilator build of about a
 /// CPU minute): together they cover torus and mesh, 1 and 2 classes, 2 and 3
 /// VCs, 64-, 128- and 256-bit flits, 1 and 2 local ports, and each value of
-/// `dateline` (entry, wrap), `tie_break` (parity, plus) and `vc_select`
-/// (flow, free). The others run
+/// `dateline` (entry, wrap), `tie_break` (parity, plus), `vc_select`
+/// (flow, free) and `allocator` (separable, islip with 2 and 3 rounds,
+/// wavefront). The others run
 /// under `exanet cosim router` and `cargo test -- --ignored`.
 const TESTED_POINTS: usize = 4;
 

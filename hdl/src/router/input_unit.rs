@@ -40,7 +40,7 @@
 
 use super::allocator::ClassArbiter;
 use super::input_vc::InputVc;
-use exanet_sim::router::RouterParams;
+use exanet_sim::router::{Allocator, RouterParams};
 use rust_hdl::prelude::*;
 
 /// One input port: VCs, input arbitration, credit return, counters.
@@ -70,7 +70,9 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     pub has_credit: Signal<In, Bits<256>>,
     /// Output VCs a head may take.
     pub can_start: Signal<In, Bits<256>>,
-    /// Input ports granted by some output.
+    /// Separable allocator: the input ports granted by some output (bit
+    /// `in_port`). Matching allocators: the output this port is matched to
+    /// (bit `out_port`).
     pub grants: Signal<In, Bits<16>>,
     /// Forward request, bit `16*out_port + in_port`.
     pub req_mat: Signal<Out, Bits<256>>,
@@ -100,6 +102,14 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     errors: DFF<Bits<32>>,
     /// Prefix chain of the VCs' requests; element N is the request vector.
     requests: Vec<Signal<Local, Bits<16>>>,
+    /// Matching allocators, prefix chains over the VCs: drop requests, forward
+    /// requests to the matched output, and every forward request as bit
+    /// `16*out_port + this_port` (all, class 1).
+    drops: Vec<Signal<Local, Bits<16>>>,
+    hits: Vec<Signal<Local, Bits<16>>>,
+    rows: Vec<Signal<Local, Bits<256>>>,
+    rows1: Vec<Signal<Local, Bits<256>>>,
+    drop_mode: Signal<Local, bool>,
     chosen_fwd: Signal<Local, bool>,
     chosen_new_drop: Signal<Local, bool>,
     chosen_ovc: Signal<Local, Bits<8>>,
@@ -145,6 +155,10 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     _double: usize,
     /// VCs with a partial syndrome register (N with 64-bit flits, else 0).
     _partials: usize,
+    /// 1 with `router.allocator = "separable"`, else 0.
+    _separable: usize,
+    /// 1 with a matching allocator (`islip`, `wavefront`), else 0.
+    _matching: usize,
 }
 
 /// Check masks over the 120 header bits: `mask[j]` bit i set when header bit
@@ -185,6 +199,7 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
         let class1 = (p.vcs_per_class..n).fold(0u64, |m, v| m | 1 << v);
         let double = usize::from(p.header_flits() == 2);
         let masks = header_check_masks();
+        let matching = usize::from(p.allocator != Allocator::Separable);
         InputUnit {
             clock: Default::default(),
             reset: Default::default(),
@@ -215,7 +230,22 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             credit_vc: Default::default(),
             dropped: Default::default(),
             errors: Default::default(),
-            requests: (0..=n).map(|_| Default::default()).collect(),
+            requests: (0..(n + 1) * (1 - matching))
+                .map(|_| Default::default())
+                .collect(),
+            drops: (0..(n + 1) * matching)
+                .map(|_| Default::default())
+                .collect(),
+            hits: (0..(n + 1) * matching)
+                .map(|_| Default::default())
+                .collect(),
+            rows: (0..(n + 1) * matching)
+                .map(|_| Default::default())
+                .collect(),
+            rows1: (0..(n + 1) * matching)
+                .map(|_| Default::default())
+                .collect(),
+            drop_mode: Default::default(),
             chosen_fwd: Default::default(),
             chosen_new_drop: Default::default(),
             chosen_ovc: Default::default(),
@@ -258,6 +288,8 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             _single: 1 - double,
             _double: double,
             _partials: n * double,
+            _separable: 1 - matching,
+            _matching: matching,
         }
     }
 }
@@ -269,17 +301,72 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.arb.clock.next = self.clock.val();
         self.arb.reset.next = self.reset.val();
         // Requests of the VCs, class 1 separated for strict priority.
-        self.requests[0].next = self.zero16.val();
-        for v in 0..self._vcs {
-            if self.vcs[v].req_fwd.val() | self.vcs[v].req_drop.val() {
-                self.requests[v + 1].next = self.requests[v].val() | self.vc_bit[v].val();
-            } else {
-                self.requests[v + 1].next = self.requests[v].val();
+        for _s in 0..self._separable {
+            self.requests[0].next = self.zero16.val();
+            for v in 0..self._vcs {
+                if self.vcs[v].req_fwd.val() | self.vcs[v].req_drop.val() {
+                    self.requests[v + 1].next = self.requests[v].val() | self.vc_bit[v].val();
+                } else {
+                    self.requests[v + 1].next = self.requests[v].val();
+                }
+            }
+            for k in self._vcs..(self._vcs + 1) {
+                self.arb.req1.next = self.requests[k].val() & self.class1_vcs.val();
+                self.arb.req0.next = self.requests[k].val() & !self.class1_vcs.val();
             }
         }
-        for k in self._vcs..(self._vcs + 1) {
-            self.arb.req1.next = self.requests[k].val() & self.class1_vcs.val();
-            self.arb.req0.next = self.requests[k].val() & !self.class1_vcs.val();
+        // Matching allocators: a drop if any VC asks for one, else every
+        // forward request to the allocator, and after the match the VCs that
+        // want the matched output (class 1 first, round-robin).
+        self.drop_mode.next = false;
+        for _m in 0..self._matching {
+            self.drops[0].next = self.zero16.val();
+            self.hits[0].next = self.zero16.val();
+            self.rows[0].next = self.zero256.val();
+            self.rows1[0].next = self.zero256.val();
+            for v in 0..self._vcs {
+                if self.vcs[v].req_drop.val() {
+                    self.drops[v + 1].next = self.drops[v].val() | self.vc_bit[v].val();
+                } else {
+                    self.drops[v + 1].next = self.drops[v].val();
+                }
+                if self.vcs[v].req_fwd.val()
+                    & self
+                        .grants
+                        .val()
+                        .get_bit(self.vcs[v].ovc.val().get_bits::<4>(4).index())
+                {
+                    self.hits[v + 1].next = self.hits[v].val() | self.vc_bit[v].val();
+                } else {
+                    self.hits[v + 1].next = self.hits[v].val();
+                }
+                if self.vcs[v].req_fwd.val() {
+                    self.rows[v + 1].next = self.rows[v].val()
+                        | (self.one256.val()
+                            << ((self.vcs[v].ovc.val() & self.port_field.val())
+                                | self.port_num8.val()));
+                } else {
+                    self.rows[v + 1].next = self.rows[v].val();
+                }
+                if self.vcs[v].req_fwd.val() & self.class1_vcs.val().get_bit(v) {
+                    self.rows1[v + 1].next = self.rows1[v].val()
+                        | (self.one256.val()
+                            << ((self.vcs[v].ovc.val() & self.port_field.val())
+                                | self.port_num8.val()));
+                } else {
+                    self.rows1[v + 1].next = self.rows1[v].val();
+                }
+            }
+            for k in self._vcs..(self._vcs + 1) {
+                self.drop_mode.next = self.drops[k].val().any();
+                if self.drop_mode.val() {
+                    self.arb.req1.next = self.drops[k].val() & self.class1_vcs.val();
+                    self.arb.req0.next = self.drops[k].val() & !self.class1_vcs.val();
+                } else {
+                    self.arb.req1.next = self.hits[k].val() & self.class1_vcs.val();
+                    self.arb.req0.next = self.hits[k].val() & !self.class1_vcs.val();
+                }
+            }
         }
         // The chosen VC's request and front flit.
         self.chosen_fwd.next = false;
@@ -300,19 +387,41 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         }
         self.out_vc.next = self.chosen_ovc.val().get_bits::<4>(0);
         self.fwd.next = self.arb.grant_valid.val() & self.chosen_fwd.val();
+        for _m in 0..self._matching {
+            // (the same: `grant` is one-hot exactly when `grant_valid`)
+            self.fwd.next = self.arb.grant.val().any() & self.chosen_fwd.val();
+        }
         self.drop.next = self.arb.grant_valid.val() & !self.chosen_fwd.val();
         self.req_mat.next = self.zero256.val();
         self.req_mat1.next = self.zero256.val();
-        if self.fwd.val() {
-            self.req_mat.next = self.one256.val()
-                << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
-            if (self.arb.grant.val() & self.class1_vcs.val()).any() {
-                self.req_mat1.next = self.one256.val()
+        for _m in 0..self._matching {
+            for k in self._vcs..(self._vcs + 1) {
+                if !self.drop_mode.val() {
+                    self.req_mat.next = self.rows[k].val();
+                    self.req_mat1.next = self.rows1[k].val();
+                }
+            }
+        }
+        for _s in 0..self._separable {
+            if self.fwd.val() {
+                self.req_mat.next = self.one256.val()
                     << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+                if (self.arb.grant.val() & self.class1_vcs.val()).any() {
+                    self.req_mat1.next = self.one256.val()
+                        << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+                }
             }
         }
         // A drop is always granted; a forward when its output granted this port.
         self.granted.next = self.grants.val().get_bit(self.port_num.val().index());
+        for _m in 0..self._matching {
+            // the chosen VC's output is the matched one (a forward is chosen
+            // only among the VCs that want it)
+            self.granted.next = self
+                .grants
+                .val()
+                .get_bit(self.chosen_ovc.val().get_bits::<4>(4).index());
+        }
         self.do_pop.next = self.drop.val() | (self.fwd.val() & self.granted.val());
         self.arb.accept.next = self.do_pop.val();
         // Arriving flit: into its VC's buffer unless the VC is out of range or full.

@@ -8,6 +8,8 @@
 //! - [`input_unit`]: one input port: its VCs, input arbitration, credit return;
 //! - [`output_unit`]: one output port: output arbitration, credits, busy bits,
 //!   output register;
+//! - [`switch_alloc`]: the matching switch allocators (iSLIP, wavefront), a
+//!   Verilog template;
 //! - [`top`]: the router top, crossbar and [`emit_router`].
 //! - [`network`]: a structural top of A x B x C routers wired as the topology
 //!   (for co-simulating whole networks).
@@ -18,6 +20,7 @@ pub mod input_vc;
 pub mod network;
 pub mod output_unit;
 pub mod route_compute;
+pub mod switch_alloc;
 pub mod top;
 
 pub use network::{emit_network, network_top_name};

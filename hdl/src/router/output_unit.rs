@@ -8,7 +8,9 @@
 //! Ports:
 //! - `clock`; `reset` (synchronous: every VC free with full credits);
 //! - `req_mat`, `req_mat1` (256 b): every input port's forward request as bit
-//!   `16*out_port + in_port` (all / class 1); this port uses its 16 bits;
+//!   `16*out_port + in_port` (all / class 1); this port uses its 16 bits
+//!   (with a matching allocator, `router.allocator = "islip"` or
+//!   `"wavefront"`: the match, one input per output, and no class 1);
 //! - `grant` (16 b, one-hot), `grant_index` (4 b): the input port granted this
 //!   cycle (combinational);
 //! - `xin_data` (W b), `xin_head`, `xin_tail`, `xin_vc` (4 b): the granted
@@ -34,7 +36,7 @@
 //! `N`, `buffer_flits` and `max_packet_flits`.
 
 use super::allocator::ClassArbiter;
-use exanet_sim::router::RouterParams;
+use exanet_sim::router::{Allocator, RouterParams};
 use rust_hdl::prelude::*;
 
 /// One output port: arbitration, credits, busy bits, output register.
@@ -118,6 +120,10 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     one32: Constant<Bits<32>>,
     _vcs: usize,
     _ports: usize,
+    /// 1 with `router.allocator = "separable"`, else 0.
+    _separable: usize,
+    /// 1 with a matching allocator (`islip`, `wavefront`), else 0.
+    _matching: usize,
 }
 
 impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
@@ -126,6 +132,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
         assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
         let n = p.num_vcs();
         let ports = p.num_ports();
+        let matching = usize::from(p.allocator != Allocator::Separable);
         OutputUnit {
             clock: Default::default(),
             reset: Default::default(),
@@ -186,6 +193,8 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             one32: Constant::new(bits(1)),
             _vcs: n,
             _ports: ports,
+            _separable: 1 - matching,
+            _matching: matching,
         }
     }
 }
@@ -228,7 +237,14 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
             self.arb.req0.next = self.requests[k].val() & !self.requests1[k].val();
         }
         self.send.next = self.arb.grant_valid.val();
-        self.arb.accept.next = self.send.val();
+        for _s in 0..self._separable {
+            self.arb.accept.next = self.send.val();
+        }
+        // Matching allocators: the router's switch allocator already matched
+        // this port, `req_mat` holds only that input, and the pointer stays.
+        for _m in 0..self._matching {
+            self.arb.accept.next = false;
+        }
         self.grant.next = self.arb.grant.val();
         self.grant_index.next = self.arb.grant_index.val();
         // Credits: a send uses one, a credit from downstream frees one.

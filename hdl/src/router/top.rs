@@ -39,9 +39,10 @@
 
 use super::input_unit::InputUnit;
 use super::output_unit::OutputUnit;
+use super::switch_alloc::SwitchAlloc;
 use crate::emit::{emit, Emitted};
 use anyhow::{bail, Result};
-use exanet_sim::router::RouterParams;
+use exanet_sim::router::{Allocator, RouterParams};
 use rust_hdl::prelude::*;
 
 /// The router top.
@@ -93,6 +94,13 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     pub credit_errors: Vec<Signal<Out, Bits<32>>>,
     inputs: Vec<InputUnit<W, A, C>>,
     outputs: Vec<OutputUnit<W, A, C>>,
+    /// The matching switch allocator (`islip`, `wavefront`); none when separable.
+    alloc: Vec<SwitchAlloc>,
+    /// `16 * port`: the port's row in the allocator's `match_rows`.
+    field16: Vec<Constant<Bits<8>>>,
+    /// Matching allocators, per input port: `match_rows` shifted to its row
+    /// (bits 15:0; the name tells Verilator's lint the rest is unused).
+    row_unused_above_16: Vec<Signal<Local, Bits<256>>>,
     /// Prefix chains over the ports; element P is the OR of all.
     requests: Vec<Signal<Local, Bits<256>>>,
     requests1: Vec<Signal<Local, Bits<256>>>,
@@ -105,6 +113,8 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     zero4: Constant<Bits<4>>,
     port_num: Vec<Constant<Bits<4>>>,
     _ports: usize,
+    /// 1 with a matching allocator, else 0.
+    _matching: usize,
 }
 
 fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
@@ -112,10 +122,16 @@ fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
 }
 
 impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
-    /// The router of parameters `p` (valid; `W = flit_bits`, `2^A >= buffer_flits`, `C = A + 1`).
-    pub fn new(p: &RouterParams) -> Self {
+    /// The router of parameters `p` (valid; `W = flit_bits`, `2^A >= buffer_flits`, `C = A + 1`);
+    /// an error only when the switch allocator's template fails to render.
+    pub fn new(p: &RouterParams) -> Result<Self> {
         let n = p.num_ports();
-        Router {
+        let alloc = match p.allocator {
+            Allocator::Separable => Vec::new(),
+            _ => vec![SwitchAlloc::new(p)?],
+        };
+        let matching = alloc.len();
+        Ok(Router {
             clock: Default::default(),
             reset: Default::default(),
             node_x: Default::default(),
@@ -151,7 +167,11 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             zero4: Constant::new(bits(0)),
             port_num: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             _ports: n,
-        }
+            _matching: alloc.len(),
+            alloc,
+            field16: (0..n).map(|i| Constant::new(bits(16 * i as u64))).collect(),
+            row_unused_above_16: signals(n * matching),
+        })
     }
 }
 
@@ -173,6 +193,15 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
                 self.start_rows[p].val() | self.outputs[p].can_start.val();
             self.grants[p + 1].next = self.grants[p].val() | self.outputs[p].grant.val();
         }
+        // The matching switch allocator, from every input's requests.
+        for a in 0..self._matching {
+            self.alloc[a].clock.next = self.clock.val();
+            self.alloc[a].reset.next = self.reset.val();
+            for k in self._ports..(self._ports + 1) {
+                self.alloc[a].req.next = self.requests[k].val();
+                self.alloc[a].req1.next = self.requests1[k].val();
+            }
+        }
         for p in 0..self._ports {
             self.inputs[p].clock.next = self.clock.val();
             self.inputs[p].reset.next = self.reset.val();
@@ -189,6 +218,12 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
                 self.inputs[p].can_start.next = self.start_rows[k].val();
                 self.inputs[p].grants.next = self.grants[k].val();
             }
+            // Matching allocators: the outputs matched to this input (its row).
+            for a in 0..self._matching {
+                self.row_unused_above_16[p].next =
+                    self.alloc[a].match_rows.val() >> self.field16[p].val();
+                self.inputs[p].grants.next = self.row_unused_above_16[p].val().get_bits::<16>(0);
+            }
             self.credit_out_valid[p].next = self.inputs[p].credit_out_valid.val();
             self.credit_out_vc[p].next = self.inputs[p].credit_out_vc.val();
             self.dropped_packets[p].next = self.inputs[p].dropped_packets.val();
@@ -200,6 +235,11 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             for k in self._ports..(self._ports + 1) {
                 self.outputs[o].req_mat.next = self.requests[k].val();
                 self.outputs[o].req_mat1.next = self.requests1[k].val();
+            }
+            // Matching allocators: the match, one input per output.
+            for a in 0..self._matching {
+                self.outputs[o].req_mat.next = self.alloc[a].grant_mat.val();
+                self.outputs[o].req_mat1.next = self.zero256.val();
             }
             self.outputs[o].credit_in_valid.next = self.credit_in_valid[o].val();
             self.outputs[o].credit_in_vc.next = self.credit_in_vc[o].val();
@@ -229,13 +269,13 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
 /// Top module name of a parameter point, e.g.
 /// `exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow`
 /// (`t` torus, `m` mesh; then `router.dateline`, `router.tie_break`,
-/// `router.vc_select`).
+/// `router.vc_select`, then [`allocator_tag`]).
 pub fn router_top_name(p: &RouterParams) -> String {
     let t = &p.topology;
     let dim = |d: usize| format!("{}{}", t.dims[d], if t.wrap[d] { 't' } else { 'm' });
     let order: String = p.dim_order.iter().map(|&d| ['x', 'y', 'z'][d]).collect();
     format!(
-        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}_{}_{}_{}",
+        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}_{}_{}_{}{}",
         dim(0),
         dim(1),
         dim(2),
@@ -249,7 +289,18 @@ pub fn router_top_name(p: &RouterParams) -> String {
         p.dateline.name(),
         p.tie_break.name(),
         p.vc_select.name(),
+        allocator_tag(p),
     )
+}
+
+/// The allocator in a module name: empty for `separable` (the names of
+/// earlier releases), `_islip2` (with its iterations) or `_wavefront`.
+pub fn allocator_tag(p: &RouterParams) -> String {
+    match p.allocator {
+        Allocator::Separable => String::new(),
+        Allocator::Islip => format!("_islip{}", p.alloc_iterations),
+        Allocator::Wavefront => "_wavefront".to_string(),
+    }
 }
 
 /// Buffer address bits: the smallest `A` with `2^A >= buffer_flits` (at least 1).
@@ -261,7 +312,7 @@ pub fn buffer_address_bits(buffer_flits: usize) -> usize {
 pub const MAX_FIELD: usize = 16;
 
 fn build<const W: usize, const A: usize, const C: usize>(p: &RouterParams) -> Result<Emitted> {
-    let mut uut = Router::<W, A, C>::new(p);
+    let mut uut = Router::<W, A, C>::new(p)?;
     let mut e = emit(&mut uut, &router_top_name(p))?;
     for (_, text) in e.modules.iter_mut() {
         *text = isolate_child_inputs(text);
@@ -439,6 +490,50 @@ mod tests {
             assert!(!top.contains(&format!("in_valid_{};", p.num_ports())));
             assert_lint_clean(&e);
         }
+    }
+
+    /// The matching allocators: lint clean at the default point and on a
+    /// small mesh, one `switch_alloc` module, named in the top module.
+    #[test]
+    fn matching_allocators_emit_lint_clean_verilog() {
+        for (p, tag) in [
+            (
+                RouterParams {
+                    allocator: Allocator::Islip,
+                    alloc_iterations: 2,
+                    ..Default::default()
+                },
+                "_flow_islip2",
+            ),
+            (
+                RouterParams {
+                    allocator: Allocator::Wavefront,
+                    ..Default::default()
+                },
+                "_flow_wavefront",
+            ),
+            (
+                RouterParams {
+                    allocator: Allocator::Islip,
+                    alloc_iterations: 4,
+                    ..point([4, 4, 1], [false; 3], 1, 1, 2, 128, 32)
+                },
+                "_flow_islip4",
+            ),
+        ] {
+            let e = emit_router(&p).unwrap();
+            assert!(e.top.ends_with(tag), "{}", e.top);
+            let allocs: Vec<&str> = e
+                .modules
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .filter(|n| n.ends_with("_alloc_0"))
+                .collect();
+            assert_eq!(allocs.len(), 1, "{allocs:?}");
+            assert_lint_clean(&e);
+        }
+        let e = emit_router(&RouterParams::default()).unwrap();
+        assert!(!e.modules.iter().any(|(n, _)| n.ends_with("_alloc_0")));
     }
 
     #[test]

@@ -63,6 +63,25 @@
 //!    A drop needs no output port and is always granted.
 //!    Two heads can never both take one output VC: both would need the same
 //!    output port, which grants one input per cycle.
+//!
+//!    Steps 2-3 are the `separable` allocator (`router.allocator`, the
+//!    default). The matching allocators (`islip`, `wavefront`) replace them:
+//!    an input port with a VC that requests a drop drops (class 1 first,
+//!    round-robin) and requests no output; otherwise it wants every output
+//!    one of its VCs requests (the pair is class 1 if one of those VCs is).
+//!    `islip`: `alloc_iterations` rounds over the unmatched ports of grant
+//!    (each output: class-1 pairs first, round-robin from its pointer of the
+//!    class) and accept (each input: class-1 grants first, round-robin from
+//!    its accept pointer over the outputs); pointers move past the partner
+//!    only for first-round matches. `wavefront`: class-1 pairs, then all
+//!    pairs, each pass over the diagonals `(p + o) mod P` from a rotating
+//!    first diagonal (which moves on after a cycle with a match), matching
+//!    every wanted pair whose ports are still free. A matched input then pops
+//!    the VC among those of the pair's class that want its output,
+//!    round-robin from its pointer of that class (which moves past it); the
+//!    output port's separable pointers are not used. (Two heads never take
+//!    one output VC: one input per output.) The exact algorithm is
+//!    `model::Router::{islip, wavefront}`.
 //! 4. **Edge.**
 //!    * Every output register and credit register is first cleared (so each
 //!      holds a value for exactly one cycle).
@@ -132,5 +151,5 @@ pub mod route_compute;
 pub use flit::Flit;
 pub use header_fields::{Coords, HeaderCheck, HeaderFields};
 pub use model::{IvcState, Router, RouterCounters, RouterInputs, RouterOutputs};
-pub use params::{Dateline, RouterParams, RouterPoint, TieBreak, VcSelect};
+pub use params::{Allocator, Dateline, RouterParams, RouterPoint, TieBreak, VcSelect};
 pub use route_compute::{BadPacket, RouteCompute, RouteOut};

@@ -6,7 +6,7 @@ use super::flit::Flit;
 use super::header_fields::{dest, dest_wide, header_ecc_ok, HeaderCheck};
 use super::input_unit::InputBuffers;
 use super::output_unit::OutputUnit;
-use super::params::RouterParams;
+use super::params::{Allocator, RouterParams};
 use super::route_compute::{BadPacket, RouteCompute, RouteOut};
 use crate::topology::MAX_PORTS;
 use anyhow::Result;
@@ -114,6 +114,12 @@ pub struct Router {
     out: OutputUnit,
     in_ptr: [[u8; 2]; MAX_PORTS],
     out_ptr: [[u8; 2]; MAX_PORTS],
+    /// iSLIP: per input port, the accept pointer over the output ports.
+    acc_ptr: [u8; MAX_PORTS],
+    /// Wavefront: the diagonal served first.
+    diag: u8,
+    allocator: Allocator,
+    iterations: usize,
     credit_reg: [u8; MAX_PORTS],
     credit_valid: u16,
     counters: RouterCounters,
@@ -145,6 +151,10 @@ impl Router {
             head_mask: vec![0; ports * vcs],
             in_ptr: [[0; 2]; MAX_PORTS],
             out_ptr: [[0; 2]; MAX_PORTS],
+            acc_ptr: [0; MAX_PORTS],
+            diag: 0,
+            allocator: p.allocator,
+            iterations: p.alloc_iterations,
             credit_reg: [0; MAX_PORTS],
             credit_valid: 0,
             counters: RouterCounters::default(),
@@ -355,42 +365,12 @@ impl Router {
             self.land(inp);
             return;
         }
-        // 1-2. requests and input arbitration, from registered state; the class-1
-        // VCs of a port are looked at first, class 0 only if none of them requests
         let mut chosen = [(0u8, 0u8, Req::None); MAX_PORTS];
-        let mut out_req = [[0u32; 2]; MAX_PORTS];
-        let class_mask = (1u32 << self.vpc) - 1;
-        for (p, ch) in chosen.iter_mut().enumerate().take(self.ports) {
-            let ne = self.inb.nonempty(p);
-            if ne == 0 {
-                continue;
-            }
-            for cls in (0..self.classes).rev() {
-                let base = cls * self.vpc;
-                let mut m = (ne >> base) & class_mask;
-                let mut req_mask = 0u32;
-                while m != 0 {
-                    let i = m.trailing_zeros();
-                    m &= m - 1;
-                    req_mask |= self.requests(p, base + i as usize) << i;
-                }
-                if req_mask != 0 {
-                    let v = base + rr_pick(req_mask, self.in_ptr[p][cls]);
-                    let r = self.request_of(p, v);
-                    *ch = (v as u8, cls as u8, r);
-                    if let Req::Fwd { port, .. } = r {
-                        out_req[port as usize][cls] |= 1 << p;
-                    }
-                    break;
-                }
-            }
-        }
-        // 3. output arbitration
         let mut grant = [u8::MAX; MAX_PORTS];
-        for (o, g) in grant.iter_mut().enumerate().take(self.ports) {
-            if let Some(cls) = pick_class(out_req[o]) {
-                *g = rr_pick(out_req[o][cls], self.out_ptr[o][cls]) as u8;
-            }
+        if self.allocator == Allocator::Separable {
+            self.separable(&mut chosen, &mut grant);
+        } else {
+            self.matching(&mut chosen, &mut grant);
         }
         // 4. the edge
         self.out.clear_regs();
@@ -422,7 +402,9 @@ impl Router {
             }
             f.vc = w;
             self.out.send(o, f);
-            self.out_ptr[o][cls] = rr_next(p, self.ports);
+            if self.allocator == Allocator::Separable {
+                self.out_ptr[o][cls] = rr_next(p, self.ports);
+            }
             self.in_ptr[p][cls] = rr_next(v - cls * self.vpc, self.vpc);
             self.credit_reg[p] = v as u8;
             self.credit_valid |= 1 << p;
@@ -449,6 +431,217 @@ impl Router {
             self.credit_valid |= 1 << p;
         }
         self.apply_credits(inp);
+    }
+
+    /// Steps 1-3 with the separable allocator: per input port one VC
+    /// (class 1 first, round-robin), then per output port one of the inputs
+    /// whose chosen VC wants it (class 1 first, round-robin).
+    fn separable(&mut self, chosen: &mut [(u8, u8, Req); MAX_PORTS], grant: &mut [u8; MAX_PORTS]) {
+        // 1-2. requests and input arbitration, from registered state; the class-1
+        // VCs of a port are looked at first, class 0 only if none of them requests
+        let mut out_req = [[0u32; 2]; MAX_PORTS];
+        let class_mask = (1u32 << self.vpc) - 1;
+        for (p, ch) in chosen.iter_mut().enumerate().take(self.ports) {
+            let ne = self.inb.nonempty(p);
+            if ne == 0 {
+                continue;
+            }
+            for cls in (0..self.classes).rev() {
+                let base = cls * self.vpc;
+                let mut m = (ne >> base) & class_mask;
+                let mut req_mask = 0u32;
+                while m != 0 {
+                    let i = m.trailing_zeros();
+                    m &= m - 1;
+                    req_mask |= self.requests(p, base + i as usize) << i;
+                }
+                if req_mask != 0 {
+                    let v = base + rr_pick(req_mask, self.in_ptr[p][cls]);
+                    let r = self.request_of(p, v);
+                    *ch = (v as u8, cls as u8, r);
+                    if let Req::Fwd { port, .. } = r {
+                        out_req[port as usize][cls] |= 1 << p;
+                    }
+                    break;
+                }
+            }
+        }
+        // 3. output arbitration
+        for (o, g) in grant.iter_mut().enumerate().take(self.ports) {
+            if let Some(cls) = pick_class(out_req[o]) {
+                *g = rr_pick(out_req[o][cls], self.out_ptr[o][cls]) as u8;
+            }
+        }
+    }
+
+    /// Steps 1-3 with a matching allocator (`islip`, `wavefront`).
+    ///
+    /// Requests: input port `p` wants output `o` when one of its VCs
+    /// requests a forward to `o`; the pair is class 1 when one of those VCs
+    /// is class 1. An input port with a VC that requests a drop drops
+    /// instead (class 1 first, round-robin from its pointer) and wants no
+    /// output. Matching: see [`Allocator`]. Then a matched input port pops
+    /// the VC among those of the pair's class that want its output,
+    /// round-robin from its pointer of that class.
+    fn matching(&mut self, chosen: &mut [(u8, u8, Req); MAX_PORTS], grant: &mut [u8; MAX_PORTS]) {
+        let ports = self.ports;
+        // per input port: its forward-requesting VCs, and per output the VCs wanting it
+        let mut fwd_vcs = [0u32; MAX_PORTS];
+        // want[p] bit o: p wants o; want1[p] bit o: with a class-1 VC
+        let mut want = [0u32; MAX_PORTS];
+        let mut want1 = [0u32; MAX_PORTS];
+        let class1 = ((1u32 << self.vcs) - 1) & !((1u32 << self.vpc) - 1);
+        for p in 0..ports {
+            let mut m = self.inb.nonempty(p);
+            let (mut drops, mut fwd) = (0u32, 0u32);
+            while m != 0 {
+                let v = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if self.requests(p, v) == 0 {
+                    continue;
+                }
+                match self.request_of(p, v) {
+                    Req::Drop => drops |= 1 << v,
+                    Req::Fwd { port, .. } => {
+                        fwd |= 1 << v;
+                        want[p] |= 1 << port;
+                        if class1 >> v & 1 == 1 {
+                            want1[p] |= 1 << port;
+                        }
+                    }
+                    Req::None => {}
+                }
+            }
+            if drops != 0 {
+                let cls = usize::from(drops & class1 != 0);
+                let m = if cls == 1 { drops & class1 } else { drops };
+                let base = cls * self.vpc;
+                let v = rr_pick(m >> base, self.in_ptr[p][cls]) + base;
+                chosen[p] = (v as u8, cls as u8, Req::Drop);
+                want[p] = 0;
+                want1[p] = 0;
+            } else {
+                fwd_vcs[p] = fwd;
+            }
+        }
+        // matched[p]: the output matched to input p
+        let mut matched = [u8::MAX; MAX_PORTS];
+        match self.allocator {
+            Allocator::Islip => self.islip(&want, &want1, &mut matched),
+            _ => self.wavefront(&want, &want1, &mut matched),
+        }
+        for p in 0..ports {
+            if matched[p] == u8::MAX {
+                continue;
+            }
+            let o = matched[p] as usize;
+            let cls = usize::from(want1[p] >> o & 1 == 1);
+            let base = cls * self.vpc;
+            let mut cand = 0u32;
+            let mut m = fwd_vcs[p] >> base & ((1u32 << self.vpc) - 1);
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if let Req::Fwd { port, .. } = self.request_of(p, base + i) {
+                    if port as usize == o {
+                        cand |= 1 << i;
+                    }
+                }
+            }
+            let v = base + rr_pick(cand, self.in_ptr[p][cls]);
+            chosen[p] = (v as u8, cls as u8, self.request_of(p, v));
+            grant[o] = p as u8;
+        }
+    }
+
+    /// iSLIP over `want` (class-1 pairs `want1`): each iteration, every
+    /// unmatched output grants one unmatched input that wants it (class-1
+    /// pairs first, round-robin from the output's pointer of that class),
+    /// and every unmatched input accepts one of its grants (class-1 pairs
+    /// first, round-robin from its accept pointer). Pointers move past the
+    /// partner only for the matches of the first iteration.
+    fn islip(
+        &mut self,
+        want: &[u32; MAX_PORTS],
+        want1: &[u32; MAX_PORTS],
+        matched: &mut [u8; MAX_PORTS],
+    ) {
+        let ports = self.ports;
+        let all = (1u32 << ports) - 1;
+        let (mut free_in, mut free_out) = (all, all);
+        for it in 0..self.iterations {
+            // grants: per input, the outputs granting it (and the class-1 ones)
+            let mut got = [0u32; MAX_PORTS];
+            let mut got1 = [0u32; MAX_PORTS];
+            let mut fo = free_out;
+            while fo != 0 {
+                let o = fo.trailing_zeros() as usize;
+                fo &= fo - 1;
+                let (mut r, mut r1) = (0u32, 0u32);
+                for p in 0..ports {
+                    if free_in >> p & 1 == 1 {
+                        r |= (want[p] >> o & 1) << p;
+                        r1 |= (want1[p] >> o & 1) << p;
+                    }
+                }
+                if r == 0 {
+                    continue;
+                }
+                let cls = usize::from(r1 != 0);
+                let p = rr_pick(if cls == 1 { r1 } else { r }, self.out_ptr[o][cls]);
+                got[p] |= 1 << o;
+                if cls == 1 {
+                    got1[p] |= 1 << o;
+                }
+            }
+            for p in 0..ports {
+                if got[p] == 0 {
+                    continue;
+                }
+                let m = if got1[p] != 0 { got1[p] } else { got[p] };
+                let o = rr_pick(m, self.acc_ptr[p]);
+                matched[p] = o as u8;
+                free_in &= !(1 << p);
+                free_out &= !(1 << o);
+                if it == 0 {
+                    let cls = usize::from(want1[p] >> o & 1 == 1);
+                    self.out_ptr[o][cls] = rr_next(p, ports);
+                    self.acc_ptr[p] = rr_next(o, ports);
+                }
+            }
+        }
+    }
+
+    /// Wavefront over `want`: first the class-1 pairs, then all pairs on
+    /// the ports still free; each pass visits the diagonals `d` (the pairs
+    /// with `(p + o) mod P = d`) from `diag` on and matches every wanted
+    /// pair whose input and output are both still free. `diag` moves on by
+    /// one after a cycle with a match.
+    fn wavefront(
+        &mut self,
+        want: &[u32; MAX_PORTS],
+        want1: &[u32; MAX_PORTS],
+        matched: &mut [u8; MAX_PORTS],
+    ) {
+        let ports = self.ports;
+        let all = (1u32 << ports) - 1;
+        let (mut free_in, mut free_out) = (all, all);
+        for w in [want1, want] {
+            for t in 0..ports {
+                let d = (self.diag as usize + t) % ports;
+                for p in 0..ports {
+                    let o = (d + ports - p) % ports;
+                    if w[p] >> o & 1 == 1 && free_in >> p & 1 == 1 && free_out >> o & 1 == 1 {
+                        matched[p] = o as u8;
+                        free_in &= !(1 << p);
+                        free_out &= !(1 << o);
+                    }
+                }
+            }
+        }
+        if free_in != all {
+            self.diag = rr_next(self.diag as usize, ports);
+        }
     }
 
     /// Arriving flits go to the tail of their VC's buffer (full at the start of the cycle: discarded, counted).

@@ -37,6 +37,42 @@ pub struct RouterParams {
     pub tie_break: TieBreak,
     /// Which VC of the eligible half a head takes on the next link.
     pub vc_select: VcSelect,
+    /// The switch allocator (see [`crate::router`], steps 2-3).
+    pub allocator: Allocator,
+    /// iSLIP iterations, 1..=[`MAX_ALLOC_ITERATIONS`] (read by `islip` only).
+    pub alloc_iterations: usize,
+}
+
+/// Most iSLIP iterations.
+pub const MAX_ALLOC_ITERATIONS: usize = 4;
+
+/// `router.allocator`: how the input ports are matched to the output ports each cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Allocator {
+    /// Separable input-first: each input port picks one requesting VC, then
+    /// each output port picks one of the inputs that picked it (one round).
+    #[default]
+    Separable,
+    /// iSLIP: each input port requests every output one of its VCs wants;
+    /// outputs grant, inputs accept, repeated `alloc_iterations` times over
+    /// the still unmatched ports; then the matched input picks its VC.
+    Islip,
+    /// Wavefront: a maximal matching of the same requests in one pass, the
+    /// diagonals of the input x output matrix in turn from a rotating one.
+    Wavefront,
+}
+
+impl Allocator {
+    /// Every value, in declaration order (the order of `NAMES`).
+    pub const ALL: [Self; 3] = [Allocator::Separable, Allocator::Islip, Allocator::Wavefront];
+    /// The config values, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["separable", "islip", "wavefront"];
+
+    /// The config value of `self`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
 }
 
 /// `router.dateline`: the VC-half rule of a torus ring (both are deadlock-free;
@@ -154,6 +190,10 @@ pub struct RouterKeys {
     /// Output VC of a head within its half ([`VcSelect::NAMES`]): "flow"
     /// (one per flow, in order) or "free".
     pub vc_select: String,
+    /// Switch allocator ([`Allocator::NAMES`]): "separable", "islip" or "wavefront".
+    pub allocator: String,
+    /// iSLIP iterations, 1..=4 (read by "islip" only).
+    pub alloc_iterations: u32,
 }
 
 /// A `[router]` rule key whose value is none of its names.
@@ -221,6 +261,8 @@ impl Default for RouterParams {
             dateline: Dateline::default(),
             tie_break: TieBreak::default(),
             vc_select: VcSelect::default(),
+            allocator: Allocator::default(),
+            alloc_iterations: 1,
         }
     }
 }
@@ -263,6 +305,13 @@ impl RouterParams {
                 VcSelect::NAMES,
                 &VcSelect::ALL,
             )?,
+            allocator: by_name(
+                "router.allocator",
+                &keys.allocator,
+                Allocator::NAMES,
+                &Allocator::ALL,
+            )?,
+            alloc_iterations: keys.alloc_iterations as usize,
         })
     }
 
@@ -290,6 +339,12 @@ impl RouterParams {
             bail!(
                 "packet.flit_bits = {}: must be 64, 128 or 256",
                 self.flit_bits
+            );
+        }
+        if !(1..=MAX_ALLOC_ITERATIONS).contains(&self.alloc_iterations) {
+            bail!(
+                "router.alloc_iterations = {}: must be 1..={MAX_ALLOC_ITERATIONS}",
+                self.alloc_iterations
             );
         }
         let hf = self.header_flits();

@@ -47,28 +47,32 @@ pub fn info() -> BlockInfo {
 
 /// The default matrix: mesh and torus (and mixed), 1 and 2 classes, 2 and 3
 /// VCs per class, 64/128/256-bit flits, 1..4 local ports, several routing
-/// orders, the router at a node where datelines and mesh edges matter.
+/// orders, the router at a node where datelines and mesh edges matter, and
+/// every `router.allocator` (iSLIP with 1, 2 and 3 rounds).
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
         // The default ExaNeSt router at the corner x=7, y=3, z=0 of the 8x4x4
         // torus: its x+, y+ and z- links are datelines (entry dateline, parity ties).
         "dims=8x4x4,wrap=ttt,local_ports=1,dim_order=zyx,classes=2,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=31",
-        // Minimal: 4x4 mesh, one class, any free VC of the class.
-        "dims=4x4x1,wrap=mmm,local_ports=1,dim_order=zyx,classes=1,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,vc_select=free,node=5",
+        // Minimal: 4x4 mesh, one class, any free VC of the class; iSLIP, 2 rounds.
+        "dims=4x4x1,wrap=mmm,local_ports=1,dim_order=zyx,classes=1,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,vc_select=free,allocator=islip,alloc_iterations=2,node=5",
         // 64-bit flits (two-flit headers), 3 VCs of one class on a torus; the
-        // wrap dateline, ties to +, and a free VC in the lower half (2 VCs).
-        "dims=4x4x4,wrap=ttt,local_ports=2,dim_order=xyz,classes=1,vcs_per_class=3,buffer_flits=40,flit_bits=64,max_packet_flits=36,dateline=wrap,tie_break=plus,vc_select=free,node=63",
-        // 256-bit flits, 2 classes x 3 VCs, 3D mesh.
-        "dims=4x3x2,wrap=mmm,local_ports=2,dim_order=yzx,classes=2,vcs_per_class=3,buffer_flits=16,flit_bits=256,max_packet_flits=10,node=13",
-        // Odd torus rings (3 VCs split 2 + 1), 2 classes, 128-bit flits, free VCs.
-        "dims=3x5x1,wrap=ttm,local_ports=3,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=24,flit_bits=128,max_packet_flits=18,vc_select=free,node=14",
+        // wrap dateline, ties to +, and a free VC in the lower half (2 VCs);
+        // the wavefront allocator.
+        "dims=4x4x4,wrap=ttt,local_ports=2,dim_order=xyz,classes=1,vcs_per_class=3,buffer_flits=40,flit_bits=64,max_packet_flits=36,dateline=wrap,tie_break=plus,vc_select=free,allocator=wavefront,node=63",
+        // 256-bit flits, 2 classes x 3 VCs, 3D mesh; iSLIP, 3 rounds (class
+        // priority in grant and accept).
+        "dims=4x3x2,wrap=mmm,local_ports=2,dim_order=yzx,classes=2,vcs_per_class=3,buffer_flits=16,flit_bits=256,max_packet_flits=10,allocator=islip,alloc_iterations=3,node=13",
+        // Odd torus rings (3 VCs split 2 + 1), 2 classes, 128-bit flits, free
+        // VCs; iSLIP, one round.
+        "dims=3x5x1,wrap=ttm,local_ports=3,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=24,flit_bits=128,max_packet_flits=18,vc_select=free,allocator=islip,alloc_iterations=1,node=14",
         // A 16-node ring (4-bit wrap) and a mesh dimension, 64-bit flits, 4 local ports.
         "dims=16x1x3,wrap=ttm,local_ports=4,dim_order=xzy,classes=2,vcs_per_class=2,buffer_flits=64,flit_bits=64,max_packet_flits=36,node=15",
         // 256-bit flits on a torus, one class of 2 VCs; the wrap dateline, ties to +.
         "dims=2x2x4,wrap=ttt,local_ports=1,dim_order=zyx,classes=1,vcs_per_class=2,buffer_flits=12,flit_bits=256,max_packet_flits=10,dateline=wrap,tie_break=plus,node=0",
         // 4 VCs per class on an 8x4 torus (the BookSim2 reference's VC count),
-        // free VCs in each half of 2, 2 classes.
-        "dims=8x4x1,wrap=ttm,local_ports=1,dim_order=zyx,classes=2,vcs_per_class=4,buffer_flits=32,flit_bits=128,max_packet_flits=18,vc_select=free,node=12",
+        // free VCs in each half of 2, 2 classes; wavefront with 2 classes.
+        "dims=8x4x1,wrap=ttm,local_ports=1,dim_order=zyx,classes=2,vcs_per_class=4,buffer_flits=32,flit_bits=128,max_packet_flits=18,vc_select=free,allocator=wavefront,node=12",
     ]
 }
 
