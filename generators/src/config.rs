@@ -799,8 +799,9 @@ mod tests {
         assert_eq!(f["link.down"], "[]");
         assert_eq!(f["allreduce.count"], "1");
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
-        // + 15 [allreduce] keys
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15);
+        // + 15 [allreduce] keys + 2 allocator keys (allocator, alloc_iterations)
+        assert_eq!(f["router.allocator"], "\"separable\"");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2);
     }
 
     #[test]

@@ -109,7 +109,8 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     hits: Vec<Signal<Local, Bits<16>>>,
     rows: Vec<Signal<Local, Bits<256>>>,
     rows1: Vec<Signal<Local, Bits<256>>>,
-    drop_mode: Signal<Local, bool>,
+    /// (one per matching allocator: none when separable, so lint sees no unused signal)
+    drop_mode: Vec<Signal<Local, bool>>,
     chosen_fwd: Signal<Local, bool>,
     chosen_new_drop: Signal<Local, bool>,
     chosen_ovc: Signal<Local, Bits<8>>,
@@ -245,7 +246,7 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             rows1: (0..(n + 1) * matching)
                 .map(|_| Default::default())
                 .collect(),
-            drop_mode: Default::default(),
+            drop_mode: (0..matching).map(|_| Default::default()).collect(),
             chosen_fwd: Default::default(),
             chosen_new_drop: Default::default(),
             chosen_ovc: Default::default(),
@@ -318,8 +319,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         // Matching allocators: a drop if any VC asks for one, else every
         // forward request to the allocator, and after the match the VCs that
         // want the matched output (class 1 first, round-robin).
-        self.drop_mode.next = false;
-        for _m in 0..self._matching {
+        for m in 0..self._matching {
+            self.drop_mode[m].next = false;
             self.drops[0].next = self.zero16.val();
             self.hits[0].next = self.zero16.val();
             self.rows[0].next = self.zero256.val();
@@ -358,8 +359,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 }
             }
             for k in self._vcs..(self._vcs + 1) {
-                self.drop_mode.next = self.drops[k].val().any();
-                if self.drop_mode.val() {
+                self.drop_mode[m].next = self.drops[k].val().any();
+                if self.drop_mode[m].val() {
                     self.arb.req1.next = self.drops[k].val() & self.class1_vcs.val();
                     self.arb.req0.next = self.drops[k].val() & !self.class1_vcs.val();
                 } else {
@@ -394,9 +395,9 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.drop.next = self.arb.grant_valid.val() & !self.chosen_fwd.val();
         self.req_mat.next = self.zero256.val();
         self.req_mat1.next = self.zero256.val();
-        for _m in 0..self._matching {
+        for m in 0..self._matching {
             for k in self._vcs..(self._vcs + 1) {
-                if !self.drop_mode.val() {
+                if !self.drop_mode[m].val() {
                     self.req_mat.next = self.rows[k].val();
                     self.req_mat1.next = self.rows1[k].val();
                 }

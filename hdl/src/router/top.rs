@@ -169,7 +169,9 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             _ports: n,
             _matching: alloc.len(),
             alloc,
-            field16: (0..n).map(|i| Constant::new(bits(16 * i as u64))).collect(),
+            field16: (0..n * matching)
+                .map(|i| Constant::new(bits(16 * i as u64)))
+                .collect(),
             row_unused_above_16: signals(n * matching),
         })
     }
