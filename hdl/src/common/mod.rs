@@ -1,6 +1,7 @@
 //! Primitive blocks shared by the router, the NI and the link layer.
 
 pub mod arbiter;
+pub mod async_fifo;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;

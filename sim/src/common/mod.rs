@@ -1,6 +1,7 @@
 //! Golden models of the primitive blocks.
 
 pub mod arbiter;
+pub mod async_fifo;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;

@@ -4,6 +4,7 @@ use crate::cosim::Bench;
 use anyhow::Result;
 
 pub mod arbiter;
+pub mod async_fifo;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
@@ -38,6 +39,7 @@ pub struct BlockInfo {
 pub fn all() -> Vec<BlockInfo> {
     vec![
         fifo::info(),
+        async_fifo::info(),
         arbiter::info(),
         credit_counter::info(),
         crc32::info(),
