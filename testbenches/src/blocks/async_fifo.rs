@@ -261,16 +261,14 @@ impl AsyncFifoBench {
         let c = &mut self.clocks;
         let t = c.next[0].min(c.next[1]);
         let rise = [c.next[0] == t, c.next[1] == t];
-        for k in 0..2 {
-            if rise[k] {
-                // Bounded random walk of the period, then the next edges.
-                if c.lo[k] < c.hi[k] {
-                    let step = rng.below(7) as i64 - 3;
-                    c.period[k] = ((c.period[k] as i64 + step) as u64).clamp(c.lo[k], c.hi[k]);
-                }
-                c.fall[k] = t + c.period[k] / 2;
-                c.next[k] = t + c.period[k];
+        for (k, _) in rise.iter().enumerate().filter(|(_, &r)| r) {
+            // Bounded random walk of the period, then the next edges.
+            if c.lo[k] < c.hi[k] {
+                let step = rng.below(7) as i64 - 3;
+                c.period[k] = ((c.period[k] as i64 + step) as u64).clamp(c.lo[k], c.hi[k]);
             }
+            c.fall[k] = t + c.period[k] / 2;
+            c.next[k] = t + c.period[k];
         }
         self.edge = (rise[0], rise[1], t);
     }
