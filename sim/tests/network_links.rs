@@ -200,7 +200,11 @@ fn idle_links_skipped_or_ticked_give_the_same_run() {
         let k = LinkKeys {
             ber,
             burst_rate: if ber > 0.0 { 1e-5 } else { 0.0 },
-            down: if down { vec![vec![3_000, 3_500]] } else { vec![] },
+            down: if down {
+                vec![vec![3_000, 3_500]]
+            } else {
+                vec![]
+            },
             down_nodes: if down { vec![1] } else { vec![] },
             ..keys()
         };
