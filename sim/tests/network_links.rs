@@ -184,6 +184,46 @@ fn same_seed_same_run_other_seed_other_errors() {
     );
 }
 
+/// Skipping the ticks of quiet links changes nothing: the same report,
+/// link counters included, with and without, over seeds, BERs, loads and
+/// a down window (whose links are never skipped), and the skipping does
+/// happen.
+#[test]
+fn idle_links_skipped_or_ticked_give_the_same_run() {
+    let points = [
+        (0.0, 0.02, 21, false),
+        (1e-5, 0.05, 22, false),
+        (1e-4, 0.01, 23, false),
+        (1e-5, 0.02, 24, true),
+    ];
+    for (ber, rate, seed, down) in points {
+        let k = LinkKeys {
+            ber,
+            burst_rate: if ber > 0.0 { 1e-5 } else { 0.0 },
+            down: if down {
+                vec![vec![3_000, 3_500]]
+            } else {
+                vec![]
+            },
+            down_nodes: if down { vec![1] } else { vec![] },
+            ..keys()
+        };
+        let p = params([4, 2, 2], &k, rate, seed);
+        let mut runs = Vec::new();
+        for skip in [false, true] {
+            let mut net = Network::new(&p).unwrap();
+            net.set_link_idle_skipping(skip);
+            let mut r = net.run();
+            r.router_cycles_per_s = 0.0;
+            let skipped = net.link_ticks_skipped();
+            assert_eq!(skipped > 0, skip, "seed {seed}: {skipped} ticks skipped");
+            runs.push(r);
+        }
+        check_clean(&runs[0], "ticked every cycle");
+        assert_eq!(runs[0], runs[1], "ber {ber}, rate {rate}, seed {seed}");
+    }
+}
+
 /// `model = "ideal"` gives no link layer: the old wire, as before.
 #[test]
 fn ideal_model_is_the_wire() {

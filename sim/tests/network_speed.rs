@@ -125,3 +125,65 @@ fn memory_32x32x32() {
         net.packets_live()
     );
 }
+
+/// Framed links (the default `[link]`: 10 Gb/s, 100 ns, BER `ber`) on a
+/// torus at a light uniform load, with the ticks of quiet links skipped
+/// or not: network cycles per CPU second and the share of link-end ticks
+/// skipped.
+fn framed_speed(dims: [usize; 3], rate: f64, ber: f64, cycles: u64, skip: bool) -> f64 {
+    use exanet_sim::network::{FramedLinks, LinkKeys};
+    let mut p = params(dims, rate);
+    let k = LinkKeys {
+        gbps: 10.0,
+        latency_ns: 100.0,
+        model: "framed".into(),
+        frame_flits: 0,
+        ber,
+        burst_rate: 0.0,
+        burst_bits: 16,
+        down: vec![],
+        down_nodes: vec![],
+    };
+    let nodes = p.router.topology.num_nodes();
+    p.links = FramedLinks::from_keys(
+        &k,
+        p.router.flit_bits,
+        p.router.num_vcs(),
+        p.router.buffer_flits,
+        16,
+        156.25,
+        nodes,
+        1,
+    )
+    .unwrap();
+    p.link_latency = 16;
+    let mut net = Network::new(&p).unwrap();
+    net.set_link_idle_skipping(skip);
+    net.run_cycles(2_000); // warm up
+    let s0 = net.link_ticks_skipped();
+    let c0 = cpu_ns();
+    net.run_cycles(cycles);
+    let cpu = (cpu_ns() - c0) / 1e9;
+    let ends = net.link_ends().len() as f64;
+    let skipped = (net.link_ticks_skipped() - s0) as f64 / (ends * cycles as f64);
+    let r = net.report(0.0);
+    eprintln!(
+        "{dims:?} framed, rate {rate}, BER {ber}, skipping {skip}: {cycles} cycles in {cpu:.2} s CPU = {:.0} cycles/s \
+         ({:.0}% of link-end ticks skipped), accepted {:.4} flits/node/cycle",
+        cycles as f64 / cpu,
+        100.0 * skipped,
+        r.total.accepted
+    );
+    assert!(r.error_count == 0 && r.deadlock.is_none());
+    cycles as f64 / cpu
+}
+
+#[test]
+#[ignore = "speed figure; run in release"]
+fn framed_links_idle_skipping() {
+    for skip in [false, true] {
+        framed_speed([8, 4, 4], 0.1, 0.0, 10_000, skip);
+        framed_speed([8, 4, 4], 0.01, 1e-5, 10_000, skip);
+        framed_speed([16, 16, 16], 0.01, 0.0, 1_000, skip);
+    }
+}

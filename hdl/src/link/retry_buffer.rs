@@ -10,8 +10,11 @@
 //!   `ack_seq` if it is held (`ack_ok`, combinational);
 //! - `stop`: end a replay; `start`: replay every closed frame from the
 //!   oldest;
-//! - `take`: take the word shown on `replay_valid`/`replay_ctrl`/
-//!   `replay_data` (combinational: after this cycle's ack, stop, start);
+//! - `take`: take the word announced on `replay_valid` (combinational:
+//!   after this cycle's ack, stop, start); its `replay_data`/`replay_ctrl`
+//!   come one cycle later, from the ring's registered read (`link_tx`
+//!   registers the word into its PHY output anyway, so it uses them
+//!   directly as that register);
 //! - `push_valid`, `push_data[64]`, `push_ctrl`: append a word (ignored
 //!   when full);
 //! - `close_valid`, `close_seq[6]`: the words since the last close form
@@ -22,16 +25,19 @@
 //!   its start/take/push from them): `frames_left[6]`, `used_left[13]`,
 //!   `replaying` (before this cycle's stop and start).
 //!
-//! Latency: 0 for `ack_ok` and the replay word; a push is replayable from
-//! the next cycle.
+//! Latency: 0 for `ack_ok` and `replay_valid`, 1 for the replay word
+//! (the golden model shows it in the same cycle; the bench compares the
+//! RTL's word one cycle later); a push is replayable from the next cycle.
 //!
 //! Structure: a ring of `words` 65-bit entries (word + control flag) in
-//! distributed RAM with an asynchronous read at the replay pointer, and
-//! a 32-entry queue of `(seq, end pointer)`. Pointers are `log2(words)+1`
-//! bits; all comparisons are offsets from the oldest held word, so they
-//! never wrap. At the default 256 words the ring is 260 LUTs of LUTRAM;
-//! a ring for much longer cables would want BRAM with a registered read
-//! (one cycle of prefetch in `link_tx`), not done here.
+//! block RAM (one write port, one registered read port at the replay
+//! pointer: 512 × 65 bits is one BRAM36 in 512 × 72 mode), and a 32-entry
+//! queue of `(seq, end pointer)`. Pointers are `log2(words)+1` bits; all
+//! comparisons are offsets from the oldest held word, so they never wrap.
+//! The combinational logic is two blocks, the ack's (state and ack
+//! inputs only) and the rest's, so `link_tx` reading the after-ack
+//! outputs to drive start/take/push/close is no combinational loop for
+//! Verilator (no UNOPTFLAT, no settling).
 //!
 //! Parameters ([`RetryBufferParams`]): `words`, a power of two 64..=4096.
 

@@ -26,8 +26,11 @@ function [31:0] seal_f;
 endfunction
 // ---- state ----
 reg        out_valid;
-reg [63:0] out_data;
-reg        out_ctrl;
+// The PHY word register: a word built here (`out_word`) or, when `sel_q`,
+// the replay word, which the retry buffer's block RAM registers itself.
+reg [63:0] out_word;
+reg        out_wctrl;
+reg        sel_q;
 reg        cr_valid;
 reg [2:0]  cr_vc;
 reg [1:0]  prev_st;
@@ -70,8 +73,9 @@ reg [31:0] c_overflows;
 reg [31:0] c_words_replayed;
 reg [31:0] c_ctrl_sent;
 initial out_valid = 1'b0;
-initial out_data = 64'd0;
-initial out_ctrl = 1'b0;
+initial out_word = 64'd0;
+initial out_wctrl = 1'b0;
+initial sel_q = 1'b0;
 initial cr_valid = 1'b0;
 initial cr_vc = 3'd0;
 initial prev_st = 2'd{{ st_down }};
@@ -137,6 +141,13 @@ always @(*) begin
     retry$ack_valid = pc_ok && (pc_ack != acked);
     retry$ack_seq = pc_ack;
     retry$stop = leaving;
+end
+// The word on the PHY (registered either way).
+reg [63:0] out_data;
+reg        out_ctrl;
+always @(*) begin
+    out_data = sel_q ? retry$replay_data : out_word;
+    out_ctrl = sel_q ? retry$replay_ctrl : out_wctrl;
 end
 // ---- stage 2: the golden tick (after the retry buffer's ack) ----
 integer v;
@@ -662,6 +673,10 @@ always @(posedge clock) begin
     if (enq) qmem[enq_addr] <= {in_head, in_tail, in_data};
     if (reset) begin
         out_valid <= 1'b0;
+        // The word shown is held (as before the replay word moved to block RAM).
+        out_word <= out_data;
+        out_wctrl <= out_ctrl;
+        sel_q <= 1'b0;
         cr_valid <= 1'b0;
         prev_st <= 2'd{{ st_down }};
         qrd <= {{ vcs_qa }}'d0;
@@ -693,8 +708,9 @@ always @(posedge clock) begin
         c_ctrl_sent <= 32'd0;
     end else begin
         out_valid <= out_valid_n;
-        out_data <= sel_replay ? retry$replay_data : word_n;
-        out_ctrl <= sel_replay ? retry$replay_ctrl : word_ctrl_n;
+        out_word <= word_n;
+        out_wctrl <= word_ctrl_n;
+        sel_q <= sel_replay;
         cr_valid <= cr_valid_n;
         cr_vc <= cr_vc_n;
         prev_st <= st_state;

@@ -2,8 +2,18 @@
 // Ring of words sent and not yet acked; a queue of closed frames (seq, end).
 // Pointers are {{ a1 }}-bit free-running word counts; offsets from `base` order them.
 // Inputs act in the golden model's order: ack, stop, start, take, push, close.
-(* ram_style = "distributed" *)
+// The ring is block RAM: one write port (push at `head`) and one registered
+// read port at this cycle's replay pointer, so `replay_data`/`replay_ctrl`
+// show, one cycle later, the word that `replay_valid` announced (link_tx
+// registers it into its PHY word anyway). The read is never of the slot
+// being written: a shown word lies in [base, head) and a push needs
+// head - base < words.
+// Two combinational blocks: the first depends on the ack inputs and the
+// state only (its outputs decide link_tx's start/take/push/close), the
+// second on everything; so link_tx -> retry -> link_tx is no loop.
+(* ram_style = "block" *)
 reg [64:0] ring [0:{{ words_m1 }}];
+reg [64:0] rd_q;
 reg [{{ seq_m1 }}:0] fseq [0:{{ frames_m1 }}];
 reg [{{ a }}:0] fend [0:{{ frames_m1 }}];
 reg [{{ a }}:0] base;
@@ -54,6 +64,10 @@ always @(*) begin
     replaying = rep1;
     frames_left = remaining;
     used_left = {{ used_left_expr }};
+    frames = fcount;
+    oldest = (fcount != {{ fa1 }}'d0) ? fseq[fhead] : {{ seq }}'d0;
+end
+always @(*) begin
     rep2 = stop ? 1'b0 : rep1;
     rp2 = rp1;
     if (start) begin
@@ -61,7 +75,6 @@ always @(*) begin
         rp2 = base1;
     end
     replay_valid = rep2;
-    {replay_ctrl, replay_data} = ring[rp2[{{ a_m1 }}:0]];
     // Take: the replay ends after the last closed frame.
     rep_n = rep2;
     rp_n = rp2;
@@ -73,8 +86,15 @@ always @(*) begin
     head_n = push_ok ? (head + {{ a1 }}'d1) : head;
     close_ok = close_valid && (remaining != {{ fa1 }}'d{{ frames }});
     used = {{ used_expr }};
-    frames = fcount;
-    oldest = (fcount != {{ fa1 }}'d0) ? fseq[fhead] : {{ seq }}'d0;
+end
+always @(*) begin
+    {replay_ctrl, replay_data} = rd_q;
+end
+// The ring's two ports: a registered read (old data on the cycle of a write
+// to the same slot, which never happens for a word that is shown).
+always @(posedge clock) begin
+    rd_q <= ring[rp2[{{ a_m1 }}:0]];
+    if (push_ok && !reset) ring[head[{{ a_m1 }}:0]] <= {push_ctrl, push_data};
 end
 always @(posedge clock) begin
     if (reset) begin
@@ -86,7 +106,6 @@ always @(posedge clock) begin
         ftail <= {{ fa }}'d0;
         fcount <= {{ fa1 }}'d0;
     end else begin
-        if (push_ok) ring[head[{{ a_m1 }}:0]] <= {push_ctrl, push_data};
         if (close_ok) begin
             fseq[ftail] <= close_seq;
             fend[ftail] <= head_n;

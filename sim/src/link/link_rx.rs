@@ -124,6 +124,23 @@ impl LinkRx {
         &self.out
     }
 
+    /// Its next tick only counts down the nack hold-off if its inputs are
+    /// quiet (lane up, no word, no router credit): up, no control word
+    /// decoded last cycle, nothing held for the router, no frame being
+    /// received. For a simulator that skips idle links.
+    pub fn quiet(&self) -> bool {
+        self.out.status.state == LinkState::Up
+            && self.out.status.peer_ctrl.is_none()
+            && self.out.flit.is_none()
+            && !self.mid_frame()
+            && self.bufs.iter().all(|b| b.is_empty())
+    }
+
+    /// Advance `cycles` quiet ticks at once (see [`LinkRx::quiet`]).
+    pub fn skip(&mut self, cycles: usize) {
+        self.holdoff = self.holdoff.saturating_sub(cycles);
+    }
+
     /// Counters (receive half).
     pub fn counters(&self) -> &LinkCounters {
         &self.counters

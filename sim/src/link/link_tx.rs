@@ -171,6 +171,43 @@ impl LinkTx {
             && self.out.word.is_none()
     }
 
+    /// How many of the next ticks would only count cycles, given that its
+    /// inputs stay as in a quiet link (no flit from the router, `ready`
+    /// whatever, `rx` as now, no control word from the peer): the link up
+    /// since the last tick, nothing queued, open, held or shown, no credit
+    /// out, nothing to tell the peer but the keepalive, which falls due
+    /// when the cycle count reaches `keepalive`. 0 when not quiet. For a
+    /// simulator that skips idle links: ticking those cycles is exactly
+    /// [`LinkTx::skip`] (the network simulator's
+    /// `idle_links_skipped_or_ticked_give_the_same_run` test checks it).
+    pub fn quiet_cycles(&self, rx: &RxStatus) -> usize {
+        let n = self.p.vcs;
+        let quiet = rx.state == LinkState::Up
+            && self.prev_state == LinkState::Up
+            && rx.peer_ctrl.is_none()
+            && self.idle()
+            && self.out.credit.is_none()
+            && self.cur.is_none()
+            && !self.rewind
+            && !self.flushing
+            && self.timer == 0
+            && !self.force_ctrl
+            && rx.nack_count == self.last_nack
+            && rx.urgent == self.last_urgent
+            && rx.ack_seq == self.last_ack
+            && rx.freed[..n] == self.last_freed[..n];
+        if quiet {
+            self.p.keepalive.saturating_sub(self.since_ctrl + 1)
+        } else {
+            0
+        }
+    }
+
+    /// Advance `cycles` quiet ticks at once (see [`LinkTx::quiet_cycles`]).
+    pub fn skip(&mut self, cycles: usize) {
+        self.since_ctrl = self.since_ctrl.saturating_add(cycles);
+    }
+
     /// `(last frame acked, next sequence number, frames held)`: what a
     /// bench needs to forge acks for frames never sent.
     pub fn ack_state(&self) -> (u8, u8, usize) {

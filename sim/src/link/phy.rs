@@ -159,6 +159,19 @@ impl Phy {
         self.counters
     }
 
+    /// No word in flight: stepping it with no word and the lane up only
+    /// moves its delay line. For a simulator that skips idle links.
+    pub fn empty(&self) -> bool {
+        self.pipe.iter().all(|w| w.is_none())
+    }
+
+    /// Advance `cycles` steps with no word and the lane up, at once (the
+    /// PHY must be [`Phy::empty`]).
+    pub fn skip(&mut self, cycles: u64) {
+        debug_assert!(self.empty());
+        self.at = ((self.at as u64 + cycles) % self.pipe.len() as u64) as usize;
+    }
+
     /// The TX side may send in `cycle` (low in clock-compensation gaps).
     pub fn ready(&self, cycle: u64) -> bool {
         self.p.cc_period == 0 || cycle % self.p.cc_period >= self.p.cc_len

@@ -334,6 +334,16 @@ pub(super) struct Links {
     pub(super) not_up_cycles: u64,
     /// Some end is not up in the current cycle.
     pub(super) any_not_up: bool,
+    /// Skip the ticks of quiet links (see [`Links::tick`]); results are
+    /// the same either way.
+    pub(super) skip_idle: bool,
+    /// Per end: asleep since this cycle (its ticks from then on not yet
+    /// done), or `u64::MAX` when awake. Both ends of a link sleep together.
+    slept_from: Vec<u64>,
+    /// Per end: the first cycle it must tick again (when asleep).
+    wake_at: Vec<u64>,
+    /// End ticks skipped so far.
+    pub(super) skipped_ticks: u64,
 }
 
 impl Links {
@@ -390,6 +400,10 @@ impl Links {
             win_words: vec![0; n],
             not_up_cycles: 0,
             any_not_up: false,
+            skip_idle: true,
+            slept_from: vec![u64::MAX; n],
+            wake_at: vec![0; n],
+            skipped_ticks: 0,
         })
     }
 
@@ -419,9 +433,39 @@ impl Links {
             self.pace -= 1.0;
         }
         let lane_up = self.sched.down.is_empty() || self.sched.up(t);
+        // Wake the sleeping links that get an input from their routers or
+        // whose keepalive falls due, doing the ticks they skipped at once.
+        for e in 0..self.ends.len() {
+            let from = self.slept_from[e];
+            if from == u64::MAX {
+                continue;
+            }
+            let q = self.ends[e].peer as usize;
+            let input = |i: usize| self.in_flit[i].is_some() || self.in_credit[i] != 0;
+            if t >= self.wake_at[e] || input(e) || input(q) {
+                for i in [e, q] {
+                    let end = &mut self.ends[i];
+                    end.tx.skip((t - from) as usize);
+                    end.rx.skip((t - from) as usize);
+                    end.phy.skip(t - from);
+                    self.slept_from[i] = u64::MAX;
+                    self.skipped_ticks += t - from;
+                }
+            }
+        }
         for (e, end) in self.ends.iter_mut().enumerate() {
             let up = lane_up || !end.scheduled;
             let ready = paced && end.phy.ready(t);
+            if self.slept_from[e] != u64::MAX {
+                // What an idle tick shows: no word either way.
+                end.io = LinkEndIo {
+                    shown: None,
+                    ready,
+                    arrived: None,
+                    lane_up: up,
+                };
+                continue;
+            }
             let shown = end.tx.outputs().word;
             let sent = if ready { shown } else { None };
             if window && sent.is_some() {
@@ -434,6 +478,9 @@ impl Links {
         let mut moved = false;
         let mut not_up = false;
         for (e, end) in self.ends.iter_mut().enumerate() {
+            if self.slept_from[e] != u64::MAX {
+                continue;
+            }
             let up = lane_up || !end.scheduled;
             let ready = paced && end.phy.ready(t);
             let flit = self.in_flit[e].take();
@@ -467,7 +514,41 @@ impl Links {
         }
         self.any_not_up = not_up;
         self.not_up_cycles += not_up as u64;
+        if self.skip_idle {
+            self.fall_asleep(t);
+        }
         moved
+    }
+
+    /// Put to sleep, from cycle `t + 1`, every awake link whose two ends
+    /// are quiet: up, with no down window, no word in either PHY
+    /// direction, each `link_tx` with nothing to send before its keepalive
+    /// ([`LinkTx::quiet_cycles`]) and each `link_rx` with nothing held
+    /// ([`LinkRx::quiet`]). Until a router gives either end a flit or a
+    /// credit, or the first keepalive falls due, their ticks would only
+    /// count cycles, so they are skipped and done at once on waking
+    /// (`skip`); the results are the same as ticking every cycle (the
+    /// `idle_links_skipped_or_ticked_give_the_same_run` test).
+    fn fall_asleep(&mut self, t: u64) {
+        for e in 0..self.ends.len() {
+            let q = self.ends[e].peer as usize;
+            if q < e || self.slept_from[e] != u64::MAX {
+                continue;
+            }
+            let quiet = |end: &End| -> usize {
+                if end.scheduled || !end.phy.empty() || !end.rx.quiet() {
+                    return 0;
+                }
+                end.tx.quiet_cycles(&end.rx.outputs().status)
+            };
+            let k = quiet(&self.ends[e]).min(quiet(&self.ends[q]));
+            if k >= 2 {
+                for i in [e, q] {
+                    self.slept_from[i] = t + 1;
+                    self.wake_at[i] = t + 1 + k as u64;
+                }
+            }
+        }
     }
 
     /// Counters of every end summed, with the PHYs'.

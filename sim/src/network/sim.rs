@@ -639,6 +639,19 @@ impl Network {
         &mut self.routers
     }
 
+    /// Skip the ticks of quiet framed links (on by default; the run is the
+    /// same either way, only slower without).
+    pub fn set_link_idle_skipping(&mut self, on: bool) {
+        if let Some(l) = self.links.as_mut() {
+            l.skip_idle = on;
+        }
+    }
+
+    /// Link-end ticks skipped so far as idle (framed links).
+    pub fn link_ticks_skipped(&self) -> u64 {
+        self.links.as_ref().map_or(0, |l| l.skipped_ticks)
+    }
+
     /// Router ticks actually executed (the rest were skipped as idle).
     pub fn router_ticks(&self) -> u64 {
         self.router_cycles

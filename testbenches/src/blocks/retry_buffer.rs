@@ -6,8 +6,11 @@
 //! never sent and random ones; replays started, stopped and taken at
 //! random rates (acks land mid-replay and move it); frames closed at
 //! random lengths including empty ones, never more than the 31 a
-//! `link_tx` keeps; rare resets. Every output is compared every cycle
-//! (the replay word only while `replay_valid`).
+//! `link_tx` keeps; rare resets. Every output is compared every cycle;
+//! the replay word, which the RTL reads from block RAM with a registered
+//! read, one cycle after the golden model shows it (`replay_data` at
+//! cycle t + 1 against the golden word of cycle t, whenever the golden
+//! `replay_valid` was set at t).
 
 use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
@@ -101,6 +104,9 @@ pub struct RetryBufferBench {
     ports: Option<Ports>,
     inputs: RetryBufferInputs,
     golden_inputs: RetryBufferInputs,
+    /// The golden replay word of the previous cycle (what the RTL's
+    /// registered read shows now).
+    shown: Option<PhyWord>,
     next_seq: u8,
     phase_left: u64,
     p_ack: f64,
@@ -125,6 +131,7 @@ impl RetryBufferBench {
             ports: None,
             inputs: RetryBufferInputs::default(),
             golden_inputs: RetryBufferInputs::default(),
+            shown: None,
             next_seq: 0,
             phase_left: 0,
             p_ack: 0.1,
@@ -184,6 +191,7 @@ impl Bench for RetryBufferBench {
         self.golden = RetryBuffer::new(self.params.words);
         self.inputs = RetryBufferInputs::default();
         self.golden_inputs = RetryBufferInputs::default();
+        self.shown = None;
         self.next_seq = 0;
         self.phase_left = 0;
         self.cov = RetryBufferCoverage::default();
@@ -270,7 +278,7 @@ impl Bench for RetryBufferBench {
         let o = self.golden.outputs(&self.golden_inputs);
         let p = self.ports.as_ref().expect("bind before check");
         let valid = o.replay.is_some();
-        let w = o.replay.unwrap_or_default();
+        let shown = self.shown;
         cmp(cycle, "ack_ok", o.ack_ok as u64, p.ack_ok.get())
             .or_else(|| cmp(cycle, "used", o.used as u64, p.used.get()))
             .or_else(|| cmp(cycle, "frames", o.frames as u64, p.frames.get()))
@@ -287,9 +295,7 @@ impl Bench for RetryBufferBench {
             .or_else(|| cmp(cycle, "replaying", o.replaying as u64, p.replaying.get()))
             .or_else(|| cmp(cycle, "replay_valid", valid as u64, p.replay_valid.get()))
             .or_else(|| {
-                if !valid {
-                    return None;
-                }
+                let w = shown?;
                 cmp(cycle, "replay_data", w.data, p.replay_data.get())
                     .or_else(|| cmp(cycle, "replay_ctrl", w.ctrl as u64, p.replay_ctrl.get()))
             })
@@ -298,6 +304,7 @@ impl Bench for RetryBufferBench {
     #[inline]
     fn advance(&mut self) {
         let was = self.golden.replaying();
+        self.shown = self.golden.outputs(&self.golden_inputs).replay;
         self.golden.step(&self.golden_inputs);
         if was && self.golden_inputs.take && !self.golden.replaying() {
             self.cov.replays_done += 1;
