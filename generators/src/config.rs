@@ -105,6 +105,9 @@ pub use exanet_sim::network::LinkKeys as Link;
 pub struct Fpga {
     /// Vivado part name.
     pub part: String,
+    /// Board: a built-in name (`zcu102`, `qfdb`) or a board `.toml` file
+    /// (see [`crate::board`]); read by `generate` for the node flow.
+    pub board: String,
 }
 
 /// `[ni]`: the NI RTL's own keys, defined beside its parameters.

@@ -9,12 +9,14 @@
 //! only the binary prints and exits.
 
 pub mod allreduce;
+pub mod board;
 pub mod config;
 pub mod cosim;
 pub mod error;
 pub mod generate;
 pub mod lint;
 pub mod mutate;
+pub mod node_flow;
 pub mod outdir;
 pub mod params;
 pub mod plot;
