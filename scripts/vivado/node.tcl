@@ -89,10 +89,9 @@ connect_bd_intf_net [get_bd_intf_pins node/m_axi] [get_bd_intf_pins ps/S_AXI_HP0
 connect_bd_net [get_bd_pins node/irq] [get_bd_pins ps/pl_ps_irq0]
 
 # Transceiver reference clock {{ refclk_pin }}, {{ refclk_mhz }} MHz, into the core
-# that owns the quad's common block (aurora_0).
+# that owns the quad's common block (aurora_0, below).
 create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:diff_clock_rtl:1.0 gt_refclk
 set_property CONFIG.FREQ_HZ {{ refclk_hz }} [get_bd_intf_ports gt_refclk]
-connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins aurora_0/GT_DIFF_REFCLK1]
 
 # SFP+ TX_DISABLE: driven 1 (transmitter on; polarity unverified, see
 # shared/design/ZU9EG-BOARD.md section 3).
@@ -125,6 +124,9 @@ connect_bd_net [get_bd_pins ps/pl_clk0] [get_bd_pins aurora_{{ l.index }}/init_c
 connect_bd_net [get_bd_pins rstgen/peripheral_reset] \
     [get_bd_pins aurora_{{ l.index }}/reset_pb] \
     [get_bd_pins aurora_{{ l.index }}/pma_init]
+{%- if l.index == 0 %}
+connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins aurora_0/GT_DIFF_REFCLK1]
+{%- endif %}
 {%- for c in l.connections %}
 connect_bd_net [get_bd_pins node/{{ c.0 }}] [get_bd_pins aurora_{{ l.index }}/{{ c.1 }}]
 {%- endfor %}

@@ -85,10 +85,9 @@ connect_bd_intf_net [get_bd_intf_pins node/m_axi] [get_bd_intf_pins ps/S_AXI_HP0
 connect_bd_net [get_bd_pins node/irq] [get_bd_pins ps/pl_ps_irq0]
 
 # Transceiver reference clock MGTREFCLK0_230, 156.25 MHz, into the core
-# that owns the quad's common block (aurora_0).
+# that owns the quad's common block (aurora_0, below).
 create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:diff_clock_rtl:1.0 gt_refclk
 set_property CONFIG.FREQ_HZ 156250000 [get_bd_intf_ports gt_refclk]
-connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins aurora_0/GT_DIFF_REFCLK1]
 
 # SFP+ TX_DISABLE: driven 1 (transmitter on; polarity unverified, see
 # shared/design/ZU9EG-BOARD.md section 3).
@@ -120,6 +119,7 @@ connect_bd_net [get_bd_pins ps/pl_clk0] [get_bd_pins aurora_0/init_clk]
 connect_bd_net [get_bd_pins rstgen/peripheral_reset] \
     [get_bd_pins aurora_0/reset_pb] \
     [get_bd_pins aurora_0/pma_init]
+connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins aurora_0/GT_DIFF_REFCLK1]
 connect_bd_net [get_bd_pins node/link0_user_clk] [get_bd_pins aurora_0/user_clk_out]
 connect_bd_net [get_bd_pins node/link0_channel_up] [get_bd_pins aurora_0/channel_up]
 connect_bd_net [get_bd_pins node/link0_tx_tdata] [get_bd_pins aurora_0/s_axi_tx_tdata]

@@ -15,6 +15,11 @@
 
 namespace eval ::stub {
     variable calls {}
+    # Block-design objects created so far: a get_bd_* of one not yet
+    # created is an error, as in Vivado (where it returns nothing and the
+    # command using it fails).
+    variable bd_cells {}
+    variable bd_ports {}
     variable slack 0.250
     variable tmp [file join [pwd] stub-tmp]
     # command -> {valued-options flag-options min-positional max-positional}
@@ -96,13 +101,26 @@ proc ::stub::call {cmd args} {
     lappend calls [concat [list $cmd] $args]
     switch -- $cmd {
         create_bd_cell {
+            lappend ::stub::bd_cells [lindex $positional 0]
             if {[dict get $opts -type] ni {ip module hier container}} {
                 error "stub: create_bd_cell: -type [dict get $opts -type] is not one of ip module hier container"
             }
         }
-        create_bd_port {
+        create_bd_port - create_bd_intf_port {
+            lappend ::stub::bd_ports [lindex $positional 0]
             if {[dict exists $opts -dir] && [dict get $opts -dir] ni {I O IO}} {
                 error "stub: create_bd_port: -dir [dict get $opts -dir] is not one of I O IO"
+            }
+        }
+        get_bd_cells - get_bd_pins - get_bd_intf_pins {
+            set cell [lindex [split [lindex $positional 0] /] 0]
+            if {$cell ni $::stub::bd_cells} {
+                error "stub: $cmd [lindex $positional 0]: no block-design cell `$cell` (not created yet)"
+            }
+        }
+        get_bd_ports - get_bd_intf_ports {
+            if {[lindex $positional 0] ni $::stub::bd_ports} {
+                error "stub: $cmd [lindex $positional 0]: no block-design port of that name (not created yet)"
             }
         }
         read_verilog - read_xdc {
