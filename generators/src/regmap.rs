@@ -321,7 +321,6 @@ mod tests {
         let at = |n: &str| r.iter().find(|x| x.name == n).map(|x| x.offset);
         assert_eq!(at("ID"), Some(regs::ID));
         assert_eq!(at("STATUS"), Some(regs::STATUS));
-        assert_eq!(at("AR_THRESHOLD"), Some(regs::AR_THRESHOLD));
         assert_eq!(at("REJ_HEADER_ECC"), Some(regs::REJ_BASE + 4));
         let names: std::collections::BTreeSet<&str> = r.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(names.len(), r.len(), "register names are unique");

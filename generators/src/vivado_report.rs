@@ -47,8 +47,13 @@ pub fn parse_utilization(text: &str) -> Result<BTreeMap<String, Used>> {
     let mut out = BTreeMap::new();
     let mut in_table = false;
     for line in text.lines() {
-        let cells: Vec<&str> = line.trim().split('|').map(str::trim).collect();
-        if cells.len() < 5 || !line.trim().starts_with('|') {
+        let t = line.trim();
+        if !t.starts_with('|') && !t.starts_with('+') {
+            in_table = false; // a table ends at the first line not of it
+            continue;
+        }
+        let cells: Vec<&str> = t.split('|').map(str::trim).collect();
+        if cells.len() < 5 {
             continue;
         }
         // cells: "", name, used, ..., available, util%, ""
@@ -94,7 +99,7 @@ pub fn parse_timing_summary(text: &str) -> Result<(f64, f64)> {
     let values: Vec<&str> = lines
         .iter()
         .skip(h + 1)
-        .find(|l| !l.trim().is_empty() && !l.trim().starts_with('-'))
+        .find(|l| !l.trim().is_empty() && !l.chars().all(|c| c == '-' || c.is_whitespace()))
         .map(|l| l.split_whitespace().collect())
         .unwrap_or_default();
     if values.len() != names.len() {

@@ -304,3 +304,27 @@ fn a_missing_node_top_is_named() {
         r.stderr
     );
 }
+
+/// `exanet build` without Vivado: a clear error naming `vivado`, nothing run.
+#[test]
+fn build_without_vivado_names_what_is_missing() {
+    let d = generated(false);
+    let o = Command::new(EXE)
+        .args(["build", "--out"])
+        .arg(d.path().join("o"))
+        .env("PATH", d.path()) // no vivado here
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(err.contains("`vivado` is not on PATH"), "{err}");
+    assert!(!d.path().join("o/reports/node/summary.json").exists());
+    // No node flow generated: says to generate (with a board lane per link).
+    let o = Command::new(EXE)
+        .args(["build", "--out"])
+        .arg(d.path().join("nothing"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("node.tcl does not exist"), "{err}");
+}
