@@ -15,7 +15,10 @@ pub const UNKNOWN: &str = "unknown";
 
 /// Built-in boards: name and file text.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("zcu102", include_str!("../../constraints/boards/zcu102.toml")),
+    (
+        "zcu102",
+        include_str!("../../constraints/boards/zcu102.toml"),
+    ),
     ("qfdb", include_str!("../../constraints/boards/qfdb.toml")),
 ];
 
@@ -220,7 +223,10 @@ mod tests {
     fn one_unknown_field_is_named_alone() {
         let text = BUILTIN[0].1.replacen("\"C8\"", "\"unknown\"", 1);
         let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
-        assert!(e.contains("1 unknown field(s)") && e.contains("refclk.p"), "{e}");
+        assert!(
+            e.contains("1 unknown field(s)") && e.contains("refclk.p"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -15,7 +15,13 @@ pub const CORE_PATH: &str = "exanet.core";
 pub fn vlnv(config: &str) -> String {
     let name: String = config
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("exanet:exanet:{name}:{}", env!("CARGO_PKG_VERSION"))
 }
@@ -46,7 +52,10 @@ pub fn core(config: &str, part: &str, tops: &[TopEntry], node_xdc: bool) -> Stri
         s,
         "description: exanet RTL of config {config} (Verilog from exanet generate)\n"
     );
-    let _ = writeln!(s, "filesets:\n  rtl:\n    file_type: verilogSource\n    files:");
+    let _ = writeln!(
+        s,
+        "filesets:\n  rtl:\n    file_type: verilogSource\n    files:"
+    );
     for f in &files {
         let _ = writeln!(s, "      - {f}");
     }

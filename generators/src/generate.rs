@@ -661,9 +661,7 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     }
     // The register map for software, when the config has an NI.
     if let Some(ni) = &params.ni {
-        for (path, text) in
-            crate::regmap::files(&ni.ni, params.topology.network_ports as usize)?
-        {
+        for (path, text) in crate::regmap::files(&ni.ni, params.topology.network_ports as usize)? {
             texts.push((path, text.into_bytes()));
         }
     }

@@ -169,7 +169,10 @@ fn rdl(block: &str, desc: &str, regs: &[RegEntry]) -> String {
     for r in regs {
         let _ = writeln!(s, "    reg {{");
         if r.privileged {
-            let _ = writeln!(s, "        desc = \"Privileged access only (AxPROT[0] = 1).\";");
+            let _ = writeln!(
+                s,
+                "        desc = \"Privileged access only (AxPROT[0] = 1).\";"
+            );
         }
         for f in &r.fields {
             let _ = writeln!(

@@ -88,7 +88,10 @@ pub fn parse_utilization(text: &str) -> Result<BTreeMap<String, Used>> {
 /// `report_timing_summary` text.
 pub fn parse_timing_summary(text: &str) -> Result<(f64, f64)> {
     let lines: Vec<&str> = text.lines().collect();
-    let Some(h) = lines.iter().position(|l| l.contains("WNS(ns)") && l.contains("WHS(ns)")) else {
+    let Some(h) = lines
+        .iter()
+        .position(|l| l.contains("WNS(ns)") && l.contains("WHS(ns)"))
+    else {
         bail!("no `WNS(ns) … WHS(ns)` header in the timing summary report (is it report_timing_summary output?)");
     };
     let names: Vec<&str> = lines[h]
@@ -110,7 +113,10 @@ pub fn parse_timing_summary(text: &str) -> Result<(f64, f64)> {
         );
     }
     let get = |col: &str| -> Result<f64> {
-        let i = names.iter().position(|n| *n == col).context(col.to_string())?;
+        let i = names
+            .iter()
+            .position(|n| *n == col)
+            .context(col.to_string())?;
         number(values[i]).with_context(|| format!("{col} value {:?} is not a number", values[i]))
     };
     Ok((get("WNS(ns)")?, get("WHS(ns)")?))
@@ -282,7 +288,10 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(parse_version("Vivado v2023.2 (64-bit)\nSW Build"), Some((2023, 2)));
+        assert_eq!(
+            parse_version("Vivado v2023.2 (64-bit)\nSW Build"),
+            Some((2023, 2))
+        );
         assert_eq!(parse_version("Vivado v2020.2.2 (64-bit)"), Some((2020, 2)));
         assert_eq!(parse_version("garbage"), None);
         assert!((2019, 2) < MIN_VIVADO);

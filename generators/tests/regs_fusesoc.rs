@@ -15,9 +15,8 @@ fn repo() -> PathBuf {
 }
 
 fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| d.join(tool).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
 }
 
 /// `exanet generate` of configs/mesh-4x4x1.toml into a temporary OUT.
@@ -170,5 +169,8 @@ fn fusesoc_core_loads_and_its_lint_target_passes() {
     text = text.replacen("endmodule", "endmodul", 1);
     std::fs::write(&file, text).unwrap();
     let o = lint("work2");
-    assert!(!o.status.success(), "a broken {top}.v passed the lint target");
+    assert!(
+        !o.status.success(),
+        "a broken {top}.v passed the lint target"
+    );
 }

@@ -79,7 +79,10 @@ fn generate_refuses_an_unknown_board_field_on_the_command_line() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_ne!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("fpga.board") && err.contains("lanes[0].rx_p"), "{err}");
+    assert!(
+        err.contains("fpga.board") && err.contains("lanes[0].rx_p"),
+        "{err}"
+    );
     assert!(!d.path().join("o/manifest.json").exists());
 }
 
@@ -234,7 +237,11 @@ fn stubs_fail_a_misspelling_a_wrong_option_and_an_undefined_variable() {
     let script = d.path().join("o/vivado/node.tcl");
     let good = std::fs::read_to_string(&script).unwrap();
     let cases = [
-        ("\nopt_design\n", "\nopt_desing\n", "invalid command name \"opt_desing\""),
+        (
+            "\nopt_design\n",
+            "\nopt_desing\n",
+            "invalid command name \"opt_desing\"",
+        ),
         (
             "write_hw_platform -fixed -include_bit -force [",
             "write_hw_platform -fixed -include_bit -force -file [",
@@ -280,7 +287,8 @@ fn negative_slack_fails_the_run_before_the_bitstream() {
     let r = run_stubbed(&t, &d.path().join("o/vivado/node.tcl"), "-0.042");
     assert!(!r.ok);
     assert!(
-        r.stderr.contains("timing not met: WNS -0.042 ns (setup), WHS -0.042 ns (hold)"),
+        r.stderr
+            .contains("timing not met: WNS -0.042 ns (setup), WHS -0.042 ns (hold)"),
         "{}",
         r.stderr
     );
