@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the external tools exanet drives (Debian packages): Verilator for
 # co-simulation and lint, Yosys for resource estimates, Icarus Verilog for
-# netlist checks, and a C++ compiler for Verilated models.
+# netlist checks, a C++ compiler for Verilated models, and tclsh for the
+# Vivado-script checks.
 # Does nothing when they are all present. Needs root (or sudo) otherwise.
 set -euo pipefail
 need=()
@@ -10,6 +11,17 @@ command -v yosys >/dev/null 2>&1 || need+=(yosys)
 command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v make >/dev/null 2>&1 || need+=(make)
+# tclsh runs the generated Vivado scripts against command stubs (tests).
+command -v tclsh >/dev/null 2>&1 || need+=(tcl)
+# Python tools the tests use on the generated files (skipped visibly when
+# absent): systemrdl-compiler (register map), fusesoc (core file lint).
+if command -v python3 >/dev/null 2>&1; then
+  if ! python3 -c "import systemrdl" >/dev/null 2>&1 || ! command -v fusesoc >/dev/null 2>&1; then
+    echo "install-tools: installing systemrdl-compiler and fusesoc (pip)"
+    python3 -m pip install --quiet systemrdl-compiler fusesoc ||
+      echo "install-tools: pip install failed; the SystemRDL and FuseSoC checks will be skipped" >&2
+  fi
+fi
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -105,6 +105,9 @@ pub use exanet_sim::network::LinkKeys as Link;
 pub struct Fpga {
     /// Vivado part name.
     pub part: String,
+    /// Board: a built-in name (`zcu102`, `qfdb`) or a board `.toml` file
+    /// (see [`crate::board`]); read by `generate` for the node flow.
+    pub board: String,
 }
 
 /// `[ni]`: the NI RTL's own keys, defined beside its parameters.
@@ -801,7 +804,9 @@ mod tests {
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
         // + 15 [allreduce] keys + 2 allocator keys (allocator, alloc_iterations)
         assert_eq!(f["router.allocator"], "\"separable\"");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2);
+        // + 1 board key (fpga.board)
+        assert_eq!(f["fpga.board"], "\"zcu102\"");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1);
     }
 
     #[test]

@@ -6,7 +6,11 @@
 //! OUT/rtl/<module>.v            one module per file
 //! OUT/rtl/exanet_waivers.vlt    the Verilator lint waivers
 //! OUT/constraints/exanet.xdc
-//! OUT/vivado/build.tcl
+//! OUT/vivado/build.tcl           per-block out-of-context synthesis
+//! OUT/constraints/node.xdc      the node flow on the board `fpga.board`
+//! OUT/vivado/node.tcl           (see [`crate::node_flow`]), when the board has a lane per link
+//! OUT/regs/                     register map: SystemRDL, C header, Markdown, device tree ([`crate::regmap`])
+//! OUT/exanet.core               FuseSoC CAPI2 core ([`crate::fusesoc`])
 //! OUT/manifest.json             fingerprints, config, derived params, tops, files + SHA-256, tool versions
 //! ```
 //!
@@ -635,6 +639,35 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     texts.push((
         TCL_PATH.to_string(),
         render_tcl(params, &tops)?.into_bytes(),
+    ));
+    // The node flow, on the board `fpga.board` names (a board with an
+    // unknown field is refused here, naming each).
+    let board = crate::board::load(&config.fpga.board, &params.fpga.part)?;
+    let mut node_xdc = false;
+    match crate::node_flow::lanes(params, &board) {
+        Ok(_) => {
+            node_xdc = true;
+            let module_files: Vec<String> = tops.iter().flat_map(|t| t.files.clone()).collect();
+            texts.push((
+                crate::node_flow::NODE_XDC_PATH.to_string(),
+                crate::node_flow::render_node_xdc(params, &board)?.into_bytes(),
+            ));
+            texts.push((
+                crate::node_flow::NODE_TCL_PATH.to_string(),
+                crate::node_flow::render_node_tcl(params, &board, &module_files)?.into_bytes(),
+            ));
+        }
+        Err(e) => notes.push(format!("node flow (vivado/node.tcl) not generated: {e:#}")),
+    }
+    // The register map for software, when the config has an NI.
+    if let Some(ni) = &params.ni {
+        for (path, text) in crate::regmap::files(&ni.ni, params.topology.network_ports as usize)? {
+            texts.push((path, text.into_bytes()));
+        }
+    }
+    texts.push((
+        crate::fusesoc::CORE_PATH.to_string(),
+        crate::fusesoc::core(&config.name, &params.fpga.part, &tops, node_xdc).into_bytes(),
     ));
     texts.sort();
     let files: Vec<FileEntry> = texts

@@ -9,17 +9,22 @@
 //! only the binary prints and exits.
 
 pub mod allreduce;
+pub mod board;
 pub mod config;
 pub mod cosim;
 pub mod error;
+pub mod fusesoc;
 pub mod generate;
 pub mod lint;
 pub mod mutate;
+pub mod node_flow;
 pub mod outdir;
 pub mod params;
 pub mod plot;
+pub mod regmap;
 pub mod results;
 pub mod simulate;
 pub mod sweep;
 pub mod synth;
 pub mod tools;
+pub mod vivado_report;

@@ -136,6 +136,27 @@ enum Cmd {
         #[arg(long)]
         allow_stale: bool,
     },
+    /// Run the generated Vivado flow (needs `vivado` on PATH) and summarize it.
+    ///
+    /// Runs OUT/vivado/node.tcl (PS block design, Aurora links, synthesis to
+    /// bitstream and .xsa, failing on negative WNS/WHS), or with --ooc the
+    /// per-block out-of-context synthesis OUT/vivado/build.tcl. Checks the
+    /// Vivado version first; without Vivado it says what is missing and
+    /// builds nothing. The node flow's reports are summarized into
+    /// OUT/reports/node/summary.json (utilization, WNS, WHS).
+    ///
+    /// Examples:
+    ///   exanet generate --config configs/mesh-4x4x1.toml --out out/mesh && exanet build --out out/mesh
+    ///   exanet build --out out --ooc
+    #[command(verbatim_doc_comment)]
+    Build {
+        /// Folder written by `exanet generate`.
+        #[arg(long, short, default_value = "out", value_name = "DIR")]
+        out: PathBuf,
+        /// The per-block out-of-context flow (vivado/build.tcl) instead of the node.
+        #[arg(long)]
+        ooc: bool,
+    },
     /// Estimate LUT/FF/CARRY/LUTRAM/BRAM/DSP of the generated tops with Yosys (UltraScale+).
     ///
     /// Prints a table with the share of a ZU9EG and caches results in
@@ -459,6 +480,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             for n in &params.notes {
                 eprintln!("note: {n}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Build { out, ooc } => {
+            let script = if ooc { "build.tcl" } else { "node.tcl" };
+            if let Some(s) = exanet_gen::vivado_report::build(&out, script)? {
+                println!(
+                    "WNS {} ns, WHS {} ns; summary in {}",
+                    s.wns_ns,
+                    s.whs_ns,
+                    out.join("reports/node/summary.json").display()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -12,5 +12,6 @@ pub mod limits;
 pub mod link;
 pub mod ni;
 pub mod node_pair;
+pub mod node_ports;
 pub mod packet;
 pub mod router;

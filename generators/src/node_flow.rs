@@ -1,0 +1,254 @@
+//! The node flow: `OUT/vivado/node.tcl` (Vivado non-project flow of the
+//! whole node: PS block design, Aurora cores, synthesis to bitstream and
+//! `.xsa`) and `OUT/constraints/node.xdc`, from the askama templates
+//! `scripts/vivado/node.tcl` and `constraints/node.xdc`, the board file
+//! ([`crate::board`]) and the node top's port list
+//! ([`exanet_hdl::node_ports`]).
+
+use crate::board::Board;
+use crate::params::Params;
+use anyhow::{bail, Result};
+use askama::Template;
+use exanet_hdl::node_ports::{self as np, aurora_pin, node_ports, NODE_TOP};
+
+/// The node XDC inside the output folder.
+pub const NODE_XDC_PATH: &str = "constraints/node.xdc";
+/// The node flow script inside the output folder.
+pub const NODE_TCL_PATH: &str = "vivado/node.tcl";
+/// The node top's Verilog file inside the output folder.
+pub const NODE_RTL_PATH: &str = "rtl/exanet_node.v";
+/// Line rate of one Aurora 64B/66B lane, Gb/s (10GBASE-R rate).
+pub const LINE_GBPS: f64 = 10.3125;
+/// Base address of the node's register window in the PS address map (the
+/// start of M_AXI_HPM0_FPD's window).
+pub const REGS_BASE: u64 = 0xA000_0000;
+/// Size of the node's register window, bytes (the AXI4-Lite address space).
+pub const REGS_RANGE: u64 = 1 << np::AXIL_ADDR_BITS;
+
+/// One link's lane, as the templates use it.
+pub struct LaneView {
+    /// Link index.
+    pub index: u32,
+    /// Lane name on the board.
+    pub name: String,
+    /// Channel site.
+    pub channel: String,
+    /// Channel site as `X1Y12`.
+    pub site: String,
+    /// Pins.
+    pub rx_p: String,
+    /// Pins.
+    pub rx_n: String,
+    /// Pins.
+    pub tx_p: String,
+    /// Pins.
+    pub tx_n: String,
+    /// TX_DISABLE pin.
+    pub tx_disable: String,
+    /// (node port, Aurora pin) pairs, from the node port list.
+    pub connections: Vec<(String, &'static str)>,
+}
+
+#[derive(Template)]
+#[template(path = "node.tcl")]
+struct NodeTcl<'a> {
+    name: &'a str,
+    version: &'a str,
+    top: &'a str,
+    board: &'a str,
+    board_part: &'a str,
+    part: &'a str,
+    links: u32,
+    files: Vec<String>,
+    axi_data_bits: u32,
+    pl_mhz: String,
+    reset_pin: &'a str,
+    refclk_pin: &'a str,
+    refclk_mhz: String,
+    refclk_hz: u64,
+    line_gbps: String,
+    quad: &'a str,
+    lanes: &'a [LaneView],
+    regs_base: String,
+    regs_range: String,
+}
+
+#[derive(Template)]
+#[template(path = "node.xdc")]
+struct NodeXdc<'a> {
+    name: &'a str,
+    version: &'a str,
+    board: &'a str,
+    part: &'a str,
+    pl_mhz: String,
+    refclk_pin: &'a str,
+    refclk_mhz: String,
+    refclk_p: &'a str,
+    refclk_n: &'a str,
+    refclk_period_ns: String,
+    reset_pin: &'a str,
+    reset_iostandard: &'a str,
+    lanes: &'a [LaneView],
+    cdc_max_ns: String,
+    user_clk_mhz: String,
+    cdc_sync: &'a str,
+    cdc_gray: &'a str,
+    cdc_sync_gray: &'a str,
+    rst_sync: &'a str,
+}
+
+/// A number for a generated file: shortest exact decimal, no exponent.
+fn num(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+fn with_newline(mut s: String) -> String {
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// The links of the node: one per network port of the router, each on the
+/// board lane of the same index; an error naming both counts when the board
+/// has fewer lanes.
+pub fn lanes(p: &Params, board: &Board) -> Result<Vec<LaneView>> {
+    let links = p.topology.network_ports;
+    if (board.lanes.len() as u32) < links {
+        bail!(
+            "fpga.board: board `{}` has {} transceiver lane(s), but the router of config `{}` \
+             has {links} network port(s) (topology.dims/wrap); the node flow needs one lane per link",
+            board.name,
+            board.lanes.len(),
+            p.name
+        );
+    }
+    let ports = node_ports(links);
+    Ok(board
+        .lanes
+        .iter()
+        .take(links as usize)
+        .enumerate()
+        .map(|(i, l)| LaneView {
+            index: i as u32,
+            name: l.name.clone(),
+            channel: l.channel.clone(),
+            site: l.site_xy().to_string(),
+            rx_p: l.rx_p.clone(),
+            rx_n: l.rx_n.clone(),
+            tx_p: l.tx_p.clone(),
+            tx_n: l.tx_n.clone(),
+            tx_disable: l.tx_disable.clone(),
+            connections: ports
+                .iter()
+                .filter(|q| q.link == Some(i as u32))
+                .filter_map(|q| {
+                    let pin = aurora_pin(q.link_port?)?;
+                    Some((q.name.clone(), pin))
+                })
+                .collect(),
+        })
+        .collect())
+}
+
+/// The Verilog files of the node: every generated module file, then the
+/// node top.
+pub fn node_files(module_files: &[String]) -> Vec<String> {
+    let mut files: Vec<String> = module_files.to_vec();
+    files.sort();
+    files.dedup();
+    files.retain(|f| f != NODE_RTL_PATH);
+    files.push(NODE_RTL_PATH.to_string());
+    files
+}
+
+/// The node flow's TCL for `p` on `board`.
+pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Result<String> {
+    let lanes = lanes(p, board)?;
+    Ok(with_newline(
+        NodeTcl {
+            name: &p.name,
+            version: env!("CARGO_PKG_VERSION"),
+            top: NODE_TOP,
+            board: &board.name,
+            board_part: &board.board_part,
+            part: &p.fpga.part,
+            links: lanes.len() as u32,
+            files: node_files(module_files),
+            axi_data_bits: np::AXI_DATA_BITS,
+            pl_mhz: num(p.clock.pl_mhz),
+            reset_pin: &board.reset.pin,
+            refclk_pin: &board.refclk.pin,
+            refclk_mhz: num(board.refclk.mhz),
+            refclk_hz: (board.refclk.mhz * 1e6).round() as u64,
+            line_gbps: num(LINE_GBPS),
+            quad: &board.quad.name,
+            lanes: &lanes,
+            regs_base: format!("0x{REGS_BASE:08X}"),
+            regs_range: format!("0x{REGS_RANGE:X}"),
+        }
+        .render()?,
+    ))
+}
+
+/// The Aurora user clock, MHz: line rate ÷ 64 (64B/66B: one 64-bit word
+/// per 66 line bits, the 2 sync bits absorbed by the ÷66 encoding).
+pub fn user_clk_mhz() -> f64 {
+    LINE_GBPS * 1000.0 / 64.0
+}
+
+/// The node XDC for `p` on `board`.
+pub fn render_node_xdc(p: &Params, board: &Board) -> Result<String> {
+    let lanes = lanes(p, board)?;
+    let fastest_mhz = user_clk_mhz().max(p.clock.pl_mhz);
+    Ok(with_newline(
+        NodeXdc {
+            name: &p.name,
+            version: env!("CARGO_PKG_VERSION"),
+            board: &board.name,
+            part: &p.fpga.part,
+            pl_mhz: num(p.clock.pl_mhz),
+            refclk_pin: &board.refclk.pin,
+            refclk_mhz: num(board.refclk.mhz),
+            refclk_p: &board.refclk.p,
+            refclk_n: &board.refclk.n,
+            refclk_period_ns: format!("{:.3}", 1000.0 / board.refclk.mhz),
+            reset_pin: &board.reset.pin,
+            reset_iostandard: &board.reset.iostandard,
+            lanes: &lanes,
+            cdc_max_ns: format!("{:.3}", 1000.0 / fastest_mhz),
+            user_clk_mhz: num(user_clk_mhz()),
+            cdc_sync: np::CDC_SYNC_CELLS,
+            cdc_gray: np::CDC_GRAY_CELLS,
+            cdc_sync_gray: np::CDC_GRAY_SYNC_CELLS,
+            rst_sync: np::RESET_SYNC_CELLS,
+        }
+        .render()?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_clock_is_line_rate_over_64() {
+        assert_eq!(user_clk_mhz(), 161.1328125);
+    }
+
+    #[test]
+    fn node_files_end_with_the_node_top_once() {
+        let f = node_files(&[
+            "rtl/b.v".into(),
+            "rtl/a.v".into(),
+            "rtl/a.v".into(),
+            NODE_RTL_PATH.into(),
+        ]);
+        assert_eq!(f, ["rtl/a.v", "rtl/b.v", NODE_RTL_PATH]);
+    }
+}
