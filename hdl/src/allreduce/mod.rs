@@ -1,4 +1,5 @@
 //! The allreduce accelerator's blocks: the reduction datapath.
 
+pub mod ar_sched;
 pub mod fp_add;
 pub mod reduce_alu;

@@ -342,7 +342,7 @@ pub struct Engine {
 }
 
 /// Bank-relative receive offsets of a plan (see the module doc).
-fn layout_of(plan: &[Step], esize: usize) -> Vec<u64> {
+pub fn layout_of(plan: &[Step], esize: usize) -> Vec<u64> {
     let mut off = 0u64;
     plan.iter()
         .map(|s| {

@@ -3,6 +3,7 @@
 use crate::cosim::Bench;
 use anyhow::Result;
 
+pub mod ar_sched;
 pub mod arbiter;
 pub mod async_fifo;
 pub mod crc32;
@@ -46,6 +47,7 @@ pub fn all() -> Vec<BlockInfo> {
         secded::info(),
         fp_add::info(),
         reduce_alu::info(),
+        ar_sched::info(),
         retry_buffer::info(),
         link_tx::info(),
         link_rx::info(),
