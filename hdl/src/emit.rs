@@ -168,6 +168,165 @@ pub fn emit<U: Block>(uut: &mut U, top: &str) -> Result<Emitted> {
     })
 }
 
+/// Split every rust-hdl combinational block (`always @(*)`) of `module` into
+/// one block per independent group of statements.
+///
+/// rust-hdl emits a module's whole `update` as one `always @(*)`. When that
+/// block both feeds a child (a request) and reads the child's answer (its
+/// grant), Verilator sees a loop through the block (UNOPTFLAT) and settles
+/// it by re-evaluating everything on the loop until nothing changes. Here
+/// the block's top-level statements (a line at the block's statement indent
+/// starts one; `else`/`end...` lines continue it) are grouped so that every
+/// variable is written by exactly one group (statements that write a common
+/// variable stay together, in their original order), and each group becomes
+/// its own `always @(*)`. A group reads the others' results through ordinary
+/// signals, so Verilator orders the groups by their real dependencies. For
+/// combinational logic the settled values are the same: each variable still
+/// has one writer, whose statements run in the original order.
+///
+/// Blocks that do not have rust-hdl's layout are left unchanged.
+pub fn split_comb_blocks(module: &str) -> String {
+    const OPEN: &str = "    always @(*) begin";
+    const CLOSE: &str = "    end";
+    let lines: Vec<&str> = module.lines().collect();
+    let mut out = String::with_capacity(module.len() + 1024);
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i] == OPEN {
+            if let Some(len) = lines[i + 1..].iter().position(|l| *l == CLOSE) {
+                let body = &lines[i + 1..i + 1 + len];
+                match split_block(body) {
+                    Some(groups) => {
+                        for g in groups {
+                            out.push_str(OPEN);
+                            out.push('\n');
+                            for l in g {
+                                out.push_str(l);
+                                out.push('\n');
+                            }
+                            out.push_str(CLOSE);
+                            out.push('\n');
+                        }
+                    }
+                    None => {
+                        for l in &lines[i..=i + 1 + len] {
+                            out.push_str(l);
+                            out.push('\n');
+                        }
+                    }
+                }
+                i += len + 2;
+                continue;
+            }
+        }
+        out.push_str(lines[i]);
+        out.push('\n');
+        i += 1;
+    }
+    out
+}
+
+/// Group the statements of one `always @(*)` body (see [`split_comb_blocks`]);
+/// `None` when the body does not have rust-hdl's layout.
+fn split_block<'a>(body: &[&'a str]) -> Option<Vec<Vec<&'a str>>> {
+    const INDENT: usize = 8;
+    let mut stmts: Vec<Vec<&'a str>> = Vec::new();
+    let mut pending: Vec<&'a str> = Vec::new(); // comments, joined to the next statement
+    for l in body {
+        let t = l.trim_start();
+        let indent = l.len() - t.len();
+        if t.is_empty() {
+            continue;
+        }
+        if indent < INDENT {
+            return None;
+        }
+        let continues = indent > INDENT || t.starts_with("else") || t.starts_with("end");
+        if continues {
+            stmts.last_mut()?.push(l);
+        } else if t.starts_with("//") {
+            pending.push(l);
+        } else {
+            let mut s = std::mem::take(&mut pending);
+            s.push(l);
+            stmts.push(s);
+        }
+    }
+    if let Some(last) = stmts.last_mut() {
+        last.append(&mut pending);
+    }
+    // Union-find over statements: two statements writing one variable join.
+    let mut parent: Vec<usize> = (0..stmts.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut writer: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (k, s) in stmts.iter().enumerate() {
+        for l in s {
+            if let Some(v) = assigned_variable(l) {
+                match writer.get(v) {
+                    Some(&w) => {
+                        let (a, b) = (root(&mut parent, k), root(&mut parent, w));
+                        parent[a.max(b)] = a.min(b);
+                    }
+                    None => {
+                        writer.insert(v, k);
+                    }
+                }
+            }
+        }
+    }
+    let mut index: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<&'a str>> = Vec::new();
+    for (k, s) in stmts.into_iter().enumerate() {
+        let r = root(&mut parent, k);
+        let g = *index.entry(r).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].extend(s);
+    }
+    Some(groups)
+}
+
+/// The variable a blocking assignment line writes (`name = ...;` or
+/// `name[...] = ...;`), if the line is one.
+fn assigned_variable(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    if end == 0 || t.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    let name = &t[..end];
+    let mut rest = t[end..].trim_start();
+    if rest.starts_with('[') {
+        let mut depth = 0usize;
+        let mut close = None;
+        for (k, c) in rest.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = rest[close? + 1..].trim_start();
+    }
+    let after = rest.strip_prefix('=')?;
+    (!after.starts_with('=')).then_some(name)
+}
+
 fn identifiers(text: &str) -> BTreeSet<&str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
         .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
@@ -232,6 +391,34 @@ fn split_modules(text: &str) -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comb_blocks_split_by_written_variable() {
+        let m = "module m;\n    always @(*) begin\n        a = x;\n        // b from y\n        b = 1'b0;\n        if (y == 1'b1) begin\n            b = a;\n            c[0] = 1'b1;\n        end\n        else begin\n            b = 1'b0;\n        end\n        d = b;\n        c[1] = d;\n    end\nendmodule\n";
+        let s = split_comb_blocks(m);
+        // `a` alone; `b` and `c` (written in one if) with `c[1] = d`; `d` alone.
+        assert_eq!(s.matches("always @(*) begin").count(), 3, "{s}");
+        let blocks: Vec<&str> = s.split("    always @(*) begin\n").skip(1).collect();
+        assert!(blocks[0].starts_with("        a = x;\n    end"), "{s}");
+        assert!(
+            blocks[1].starts_with("        // b from y\n        b = 1'b0;\n        if (y == 1'b1)")
+        );
+        assert!(blocks[1].contains("        c[1] = d;\n    end"), "{s}");
+        assert!(blocks[2].starts_with("        d = b;\n    end"), "{s}");
+        // Every line kept, none added but the block brackets.
+        let lines = |t: &str| {
+            t.lines()
+                .filter(|l| !l.contains("always @(*)") && l.trim() != "end")
+                .count()
+        };
+        assert_eq!(lines(m), lines(&s));
+        // A body without rust-hdl's layout is left alone.
+        let odd = "module m;\n    always @(*) begin\n  a = x;\n    end\nendmodule\n";
+        assert_eq!(split_comb_blocks(odd), odd);
+        assert_eq!(assigned_variable("        x[3:0] = y == z;"), Some("x"));
+        assert_eq!(assigned_variable("        if (x == y) begin"), None);
+        assert_eq!(assigned_variable("        x <= y;"), None);
+    }
 
     #[test]
     fn dollar_renaming_refuses_collisions() {

@@ -55,11 +55,14 @@ fn main() -> anyhow::Result<()> {
     }
     let mut names = Vec::new();
     let mut cycles = 2_000_000u64;
+    // `--points N`: only the first N matrix points of each block (point 0 is the default).
+    let mut points = usize::MAX;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--cycles" => cycles = args.next().and_then(|v| v.parse().ok()).unwrap_or(cycles),
             "--bench" => {}
+            "--points" => points = args.next().and_then(|v| v.parse().ok()).unwrap_or(points),
             _ if a.starts_with('-') => {}
             _ => names.push(a),
         }
@@ -75,7 +78,7 @@ fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|");
     for name in names {
         let info = blocks::find(&name)?;
-        for mut bench in (info.matrix)() {
+        for mut bench in (info.matrix)().into_iter().take(points) {
             let e = bench.emit()?;
             let sources: Vec<(String, String)> = e
                 .modules
