@@ -1,0 +1,489 @@
+//! `ar_check`: the allreduce engine's registers and descriptor check.
+//!
+//! Purpose: the first slice of the engine inside the NI. It holds the
+//! engine's privileged registers of the golden map (`exanet_sim::ni::regs`:
+//! AR_THRESHOLD, AR_TIMEOUT and every communicator slot's AR_ORIGIN,
+//! AR_EXTENT, AR_RANK, AR_CTRL, AR_SCRATCH_LO/HI, AR_SCRATCH_SIZE) with the
+//! golden write rules (`Ni::ar_comm_write`: a field other than AR_CTRL is
+//! refused while its slot is enabled; AR_CTRL with ENABLE checks the box
+//! inside the torus, the rank inside the box and the scratch area inside
+//! memory, and is refused, changing nothing, when one fails), and checks a
+//! descriptor in the golden order (`Engine::check`, the codes of
+//! [`ArStatus`]): BAD_COMM (unknown or disabled slot, or another PDID),
+//! NOT_MEMBER (this node is not at its rank's place in the box), BAD_TYPE
+//! (undefined op or dtype, bitwise op on a float type), BAD_COUNT (count 0,
+//! over `max_vector_bytes`, or more scratch than half the slot's area, the
+//! need walked by [`ar_sched`](super::ar_sched)), BAD_ADDR (source or
+//! destination misaligned to the element size or past the memory), else OK.
+//!
+//! Not yet here (later slices of issue 15): the collective itself (reads,
+//! fragments, combining, writes), the counters AR_CNT / AR_REJ, the
+//! timeout's effect (AR_TIMEOUT is stored and read back only), and the
+//! refusal to disable a slot a collective runs on (nothing runs yet).
+//!
+//! Ports:
+//! - `clock`; `reset` (synchronous: every slot disabled and zero, threshold
+//!   4096, timeout 0, as the golden engine at reset);
+//! - `node[22]`: this node's coordinates (held constant);
+//! - register write: `wr`, `wr_addr[12]` (node-page offset), `wr_data[32]`;
+//!   `wr_ok` (combinational, this cycle's answer: 0 = SLVERR, no effect); the
+//!   effect is visible from the next cycle. No write while `busy` (the NI
+//!   holds its AXI4-Lite slave during a check; a write then is refused);
+//! - register read: `rd_addr[12]`; `rd_data[32]`, `rd_ok` (combinational);
+//! - descriptor check: `chk` (with `busy` low) and `d_op[3] d_dtype[3]
+//!   d_count[32] d_src[42] d_dst[42] d_comm[4] d_pdid[16]` (the posting
+//!   channel's PDID); `busy` from the next cycle until `done` (a one-cycle
+//!   pulse) with `status[3]`.
+//!
+//! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
+//! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
+//! plus the gather chains: under `(K + 1) · (K + 3)` cycles for K = log2 of
+//! the rank count) plus 2.
+//!
+//! Every code and layout comes from the golden definitions: register
+//! offsets from `regs`, coordinate fields from `packet::coords`, status
+//! codes from [`ArStatus`], op/dtype legality and element sizes from
+//! `reduce_alu`'s [`ReduceOp`] / [`ReduceDtype`]; the field masks are
+//! checked against the golden NI (`masks_match_the_golden_ni`).
+//!
+//! Structure: one generated body, `hdl/templates/allreduce/ar_check.v`,
+//! with [`ArSched`] as a rust-hdl child. Simulated with Verilator only
+//! (`exanet cosim ar_check`, against the golden NI's registers and engine).
+//!
+//! Parameters ([`ArCheckParams`]): communicator slots, the largest vector,
+//! address bits and the torus dimensions (the golden `NiParams` keys
+//! `ni.ar_communicators`, `ni.ar_max_vector_bytes`, `ni.addr_bits`,
+//! `ni.torus_dims`).
+
+use super::ar_sched::{ArSched, ArSchedParams};
+use crate::emit::{emit, Emitted};
+use anyhow::{bail, Context, Result};
+use askama::Template;
+use exanet_sim::allreduce::engine::{ArStatus, MAX_COMMUNICATORS};
+use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
+use exanet_sim::ni::params::NiParams;
+use exanet_sim::ni::regs;
+use exanet_sim::packet::coords;
+use rust_hdl::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Masks a communicator slot register keeps of a write, by
+/// [`regs::CommField`] order (origin, extent, rank, ctrl, scratch lo, hi,
+/// size); the golden NI's (`masks_match_the_golden_ni`).
+pub const COMM_MASKS: [u32; 7] = [
+    0x0000_0FFF,
+    0x001F_1F1F,
+    0x0000_0FFF,
+    0x8000_FFFF,
+    0xFFFF_FFFF,
+    0x0000_03FF,
+    0xFFFF_FFFF,
+];
+
+/// Parameters of `ar_check`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArCheckParams {
+    /// Communicator slots, 1..=16.
+    pub communicators: usize,
+    /// Largest vector in bytes, 8..=2^30.
+    pub max_vector_bytes: usize,
+    /// Address bits of the memory, 32..=42.
+    pub addr_bits: u32,
+    /// Torus dimensions, 1..=16 each.
+    pub dims: [usize; 3],
+}
+
+impl Default for ArCheckParams {
+    /// The 8×4×4 machine with the golden NI's engine defaults.
+    fn default() -> Self {
+        let n = NiParams::default();
+        ArCheckParams {
+            communicators: 4,
+            max_vector_bytes: n.ar_max_vector_bytes,
+            addr_bits: n.addr_bits,
+            dims: n.torus_dims,
+        }
+    }
+}
+
+impl ArCheckParams {
+    /// The block of an NI's parameters (`ni.ar_communicators` > 0).
+    pub fn of(n: &NiParams) -> Self {
+        ArCheckParams {
+            communicators: n.ar_communicators,
+            max_vector_bytes: n.ar_max_vector_bytes,
+            addr_bits: n.addr_bits,
+            dims: n.torus_dims,
+        }
+    }
+
+    /// The golden NI these parameters describe (engine on).
+    pub fn ni_params(&self) -> NiParams {
+        NiParams {
+            ar_communicators: self.communicators,
+            ar_max_vector_bytes: self.max_vector_bytes,
+            addr_bits: self.addr_bits,
+            torus_dims: self.dims,
+            ..NiParams::default()
+        }
+    }
+
+    /// Reject an unsupported point, naming the key and value.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=MAX_COMMUNICATORS).contains(&self.communicators) {
+            bail!(
+                "ar_check.communicators = {}: must be 1..={MAX_COMMUNICATORS}",
+                self.communicators
+            );
+        }
+        if !(8..=1 << 30).contains(&self.max_vector_bytes) {
+            bail!(
+                "ar_check.max_vector_bytes = {}: must be 8..=2^30",
+                self.max_vector_bytes
+            );
+        }
+        if !(32..=42).contains(&self.addr_bits) {
+            bail!("ar_check.addr_bits = {}: must be 32..=42", self.addr_bits);
+        }
+        if self.dims.iter().any(|&d| !(1..=16).contains(&d)) {
+            bail!("ar_check.dims = {:?}: each must be 1..=16", self.dims);
+        }
+        self.ni_params().validate()
+    }
+
+    /// The sequencer's size: the whole torus.
+    pub fn sched(&self) -> ArSchedParams {
+        ArSchedParams {
+            max_ranks: self.dims.iter().product(),
+        }
+    }
+}
+
+/// A register offset as a 12-bit Verilog literal.
+fn h12(v: u32) -> String {
+    format!("12'h{v:03X}")
+}
+
+/// Numbers and codes for the template, all from the golden definitions.
+struct Keys {
+    /// dims as 5-bit literals.
+    dim: [String; 3],
+    /// `node` bit ranges of x, y, z.
+    me: [String; 3],
+    ab: u32,
+    maxv: String,
+    thr_reset: String,
+    a_thr: String,
+    a_tmo: String,
+    a_comm: String,
+    a_comm_end: String,
+    /// Bit ranges of `wr_addr` holding the slot and the field.
+    slot_bits: String,
+    field_bits: String,
+    /// Field numbers (register offset / 4 inside a slot).
+    f_origin: usize,
+    f_extent: usize,
+    f_rank: usize,
+    f_ctrl: usize,
+    f_slo: usize,
+    f_shi: usize,
+    f_ssize: usize,
+    masks: Vec<String>,
+    /// `{op, dtype}` pairs that are legal, as 6-bit literals.
+    legal: Vec<String>,
+    /// dtype code → log2 of its element bytes.
+    esize: Vec<(String, usize)>,
+    st_ok: String,
+    st_bad_comm: String,
+    st_not_member: String,
+    st_bad_type: String,
+    st_bad_count: String,
+    st_bad_addr: String,
+}
+
+#[derive(Template)]
+#[template(path = "allreduce/ar_check.v")]
+struct ArCheckVerilog {
+    k: Keys,
+}
+
+fn field_range(f: &coords::Field) -> String {
+    format!("[{}:{}]", f.offset + f.width - 1, f.offset)
+}
+
+fn keys(p: &ArCheckParams) -> Result<Keys> {
+    let stride = regs::AR_COMM_STRIDE;
+    if !stride.is_power_of_two() || regs::AR_COMM_BASE % stride != 0 {
+        bail!("regs::AR_COMM_STRIDE / AR_COMM_BASE: the slot decode needs an aligned power-of-two stride");
+    }
+    let sb = stride.trailing_zeros();
+    let st = |s: ArStatus| format!("3'd{}", s as u8);
+    let mut legal = Vec::new();
+    for o in ReduceOp::ALL {
+        for d in ReduceDtype::ALL {
+            if d.supports(o) {
+                legal.push(format!("6'd{}", o.code() << 3 | d.code()));
+            }
+        }
+    }
+    Ok(Keys {
+        dim: p.dims.map(|d| format!("5'd{d}")),
+        me: [
+            field_range(&coords::X),
+            field_range(&coords::Y),
+            field_range(&coords::Z),
+        ],
+        ab: p.addr_bits,
+        maxv: format!("35'd{}", p.max_vector_bytes),
+        thr_reset: "32'd4096".into(),
+        a_thr: h12(regs::AR_THRESHOLD),
+        a_tmo: h12(regs::AR_TIMEOUT),
+        a_comm: h12(regs::AR_COMM_BASE),
+        a_comm_end: h12(regs::AR_COMM_BASE + stride * p.communicators as u32),
+        slot_bits: format!("[{}:{}]", sb + 3, sb),
+        field_bits: format!("[{}:2]", sb - 1),
+        f_origin: (regs::AR_ORIGIN / 4) as usize,
+        f_extent: (regs::AR_EXTENT / 4) as usize,
+        f_rank: (regs::AR_RANK / 4) as usize,
+        f_ctrl: (regs::AR_CTRL / 4) as usize,
+        f_slo: (regs::AR_SCRATCH_LO / 4) as usize,
+        f_shi: (regs::AR_SCRATCH_HI / 4) as usize,
+        f_ssize: (regs::AR_SCRATCH_SIZE / 4) as usize,
+        masks: COMM_MASKS.iter().map(|m| format!("32'h{m:08X}")).collect(),
+        legal,
+        esize: ReduceDtype::ALL
+            .iter()
+            .map(|d| {
+                (
+                    format!("3'd{}", d.code()),
+                    (d.bits() / 8).trailing_zeros() as usize,
+                )
+            })
+            .collect(),
+        st_ok: st(ArStatus::Ok),
+        st_bad_comm: st(ArStatus::BadComm),
+        st_not_member: st(ArStatus::NotMember),
+        st_bad_type: st(ArStatus::BadType),
+        st_bad_count: st(ArStatus::BadCount),
+        st_bad_addr: st(ArStatus::BadAddr),
+    })
+}
+
+fn ar_check_body(p: &ArCheckParams) -> Result<String> {
+    p.validate()?;
+    ArCheckVerilog { k: keys(p)? }
+        .render()
+        .context("rendering the template templates/allreduce/ar_check.v")
+}
+
+/// The registers and the descriptor check.
+#[derive(LogicBlock)]
+pub struct ArCheck {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub reset: Signal<In, bool>,
+    /// This node's coordinates.
+    pub node: Signal<In, Bits<22>>,
+    /// Register write.
+    pub wr: Signal<In, bool>,
+    /// Node-page offset of the write.
+    pub wr_addr: Signal<In, Bits<12>>,
+    /// Value written.
+    pub wr_data: Signal<In, Bits<32>>,
+    /// The write is taken (else SLVERR, no effect).
+    pub wr_ok: Signal<Out, bool>,
+    /// Node-page offset of a read.
+    pub rd_addr: Signal<In, Bits<12>>,
+    /// Value read.
+    pub rd_data: Signal<Out, Bits<32>>,
+    /// The read address is one of these registers.
+    pub rd_ok: Signal<Out, bool>,
+    /// Check the descriptor on `d_*`.
+    pub chk: Signal<In, bool>,
+    /// Op code.
+    pub d_op: Signal<In, Bits<3>>,
+    /// Dtype code.
+    pub d_dtype: Signal<In, Bits<3>>,
+    /// Element count.
+    pub d_count: Signal<In, Bits<32>>,
+    /// Source address.
+    pub d_src: Signal<In, Bits<42>>,
+    /// Destination address.
+    pub d_dst: Signal<In, Bits<42>>,
+    /// Communicator slot.
+    pub d_comm: Signal<In, Bits<4>>,
+    /// PDID of the posting channel.
+    pub d_pdid: Signal<In, Bits<16>>,
+    /// A check is in progress.
+    pub busy: Signal<Out, bool>,
+    /// The check is over (one cycle).
+    pub done: Signal<Out, bool>,
+    /// Its [`ArStatus`] code.
+    pub status: Signal<Out, Bits<3>>,
+    /// The step sequencer, walked for the scratch need.
+    pub sched: ArSched,
+    _body: String,
+}
+
+impl ArCheck {
+    /// The block for `p`.
+    pub fn new(p: &ArCheckParams) -> Result<Self> {
+        Ok(ArCheck {
+            clock: Default::default(),
+            reset: Default::default(),
+            node: Default::default(),
+            wr: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            wr_ok: Default::default(),
+            rd_addr: Default::default(),
+            rd_data: Default::default(),
+            rd_ok: Default::default(),
+            chk: Default::default(),
+            d_op: Default::default(),
+            d_dtype: Default::default(),
+            d_count: Default::default(),
+            d_src: Default::default(),
+            d_dst: Default::default(),
+            d_comm: Default::default(),
+            d_pdid: Default::default(),
+            busy: Default::default(),
+            done: Default::default(),
+            status: Default::default(),
+            sched: ArSched::new(&p.sched())?,
+            _body: ar_check_body(p)?,
+        })
+    }
+}
+
+impl Logic for ArCheck {
+    /// Simulated with Verilator only (see the module doc).
+    fn update(&mut self) {}
+
+    fn connect(&mut self) {
+        self.wr_ok.connect();
+        self.rd_data.connect();
+        self.rd_ok.connect();
+        self.busy.connect();
+        self.done.connect();
+        self.status.connect();
+        self.sched.clock.connect();
+        self.sched.reset.connect();
+        self.sched.start.connect();
+        self.sched.ranks.connect();
+        self.sched.rank.connect();
+        self.sched.count.connect();
+        self.sched.rsag.connect();
+        self.sched.next.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(self._body.clone())
+    }
+}
+
+/// Top module name of a parameter point.
+pub fn ar_check_top_name(p: &ArCheckParams) -> String {
+    let [x, y, z] = p.dims;
+    format!(
+        "exanet_ar_check_c{}_{x}x{y}x{z}_a{}",
+        p.communicators, p.addr_bits
+    )
+}
+
+/// Validate `p` and emit the block as Verilog.
+pub fn emit_ar_check(p: &ArCheckParams) -> Result<Emitted> {
+    p.validate()?;
+    emit(&mut ArCheck::new(p)?, &ar_check_top_name(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::assert_lint_clean;
+    use exanet_sim::ni::ni::Ni;
+    use exanet_sim::ni::regs::ar_comm_reg;
+    use exanet_sim::packet::coords::Coords;
+
+    #[test]
+    fn emits_lint_clean_verilog() {
+        for (c, dims, ab) in [
+            (1, [1, 1, 1], 32),
+            (4, [8, 4, 4], 40),
+            (16, [16, 16, 16], 42),
+        ] {
+            let p = ArCheckParams {
+                communicators: c,
+                dims,
+                addr_bits: ab,
+                ..Default::default()
+            };
+            let e = emit_ar_check(&p).unwrap();
+            assert_eq!(e.top, ar_check_top_name(&p));
+            assert_lint_clean(&e);
+        }
+    }
+
+    /// The masks the RTL applies are the golden NI's: all ones written to
+    /// each field of a disabled slot read back as the mask.
+    #[test]
+    fn masks_match_the_golden_ni() {
+        let p = ArCheckParams::default();
+        let mut ni = Ni::new(&p.ni_params(), Coords::default()).unwrap();
+        let fields = [
+            regs::AR_ORIGIN,
+            regs::AR_EXTENT,
+            regs::AR_RANK,
+            regs::AR_CTRL,
+            regs::AR_SCRATCH_LO,
+            regs::AR_SCRATCH_HI,
+            regs::AR_SCRATCH_SIZE,
+        ];
+        for (i, f) in fields.into_iter().enumerate() {
+            assert_eq!(f as usize / 4, i, "field order");
+            let a = ar_comm_reg(1, f);
+            if f == regs::AR_CTRL {
+                // ENABLE with an all-zero box is refused; without it, kept.
+                ni.axil_write_priv(a, 0x7FFF_FFFF);
+                assert_eq!(ni.axil_read_priv(a), 0x7FFF_FFFF & COMM_MASKS[i]);
+                continue;
+            }
+            ni.axil_write_priv(a, u32::MAX);
+            assert_eq!(ni.axil_read_priv(a), COMM_MASKS[i], "field {i}");
+        }
+    }
+
+    /// The status codes and the legality table reach the Verilog from the
+    /// golden enums only.
+    #[test]
+    fn codes_come_from_the_golden_definitions() {
+        let k = keys(&ArCheckParams::default()).unwrap();
+        assert_eq!(k.st_bad_addr, format!("3'd{}", ArStatus::BadAddr as u8));
+        // 6 integer-or-float arithmetic ops × 6 types, minus bitwise × float.
+        let bitwise = ReduceOp::ALL.iter().filter(|o| o.is_bitwise()).count();
+        let float = ReduceDtype::ALL.iter().filter(|d| d.is_float()).count();
+        assert_eq!(k.legal.len(), 36 - bitwise * float);
+        let v = ar_check_body(&ArCheckParams::default()).unwrap();
+        assert!(v.contains(&k.a_comm) && v.contains(&k.a_thr));
+    }
+
+    #[test]
+    fn unsupported_points_name_key_and_value() {
+        let e = emit_ar_check(&ArCheckParams {
+            communicators: 17,
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ar_check.communicators = 17"), "{e}");
+        let e = emit_ar_check(&ArCheckParams {
+            dims: [0, 4, 4],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ar_check.dims = [0, 4, 4]"), "{e}");
+    }
+}

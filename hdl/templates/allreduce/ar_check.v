@@ -1,0 +1,221 @@
+{# ar_check: the allreduce engine's registers and descriptor check (see allreduce/ar_check.rs). Every offset, field and code comes from `k`, rendered from the golden definitions. #}
+// Communicator slots: the registers as written (masked as the golden NI
+// keeps them), plus what an ENABLE derives once: the rank count and
+// whether this node sits at the slot's rank.
+reg [31:0] s_origin [0:15];
+reg [31:0] s_extent [0:15];
+reg [31:0] s_rank   [0:15];
+reg [31:0] s_ctrl   [0:15];
+reg [31:0] s_slo    [0:15];
+reg [31:0] s_shi    [0:15];
+reg [31:0] s_ssize  [0:15];
+reg [12:0] s_ranks  [0:15];
+reg        s_member [0:15];
+reg [31:0] thr_q;
+reg [31:0] tmo_q;
+
+// ---- register write ----
+localparam [1:0] S_IDLE = 2'd0;
+localparam [1:0] S_Q    = 2'd1;
+localparam [1:0] S_W    = 2'd2;
+reg [1:0] st;
+
+wire       w_algn  = wr_addr[1:0] == 2'd0;
+wire       w_comm  = w_algn && wr_addr >= {{ k.a_comm }} && wr_addr < {{ k.a_comm_end }};
+wire [11:0] w_rel  = wr_addr - {{ k.a_comm }};
+wire [3:0] w_slot  = w_rel{{ k.slot_bits }};
+wire [2:0] w_field = w_rel{{ k.field_bits }};
+wire       w_en    = s_ctrl[w_slot][31];
+wire [4:0] w_ox = {1'b0, s_origin[w_slot][3:0]};
+wire [4:0] w_oy = {1'b0, s_origin[w_slot][7:4]};
+wire [4:0] w_oz = {1'b0, s_origin[w_slot][11:8]};
+wire [4:0] w_ex = s_extent[w_slot][4:0];
+wire [4:0] w_ey = s_extent[w_slot][12:8];
+wire [4:0] w_ez = s_extent[w_slot][20:16];
+wire [14:0] w_ranks = {10'd0, w_ex} * {10'd0, w_ey} * {10'd0, w_ez};
+wire w_box_ok = w_ex != 5'd0 && w_ex <= {{ k.dim[0] }} && w_ox < {{ k.dim[0] }}
+             && w_ey != 5'd0 && w_ey <= {{ k.dim[1] }} && w_oy < {{ k.dim[1] }}
+             && w_ez != 5'd0 && w_ez <= {{ k.dim[2] }} && w_oz < {{ k.dim[2] }};
+wire w_rank_ok = {3'd0, s_rank[w_slot][11:0]} < w_ranks;
+wire [43:0] w_scr_end = {2'd0, s_shi[w_slot][9:0], s_slo[w_slot]} + {12'd0, s_ssize[w_slot]};
+wire w_scr_ok = w_scr_end <= (44'd1 << {{ k.ab }});
+// This node's rank in the box, where it is inside (rank_of of the golden box).
+wire [4:0] me_x = {1'b0, node{{ k.me[0] }}};
+wire [4:0] me_y = {1'b0, node{{ k.me[1] }}};
+wire [4:0] me_z = {1'b0, node{{ k.me[2] }}};
+wire [4:0] off_x = me_x >= w_ox ? me_x - w_ox : me_x + {{ k.dim[0] }} - w_ox;
+wire [4:0] off_y = me_y >= w_oy ? me_y - w_oy : me_y + {{ k.dim[1] }} - w_oy;
+wire [4:0] off_z = me_z >= w_oz ? me_z - w_oz : me_z + {{ k.dim[2] }} - w_oz;
+wire [14:0] me_rank = ({10'd0, off_z} * {10'd0, w_ey} + {10'd0, off_y}) * {10'd0, w_ex} + {10'd0, off_x};
+wire w_member = off_x < w_ex && off_y < w_ey && off_z < w_ez && me_rank == {3'd0, s_rank[w_slot][11:0]};
+
+reg wr_ok_c;
+always @(*) begin
+    wr_ok_c = 1'b0;
+    if (st == S_IDLE && w_algn) begin
+        if (wr_addr == {{ k.a_thr }} || wr_addr == {{ k.a_tmo }}) wr_ok_c = 1'b1;
+        else if (w_comm && w_field == 3'd{{ k.f_ctrl }})
+            wr_ok_c = !wr_data[31] || (w_box_ok && w_rank_ok && w_scr_ok);
+        else if (w_comm && w_field != 3'd7) wr_ok_c = !w_en;
+    end
+    wr_ok = wr_ok_c;
+end
+
+// ---- register read ----
+wire       r_comm  = rd_addr[1:0] == 2'd0 && rd_addr >= {{ k.a_comm }} && rd_addr < {{ k.a_comm_end }};
+wire [11:0] r_rel  = rd_addr - {{ k.a_comm }};
+wire [3:0] r_slot  = r_rel{{ k.slot_bits }};
+wire [2:0] r_field = r_rel{{ k.field_bits }};
+always @(*) begin
+    rd_ok = 1'b1;
+    rd_data = 32'd0;
+    if (rd_addr == {{ k.a_thr }}) rd_data = thr_q;
+    else if (rd_addr == {{ k.a_tmo }}) rd_data = tmo_q;
+    else if (r_comm) begin
+        case (r_field)
+            3'd{{ k.f_origin }}: rd_data = s_origin[r_slot];
+            3'd{{ k.f_extent }}: rd_data = s_extent[r_slot];
+            3'd{{ k.f_rank }}: rd_data = s_rank[r_slot];
+            3'd{{ k.f_ctrl }}: rd_data = s_ctrl[r_slot];
+            3'd{{ k.f_slo }}: rd_data = s_slo[r_slot];
+            3'd{{ k.f_shi }}: rd_data = s_shi[r_slot];
+            3'd{{ k.f_ssize }}: rd_data = s_ssize[r_slot];
+            default: rd_ok = 1'b0;
+        endcase
+    end else rd_ok = 1'b0;
+end
+
+integer i;
+always @(posedge clock) begin
+    if (reset) begin
+        for (i = 0; i < 16; i = i + 1) begin
+            s_origin[i] <= 32'd0;
+            s_extent[i] <= 32'd0;
+            s_rank[i] <= 32'd0;
+            s_ctrl[i] <= 32'd0;
+            s_slo[i] <= 32'd0;
+            s_shi[i] <= 32'd0;
+            s_ssize[i] <= 32'd0;
+            s_ranks[i] <= 13'd0;
+            s_member[i] <= 1'b0;
+        end
+        thr_q <= {{ k.thr_reset }};
+        tmo_q <= 32'd0;
+    end else if (wr && wr_ok_c) begin
+        if (wr_addr == {{ k.a_thr }}) thr_q <= wr_data;
+        else if (wr_addr == {{ k.a_tmo }}) tmo_q <= wr_data;
+        else begin
+            case (w_field)
+                3'd{{ k.f_origin }}: s_origin[w_slot] <= wr_data & {{ k.masks[k.f_origin] }};
+                3'd{{ k.f_extent }}: s_extent[w_slot] <= wr_data & {{ k.masks[k.f_extent] }};
+                3'd{{ k.f_rank }}: s_rank[w_slot] <= wr_data & {{ k.masks[k.f_rank] }};
+                3'd{{ k.f_slo }}: s_slo[w_slot] <= wr_data & {{ k.masks[k.f_slo] }};
+                3'd{{ k.f_shi }}: s_shi[w_slot] <= wr_data & {{ k.masks[k.f_shi] }};
+                3'd{{ k.f_ssize }}: s_ssize[w_slot] <= wr_data & {{ k.masks[k.f_ssize] }};
+                default: begin
+                    s_ctrl[w_slot] <= wr_data & {{ k.masks[k.f_ctrl] }};
+                    s_ranks[w_slot] <= w_ranks[12:0];
+                    s_member[w_slot] <= w_member;
+                end
+            endcase
+        end
+    end
+end
+
+// ---- descriptor check ----
+reg  [2:0] q_op;
+reg  [2:0] q_dtype;
+reg [31:0] q_count;
+reg [41:0] q_src;
+reg [41:0] q_dst;
+reg  [3:0] q_comm;
+reg [15:0] q_pdid;
+reg        done_q;
+reg  [2:0] status_q;
+
+reg [1:0] q_e;   // log2 of the element bytes
+always @(*) begin
+    case (q_dtype)
+{%- for (code, e) in k.esize %}
+        {{ code }}: q_e = 2'd{{ e }};
+{%- endfor %}
+        default: q_e = 2'd0;
+    endcase
+end
+reg q_legal;
+always @(*) begin
+    case ({q_op, q_dtype})
+        {% for l in k.legal %}{% if !loop.first %}, {% endif %}{{ l }}{% endfor %}: q_legal = 1'b1;
+        default: q_legal = 1'b0;
+    endcase
+end
+wire [34:0] q_bytes = {3'd0, q_count} << q_e;
+// A slot past the last one is never enabled (its registers are unmapped).
+wire q_comm_ok = s_ctrl[q_comm][31] && s_ctrl[q_comm][15:0] == q_pdid;
+wire q_count_bad = q_count == 32'd0 || q_bytes > {{ k.maxv }};
+wire [38:0] q_need = {3'd0, sched$total} << q_e;
+wire q_scr_bad = q_need > {8'd0, s_ssize[q_comm][31:1]};
+wire [43:0] q_lim = 44'd1 << {{ k.ab }};
+wire [2:0] q_emask = q_e == 2'd3 ? 3'd7 : q_e == 2'd2 ? 3'd3 : q_e == 2'd1 ? 3'd1 : 3'd0;
+wire q_src_bad = (q_src[2:0] & q_emask) != 3'd0 || {2'd0, q_src} + {9'd0, q_bytes} > q_lim;
+wire q_dst_bad = (q_dst[2:0] & q_emask) != 3'd0 || {2'd0, q_dst} + {9'd0, q_bytes} > q_lim;
+
+always @(*) begin
+    sched$clock = clock;
+    sched$reset = reset;
+    sched$start = st == S_Q && q_comm_ok && s_member[q_comm] && q_legal && !q_count_bad;
+    sched$ranks = s_ranks[q_comm];
+    sched$rank = s_rank[q_comm][11:0];
+    sched$count = q_count;
+    sched$rsag = q_bytes > {3'd0, thr_q};
+    sched$next = 1'b1;
+    busy = st != S_IDLE;
+    done = done_q;
+    status = status_q;
+end
+
+always @(posedge clock) begin
+    done_q <= 1'b0;
+    if (reset) begin
+        st <= S_IDLE;
+        status_q <= {{ k.st_ok }};
+    end else begin
+        case (st)
+            S_IDLE: if (chk) begin
+                q_op <= d_op;
+                q_dtype <= d_dtype;
+                q_count <= d_count;
+                q_src <= d_src;
+                q_dst <= d_dst;
+                q_comm <= d_comm;
+                q_pdid <= d_pdid;
+                st <= S_Q;
+            end
+            S_Q: begin
+                if (sched$start) st <= S_W;
+                else begin
+                    st <= S_IDLE;
+                    done_q <= 1'b1;
+                    if (!q_comm_ok) status_q <= {{ k.st_bad_comm }};
+                    else if (!s_member[q_comm]) status_q <= {{ k.st_not_member }};
+                    else if (!q_legal) status_q <= {{ k.st_bad_type }};
+                    else status_q <= {{ k.st_bad_count }};
+                end
+            end
+            default: if (sched$done) begin
+                st <= S_IDLE;
+                done_q <= 1'b1;
+                if (q_scr_bad) status_q <= {{ k.st_bad_count }};
+                else if (q_src_bad || q_dst_bad) status_q <= {{ k.st_bad_addr }};
+                else status_q <= {{ k.st_ok }};
+            end
+        endcase
+    end
+end
+
+// Not used by the check: the bits of this node's coordinates outside
+// x, y, z, the sequencer's steps (the collective is a later slice), and
+// its `bad` (the rank count of an enabled slot never exceeds the torus).
+wire unused_ar_check = &{1'b0, node, sched$valid, sched$bad, sched$index, sched$phase, sched$partner_rank,
+    sched$send_lo, sched$send_hi, sched$recv_lo, sched$recv_hi, sched$combine, sched$my_off, sched$their_off,
+    s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_dst[41:3], q_src[41:3], w_rel, r_rel};
