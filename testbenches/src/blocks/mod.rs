@@ -3,6 +3,7 @@
 use crate::cosim::Bench;
 use anyhow::Result;
 
+pub mod ar_check;
 pub mod ar_sched;
 pub mod arbiter;
 pub mod async_fifo;
@@ -48,6 +49,7 @@ pub fn all() -> Vec<BlockInfo> {
         fp_add::info(),
         reduce_alu::info(),
         ar_sched::info(),
+        ar_check::info(),
         retry_buffer::info(),
         link_tx::info(),
         link_rx::info(),
