@@ -214,7 +214,7 @@ fn field_range(f: &coords::Field) -> String {
 
 fn keys(p: &ArCheckParams) -> Result<Keys> {
     let stride = regs::AR_COMM_STRIDE;
-    if !stride.is_power_of_two() || regs::AR_COMM_BASE % stride != 0 {
+    if !stride.is_power_of_two() || !regs::AR_COMM_BASE.is_multiple_of(stride) {
         bail!("regs::AR_COMM_STRIDE / AR_COMM_BASE: the slot decode needs an aligned power-of-two stride");
     }
     let sb = stride.trailing_zeros();

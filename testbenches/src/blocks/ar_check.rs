@@ -193,9 +193,9 @@ impl ArCheckBench {
         // A node off the origin in every dimension that has room.
         let d = params.dims;
         let mut me = Coords::default();
-        me.set_x(((d[0] + 1) / 2 % d[0]) as u8)?;
-        me.set_y(((d[1] + 1) / 2 % d[1]) as u8)?;
-        me.set_z(((d[2] + 1) / 2 % d[2]) as u8)?;
+        me.set_x((d[0].div_ceil(2) % d[0]) as u8)?;
+        me.set_y((d[1].div_ceil(2) % d[1]) as u8)?;
+        me.set_z((d[2].div_ceil(2) % d[2]) as u8)?;
         let golden = Ni::new(&params.ni_params(), me)?;
         Ok(ArCheckBench {
             pt,
