@@ -120,7 +120,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
     }
 }
 
-/// Every block instance the config needs, at the config's sizes.
+/// Every block instance the config needs, at the config's sizes, and last
+/// the whole node top `exanet_node` (`exanet_hdl::node`) that joins them.
 ///
 /// These are the blocks the design is built from, each at the size the
 /// design uses it: the round-robin arbiter of the router's switch

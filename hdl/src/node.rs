@@ -22,8 +22,9 @@
 //!   - **RX** (user clock → PL): every `link<i>_rx_tvalid` word is pushed
 //!     (Aurora has no RX backpressure); the PL side pops one word per cycle
 //!     into `link_rx`. A word meeting a full FIFO is lost and counted in
-//!     `rx_overflows_<i>` (32 b, user-clock domain, a register of the node
-//!     the co-simulation and an ILA read; no software register yet). It
+//!     `rx_overflows_<i>` (32 b, user-clock domain, a register inside the
+//!     node: visible in a waveform or an ILA; no port or software register
+//!     yet). It
 //!     cannot overflow when `clock.pl_mhz` ≥ the user clock
 //!     ([`exanet_sim::node::rx_crossing_can_overflow`]): at most one push
 //!     per user-clock edge, one pop per PL edge. [`rx_overflow_note`] says
@@ -57,7 +58,9 @@
 //! - The router's and links' counters, the NI's observability outputs and
 //!   the link state are not on the node's ports (no register path to
 //!   software yet: the `link_status` block is not joined to the AXI4-Lite
-//!   slave); they stay on `unused_*` wires the co-simulation can read.
+//!   slave); they stay on `unused_*` wires inside the node (visible in a
+//!   waveform; the node co-simulation will need them as bench-top ports or
+//!   Verilator public signals).
 //!
 //! Allreduce engine: not in the node (its RTL does not exist yet).
 //!
