@@ -553,6 +553,67 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
     })
 }
 
+/// `templates/node/node_bench.v`.
+#[derive(Template)]
+#[template(path = "node/node_bench.v")]
+struct BenchTop {
+    top: String,
+    node: String,
+    dims: String,
+    ports: Vec<String>,
+    /// `(node index, x, y, z)`.
+    nodes: Vec<(usize, usize, usize, usize)>,
+    conns: Vec<String>,
+}
+
+/// Top module name of the co-simulation top of `p`'s network.
+pub fn node_bench_top_name(p: &NodeParams) -> String {
+    let d = p.router.topology.dims;
+    format!("exanet_node_bench_{}x{}x{}", d[0], d[1], d[2])
+}
+
+/// The co-simulation top (`exanet cosim node`): one `exanet_node` per node
+/// of `p`'s topology, with its coordinates as parameters, every port of
+/// node `n` on the top as `n<n>_<port>`; after [`emit_node`]'s modules.
+pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
+    let node = emit_node(p)?;
+    let t = &p.router.topology;
+    let ports = node_ports(p.links() as u32);
+    let mut decls = Vec::new();
+    for n in 0..t.num_nodes() {
+        for q in &ports {
+            let dir = if q.dir == Dir::In { "input" } else { "output" };
+            decls.push(format!(
+                "{dir} wire {}n{n}_{}",
+                range(q.width as usize),
+                q.name
+            ));
+        }
+    }
+    let top = node_bench_top_name(p);
+    let mut text = BenchTop {
+        top: top.clone(),
+        node: node.top.clone(),
+        dims: format!("{}x{}x{}", t.dims[0], t.dims[1], t.dims[2]),
+        ports: decls,
+        nodes: (0..t.num_nodes())
+            .map(|n| {
+                let c = t.coords(n);
+                (n, c[0], c[1], c[2])
+            })
+            .collect(),
+        conns: ports.iter().map(|q| q.name.clone()).collect(),
+    }
+    .render()
+    .context("rendering the template templates/node/node_bench.v")?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut modules = node.modules;
+    modules.push((top.clone(), text));
+    Ok(Emitted { top, modules })
+}
+
 /// What port `q` of link `i`'s `half` (`tx`: `link_tx`, `rx`: `link_rx`)
 /// connects to; declares the status and counter wires (the status bus once,
 /// from `link_rx`'s side).
@@ -631,6 +692,24 @@ mod tests {
             assert_eq!(dedup.len(), names.len(), "each module once");
             assert_lint_clean(&e);
         }
+    }
+
+    /// The two-node bench top: both nodes, their coordinates, every port
+    /// prefixed; lint clean.
+    #[test]
+    fn bench_top_holds_every_node_and_lints_clean() {
+        let p = NodeParams::default();
+        let e = emit_node_bench(&p).unwrap();
+        assert_eq!(e.top, "exanet_node_bench_2x1x1");
+        let top = &e.modules.last().unwrap().1;
+        let ports = module_ports(top).unwrap();
+        assert_eq!(ports.len(), 2 * node_ports(p.links() as u32).len());
+        for want in ["n0_clk", "n1_link1_user_clk", "n1_m_axi_rlast", "n0_irq"] {
+            assert!(ports.iter().any(|q| q.name == want), "{want}");
+        }
+        assert!(top.contains(".NODE_X(4'd1)"), "{top}");
+        assert_eq!(top.matches("exanet_node #(").count(), 2);
+        assert_lint_clean(&e);
     }
 
     #[test]
