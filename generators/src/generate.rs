@@ -120,7 +120,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
     }
 }
 
-/// Every block instance the config needs, at the config's sizes.
+/// Every block instance the config needs, at the config's sizes, and last
+/// the whole node top `exanet_node` (`exanet_hdl::node`) that joins them.
 ///
 /// These are the blocks the design is built from, each at the size the
 /// design uses it: the round-robin arbiter of the router's switch
@@ -267,6 +268,47 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         out.push(instance("link_status", &st, Vec::new(), |pt| {
             exanet_hdl::link::link_status::emit_link_status(pt.links)
         })?);
+    }
+
+    // The whole node (NI + router + a link end per network port + the
+    // clock-domain crossings to the transceivers), when the config has an
+    // NI and a link layer; a mix the node does not support is a note.
+    if let (Some(ni), Ok(link)) = (&p.ni, lt.link_params()) {
+        let np = exanet_hdl::node::NodeParams {
+            ni: ni.clone(),
+            router: p.router.clone(),
+            link,
+            cdc: exanet_sim::common::async_fifo::AsyncFifoParams::default(),
+            reset_stages: 2,
+        };
+        match np.validate() {
+            Ok(()) => {
+                let point = format!(
+                    "links={},{},reset_stages={}",
+                    np.links(),
+                    point_of(&np.cdc),
+                    np.reset_stages
+                );
+                let emitted = exanet_hdl::node::emit_node(&np)
+                    .with_context(|| format!("emitting node [{point}]"))?;
+                let notes = exanet_hdl::node::rx_overflow_note(
+                    p.clock.pl_mhz,
+                    crate::node_flow::user_clk_mhz(),
+                )
+                .into_iter()
+                .collect();
+                out.push(Instance {
+                    block: "node".to_string(),
+                    point,
+                    notes,
+                    emitted,
+                });
+            }
+            Err(e) => {
+                let n = out.len() - 1;
+                out[n].notes.push(format!("node not generated: {e:#}"));
+            }
+        }
     }
 
     Ok(out)

@@ -347,10 +347,17 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "retry_buffer",
             "link_tx",
             "link_rx",
-            "link_status"
+            "link_status",
+            "node"
         ]
     );
     assert_eq!(tops[8]["point"], "words=512");
+    // The whole node: one link per network port of the 8x4x4 torus.
+    assert_eq!(tops[12]["top"], "exanet_node");
+    assert_eq!(
+        tops[12]["point"],
+        "links=6,width=65,depth=16,sync_stages=2,reset_stages=2"
+    );
     // The NI: derived from the config (payload 256 B, the router's 32-flit
     // local VC buffer, VC 0), its top last after its submodules (SECDED
     // header, CRC-8 footer and CRC-32 payload children).
@@ -733,7 +740,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
+            .contains("lint: 13 top(s), 13 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1165,7 +1172,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 12 top(s), 12 clean, 0 with warnings"),
+            .contains("lint: 13 top(s), 13 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

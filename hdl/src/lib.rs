@@ -11,6 +11,7 @@ pub mod emit;
 pub mod limits;
 pub mod link;
 pub mod ni;
+pub mod node;
 pub mod node_pair;
 pub mod node_ports;
 pub mod packet;

@@ -288,7 +288,7 @@ fn bits_for(n: usize) -> usize {
 }
 
 /// The ejection adapter (see the module doc).
-fn eject_module(p: &NodePairParams, name: &str) -> String {
+pub(crate) fn eject_module(p: &NodePairParams, name: &str) -> String {
     let n = p.router.num_vcs();
     let vpc = p.router.vcs_per_class;
     let d = p.router.buffer_flits;

@@ -16,6 +16,7 @@ pub mod deadlock;
 pub mod link;
 pub mod network;
 pub mod ni;
+pub mod node;
 pub mod packet;
 pub mod point;
 pub mod rng;

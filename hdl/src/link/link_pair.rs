@@ -75,7 +75,7 @@ fn exposed(e: usize, half: &str, q: &PortDecl) -> String {
 /// The ports of an emitted rust-hdl top: the declarations right after its
 /// `// Module arguments` line (a Verilog body's function inputs are not
 /// ports).
-fn header_ports(text: &str) -> Result<Vec<PortDecl>> {
+pub(crate) fn header_ports(text: &str) -> Result<Vec<PortDecl>> {
     let block: Vec<&str> = text
         .lines()
         .skip_while(|l| l.trim() != "// Module arguments")

@@ -89,12 +89,10 @@ pub fn network_framed_top_name(p: &RouterParams, link: &LinkParams) -> String {
     format!("exanet_network_{suffix}_lk{:08x}", h as u32)
 }
 
-/// Validate and emit the network with framed links (module doc, "Framed
-/// links"): the router's modules, `link_tx`'s, `link_rx`'s (each module
-/// once), then the top. The link parameters must fit the routers (flit
-/// width, VCs, the router buffer as `link_tx`'s buffer and `link_rx`'s
-/// router credits) and the link RTL.
-pub fn emit_network_framed(p: &RouterParams, link: &LinkParams) -> Result<Emitted> {
+/// Check that `link` is valid and fits the router `p`: flit width, VCs,
+/// and the router buffer as `link_tx`'s buffer and `link_rx`'s router
+/// credits (used by every top that joins routers with framed links).
+pub fn check_link_fits(p: &RouterParams, link: &LinkParams) -> Result<()> {
     link.validate()?;
     if link.flit_bits != p.flit_bits || link.vcs != p.num_vcs() {
         bail!(
@@ -113,6 +111,16 @@ pub fn emit_network_framed(p: &RouterParams, link: &LinkParams) -> Result<Emitte
             p.buffer_flits
         );
     }
+    Ok(())
+}
+
+/// Validate and emit the network with framed links (module doc, "Framed
+/// links"): the router's modules, `link_tx`'s, `link_rx`'s (each module
+/// once), then the top. The link parameters must fit the routers (flit
+/// width, VCs, the router buffer as `link_tx`'s buffer and `link_rx`'s
+/// router credits) and the link RTL.
+pub fn emit_network_framed(p: &RouterParams, link: &LinkParams) -> Result<Emitted> {
+    check_link_fits(p, link)?;
     let router = emit_router(p)?;
     let ltx = emit_link_tx(link)?;
     let lrx = emit_link_rx(link)?;

@@ -1,0 +1,748 @@
+//! `node`: the whole node of one FPGA, top module `exanet_node`
+//! ([`NODE_TOP`]), with exactly the ports of [`crate::node_ports`] (the
+//! Vivado block design and the node XDC use the same list).
+//!
+//! # Structure (askama template `hdl/templates/node/node.v`)
+//! - the **NI** ([`crate::ni`]) on the **local port** of the **router**
+//!   ([`crate::router::top`]), through the ejection adapter of
+//!   [`crate::node_pair`] (the router's per-VC cut-through output into the
+//!   NI's per-class receive rings; module `exanet_node_eject`);
+//! - per **network port** `i` of the router (`0..num_dir_ports`, in router
+//!   port order), one link end: `link_tx` (router output `i` → PHY word)
+//!   and `link_rx` (PHY word → router input `i`), joined by `link_rx`'s
+//!   status bus, as in the framed network ([`crate::router::network`]);
+//!   its PHY words cross between the PL clock `clk` and the transceiver's
+//!   user clock `link<i>_user_clk` through two `async_fifo`s
+//!   ([`crate::common::async_fifo`]) of [`PHY_FIFO_WIDTH`] bits (word +
+//!   control bit at [`PHY_FIFO_CTRL_BIT`], the golden layout
+//!   [`exanet_sim::node::pack_phy_word`]):
+//!   - **TX** (PL → user clock): `link_tx`'s word enters while the FIFO is
+//!     not full (`phy_tx_ready = !full`); `link<i>_tx_tvalid = !empty`,
+//!     the head leaves on `link<i>_tx_tready`.
+//!   - **RX** (user clock → PL): every `link<i>_rx_tvalid` word is pushed
+//!     (Aurora has no RX backpressure); the PL side pops one word per cycle
+//!     into `link_rx`. A word meeting a full FIFO is lost and counted in
+//!     `rx_overflows_<i>` (32 b, user-clock domain, a register inside the
+//!     node: visible in a waveform or an ILA; no port or software register
+//!     yet). It
+//!     cannot overflow when `clock.pl_mhz` ≥ the user clock
+//!     ([`exanet_sim::node::rx_crossing_can_overflow`]): at most one push
+//!     per user-clock edge, one pop per PL edge. [`rx_overflow_note`] says
+//!     so for configs where it could (the default 156.25 MHz PL clock is
+//!     below Aurora's 161.13 MHz user clock).
+//! - **resets**: `rst` (the PS reset) through a `reset_sync` into the PL
+//!   domain (`pl_rst`: NI, router, adapter, links, FIFO PL sides) and one
+//!   per user clock (FIFO user sides); `link<i>_channel_up` through a
+//!   `reset_sync` (of `!channel_up`) into the PL domain as `link_rx`'s
+//!   `phy_lane_up` (down at power-on).
+//! - **coordinates**: Verilog parameters `NODE_X`, `NODE_Y`, `NODE_Z`,
+//!   `NODE_FPGA` (one module for every FPGA; the block design or the bench
+//!   sets them), to the router's `node_x/y/z` and the NI's `node` word
+//!   (layout from `exanet_sim::packet::coords`).
+//!
+//! # How the NI's native interface is adapted to `node_ports`
+//! - AXI4-Lite: the NI decodes a 20-bit address; the node's 16-bit
+//!   `s_axil_*addr` is zero-extended (every NI page, `0x3000 + 0x1000·c`
+//!   for its channels, lies below 64 KiB: [`NodeParams::validate`] refuses
+//!   more channels). `AxPROT[0]` (privileged) goes to the NI; `AxPROT[2:1]`
+//!   are ignored. The NI's registers take whole 32-bit words: `s_axil_wstrb`
+//!   is ignored (software writes registers with 32-bit stores).
+//! - AXI4 master: the NI's 42-bit addresses are zero-extended to 49 bits;
+//!   one ID (`AxID = 0`: the NI relies on in-order responses, `BID`/`RID`
+//!   ignored), `AxLOCK = 0`, `AxCACHE = 0011` (normal, non-cacheable,
+//!   bufferable), `AxPROT = 000`, `AxQOS = 0`. `RLAST` and `RRESP` are
+//!   ignored (the NI counts beats; it has no read-error input yet). The
+//!   NI's `AxUSER` (the PDID) has no pin on S_AXI_HP0_FPD and is dropped.
+//! - `irq`: the NI has no interrupt output yet; `irq` is held at 0
+//!   (software polls CQ_COUNT / MB_COUNT).
+//! - The router's and links' counters, the NI's observability outputs and
+//!   the link state are not on the node's ports (no register path to
+//!   software yet: the `link_status` block is not joined to the AXI4-Lite
+//!   slave); they stay on `unused_*` wires inside the node (visible in a
+//!   waveform; the node co-simulation will need them as bench-top ports or
+//!   Verilator public signals).
+//!
+//! Allreduce engine: not in the node (its RTL does not exist yet).
+//!
+//! # Latency
+//! Flit timing inside the PL domain is the framed network's (a router
+//! output during t is in `link_tx` during t; a `link_rx` flit is on the
+//! router's input at t + 1). Each crossing adds the `async_fifo`'s latency
+//! (a word pushed on a write edge is visible after `sync_stages` + 1 read
+//! edges; golden `exanet_sim::common::async_fifo`).
+
+use crate::common::async_fifo::{emit_async_fifo, emit_reset_sync};
+use crate::emit::Emitted;
+use crate::link::link_pair::header_ports;
+use crate::link::link_rx::emit_link_rx;
+use crate::link::link_tx::emit_link_tx;
+use crate::ni::{emit_ni, NiRtlParams};
+use crate::node_pair::{eject_module, module_ports, NodePairParams, PortDecl};
+use crate::node_ports::{self as np, node_ports, Dir, NODE_TOP};
+use crate::router::network::check_link_fits;
+use crate::router::top::emit_router;
+use anyhow::{bail, Context, Result};
+use askama::Template;
+use exanet_sim::common::async_fifo::AsyncFifoParams;
+use exanet_sim::link::LinkParams;
+use exanet_sim::node::{rx_crossing_can_overflow, PHY_FIFO_CTRL_BIT, PHY_FIFO_WIDTH};
+use exanet_sim::router::RouterParams;
+
+/// Parameters of the node.
+#[derive(Clone, Debug)]
+pub struct NodeParams {
+    /// The NI.
+    pub ni: NiRtlParams,
+    /// The router (its topology gives the network ports; one local port).
+    pub router: RouterParams,
+    /// Every link end (flit width, VCs, buffers as the router's).
+    pub link: LinkParams,
+    /// Depth and synchronizer stages of every crossing FIFO (width
+    /// [`PHY_FIFO_WIDTH`]).
+    pub cdc: AsyncFifoParams,
+    /// Flip-flops of every reset / channel_up synchronizer (2..=4).
+    pub reset_stages: u32,
+}
+
+impl Default for NodeParams {
+    /// A node of the two-node `2x1x1` torus of [`NodePairParams::default`],
+    /// its links sized by `LinkParams::sized` for a 1-cycle cable, 16-deep
+    /// crossings with two-flop synchronizers.
+    fn default() -> Self {
+        let pair = NodePairParams::default();
+        let r = &pair.router;
+        let link = LinkParams::sized(r.flit_bits, r.num_vcs(), 1, r.buffer_flits);
+        NodeParams {
+            ni: pair.ni,
+            router: pair.router,
+            link,
+            cdc: AsyncFifoParams::default(),
+            reset_stages: 2,
+        }
+    }
+}
+
+impl NodeParams {
+    /// Every rule the node adds to its blocks' own; the error names the key,
+    /// the value and the rule.
+    pub fn validate(&self) -> Result<()> {
+        NodePairParams {
+            ni: self.ni.clone(),
+            router: self.router.clone(),
+            link_latency: 0,
+        }
+        .validate()
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("node_pair:", "node:")))?;
+        check_link_fits(&self.router, &self.link).context("node: the links")?;
+        self.cdc.validate()?;
+        if self.cdc.width != PHY_FIFO_WIDTH {
+            bail!(
+                "node: async_fifo.width = {}: must be {PHY_FIFO_WIDTH} (a PHY word plus its control bit)",
+                self.cdc.width
+            );
+        }
+        if self.router.topology.num_dir_ports() == 0 {
+            bail!(
+                "node: topology.dims = {:?}: a single node has no network port, so no link",
+                self.router.topology.dims
+            );
+        }
+        let ch = self.ni.ni.channels;
+        let top = exanet_sim::ni::regs::ch_page(ch.saturating_sub(1)) as u64
+            + exanet_sim::ni::regs::PAGE as u64;
+        if top > 1u64 << np::AXIL_ADDR_BITS {
+            bail!(
+                "node: ni.channels = {ch}: the NI's pages end at {top:#x}, beyond the node's \
+                 {}-bit AXI4-Lite window",
+                np::AXIL_ADDR_BITS
+            );
+        }
+        Ok(())
+    }
+
+    /// Network links of the node (one per network port of the router).
+    pub fn links(&self) -> usize {
+        self.router.topology.num_dir_ports()
+    }
+}
+
+/// A note for configs whose RX crossing could overflow (see the module
+/// doc), naming both clocks.
+pub fn rx_overflow_note(pl_mhz: f64, user_clk_mhz: f64) -> Option<String> {
+    rx_crossing_can_overflow(pl_mhz, user_clk_mhz).then(|| {
+        format!(
+            "node: clock.pl_mhz = {pl_mhz} is below the transceiver user clock ({user_clk_mhz} MHz): \
+             a far end sending a word on every user-clock edge for long enough overflows a link's \
+             RX crossing (Aurora has no RX backpressure); the node counts lost words in \
+             rx_overflows_<i>. Set clock.pl_mhz >= {user_clk_mhz} to rule it out."
+        )
+    })
+}
+
+/// One instance: module, instance name, `(port, signal)` connections.
+struct Inst {
+    module: String,
+    name: String,
+    conns: Vec<(String, String)>,
+}
+
+/// `templates/node/node.v`.
+#[derive(Template)]
+#[template(path = "node/node.v")]
+struct Top {
+    top: String,
+    ni: String,
+    eject: String,
+    router: String,
+    link_tx: String,
+    link_rx: String,
+    fifo: String,
+    reset_sync: String,
+    coords: String,
+    ports: Vec<String>,
+    unused_inputs: Vec<String>,
+    wires: Vec<String>,
+    assigns: Vec<String>,
+    insts: Vec<Inst>,
+    /// `(link index,)`: one CDC block per link.
+    links: Vec<(usize,)>,
+    fifo_msb: u32,
+    ctrl_bit: u32,
+    count_msb: u32,
+}
+
+fn range(width: usize) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+/// The NI's coordinates word from the node's parameters, fields MSB first
+/// as `exanet_sim::packet::coords::FIELDS` lays them out.
+fn coords_expr() -> Result<String> {
+    use exanet_sim::packet::coords::{COORDS_BITS, FIELDS};
+    let mut f = FIELDS.to_vec();
+    f.sort_by_key(|x| std::cmp::Reverse(x.offset));
+    let mut next = COORDS_BITS;
+    let mut parts = Vec::new();
+    for x in f {
+        if x.offset + x.width != next {
+            bail!("coords field `{}` does not tile the word", x.name);
+        }
+        next = x.offset;
+        parts.push(match x.name {
+            "x" | "y" | "z" | "fpga" => format!("NODE_{}", x.name.to_uppercase()),
+            _ => format!("{}'d0", x.width),
+        });
+    }
+    Ok(format!("{{{}}}", parts.join(", ")))
+}
+
+/// The flit and credit fields of a router port: (name, width).
+fn flit_fields(flit_bits: usize) -> [(&'static str, usize); 5] {
+    [
+        ("valid", 1),
+        ("data", flit_bits),
+        ("head", 1),
+        ("tail", 1),
+        ("vc", 4),
+    ]
+}
+const CREDIT_FIELDS: [(&str, usize); 2] = [("valid", 1), ("vc", 4)];
+
+/// The node port a NI port maps to (module doc), by name.
+fn node_port_of(ni_port: &str) -> Option<String> {
+    if let Some(r) = ni_port.strip_prefix("s_") {
+        return Some(format!("s_axil_{r}"));
+    }
+    if let Some(r) = ni_port.strip_prefix("m_") {
+        if r.ends_with("user") {
+            return None;
+        }
+        return Some(format!("m_axi_{r}"));
+    }
+    None
+}
+
+/// Validate `p` and emit the node: the NI's modules, the router's, the
+/// link halves', the crossing FIFO, the reset synchronizer, the adapter
+/// (each module once), then `exanet_node`.
+pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
+    p.validate()?;
+    let pair = NodePairParams {
+        ni: p.ni.clone(),
+        router: p.router.clone(),
+        link_latency: 0,
+    };
+    let ni = emit_ni(&p.ni)?;
+    let router = emit_router(&p.router)?;
+    let ltx = emit_link_tx(&p.link)?;
+    let lrx = emit_link_rx(&p.link)?;
+    let fifo = emit_async_fifo(&p.cdc)?;
+    let rsync = emit_reset_sync(p.reset_stages)?;
+    let eject_name = format!("{NODE_TOP}_eject");
+    let eject = eject_module(&pair, &eject_name);
+
+    let ni_ports = module_ports(&ni.modules.last().context("NI top module")?.1)
+        .context("reading the NI's port list")?;
+    let tx_ports = header_ports(&ltx.modules.last().context("link_tx top")?.1)
+        .context("reading link_tx's port list")?;
+    let rx_ports = header_ports(&lrx.modules.last().context("link_rx top")?.1)
+        .context("reading link_rx's port list")?;
+    let links = p.links();
+    let nports = p.router.topology.num_ports();
+    let w = p.router.flit_bits;
+    let node = node_ports(links as u32);
+    let node_width = |name: &str| node.iter().find(|q| q.name == name).map(|q| q.width);
+
+    let mut t = Top {
+        top: NODE_TOP.to_string(),
+        ni: ni.top.clone(),
+        eject: eject_name.clone(),
+        router: router.top.clone(),
+        link_tx: ltx.top.clone(),
+        link_rx: lrx.top.clone(),
+        fifo: fifo.top.clone(),
+        reset_sync: rsync.top.clone(),
+        coords: coords_expr()?,
+        ports: node
+            .iter()
+            .map(|q| {
+                let dir = if q.dir == Dir::In { "input" } else { "output" };
+                format!("{dir} wire {}{}", range(q.width as usize), q.name)
+            })
+            .collect(),
+        unused_inputs: vec![
+            "m_axi_bid".into(),
+            "m_axi_rid".into(),
+            "m_axi_rresp".into(),
+            "m_axi_rlast".into(),
+            "s_axil_wstrb".into(),
+            "s_axil_awprot[2:1]".into(),
+            "s_axil_arprot[2:1]".into(),
+        ],
+        wires: Vec::new(),
+        assigns: Vec::new(),
+        insts: Vec::new(),
+        links: (0..links).map(|i| (i,)).collect(),
+        fifo_msb: PHY_FIFO_WIDTH - 1,
+        ctrl_bit: PHY_FIFO_CTRL_BIT,
+        count_msb: p.cdc.pointer_bits() - 1,
+    };
+
+    // ---- NI.
+    let mut driven: Vec<String> = Vec::new();
+    let mut conns: Vec<(String, String)> = Vec::new();
+    for q in &ni_ports {
+        let n = q.name.as_str();
+        let sig = match n {
+            "clock" => "clk".to_string(),
+            "reset" => "pl_rst".to_string(),
+            "node" => "node_coords".to_string(),
+            "s_awprot" | "s_arprot" => format!("s_axil_{}[0]", &n[2..]),
+            _ if n.starts_with("out_") || n.starts_with("in_") || n.starts_with("credit_") => {
+                let s = format!("ni_{n}");
+                t.wires.push(format!("{}{s}", range(q.width)));
+                s
+            }
+            _ => match node_port_of(n) {
+                Some(np_name) => {
+                    let nw = node_width(&np_name).with_context(|| {
+                        format!("the NI port `{n}` has no node port `{np_name}` (node_ports.rs)")
+                    })? as usize;
+                    let node_in = node.iter().any(|x| x.name == np_name && x.dir == Dir::In);
+                    if node_in != q.input {
+                        bail!("NI port `{n}` and node port `{np_name}` differ in direction");
+                    }
+                    if q.input {
+                        match q.width.cmp(&nw) {
+                            std::cmp::Ordering::Equal => np_name,
+                            std::cmp::Ordering::Greater => {
+                                format!("{{{}'d0, {np_name}}}", q.width - nw)
+                            }
+                            std::cmp::Ordering::Less => bail!(
+                                "NI input `{n}` ({} b) is narrower than node port `{np_name}` ({nw} b)",
+                                q.width
+                            ),
+                        }
+                    } else {
+                        driven.push(np_name.clone());
+                        match q.width.cmp(&nw) {
+                            std::cmp::Ordering::Equal => np_name,
+                            std::cmp::Ordering::Less => {
+                                let s = format!("ni_{n}");
+                                t.wires.push(format!("{}{s}", range(q.width)));
+                                t.assigns
+                                    .push(format!("{np_name} = {{{}'d0, {s}}}", nw - q.width));
+                                s
+                            }
+                            std::cmp::Ordering::Greater => bail!(
+                                "NI output `{n}` ({} b) is wider than node port `{np_name}` ({nw} b)",
+                                q.width
+                            ),
+                        }
+                    }
+                }
+                None if !q.input => {
+                    let s = format!("unused_ni_{n}");
+                    t.wires.push(format!("{}{s}", range(q.width)));
+                    s
+                }
+                None => bail!("the NI input `{n}` has no source in the node"),
+            },
+        };
+        conns.push((n.to_string(), sig));
+    }
+    t.insts.push(Inst {
+        module: ni.top.clone(),
+        name: "ni".into(),
+        conns,
+    });
+    // Node outputs the NI does not drive (module doc).
+    for (port, value) in [
+        ("m_axi_awid", "0"),
+        ("m_axi_arid", "0"),
+        ("m_axi_awlock", "0"),
+        ("m_axi_arlock", "0"),
+        ("m_axi_awcache", "3"),
+        ("m_axi_arcache", "3"),
+        ("m_axi_awprot", "0"),
+        ("m_axi_arprot", "0"),
+        ("m_axi_awqos", "0"),
+        ("m_axi_arqos", "0"),
+        ("irq", "0"),
+    ] {
+        let wd = node_width(port).with_context(|| format!("node port `{port}`"))?;
+        t.assigns.push(format!("{port} = {wd}'d{value}"));
+        driven.push(port.to_string());
+    }
+    for q in node
+        .iter()
+        .filter(|q| q.dir == Dir::Out && q.link.is_none())
+    {
+        if !driven.contains(&q.name) {
+            bail!("node output `{}` is driven by nothing", q.name);
+        }
+    }
+
+    // ---- Ejection adapter: router local output -> NI input.
+    let nd = links; // the local port follows the network ports
+    let mut c: Vec<(String, String)> = vec![
+        ("clock".into(), "clk".into()),
+        ("reset".into(), "pl_rst".into()),
+    ];
+    for (f, wd) in flit_fields(w) {
+        let s = format!("ej_{f}");
+        t.wires.push(format!("{}{s}", range(wd)));
+        c.push((format!("r_{f}"), s));
+    }
+    for (f, wd) in CREDIT_FIELDS {
+        let s = format!("ej_credit_{f}");
+        t.wires.push(format!("{}{s}", range(wd)));
+        c.push((format!("r_credit_{f}"), s));
+    }
+    for (f, _) in flit_fields(w) {
+        c.push((format!("n_{f}"), format!("ni_in_{f}")));
+    }
+    for (f, _) in CREDIT_FIELDS {
+        c.push((format!("n_credit_{f}"), format!("ni_credit_out_{f}")));
+    }
+    t.wires.push("[31:0] unused_eject_errors".into());
+    c.push(("errors".into(), "unused_eject_errors".into()));
+    t.insts.push(Inst {
+        module: eject_name.clone(),
+        name: "eject".into(),
+        conns: c,
+    });
+
+    // ---- Router.
+    let mut c: Vec<(String, String)> = vec![
+        ("clock".into(), "clk".into()),
+        ("reset".into(), "pl_rst".into()),
+        ("node_x".into(), "NODE_X".into()),
+        ("node_y".into(), "NODE_Y".into()),
+        ("node_z".into(), "NODE_Z".into()),
+    ];
+    for q in 0..nports {
+        let local = q == nd;
+        for (f, wd) in flit_fields(w) {
+            let (i, o) = if local {
+                (format!("ni_out_{f}"), format!("ej_{f}"))
+            } else {
+                let (i, o) = (format!("l{q}_rin_{f}"), format!("l{q}_rout_{f}"));
+                t.wires.push(format!("{}{i}", range(wd)));
+                t.wires.push(format!("{}{o}", range(wd)));
+                (i, o)
+            };
+            c.push((format!("in_{f}_{q}"), i));
+            c.push((format!("out_{f}_{q}"), o));
+        }
+        for (f, wd) in CREDIT_FIELDS {
+            let (i, o) = if local {
+                (format!("ej_credit_{f}"), format!("ni_credit_in_{f}"))
+            } else {
+                let (i, o) = (format!("l{q}_rcin_{f}"), format!("l{q}_rcout_{f}"));
+                t.wires.push(format!("{}{i}", range(wd)));
+                t.wires.push(format!("{}{o}", range(wd)));
+                (i, o)
+            };
+            c.push((format!("credit_in_{f}_{q}"), i));
+            c.push((format!("credit_out_{f}_{q}"), o));
+        }
+        for cn in ["dropped_packets", "flit_errors", "credit_errors"] {
+            let s = format!("unused_{cn}_{q}");
+            t.wires.push(format!("[31:0] {s}"));
+            c.push((format!("{cn}_{q}"), s));
+        }
+    }
+    t.insts.push(Inst {
+        module: router.top.clone(),
+        name: "router".into(),
+        conns: c,
+    });
+
+    // ---- Link ends (the crossings are in the template).
+    for i in 0..links {
+        for (f, wd) in [
+            ("phy_tx_valid", 1),
+            ("phy_tx_data", 64),
+            ("phy_tx_ctrl", 1),
+            ("phy_tx_ready", 1),
+            ("phy_rx_valid", 1),
+            ("phy_rx_data", 64),
+            ("phy_rx_ctrl", 1),
+            ("phy_lane_up", 1),
+        ] {
+            t.wires.push(format!("{}l{i}_{f}", range(wd)));
+        }
+        for (half, module, ports) in [("tx", &ltx.top, &tx_ports), ("rx", &lrx.top, &rx_ports)] {
+            let mut c = Vec::new();
+            for q in ports.iter() {
+                let sig = link_signal(i, half, q, &mut t.wires)?;
+                c.push((q.name.clone(), sig));
+            }
+            t.insts.push(Inst {
+                module: module.clone(),
+                name: format!("l{i}_link_{half}"),
+                conns: c,
+            });
+        }
+    }
+
+    let mut text = t
+        .render()
+        .context("rendering the template templates/node/node.v")?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut modules: Vec<(String, String)> = Vec::new();
+    for part in [&ni, &router, &ltx, &lrx, &fifo, &rsync] {
+        for (name, body) in &part.modules {
+            if !modules.iter().any(|(n, _)| n == name) {
+                modules.push((name.clone(), body.clone()));
+            }
+        }
+    }
+    modules.push((eject_name, eject));
+    modules.push((NODE_TOP.to_string(), text));
+    Ok(Emitted {
+        top: NODE_TOP.to_string(),
+        modules,
+    })
+}
+
+/// `templates/node/node_bench.v`.
+#[derive(Template)]
+#[template(path = "node/node_bench.v")]
+struct BenchTop {
+    top: String,
+    node: String,
+    dims: String,
+    ports: Vec<String>,
+    /// `(node index, x, y, z)`.
+    nodes: Vec<(usize, usize, usize, usize)>,
+    conns: Vec<String>,
+}
+
+/// Top module name of the co-simulation top of `p`'s network.
+pub fn node_bench_top_name(p: &NodeParams) -> String {
+    let d = p.router.topology.dims;
+    format!("exanet_node_bench_{}x{}x{}", d[0], d[1], d[2])
+}
+
+/// The co-simulation top (`exanet cosim node`): one `exanet_node` per node
+/// of `p`'s topology, with its coordinates as parameters, every port of
+/// node `n` on the top as `n<n>_<port>`; after [`emit_node`]'s modules.
+pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
+    let node = emit_node(p)?;
+    let t = &p.router.topology;
+    let ports = node_ports(p.links() as u32);
+    let mut decls = Vec::new();
+    for n in 0..t.num_nodes() {
+        for q in &ports {
+            let dir = if q.dir == Dir::In { "input" } else { "output" };
+            decls.push(format!(
+                "{dir} wire {}n{n}_{}",
+                range(q.width as usize),
+                q.name
+            ));
+        }
+    }
+    let top = node_bench_top_name(p);
+    let mut text = BenchTop {
+        top: top.clone(),
+        node: node.top.clone(),
+        dims: format!("{}x{}x{}", t.dims[0], t.dims[1], t.dims[2]),
+        ports: decls,
+        nodes: (0..t.num_nodes())
+            .map(|n| {
+                let c = t.coords(n);
+                (n, c[0], c[1], c[2])
+            })
+            .collect(),
+        conns: ports.iter().map(|q| q.name.clone()).collect(),
+    }
+    .render()
+    .context("rendering the template templates/node/node_bench.v")?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut modules = node.modules;
+    modules.push((top.clone(), text));
+    Ok(Emitted { top, modules })
+}
+
+/// What port `q` of link `i`'s `half` (`tx`: `link_tx`, `rx`: `link_rx`)
+/// connects to; declares the status and counter wires (the status bus once,
+/// from `link_rx`'s side).
+fn link_signal(i: usize, half: &str, q: &PortDecl, wires: &mut Vec<String>) -> Result<String> {
+    let n = q.name.as_str();
+    Ok(match n {
+        "clock" => "clk".into(),
+        "reset" => "pl_rst".into(),
+        _ if n.starts_with("phy_") => format!("l{i}_{n}"),
+        _ if n.starts_with("st_") => {
+            if half == "rx" {
+                wires.push(format!("{}l{i}_{n}", range(q.width)));
+            }
+            format!("l{i}_{n}")
+        }
+        _ if n.starts_with("cnt_") => {
+            let s = format!("unused_l{i}_{half}_{}", &n[4..]);
+            wires.push(format!("{}{s}", range(q.width)));
+            s
+        }
+        // link_tx: router output i in, credits to the router's credit input i.
+        _ if half == "tx" && n.starts_with("in_") => format!("l{i}_rout_{}", &n[3..]),
+        _ if half == "tx" && n.starts_with("credit_out_") => {
+            format!("l{i}_rcin_{}", &n["credit_out_".len()..])
+        }
+        // link_rx: flits to the router's input i, its credits in.
+        _ if half == "rx" && n.starts_with("out_") => format!("l{i}_rin_{}", &n[4..]),
+        _ if half == "rx" && n.starts_with("credit_in_") => {
+            format!("l{i}_rcout_{}", &n["credit_in_".len()..])
+        }
+        _ => bail!("link_{half} port `{n}`: the node does not know where it goes"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::assert_lint_clean;
+    use exanet_sim::topology::Topology;
+
+    fn mesh4() -> NodeParams {
+        let mut p = NodeParams::default();
+        p.router.topology = Topology::new([4, 4, 1], [false; 3], 1).unwrap();
+        p.router.vcs_per_class = 1;
+        p.ni.vcs_per_class = 1;
+        p.ni.resp_vc = 1;
+        p.link = LinkParams::sized(128, p.router.num_vcs(), 1, p.router.buffer_flits);
+        p
+    }
+
+    /// The default (2 links) and the ZCU102 mesh node (4 links) have exactly
+    /// the node_ports list, in order, and lint clean.
+    #[test]
+    fn node_has_the_node_ports_and_lints_clean() {
+        for p in [NodeParams::default(), mesh4()] {
+            let e = emit_node(&p).unwrap();
+            assert_eq!(e.top, NODE_TOP);
+            let top = &e.modules.last().unwrap().1;
+            let got = module_ports(top).unwrap();
+            let want = node_ports(p.links() as u32);
+            assert_eq!(got.len(), want.len(), "{top}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(
+                    (g.name.as_str(), g.width, g.input),
+                    (w.name.as_str(), w.width as usize, w.dir == Dir::In)
+                );
+            }
+            for i in 0..p.links() {
+                assert!(top.contains(&format!("tx_fifo{i} (")), "{top}");
+                assert!(top.contains(&format!("rx_overflows_{i}")), "{top}");
+            }
+            let names: Vec<&str> = e.modules.iter().map(|(n, _)| n.as_str()).collect();
+            let mut dedup = names.clone();
+            dedup.sort();
+            dedup.dedup();
+            assert_eq!(dedup.len(), names.len(), "each module once");
+            assert_lint_clean(&e);
+        }
+    }
+
+    /// The two-node bench top: both nodes, their coordinates, every port
+    /// prefixed; lint clean.
+    #[test]
+    fn bench_top_holds_every_node_and_lints_clean() {
+        let p = NodeParams::default();
+        let e = emit_node_bench(&p).unwrap();
+        assert_eq!(e.top, "exanet_node_bench_2x1x1");
+        let top = &e.modules.last().unwrap().1;
+        let ports = module_ports(top).unwrap();
+        assert_eq!(ports.len(), 2 * node_ports(p.links() as u32).len());
+        for want in ["n0_clk", "n1_link1_user_clk", "n1_m_axi_rlast", "n0_irq"] {
+            assert!(ports.iter().any(|q| q.name == want), "{want}");
+        }
+        assert!(top.contains(".NODE_X(4'd1)"), "{top}");
+        assert_eq!(top.matches("exanet_node #(").count(), 2);
+        assert_lint_clean(&e);
+    }
+
+    #[test]
+    fn coordinates_follow_the_golden_layout() {
+        assert_eq!(
+            coords_expr().unwrap(),
+            "{NODE_X, NODE_Y, NODE_Z, NODE_FPGA, 8'd0}"
+        );
+    }
+
+    #[test]
+    fn bad_parameters_name_the_key() {
+        let mut p = NodeParams::default();
+        p.cdc.width = 64;
+        let e = emit_node(&p).unwrap_err().to_string();
+        assert!(e.contains("async_fifo.width = 64"), "{e}");
+        let mut p = NodeParams::default();
+        p.ni.ni.channels = 14;
+        let e = format!("{:#}", emit_node(&p).unwrap_err());
+        assert!(e.contains("ni.channels = 14"), "{e}");
+        let mut p = NodeParams::default();
+        p.link.vcs = 2;
+        let e = format!("{:#}", emit_node(&p).unwrap_err());
+        assert!(e.contains("link"), "{e}");
+        let mut p = NodeParams::default();
+        p.router.topology = Topology::new([1, 1, 1], [false; 3], 1).unwrap();
+        let e = format!("{:#}", emit_node(&p).unwrap_err());
+        assert!(e.contains("no network port"), "{e}");
+    }
+
+    #[test]
+    fn overflow_note_only_for_slow_pl_clocks() {
+        assert!(rx_overflow_note(156.25, 161.1328125).is_some());
+        assert!(rx_overflow_note(200.0, 161.1328125).is_none());
+    }
+}

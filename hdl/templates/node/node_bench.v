@@ -1,0 +1,24 @@
+// {{ top }}: generated from hdl/templates/node/node_bench.v (hdl/src/node.rs).
+// Co-simulation top: {{ nodes.len() }} `{{ node }}` instances, one per node of the
+// {{ dims }} network, each with its coordinates; every port of node n is a
+// top port prefixed n<n>_ (its clocks too, so a bench drives each node's PL
+// clock and each link's user clock on its own). The links between the nodes
+// are outside: the bench joins the link<i>_* ports through its PHY model.
+module {{ top }} (
+{%- for p in ports %}
+    {{ p }}{% if !loop.last %},{% endif %}
+{%- endfor %}
+);
+{%- for n in nodes %}
+{{ node }} #(
+    .NODE_X(4'd{{ n.1 }}),
+    .NODE_Y(4'd{{ n.2 }}),
+    .NODE_Z(4'd{{ n.3 }}),
+    .NODE_FPGA(2'd0)
+) node_n{{ n.0 }} (
+{%- for c in conns %}
+    .{{ c }}(n{{ n.0 }}_{{ c }}){% if !loop.last %},{% endif %}
+{%- endfor %}
+);
+{%- endfor %}
+endmodule // {{ top }}
