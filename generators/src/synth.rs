@@ -284,7 +284,7 @@ fn cached_run<T: Serialize + serde::de::DeserializeOwned>(
     tag: &str,
     script_for: impl Fn(&str) -> String,
     parse: impl FnOnce(&str, &Path) -> Result<T>,
-) -> Result<(T, bool)> {
+) -> Result<(T, bool, std::path::PathBuf)> {
     let mut key = format!(
         "recipe {RECIPE_VERSION} {tag}\n{yosys}\n{}",
         script_for("NETLIST")
@@ -298,13 +298,13 @@ fn cached_run<T: Serialize + serde::de::DeserializeOwned>(
     let hash = sha256_hex(key.as_bytes());
     let cache = out.join(".synth-cache");
     let entry = cache.join(format!("{hash}.json"));
+    let netlist = format!(".synth-cache/{hash}.netlist.json");
     if let Ok(text) = std::fs::read_to_string(&entry) {
         if let Ok(r) = serde_json::from_str::<T>(&text) {
-            return Ok((r, true));
+            return Ok((r, true, path_in(out, &netlist)));
         }
     }
     std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
-    let netlist = format!(".synth-cache/{hash}.netlist.json");
     let script = script_for(&netlist);
     let ys = cache.join(format!("{hash}.ys"));
     std::fs::write(&ys, &script).with_context(|| format!("writing {}", ys.display()))?;
@@ -340,13 +340,13 @@ fn cached_run<T: Serialize + serde::de::DeserializeOwned>(
     })?;
     std::fs::write(&entry, serde_json::to_string_pretty(&value)? + "\n")
         .with_context(|| format!("writing {}", entry.display()))?;
-    Ok((value, false))
+    Ok((value, false, path_in(out, &netlist)))
 }
 
 /// Synthesize (or fetch from cache) one top generated into `out`: flat
 /// resources and the logic depth of the mapped netlist.
 pub fn synth_top(t: &TopEntry, out: &Path, yosys: &str) -> Result<Synthesized> {
-    let (r, cached) = cached_run(
+    let (r, cached, netlist) = cached_run(
         t,
         out,
         yosys,
@@ -363,9 +363,14 @@ pub fn synth_top(t: &TopEntry, out: &Path, yosys: &str) -> Result<Synthesized> {
             })
         },
     )?;
-    // Re-classify: the cell counts are the cached fact, the columns may change.
+    // Re-classify: the cell counts and the netlist are the cached facts; the
+    // columns and the depth walk may change, so both are recomputed.
+    let depth = match std::fs::read_to_string(&netlist) {
+        Ok(json) if cached => Some(logic_depth::depth_of_json(&json, &t.top)?),
+        _ => r.depth,
+    };
     let result = SynthResult {
-        depth: r.depth,
+        depth,
         ..classify(&t.block, &t.top, &r.yosys, r.cells)
     };
     Ok(Synthesized { result, cached })
@@ -535,7 +540,7 @@ fn parts_of(
 pub fn synth_breakdown(t: &TopEntry, out: &Path, yosys: &str) -> Result<(Breakdown, bool)> {
     let (level, kids) = structural_level(t, out)?;
     let modules: BTreeSet<String> = kids.iter().map(|(m, _)| m.clone()).collect();
-    cached_run(
+    let (b, cached, _) = cached_run(
         t,
         out,
         yosys,
@@ -567,7 +572,8 @@ pub fn synth_breakdown(t: &TopEntry, out: &Path, yosys: &str) -> Result<(Breakdo
                 total,
             })
         },
-    )
+    )?;
+    Ok((b, cached))
 }
 
 /// One part of the composed node: a top and how many the node holds.
@@ -959,6 +965,13 @@ pub fn depth_table(results: &[SynthResult], mhz: f64) -> String {
         ]);
         if let Some(p) = &d.reg_to_reg {
             ends.push_str(&format!("  {}: {} -> {}\n", r.top, p.from, p.to));
+        }
+        if !d.loop_cuts.is_empty() {
+            ends.push_str(&format!(
+                "  {}: structural loop(s) in the Yosys netlist, cut at: {}\n",
+                r.top,
+                d.loop_cuts.join(", ")
+            ));
         }
         if !d.opaque.is_empty() {
             let list: Vec<String> = d.opaque.iter().map(|(t, c)| format!("{t} x{c}")).collect();
