@@ -16,6 +16,7 @@ pub mod error;
 pub mod fusesoc;
 pub mod generate;
 pub mod lint;
+pub mod logic_depth;
 pub mod mutate;
 pub mod node_flow;
 pub mod outdir;

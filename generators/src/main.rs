@@ -157,23 +157,36 @@ enum Cmd {
         #[arg(long)]
         ooc: bool,
     },
-    /// Estimate LUT/FF/CARRY/LUTRAM/BRAM/DSP of the generated tops with Yosys (UltraScale+).
+    /// Estimate LUT/FF/CARRY/LUTRAM/BRAM/DSP/GTH and logic depth of the generated tops with Yosys (UltraScale+).
     ///
-    /// Prints a table with the share of a ZU9EG and caches results in
-    /// OUT/.synth-cache (by Verilog and Yosys version). Refuses a stale OUT
-    /// (written by another exanet build, or its config file changed since).
+    /// Prints a table with the share of a ZU9EG, and each top's logic depth:
+    /// LUT levels on the worst register-to-register (and input-to-register,
+    /// register-to-output) path of the mapped netlist, against the budget for
+    /// clock.pl_mhz on a -2 part, with the worst path's start and end
+    /// registers. Caches results in OUT/.synth-cache (by Verilog and Yosys
+    /// version). Refuses a stale OUT (written by another exanet build, or its
+    /// config file changed since).
     ///
     /// Examples:
     ///   exanet synth
     ///   exanet synth --block fifo --json out/fifo-resources.json
+    ///   exanet synth --block router --by-module     # LUTs by sub-block
+    ///   exanet synth --block node                   # the node's fit, goal <= 25 % LUTs
     #[command(verbatim_doc_comment)]
     Synth {
         /// Folder written by `exanet generate`.
         #[arg(long, short, default_value = "out", value_name = "DIR")]
         out: PathBuf,
-        /// Only the tops of this block (or this top module name).
+        /// Only the tops of this block (or this top module name). `node`
+        /// without a node top in OUT gives the node's estimate composed from
+        /// its parts (NI, router, links, CDC FIFOs), labelled as composed.
         #[arg(long, value_name = "NAME")]
         block: Option<String>,
+        /// Also break each top down by sub-block (a second, hierarchical
+        /// Yosys run keeping the top's first structural level); always on for
+        /// the node.
+        #[arg(long)]
+        by_module: bool,
         /// Also write the results as JSON here.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -530,29 +543,83 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Synth {
             out,
             block,
+            by_module,
             json,
             allow_stale,
         } => {
             let manifest = read_generated(&out, &cli.cfg, allow_stale)?;
-            let tops = synth::select(&manifest, block.as_deref())?;
+            let mhz = manifest.config.clock.pl_mhz;
+            let composed = block.as_deref() == Some("node")
+                && !manifest.tops.iter().any(|t| t.block == "node");
+            let tops = if composed {
+                Vec::new()
+            } else {
+                synth::select(&manifest, block.as_deref())?
+            };
             let yosys = synth::require_yosys()?;
-            let bar = bar(tops.len() as u64, "synth");
             let mut results = Vec::new();
             let mut cached = 0;
-            for t in tops {
-                bar.set_message(t.top.clone());
-                let s = synth::synth_top(t, &out, &yosys)?;
-                cached += s.cached as usize;
-                results.push(s.result);
-                bar.inc(1);
+            let mut runs = 0;
+            if composed {
+                let bar = bar(0, "synth node parts");
+                let (node, parts, c) =
+                    synth::compose_node(&manifest, &out, &yosys, |name, i, n| {
+                        bar.set_length(n as u64);
+                        bar.set_position(i as u64);
+                        bar.set_message(name.to_string());
+                    })?;
+                bar.finish_and_clear();
+                cached += c;
+                runs += parts.len();
+                print!("{}", synth::breakdown_table(&node, None));
+                print!("{}", synth::capacity_line());
+                print!("{}", synth::node_goal(&node));
+                print!("{}", synth::depth_table(&parts, mhz));
+                results.push(node);
+            } else {
+                let bar = bar(tops.len() as u64, "synth");
+                for t in tops {
+                    bar.set_message(t.top.clone());
+                    let s = synth::synth_top(t, &out, &yosys)?;
+                    cached += s.cached as usize;
+                    runs += 1;
+                    let mut r = s.result;
+                    r.gth = synth::gth_of(&manifest, &t.block);
+                    if by_module || t.block == "node" {
+                        bar.set_message(format!("{} by sub-block", t.top));
+                        let (mut b, c) = synth::synth_breakdown(t, &out, &yosys)?;
+                        cached += c as usize;
+                        runs += 1;
+                        b.total.gth = r.gth;
+                        r.breakdown = Some(Box::new(b));
+                    }
+                    results.push(r);
+                    bar.inc(1);
+                }
+                bar.finish_and_clear();
+                print!("{}", synth::table(&results));
+                for r in &results {
+                    if r.breakdown.is_some() {
+                        print!("{}", synth::breakdown_table(r, Some(r)));
+                    }
+                    if r.block == "node" {
+                        print!("{}", synth::node_goal(r));
+                    }
+                }
+                print!("{}", synth::depth_table(&results, mhz));
             }
-            bar.finish_and_clear();
-            print!("{}", synth::table(&results));
+            let over = if composed {
+                Vec::new()
+            } else {
+                synth::over_budget(&results, mhz)
+            };
             println!(
-                "by {yosys} (synth_xilinx -family xcup -flatten; {cached} of {} from {})",
-                results.len(),
+                "by {yosys} (synth_xilinx -family xcup; {cached} of {runs} runs from {})",
                 out.join(".synth-cache").display()
             );
+            for (top, kind, levels) in &over {
+                println!("over the depth budget: {top} {kind} {levels} LUT levels");
+            }
             if let Some(path) = json {
                 std::fs::write(&path, serde_json::to_string_pretty(&results)? + "\n")
                     .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
