@@ -178,7 +178,7 @@ enum Cmd {
         #[arg(long, short, default_value = "out", value_name = "DIR")]
         out: PathBuf,
         /// Only the tops of this block (or this top module name). `node`
-        /// without a node top in OUT gives the node's estimate composed from
+        /// gives the node's estimate composed from
         /// its parts (NI, router, links, CDC FIFOs), labelled as composed.
         #[arg(long, value_name = "NAME")]
         block: Option<String>,
@@ -187,6 +187,13 @@ enum Cmd {
         /// the node.
         #[arg(long)]
         by_module: bool,
+        /// Synthesize the `node` top itself (flat and by sub-block) instead
+        /// of composing its estimate from its parts. Slow: the router alone
+        /// takes tens of minutes on 2 cores, the whole node hours. Without
+        /// this flag the node top is left out of a run over every top, and
+        /// `--block node` composes.
+        #[arg(long)]
+        whole_node: bool,
         /// Also write the results as JSON here.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -544,17 +551,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             block,
             by_module,
+            whole_node,
             json,
             allow_stale,
         } => {
             let manifest = read_generated(&out, &cli.cfg, allow_stale)?;
             let mhz = manifest.config.clock.pl_mhz;
             let composed = block.as_deref() == Some("node")
-                && !manifest.tops.iter().any(|t| t.block == "node");
+                && !(whole_node && manifest.tops.iter().any(|t| t.block == "node"));
             let tops = if composed {
                 Vec::new()
             } else {
-                synth::select(&manifest, block.as_deref())?
+                let mut tops = synth::select(&manifest, block.as_deref())?;
+                if block.is_none() && !whole_node && tops.iter().any(|t| t.block == "node") {
+                    tops.retain(|t| t.block != "node");
+                    eprintln!(
+                        "synth: the node top is left out (its parts are here; \
+                         `--block node` composes its estimate, `--whole-node` synthesizes it whole)"
+                    );
+                }
+                tops
             };
             let yosys = synth::require_yosys()?;
             let mut results = Vec::new();

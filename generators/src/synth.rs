@@ -21,9 +21,13 @@
 //! LUTs without the source attributes that would say which module each came
 //! from.
 //!
-//! The node ([`compose_node`]): until the manifest has a `node` top, its
-//! estimate is composed from the tops it will be built from, each
-//! synthesized alone and counted by instance, and labelled as composed.
+//! The node ([`compose_node`]): its estimate is composed from the tops it
+//! is built from, each synthesized alone and counted by instance, and
+//! labelled as composed. Synthesizing the `node` top itself (`exanet synth
+//! --block node --whole-node`) takes hours on 2 cores (the router alone
+//! takes tens of minutes), while the composed estimate reuses each block's
+//! cached run; what it cannot see is optimisation across the parts'
+//! boundaries and paths between parts.
 
 use crate::error::usage;
 use crate::generate::{path_in, sha256_hex, Manifest, TopEntry};
