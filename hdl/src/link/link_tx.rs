@@ -55,8 +55,17 @@ struct Body {
     flit_bits: usize,
     flit_m1: usize,
     vcs: usize,
+    vcs_m1: usize,
+    /// Credit-slot keys: 11 bits per VC (8 freed, 3 rank).
+    keys_bits: usize,
+    keys_m1: usize,
     wpf: usize,
     multi_word: &'static str,
+    /// Words 1.. of a flit: `flit_bits - 64` bits (unused with one word).
+    rest_bits: usize,
+    rest_m1: usize,
+    /// `dword =` the word `cur_k` (1..wpf-1) of those.
+    cur_word: String,
     crc_word_rows: Vec<(String, String)>,
     seal_rows: Vec<(String, String, u8)>,
     crc_init: String,
@@ -224,6 +233,26 @@ pub fn check_rtl_params(p: &LinkParams) -> Result<()> {
     Ok(())
 }
 
+/// The statement selecting word `cur_k` of a flit being sent from
+/// `cur_data` (words 1..`wpf`, word 0 left when the flit was taken): while
+/// `cur_valid`, `cur_k` is in 1..`wpf`, so word 1 is the default and no
+/// mux is spent on an index that never occurs.
+fn cur_word(wpf: usize) -> String {
+    if wpf == 1 {
+        // No flit has a second word; the branch reading it is never taken.
+        return "dword = 64'd0;".to_string();
+    }
+    let mut s = "dword = cur_data[63:0];".to_string();
+    for k in 2..wpf {
+        s.push_str(&format!(
+            " if (cur_k == 2'd{k}) dword = cur_data[{}:{}];",
+            (k - 1) * 64 + 63,
+            (k - 1) * 64
+        ));
+    }
+    s
+}
+
 fn body(p: &LinkParams) -> Result<Body> {
     check_rtl_params(p)?;
     let wpf = p.words_per_flit();
@@ -308,8 +337,14 @@ fn body(p: &LinkParams) -> Result<Body> {
         flit_bits: w,
         flit_m1: w - 1,
         vcs: p.vcs,
+        vcs_m1: p.vcs - 1,
+        keys_bits: 11 * p.vcs,
+        keys_m1: 11 * p.vcs - 1,
         wpf,
         multi_word: if wpf > 1 { "1'b1" } else { "1'b0" },
+        rest_bits: w.saturating_sub(64).max(64),
+        rest_m1: w.saturating_sub(64).max(64) - 1,
+        cur_word: cur_word(wpf),
         crc_word_rows: crc_word_masks()
             .iter()
             .map(|&(s, d)| (format!("{s:08x}"), format!("{d:016x}")))

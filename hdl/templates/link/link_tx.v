@@ -53,7 +53,10 @@ reg [1:0]  f_ntails;
 reg        f_last_tail;
 reg [31:0] f_crc;
 reg        cur_valid;
-reg [{{ flit_m1 }}:0] cur_data;
+{%- if wpf > 1 %}
+// Words 1.. of the flit being sent (word 0 went out when it was taken).
+reg [{{ rest_m1 }}:0] cur_data;
+{%- endif %}
 reg [1:0]  cur_k;
 reg        rewind;
 reg        flushing;
@@ -96,7 +99,9 @@ initial f_ntails = 2'd0;
 initial f_last_tail = 1'b0;
 initial f_crc = 32'h{{ crc_init }};
 initial cur_valid = 1'b0;
-initial cur_data = {{ flit_bits }}'d0;
+{%- if wpf > 1 %}
+initial cur_data = {{ rest_bits }}'d0;
+{%- endif %}
 initial cur_k = 2'd0;
 initial rewind = 1'b0;
 initial flushing = 1'b0;
@@ -176,7 +181,9 @@ reg [1:0]  f_ntails_n;
 reg        f_last_tail_n;
 reg [31:0] f_crc_n;
 reg        cur_valid_n;
-reg [{{ flit_m1 }}:0] cur_data_n;
+{%- if wpf > 1 %}
+reg [{{ rest_m1 }}:0] cur_data_n;
+{%- endif %}
 reg [1:0]  cur_k_n;
 reg        rewind_n;
 reg        flushing_n;
@@ -195,6 +202,14 @@ reg [31:0] c_bad_acks_n;
 reg [31:0] c_overflows_n;
 reg [31:0] c_words_replayed_n;
 reg [31:0] c_ctrl_sent_n;
+// Increments this cycle (at most 3, for bad acks): one adder per counter.
+reg [1:0]  i_frames_sent;
+reg [1:0]  i_retransmissions;
+reg [1:0]  i_timeouts;
+reg [1:0]  i_bad_acks;
+reg [1:0]  i_overflows;
+reg [1:0]  i_words_replayed;
+reg [1:0]  i_ctrl_sent;
 // enqueue
 reg        enq;
 reg [{{ qaddr_m1 }}:0] enq_addr;
@@ -208,8 +223,13 @@ reg        slot;
 reg        due;
 reg [7:0]  most;
 reg        ackd;
-reg [7:0]  best_d;
-reg [3:0]  best_rot;
+// With one VC the rank bits of a key are never compared (nothing to compare with).
+/* verilator lint_off UNUSED */
+reg [{{ keys_m1 }}:0] keys;
+/* verilator lint_on UNUSED */
+reg        won;
+reg        top1;
+reg        top2;
 reg [3:0]  rot4;
 reg [7:0]  fra;
 reg [7:0]  frb;
@@ -261,7 +281,9 @@ always @(*) begin
     f_last_tail_n = f_last_tail;
     f_crc_n = f_crc;
     cur_valid_n = cur_valid;
+{%- if wpf > 1 %}
     cur_data_n = cur_data;
+{%- endif %}
     cur_k_n = cur_k;
     rewind_n = rewind;
     flushing_n = flushing;
@@ -273,13 +295,13 @@ always @(*) begin
     force_ctrl_n = force_ctrl;
     since_n = since;
     slot_rr_n = slot_rr;
-    c_frames_sent_n = c_frames_sent;
-    c_retransmissions_n = c_retransmissions;
-    c_timeouts_n = c_timeouts;
-    c_bad_acks_n = c_bad_acks;
-    c_overflows_n = c_overflows;
-    c_words_replayed_n = c_words_replayed;
-    c_ctrl_sent_n = c_ctrl_sent;
+    i_frames_sent = 2'd0;
+    i_retransmissions = 2'd0;
+    i_timeouts = 2'd0;
+    i_bad_acks = 2'd0;
+    i_overflows = 2'd0;
+    i_words_replayed = 2'd0;
+    i_ctrl_sent = 2'd0;
     retry$start = 1'b0;
     retry$take = 1'b0;
     retry$push_valid = 1'b0;
@@ -296,8 +318,10 @@ always @(*) begin
     due = 1'b0;
     most = 8'd0;
     ackd = 1'b0;
-    best_d = 8'd0;
-    best_rot = 4'd0;
+    keys = {{ keys_bits }}'d0;
+    won = 1'b0;
+    top1 = 1'b0;
+    top2 = 1'b0;
     rot4 = 4'd0;
     fra = 8'd0;
     frb = 8'd0;
@@ -333,7 +357,7 @@ always @(*) begin
     if (entering) begin
         if ((retry$frames != {{ seq }}'d0) || flushing_n) begin
             rewind_n = 1'b1;
-            c_retransmissions_n = c_retransmissions_n + 32'd1;
+            i_retransmissions = i_retransmissions + 2'd1;
         end
         force_ctrl_n = 1'b1;
         timer_n = {{ tw }}'d0;
@@ -346,25 +370,25 @@ always @(*) begin
                 acked_n = pc_ack;
                 timer_n = {{ tw }}'d0;
             end else begin
-                c_bad_acks_n = c_bad_acks_n + 32'd1;
+                i_bad_acks = i_bad_acks + 2'd1;
             end
         end
         if (pc_nack && (retry$frames_left != {{ seq }}'d0) && !rewind_n) begin
             rewind_n = 1'b1;
-            c_retransmissions_n = c_retransmissions_n + 32'd1;
+            i_retransmissions = i_retransmissions + 2'd1;
         end
         for (v = 0; v < 2; v = v + 1) begin
             cvc = (v == 0) ? pc_vc_a : pc_vc_b;
             fr = (v == 0) ? pc_fr_a : pc_fr_b;
             if ({1'b0, cvc} >= 4'd{{ vcs }}) begin
-                c_bad_acks_n = c_bad_acks_n + 32'd1;
+                i_bad_acks = i_bad_acks + 2'd1;
             end else begin
                 for (v2 = 0; v2 < {{ vcs }}; v2 = v2 + 1) begin
                     if (cvc == v2[2:0]) begin
                         d8 = fr - peer_freed_n[v2 * 8 +: 8];
                         u8 = sent_n[v2 * 8 +: 8] - peer_freed_n[v2 * 8 +: 8];
                         if (d8 <= u8) peer_freed_n[v2 * 8 +: 8] = fr;
-                        else c_bad_acks_n = c_bad_acks_n + 32'd1;
+                        else i_bad_acks = i_bad_acks + 2'd1;
                     end
                 end
             end
@@ -377,8 +401,8 @@ always @(*) begin
         if (timer_n >= {{ tw }}'d{{ timeout }}) begin
             timer_n = {{ tw }}'d0;
             rewind_n = 1'b1;
-            c_timeouts_n = c_timeouts_n + 32'd1;
-            c_retransmissions_n = c_retransmissions_n + 32'd1;
+            i_timeouts = i_timeouts + 2'd1;
+            i_retransmissions = i_retransmissions + 2'd1;
         end
     end else if (retry$frames_left == {{ seq }}'d0) begin
         timer_n = {{ tw }}'d0;
@@ -395,19 +419,19 @@ always @(*) begin
                         qwr_n[v * {{ qa }} +: {{ qa }}] = (qwr[v * {{ qa }} +: {{ qa }}] == {{ qa }}'d{{ txb_m1 }}) ? {{ qa }}'d0 : qwr[v * {{ qa }} +: {{ qa }}] + {{ qa }}'d1;
                         qcnt_n[v * {{ qc }} +: {{ qc }}] = qcnt[v * {{ qc }} +: {{ qc }}] + {{ qc }}'d1;
                     end else begin
-                        c_overflows_n = c_overflows_n + 32'd1;
+                        i_overflows = i_overflows + 2'd1;
                     end
                 end
             end
         end else begin
-            c_overflows_n = c_overflows_n + 32'd1;
+            i_overflows = i_overflows + 2'd1;
         end
     end
     // Closing a frame after a drop: one word per cycle.
     slot = 1'b1;
     if (flushing_n) begin
         if (cur_valid) begin
-            for (v = 0; v < {{ wpf }}; v = v + 1) if (cur_k == v[1:0]) dword = cur_data[v * 64 +: 64];
+            {{ cur_word }}
             retry$push_valid = 1'b1;
             retry$push_data = dword;
             crc_upd = 1'b1;
@@ -432,41 +456,47 @@ always @(*) begin
             out_valid_n = 1'b1;
             // 1. a control word, when due
             ackd = (st_ack_seq != last_ack);
+            // The two credit slots: each VC's key is {flits freed since last
+            // sent, its place in the rotation from slot_rr (first = highest)};
+            // keys differ, so the two largest are the golden choice (most
+            // freed, ties in rotating order). Each pair is compared once
+            // (`won` of the higher index is the complement).
             for (v = 0; v < {{ vcs }}; v = v + 1) begin
-                d8 = st_freed[v * 8 +: 8] - last_freed[v * 8 +: 8];
-                if (d8 > most) most = d8;
+                rot4 = v[3:0] + 4'd{{ vcs }} - {1'b0, slot_rr};
+                if (rot4 >= 4'd{{ vcs }}) rot4 = rot4 - 4'd{{ vcs }};
+                keys[v * 11 +: 11] = {st_freed[v * 8 +: 8] - last_freed[v * 8 +: 8], 3'd{{ vcs_m1 }} - rot4[2:0]};
+            end
+            for (v = 0; v < {{ vcs }}; v = v + 1) begin
+                top1 = 1'b1;
+                for (v2 = 0; v2 < {{ vcs }}; v2 = v2 + 1) begin
+                    if (v2 != v) begin
+                        if (v2 > v) won = keys[v * 11 +: 11] > keys[v2 * 11 +: 11];
+                        else won = !(keys[v2 * 11 +: 11] > keys[v * 11 +: 11]);
+                        top1 = top1 && won;
+                    end
+                end
+                if (top1) ca = v[2:0];
+            end
+            cb = ca;
+            for (v = 0; v < {{ vcs }}; v = v + 1) begin
+                top2 = (v[2:0] != ca);
+                for (v2 = 0; v2 < {{ vcs }}; v2 = v2 + 1) begin
+                    if ((v2 != v) && (v2[2:0] != ca)) begin
+                        if (v2 > v) won = keys[v * 11 +: 11] > keys[v2 * 11 +: 11];
+                        else won = !(keys[v2 * 11 +: 11] > keys[v * 11 +: 11]);
+                        top2 = top2 && won;
+                    end
+                end
+                if (top2) cb = v[2:0];
+            end
+            for (v = 0; v < {{ vcs }}; v = v + 1) begin
+                if (ca == v[2:0]) most = keys[v * 11 + 3 +: 8];
             end
             due = force_ctrl_n || (st_nack_count != last_nack) || (st_urgent != last_urgent)
                 || ((since_n >= {{ sw }}'d{{ ack_interval }}) && (ackd || {{ batch_cmp }}))
                 || ((since_n >= {{ sw }}'d{{ refresh }}) && (ackd || (most != 8'd0)))
                 || (since_n >= {{ sw }}'d{{ keepalive }});
             if (due) begin
-                // Two credit slots: most freed since last sent, ties in rotating order from slot_rr.
-                found = 1'b0;
-                for (v = 0; v < {{ vcs }}; v = v + 1) begin
-                    d8 = st_freed[v * 8 +: 8] - last_freed[v * 8 +: 8];
-                    rot4 = v[3:0] + 4'd{{ vcs }} - {1'b0, slot_rr};
-                    if (rot4 >= 4'd{{ vcs }}) rot4 = rot4 - 4'd{{ vcs }};
-                    if (!found || (d8 > best_d) || ((d8 == best_d) && (rot4 < best_rot))) begin
-                        found = 1'b1;
-                        best_d = d8;
-                        best_rot = rot4;
-                        ca = v[2:0];
-                    end
-                end
-                found = 1'b0;
-                cb = ca;
-                for (v = 0; v < {{ vcs }}; v = v + 1) begin
-                    d8 = st_freed[v * 8 +: 8] - last_freed[v * 8 +: 8];
-                    rot4 = v[3:0] + 4'd{{ vcs }} - {1'b0, slot_rr};
-                    if (rot4 >= 4'd{{ vcs }}) rot4 = rot4 - 4'd{{ vcs }};
-                    if ((v[2:0] != ca) && (!found || (d8 > best_d) || ((d8 == best_d) && (rot4 < best_rot)))) begin
-                        found = 1'b1;
-                        best_d = d8;
-                        best_rot = rot4;
-                        cb = v[2:0];
-                    end
-                end
                 for (v = 0; v < {{ vcs }}; v = v + 1) begin
                     if (ca == v[2:0]) fra = st_freed[v * 8 +: 8];
                     if (cb == v[2:0]) frb = st_freed[v * 8 +: 8];
@@ -493,15 +523,15 @@ always @(*) begin
                 if (ssum >= 4'd{{ vcs }}) ssum = ssum - 4'd{{ vcs }};
                 if (ssum >= 4'd{{ vcs }}) ssum = ssum - 4'd{{ vcs }};
                 slot_rr_n = ssum[2:0];
-                c_ctrl_sent_n = c_ctrl_sent_n + 32'd1;
+                i_ctrl_sent = i_ctrl_sent + 2'd1;
             end else if (retry$replaying) begin
                 // 2. a replay word
-                c_words_replayed_n = c_words_replayed_n + 32'd1;
+                i_words_replayed = i_words_replayed + 2'd1;
                 retry$take = 1'b1;
                 sel_replay = 1'b1;
             end else if (cur_valid) begin
                 // 3. the next word of the current flit
-                for (v = 0; v < {{ wpf }}; v = v + 1) if (cur_k == v[1:0]) dword = cur_data[v * 64 +: 64];
+                {{ cur_word }}
                 retry$push_valid = 1'b1;
                 retry$push_data = dword;
                 crc_upd = 1'b1;
@@ -519,7 +549,7 @@ always @(*) begin
                     timer_n = {{ tw }}'d0;
                     retry$start = 1'b1;
                     if (retry$frames_left != {{ seq }}'d0) begin
-                        c_words_replayed_n = c_words_replayed_n + 32'd1;
+                        i_words_replayed = i_words_replayed + 2'd1;
                         retry$take = 1'b1;
                         sel_replay = 1'b1;
                     end
@@ -613,7 +643,9 @@ always @(*) begin
         f_last_tail_n = ttail;
         f_n_n = f_n_n + {{ seq }}'d1;
         cur_valid_n = {{ multi_word }};
-        cur_data_n = tdata;
+{%- if wpf > 1 %}
+        cur_data_n = tdata[{{ flit_m1 }}:64];
+{%- endif %}
         cur_k_n = 2'd1;
         dword = tdata[63:0];
         retry$push_valid = 1'b1;
@@ -640,13 +672,21 @@ always @(*) begin
         retry$close_valid = 1'b1;
         retry$close_seq = next_seq;
         next_seq_n = next_seq + {{ seq }}'d1;
-        c_frames_sent_n = c_frames_sent_n + 32'd1;
+        i_frames_sent = i_frames_sent + 2'd1;
         f_open_n = 1'b0;
         if (!flush_tr) begin
             word_n = dword;
             word_ctrl_n = 1'b1;
         end
     end
+    // The counters: every increment of the cycle in one add.
+    c_frames_sent_n = c_frames_sent + {30'd0, i_frames_sent};
+    c_retransmissions_n = c_retransmissions + {30'd0, i_retransmissions};
+    c_timeouts_n = c_timeouts + {30'd0, i_timeouts};
+    c_bad_acks_n = c_bad_acks + {30'd0, i_bad_acks};
+    c_overflows_n = c_overflows + {30'd0, i_overflows};
+    c_words_replayed_n = c_words_replayed + {30'd0, i_words_replayed};
+    c_ctrl_sent_n = c_ctrl_sent + {30'd0, i_ctrl_sent};
 end
 // The retry buffer's before-ack `used` and `oldest` are for its own bench;
 // link_tx decides from the after-ack outputs, so these are left unread (safe:
@@ -731,7 +771,9 @@ always @(posedge clock) begin
         f_last_tail <= f_last_tail_n;
         f_crc <= f_crc_n;
         cur_valid <= cur_valid_n;
+{%- if wpf > 1 %}
         cur_data <= cur_data_n;
+{%- endif %}
         cur_k <= cur_k_n;
         rewind <= rewind_n;
         flushing <= flushing_n;
