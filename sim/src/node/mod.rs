@@ -7,6 +7,10 @@
 //! clock) and RX (user clock → PL). Both carry one PHY word
 //! ([`crate::link::PhyWord`]) per entry, packed as [`pack_phy_word`] says.
 
+mod top;
+
+pub use top::{GoldenNode, GoldenNodeParams, NodeOutputs, NodePlInputs};
+
 use crate::common::async_fifo::{AsyncFifo, AsyncFifoParams, ReadInputs, ResetSync, WriteInputs};
 use crate::link::link_rx::{LinkRx, RxInputs, RxOutputs};
 use crate::link::link_tx::{LinkTx, TxInputs};
