@@ -164,6 +164,20 @@ impl NodeParams {
     pub fn links(&self) -> usize {
         self.router.topology.num_dir_ports()
     }
+
+    /// The golden node's parameters for this node top (validated first), so
+    /// a bench builds [`exanet_sim::node::GoldenNode`] from exactly what the
+    /// RTL was emitted from.
+    pub fn golden(&self) -> Result<exanet_sim::node::GoldenNodeParams> {
+        self.validate()?;
+        Ok(exanet_sim::node::GoldenNodeParams {
+            router: self.router.clone(),
+            link: self.link.clone(),
+            cdc: self.cdc.clone(),
+            reset_stages: self.reset_stages,
+            ni: self.ni.ni.clone(),
+        })
+    }
 }
 
 /// A note for configs whose RX crossing could overflow (see the module
@@ -710,6 +724,24 @@ mod tests {
         assert!(top.contains(".NODE_X(4'd1)"), "{top}");
         assert_eq!(top.matches("exanet_node #(").count(), 2);
         assert_lint_clean(&e);
+    }
+
+    /// The golden node built from the node top's parameters has the RTL's
+    /// network ports, one local port after them, and refuses what the node
+    /// top refuses.
+    #[test]
+    fn golden_node_has_the_rtl_ports() {
+        let p = NodeParams::default();
+        for n in 0..p.router.topology.num_nodes() {
+            let g = exanet_sim::node::GoldenNode::new(&p.golden().unwrap(), n).unwrap();
+            assert_eq!(g.num_links(), p.links());
+            assert_eq!(g.local_port(), p.router.topology.local_port(0));
+            assert_eq!(g.outputs().links.len(), p.links());
+        }
+        let mut bad = NodeParams::default();
+        bad.cdc.width = 64;
+        let e = bad.golden().unwrap_err().to_string();
+        assert!(e.contains("async_fifo.width = 64"), "{e}");
     }
 
     #[test]
