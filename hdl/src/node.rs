@@ -59,8 +59,9 @@
 //!   the link state are not on the node's ports (no register path to
 //!   software yet: the `link_status` block is not joined to the AXI4-Lite
 //!   slave); they stay on `unused_*` wires inside the node (visible in a
-//!   waveform; the node co-simulation will need them as bench-top ports or
-//!   Verilator public signals).
+//!   waveform); the co-simulation top [`emit_node_bench`] shows them
+//!   as `n<n>_obs_<name>` ports ([`node_observed`]) through hierarchical
+//!   references, so the node's port list stays the Vivado flow's.
 //!
 //! Allreduce engine: not in the node (its RTL does not exist yet).
 //!
@@ -578,6 +579,40 @@ struct BenchTop {
     /// `(node index, x, y, z)`.
     nodes: Vec<(usize, usize, usize, usize)>,
     conns: Vec<String>,
+    /// Internal signals of every node shown as `n<n>_obs_<name>`.
+    observed: Vec<String>,
+}
+
+/// The node's internal signals a bench compares and no node port carries
+/// (module doc): every `unused_*` wire (router, link and ejection counters,
+/// the NI's observability outputs, link status) and the `rx_overflows_<i>`
+/// registers, as `(name, width)`, read from the node top's declarations.
+pub fn node_observed(node_top: &str) -> Result<Vec<(String, usize)>> {
+    let mut out = Vec::new();
+    for line in node_top.lines() {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if !matches!(t.first(), Some(&"wire") | Some(&"reg")) || t.len() < 2 {
+            continue;
+        }
+        let (width, name) = match t[1].strip_prefix('[') {
+            Some(r) => {
+                let msb = r.split(':').next().unwrap_or("");
+                let msb: usize = msb
+                    .parse()
+                    .with_context(|| format!("node top: width of `{line}`"))?;
+                (msb + 1, t.get(2).copied().unwrap_or(""))
+            }
+            None => (1, t[1]),
+        };
+        let name = name.trim_end_matches(';');
+        if name == "unused_inputs" || name.is_empty() {
+            continue;
+        }
+        if name.starts_with("unused_") || name.starts_with("rx_overflows_") {
+            out.push((name.to_string(), width));
+        }
+    }
+    Ok(out)
 }
 
 /// Top module name of the co-simulation top of `p`'s network.
@@ -604,6 +639,17 @@ pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
             ));
         }
     }
+    let node_text = &node
+        .modules
+        .last()
+        .context("the node top emitted no module")?
+        .1;
+    let observed = node_observed(node_text)?;
+    for n in 0..t.num_nodes() {
+        for (name, w) in &observed {
+            decls.push(format!("output wire {}n{n}_obs_{name}", range(*w)));
+        }
+    }
     let top = node_bench_top_name(p);
     let mut text = BenchTop {
         top: top.clone(),
@@ -617,6 +663,7 @@ pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
             })
             .collect(),
         conns: ports.iter().map(|q| q.name.clone()).collect(),
+        observed: observed.into_iter().map(|(n, _)| n).collect(),
     }
     .render()
     .context("rendering the template templates/node/node_bench.v")?;
@@ -717,9 +764,36 @@ mod tests {
         assert_eq!(e.top, "exanet_node_bench_2x1x1");
         let top = &e.modules.last().unwrap().1;
         let ports = module_ports(top).unwrap();
-        assert_eq!(ports.len(), 2 * node_ports(p.links() as u32).len());
-        for want in ["n0_clk", "n1_link1_user_clk", "n1_m_axi_rlast", "n0_irq"] {
+        let observed = node_observed(&emit_node(&p).unwrap().modules.last().unwrap().1).unwrap();
+        assert!(
+            observed.contains(&("rx_overflows_1".to_string(), 32)),
+            "{observed:?}"
+        );
+        assert!(
+            observed.contains(&("unused_eject_errors".to_string(), 32)),
+            "{observed:?}"
+        );
+        assert!(!observed.iter().any(|o| o.0 == "unused_inputs"));
+        assert_eq!(
+            ports.len(),
+            2 * (node_ports(p.links() as u32).len() + observed.len())
+        );
+        for want in [
+            "n0_clk",
+            "n1_link1_user_clk",
+            "n1_m_axi_rlast",
+            "n0_irq",
+            "n1_obs_rx_overflows_0",
+            "n0_obs_unused_dropped_packets_2",
+        ] {
             assert!(ports.iter().any(|q| q.name == want), "{want}");
+        }
+        for (name, w) in &observed {
+            let q = ports
+                .iter()
+                .find(|q| q.name == format!("n1_obs_{name}"))
+                .unwrap();
+            assert_eq!(q.width, *w, "{name}");
         }
         assert!(top.contains(".NODE_X(4'd1)"), "{top}");
         assert_eq!(top.matches("exanet_node #(").count(), 2);

@@ -4,6 +4,9 @@
 // top port prefixed n<n>_ (its clocks too, so a bench drives each node's PL
 // clock and each link's user clock on its own). The links between the nodes
 // are outside: the bench joins the link<i>_* ports through its PHY model.
+// n<n>_obs_<name>: node n's internal signal <name> (counters, status, the NI's
+// observability outputs: no node port carries them), read for the bench
+// through a hierarchical reference.
 module {{ top }} (
 {%- for p in ports %}
     {{ p }}{% if !loop.last %},{% endif %}
@@ -20,5 +23,8 @@ module {{ top }} (
     .{{ c }}(n{{ n.0 }}_{{ c }}){% if !loop.last %},{% endif %}
 {%- endfor %}
 );
+{%- for o in observed %}
+assign n{{ n.0 }}_obs_{{ o }} = node_n{{ n.0 }}.{{ o }};
+{%- endfor %}
 {%- endfor %}
 endmodule // {{ top }}
