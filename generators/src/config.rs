@@ -192,7 +192,7 @@ pub struct Allreduce {
     pub sw_overhead_us: f64,
     /// Software reduction cost per element combined, ns.
     pub sw_reduce_ns_per_element: f64,
-    /// Uniform background traffic, flits/terminal/cycle ([traffic] sizes).
+    /// Uniform background traffic, flits/terminal/cycle (`[traffic]` sizes).
     pub background_rate: f64,
     /// Longest collective before the run is reported stuck, cycles.
     pub max_cycles: u64,

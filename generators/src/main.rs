@@ -1,6 +1,12 @@
 //! `exanet`: the command line. Thin: parsing, printing and exit codes only;
 //! the work is in the `exanet_gen` library.
 
+// The `///` comments on the clap types below are `--help` text, written
+// for a terminal: `[traffic]`, `<date>` and `[4,4,2]` there are literal
+// text, not rustdoc links or HTML, and escaping them would print the
+// escapes in `--help`.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use exanet_gen::config::{self, Loaded};

@@ -210,7 +210,7 @@ pub fn elaborate(c: &Config) -> Result<Params> {
 }
 
 /// [`elaborate`] for `target`: [`Target::Simulation`] accepts dimensions up to
-/// [`MAX_SIM_DIM`] (with 5-bit coordinates), everything else is the same.
+/// 32 (with 5-bit coordinates; `exanet_hdl::limits::LIMITS`), everything else is the same.
 ///
 /// Phases: the name; the per-key limits (one table); then each section,
 /// each phase deriving its block's parameters and checking the rules that

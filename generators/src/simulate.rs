@@ -4,7 +4,7 @@
 //!
 //! The traffic keys are ordinary config keys, so `-P traffic.rate=0.3` and a
 //! sweep over `traffic.pattern` use the same syntax as any hardware key.
-//! Their rules live in [`setup`] and fail with a [`RuleError`] naming the key,
+//! Their rules live in [`setup`] and fail with a [`exanet_hdl::limits::RuleError`] naming the key,
 //! which [`crate::config::Loaded::elaborate_sim`] locates in the file or `-P`
 //! flag that set it.
 //!
@@ -72,7 +72,7 @@ pub struct Setup {
 impl crate::config::Loaded {
     /// Elaborate the config for the network simulator (dimensions up to 32)
     /// and check its `[traffic]` and `[sim]` keys; errors located as in
-    /// [`Loaded::elaborate`]. A relative `traffic.trace` is resolved against
+    /// [`crate::config::Loaded::elaborate`]. A relative `traffic.trace` is resolved against
     /// the directory of the config file that set it.
     pub fn elaborate_sim(&self) -> Result<Setup> {
         let params = crate::params::elaborate_for(&self.config, Target::Simulation)

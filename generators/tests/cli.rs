@@ -46,6 +46,22 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// `exanet <pre> generate --out o` in a new temporary folder, which must
+/// succeed.
+fn generated(pre: &[&str]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let mut args = pre.to_vec();
+    args.extend(["generate", "--out", "o"]);
+    let r = exanet(&args, d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    d
+}
+
+/// `generated` with the built-in default config.
+fn generated_default() -> tempfile::TempDir {
+    generated(&[])
+}
+
 /// A config error: exit 2, exactly one stderr line starting `error:`.
 fn assert_one_line_usage_error(r: &Run) -> String {
     assert_eq!(r.code, 2, "exit code; output:\n{}", r.all());
@@ -421,8 +437,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
 
 #[test]
 fn regenerate_removes_stale_rtl() {
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let old = d
         .path()
         .join("o/rtl/exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow.v");
@@ -628,8 +643,7 @@ fn golden(name: &str, actual: &[u8]) {
 /// `EXANET_BLESS=1 cargo test -p exanet-gen --test cli rtl_of_the_default`.
 #[test]
 fn rtl_of_the_default_config_matches_golden_digests() {
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let mut text = String::new();
     for (rel, bytes) in tree(&d.path().join("o/rtl"), &[]) {
         let body = String::from_utf8(bytes).unwrap();
@@ -651,8 +665,7 @@ fn rtl_of_the_default_config_matches_golden_digests() {
 
 #[test]
 fn xdc_and_tcl_match_golden_files() {
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     golden(
         "exanest-8x4x4.xdc",
         &std::fs::read(d.path().join("o/constraints/exanet.xdc")).unwrap(),
@@ -726,8 +739,7 @@ fn generate_then_lint_default_is_clean() {
     if tool_missing("verilator", "--version") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let r = exanet(&["lint", "--out", "o"], d.path());
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(
@@ -764,8 +776,7 @@ fn synth_reports_resources_of_one_block() {
     if tool_missing("yosys", "-V") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let r = exanet(
         &[
             "synth",
@@ -836,12 +847,7 @@ fn synth_flags_a_block_over_the_depth_budget() {
     if tool_missing("yosys", "-V") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    let gen = exanet(
-        &["-P", "clock.pl_mhz=600", "generate", "--out", "o"],
-        d.path(),
-    );
-    assert_eq!(gen.code, 0, "{}", gen.all());
+    let d = generated(&["-P", "clock.pl_mhz=600"]);
     let r = exanet(
         &[
             "-P",
@@ -878,8 +884,7 @@ fn synth_breaks_a_block_down_by_module() {
     if tool_missing("yosys", "-V") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let r = exanet(
         &[
             "synth",
@@ -1028,8 +1033,7 @@ fn cosim_catches_a_crc32_that_miscounts_bytes() {
     if tool_missing("verilator", "--version") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
     let crc = m["tops"]
@@ -1348,8 +1352,7 @@ fn edit_manifest(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
 /// naming the manifest and the command that regenerates it.
 #[test]
 fn stale_output_is_refused_until_regenerated() {
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     // Fresh: past the check (to the block filter, which needs no tool).
     let fresh = |out: &str| {
         let r = exanet(&["synth", "--out", out, "--block", "nosuch"], d.path());
@@ -1560,8 +1563,7 @@ fn every_limit_is_enforced_at_both_edges_for_both_targets() {
 /// with the key and the rule; the simulator runs it with a note.
 #[test]
 fn buffer_flits_257_is_refused_for_hardware_and_noted_in_simulation() {
-    let d = tempfile::tempdir().unwrap();
-    assert_eq!(exanet(&["generate", "--out", "o"], d.path()).code, 0);
+    let d = generated_default();
     let rule = "router.buffer_flits = 257: must be 9..=256 for hardware";
     for args in [
         &["generate", "--out", "n"][..],

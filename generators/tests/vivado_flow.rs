@@ -137,10 +137,9 @@ fn run_stubbed(tclsh: &Path, script: &Path, slack: &str) -> StubRun {
     }
 }
 
-/// `exanet generate` of configs/mesh-4x4x1.toml into a temporary OUT, with
-/// an empty stand-in for the node top (issue 17 item 1 writes the real one)
-/// when `node_top` is set.
-fn generated(node_top: bool) -> tempfile::TempDir {
+/// `exanet generate` of configs/mesh-4x4x1.toml into a temporary OUT (with
+/// the node top the flow reads).
+fn generated() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let o = Command::new(EXE)
         .arg("generate")
@@ -151,9 +150,7 @@ fn generated(node_top: bool) -> tempfile::TempDir {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    if node_top && !d.path().join("o").join(NODE_RTL_PATH).exists() {
-        std::fs::write(d.path().join("o").join(NODE_RTL_PATH), "").unwrap();
-    }
+    assert!(d.path().join("o").join(NODE_RTL_PATH).exists());
     d
 }
 
@@ -169,7 +166,7 @@ fn node_tcl_runs_under_the_stubs_in_flow_order() {
     let Some(t) = tclsh("node_tcl_runs_under_the_stubs_in_flow_order") else {
         return;
     };
-    let d = generated(true);
+    let d = generated();
     let r = run_stubbed(&t, &d.path().join("o/vivado/node.tcl"), "0.250");
     assert!(r.ok, "{}", r.stderr);
     let order = [
@@ -219,7 +216,7 @@ fn ooc_build_tcl_runs_under_the_stubs() {
     let Some(t) = tclsh("ooc_build_tcl_runs_under_the_stubs") else {
         return;
     };
-    let d = generated(false);
+    let d = generated();
     let r = run_stubbed(&t, &d.path().join("o/vivado/build.tcl"), "0.250");
     assert!(r.ok, "{}", r.stderr);
     assert!(first(&r.calls, "read_verilog") < first(&r.calls, "synth_design"));
@@ -233,7 +230,7 @@ fn stubs_fail_a_misspelling_a_wrong_option_and_an_undefined_variable() {
     let Some(t) = tclsh("stubs_fail_a_misspelling_a_wrong_option_and_an_undefined_variable") else {
         return;
     };
-    let d = generated(true);
+    let d = generated();
     let script = d.path().join("o/vivado/node.tcl");
     let good = std::fs::read_to_string(&script).unwrap();
     let cases = [
@@ -283,7 +280,7 @@ fn negative_slack_fails_the_run_before_the_bitstream() {
     let Some(t) = tclsh("negative_slack_fails_the_run_before_the_bitstream") else {
         return;
     };
-    let d = generated(true);
+    let d = generated();
     let r = run_stubbed(&t, &d.path().join("o/vivado/node.tcl"), "-0.042");
     assert!(!r.ok);
     assert!(
@@ -300,10 +297,12 @@ fn a_missing_node_top_is_named() {
     let Some(t) = tclsh("a_missing_node_top_is_named") else {
         return;
     };
-    let d = generated(false);
-    if d.path().join("o").join(NODE_RTL_PATH).exists() {
-        return; // the node top is generated now: nothing is missing
-    }
+    let d = generated();
+    // An output folder whose node RTL was lost (deleted by hand, or an
+    // interrupted copy): the flow must stop before Vivado, naming the file.
+    let rtl = d.path().join("o").join(NODE_RTL_PATH);
+    assert!(rtl.exists(), "generate emits {}", rtl.display());
+    std::fs::remove_file(&rtl).unwrap();
     let r = run_stubbed(&t, &d.path().join("o/vivado/node.tcl"), "0.250");
     assert!(!r.ok);
     assert!(
@@ -316,7 +315,7 @@ fn a_missing_node_top_is_named() {
 /// `exanet build` without Vivado: a clear error naming `vivado`, nothing run.
 #[test]
 fn build_without_vivado_names_what_is_missing() {
-    let d = generated(false);
+    let d = generated();
     let o = Command::new(EXE)
         .args(["build", "--out"])
         .arg(d.path().join("o"))

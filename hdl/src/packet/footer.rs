@@ -3,7 +3,7 @@
 //!
 //! Layout and CRC-8: `exanet_sim::packet::footer` (MSB first: payload_crc
 //! 32 · crc8 8 · user 12 · ttl 15 · seq 14 · notify · last · first ·
-//! flags 8 · src 22 · txid 14; crc8 = CRC-8/I-432-1 of bits [87:0]). Both
+//! flags 8 · src 22 · txid 14; crc8 = CRC-8/I-432-1 of bits `[87:0]`). Both
 //! blocks are combinational (latency 0).
 //!
 //! Ports:
@@ -11,7 +11,7 @@
 //!   `ttl[15]`, `seq[14]`, `notify`, `last`, `first`, `flags[8]`,
 //!   `src[22]`, `txid[14]` → `word[128]` (CRC-8 computed)
 //! - [`FooterUnpack`] (`exanet_footer_unpack`): `word[128]` → the same
-//!   fields, `crc8[8]` as received and `crc8_ok` (it matches bits [87:0]).
+//!   fields, `crc8[8]` as received and `crc8_ok` (it matches bits `[87:0]`).
 //!
 //! No parameters. The CRC-8 is an affine GF(2) map of the 88 covered bits
 //! (its constant is the CRC of all zeros, 0x55), computed at elaboration
@@ -46,7 +46,7 @@ pub fn crc8_matrix() -> Result<XorMatrix<88, 8>> {
     )
 }
 
-/// Fields → footer bits [87:0] (everything the CRC-8 covers).
+/// Fields → footer bits `[87:0]` (everything the CRC-8 covers).
 #[derive(LogicBlock, Default)]
 pub struct FooterLowPack {
     /// User bits.
@@ -67,7 +67,7 @@ pub struct FooterLowPack {
     pub src: Signal<In, Bits<22>>,
     /// Transaction id.
     pub txid: Signal<In, Bits<14>>,
-    /// Footer bits [87:0].
+    /// Footer bits `[87:0]`.
     pub low: Signal<Out, Bits<88>>,
 }
 
@@ -107,7 +107,7 @@ pub struct FooterWordPack {
     pub payload_crc: Signal<In, Bits<32>>,
     /// Footer CRC-8.
     pub crc8: Signal<In, Bits<8>>,
-    /// Footer bits [87:0].
+    /// Footer bits `[87:0]`.
     pub low: Signal<In, Bits<88>>,
     /// The footer word.
     pub word: Signal<Out, Bits<128>>,
@@ -211,7 +211,7 @@ pub struct FooterUnpack {
     pub payload_crc: Signal<Out, Bits<32>>,
     /// CRC-8 as received.
     pub crc8: Signal<Out, Bits<8>>,
-    /// The CRC-8 matches bits [87:0].
+    /// The CRC-8 matches bits `[87:0]`.
     pub crc8_ok: Signal<Out, bool>,
     /// User bits.
     pub user: Signal<Out, Bits<12>>,

@@ -3,15 +3,15 @@
 //!
 //! Layout and code: `exanet_sim::packet::header` (MSB first: ecc 16 ·
 //! fpga_offset 2 · path 3 · reserved 3 · vaddr 42 · size 14 · ptype 5 ·
-//! dest 22 · pdid 16 · vc 5; ecc[7:0] = SECDED(112 bits [111:0]),
-//! ecc[15:8] reserved zero). Both blocks are combinational (latency 0).
+//! dest 22 · pdid 16 · vc 5; ecc\[7:0\] = SECDED(112 bits \[111:0\]),
+//! ecc\[15:8\] reserved zero). Both blocks are combinational (latency 0).
 //!
 //! Ports:
 //! - [`HeaderPack`] (`exanet_header_pack`): `fpga_offset[2]`, `path[3]`,
 //!   `reserved[3]`, `vaddr[42]`, `size[14]`, `ptype[5]`, `dest[22]`,
-//!   `pdid[16]`, `vc[5]` → `word[128]` (check bits computed, ecc[15:8] = 0)
+//!   `pdid[16]`, `vc[5]` → `word[128]` (check bits computed, ecc\[15:8\] = 0)
 //! - [`HeaderUnpack`] (`exanet_header_unpack`): `word[128]` → the same
-//!   fields after single-error correction, `ecc_reserved[8]` (ecc[15:8] as
+//!   fields after single-error correction, `ecc_reserved[8]` (ecc\[15:8\] as
 //!   received, not protected), `single_err` (one bit was flipped and is
 //!   corrected), `double_err` (uncorrectable: fields not trustworthy),
 //!   `ptype_known` (the corrected type code is a known
@@ -64,7 +64,7 @@ pub struct HeaderBodyPack {
     pub pdid: Signal<In, Bits<16>>,
     /// Virtual channel.
     pub vc: Signal<In, Bits<5>>,
-    /// Header bits [111:0].
+    /// Header bits \[111:0\].
     pub body: Signal<Out, Bits<112>>,
 }
 
@@ -108,7 +108,7 @@ impl Logic for HeaderBodyPack {
 /// `{8'h00, check, body}`: the header word.
 #[derive(LogicBlock, Default)]
 pub struct HeaderWordPack {
-    /// Header bits [111:0].
+    /// Header bits \[111:0\].
     pub body: Signal<In, Bits<112>>,
     /// SECDED check bits of `body`.
     pub check: Signal<In, Bits<8>>,
@@ -222,7 +222,7 @@ pub struct HeaderUnpack {
     pub pdid: Signal<Out, Bits<16>>,
     /// Virtual channel.
     pub vc: Signal<Out, Bits<5>>,
-    /// ecc[15:8] as received (reserved, not protected).
+    /// ecc\[15:8\] as received (reserved, not protected).
     pub ecc_reserved: Signal<Out, Bits<8>>,
     /// One bit was flipped and is corrected.
     pub single_err: Signal<Out, bool>,
@@ -428,7 +428,7 @@ pub struct PacketCodec {
     pub hu_pdid: Signal<Out, Bits<16>>,
     /// Unpacked VC.
     pub hu_vc: Signal<Out, Bits<5>>,
-    /// Unpacked ecc[15:8].
+    /// Unpacked ecc\[15:8\].
     pub hu_ecc_reserved: Signal<Out, Bits<8>>,
     /// Single error corrected.
     pub hu_single_err: Signal<Out, bool>,

@@ -47,7 +47,7 @@
 //! Recursive halving with bit 0 first builds exactly the same tree for
 //! each element as recursive doubling (it only splits *where* each element
 //! is combined), so both algorithms give bit-identical results, and
-//! [`reference`] computes them without any schedule.
+//! [`reference()`] computes them without any schedule.
 
 use super::reduce_alu::{reduce_lane, ReduceDtype, ReduceOp};
 use anyhow::{bail, Result};

@@ -2,7 +2,7 @@
 //! packet format.
 //!
 //! Layout, MSB first: x 4 · y 4 · z 4 · fpga-in-board 2 · reserved 8, i.e.
-//! x = [21:18], y = [17:14], z = [13:10], fpga = [9:8], reserved = [7:0].
+//! x = \[21:18\], y = \[17:14\], z = \[13:10\], fpga = \[9:8\], reserved = \[7:0\].
 //! Reserved bits are carried unchanged (sent as zero by exanet itself).
 
 use anyhow::{bail, Result};
@@ -91,31 +91,31 @@ pub fn check_tiling(fields: &[Field], total: u32) -> Result<()> {
 
 /// Total width of coordinates.
 pub const COORDS_BITS: u32 = 22;
-/// x, bits [21:18].
+/// x, bits \[21:18\].
 pub const X: Field = Field {
     name: "x",
     offset: 18,
     width: 4,
 };
-/// y, bits [17:14].
+/// y, bits \[17:14\].
 pub const Y: Field = Field {
     name: "y",
     offset: 14,
     width: 4,
 };
-/// z, bits [13:10].
+/// z, bits \[13:10\].
 pub const Z: Field = Field {
     name: "z",
     offset: 10,
     width: 4,
 };
-/// FPGA within the board (QFDB), bits [9:8].
+/// FPGA within the board (QFDB), bits \[9:8\].
 pub const FPGA: Field = Field {
     name: "fpga",
     offset: 8,
     width: 2,
 };
-/// Reserved, bits [7:0].
+/// Reserved, bits \[7:0\].
 pub const RESERVED: Field = Field {
     name: "reserved",
     offset: 0,

@@ -4,22 +4,22 @@
 //!
 //! | bits | field | meaning |
 //! |---|---|---|
-//! | [127:96] | `payload_crc` | CRC-32 of the payload bytes ([`crate::common::crc32`]) |
-//! | [95:88] | `crc8` | CRC-8 of bits [87:0], see below |
-//! | [87:76] | `user` | user bits |
-//! | [75:61] | `ttl` | time to live |
-//! | [60:47] | `seq` | sequence number |
-//! | [46] | `notify` | raise a completion at the destination |
-//! | [45] | `last` | last packet of a transfer |
-//! | [44] | `first` | first packet of a transfer |
-//! | [43:36] | `flags` | flags |
-//! | [35:14] | `src` | source [`Coords`] |
-//! | [13:0] | `txid` | transaction id |
+//! | \[127:96\] | `payload_crc` | CRC-32 of the payload bytes ([`crate::common::crc32`]) |
+//! | \[95:88\] | `crc8` | CRC-8 of bits \[87:0\], see below |
+//! | \[87:76\] | `user` | user bits |
+//! | \[75:61\] | `ttl` | time to live |
+//! | \[60:47\] | `seq` | sequence number |
+//! | \[46\] | `notify` | raise a completion at the destination |
+//! | \[45\] | `last` | last packet of a transfer |
+//! | \[44\] | `first` | first packet of a transfer |
+//! | \[43:36\] | `flags` | flags |
+//! | \[35:14\] | `src` | source [`Coords`] |
+//! | \[13:0\] | `txid` | transaction id |
 //!
 //! Footer CRC-8: CRC-8/I-432-1 (the ITU-T I.432.1 / ATM HEC CRC: polynomial
 //! x^8 + x^2 + x + 1 = 0x07, init 0x00, not reflected, final xor 0x55;
-//! check value 0xA1 for "123456789") over bits [87:0] read as 11 bytes,
-//! most significant first (byte 0 = bits [87:80]), each byte MSB first.
+//! check value 0xA1 for "123456789") over bits \[87:0\] read as 11 bytes,
+//! most significant first (byte 0 = bits \[87:80\]), each byte MSB first.
 //!
 //! Coverage is the 88 control bits, not the payload CRC: a corrupted
 //! payload CRC already fails the payload check, and leaving it out keeps the
@@ -34,7 +34,7 @@ use std::fmt;
 
 /// Footer width.
 pub const FOOTER_BITS: u32 = 128;
-/// Bits covered by the footer CRC-8 ([87:0]).
+/// Bits covered by the footer CRC-8 (\[87:0\]).
 pub const FOOTER_CRC8_COVERED_BITS: u32 = 88;
 /// CRC-8 polynomial (x^8 + x^2 + x + 1, normal form).
 pub const CRC8_POLY: u8 = 0x07;
@@ -43,67 +43,67 @@ pub const CRC8_INIT: u8 = 0x00;
 /// CRC-8 final xor.
 pub const CRC8_XOROUT: u8 = 0x55;
 
-/// Payload CRC-32, bits [127:96].
+/// Payload CRC-32, bits \[127:96\].
 pub const PAYLOAD_CRC: Field = Field {
     name: "payload_crc",
     offset: 96,
     width: 32,
 };
-/// Footer CRC-8, bits [95:88].
+/// Footer CRC-8, bits \[95:88\].
 pub const CRC8: Field = Field {
     name: "crc8",
     offset: 88,
     width: 8,
 };
-/// User bits, [87:76].
+/// User bits, \[87:76\].
 pub const USER: Field = Field {
     name: "user",
     offset: 76,
     width: 12,
 };
-/// Time to live, [75:61].
+/// Time to live, \[75:61\].
 pub const TTL: Field = Field {
     name: "ttl",
     offset: 61,
     width: 15,
 };
-/// Sequence number, [60:47].
+/// Sequence number, \[60:47\].
 pub const SEQ: Field = Field {
     name: "seq",
     offset: 47,
     width: 14,
 };
-/// Notify, [46].
+/// Notify, \[46\].
 pub const NOTIFY: Field = Field {
     name: "notify",
     offset: 46,
     width: 1,
 };
-/// Last, [45].
+/// Last, \[45\].
 pub const LAST: Field = Field {
     name: "last",
     offset: 45,
     width: 1,
 };
-/// First, [44].
+/// First, \[44\].
 pub const FIRST: Field = Field {
     name: "first",
     offset: 44,
     width: 1,
 };
-/// Flags, [43:36].
+/// Flags, \[43:36\].
 pub const FLAGS: Field = Field {
     name: "flags",
     offset: 36,
     width: 8,
 };
-/// Source coordinates, [35:14].
+/// Source coordinates, \[35:14\].
 pub const SRC: Field = Field {
     name: "src",
     offset: 14,
     width: 22,
 };
-/// Transaction id, [13:0].
+/// Transaction id, \[13:0\].
 pub const TXID: Field = Field {
     name: "txid",
     offset: 0,
@@ -140,7 +140,7 @@ pub fn crc8(bytes: &[u8]) -> u8 {
     c ^ CRC8_XOROUT
 }
 
-/// The footer CRC-8 of `word` (over bits [87:0]; other bits ignored).
+/// The footer CRC-8 of `word` (over bits \[87:0\]; other bits ignored).
 pub fn footer_crc8(word: u128) -> u8 {
     let mut bytes = [0u8; 11];
     for (i, b) in bytes.iter_mut().enumerate() {
@@ -152,7 +152,7 @@ pub fn footer_crc8(word: u128) -> u8 {
 /// Why a footer word was rejected. Carried inside `anyhow::Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FooterError {
-    /// The CRC-8 field does not match bits [87:0].
+    /// The CRC-8 field does not match bits \[87:0\].
     Crc8Mismatch {
         /// CRC-8 computed from the received bits.
         expected: u8,

@@ -4,20 +4,20 @@
 //!
 //! | bits | field | meaning |
 //! |---|---|---|
-//! | [127:112] | `ecc` | [119:112] SECDED check bits over [111:0]; [127:120] reserved, sent 0, ignored on receipt |
-//! | [111:110] | `fpga_offset` | FPGA offset (routing within a board) |
-//! | [109:107] | `path` | path selector |
-//! | [106:104] | `reserved` | reserved, carried unchanged |
-//! | [103:62] | `vaddr` | destination virtual address (42 bits) |
-//! | [61:48] | `size` | size in bytes |
-//! | [47:43] | `ptype` | [`PacketType`] code |
-//! | [42:21] | `dest` | destination [`Coords`] |
-//! | [20:5] | `pdid` | protection domain id |
-//! | [4:0] | `vc` | virtual channel |
+//! | \[127:112\] | `ecc` | \[119:112\] SECDED check bits over \[111:0\]; \[127:120\] reserved, sent 0, ignored on receipt |
+//! | \[111:110\] | `fpga_offset` | FPGA offset (routing within a board) |
+//! | \[109:107\] | `path` | path selector |
+//! | \[106:104\] | `reserved` | reserved, carried unchanged |
+//! | \[103:62\] | `vaddr` | destination virtual address (42 bits) |
+//! | \[61:48\] | `size` | size in bytes |
+//! | \[47:43\] | `ptype` | [`PacketType`] code |
+//! | \[42:21\] | `dest` | destination [`Coords`] |
+//! | \[20:5\] | `pdid` | protection domain id |
+//! | \[4:0\] | `vc` | virtual channel |
 //!
 //! ECC: the 16-bit field holds an extended Hamming SECDED code over the 112
 //! other bits ([`crate::common::secded`] with `data_bits = 112`: 7 Hamming
-//! check bits + 1 overall parity = 8 bits, in ecc[7:0]); ecc[15:8] is
+//! check bits + 1 overall parity = 8 bits, in ecc\[7:0\]); ecc\[15:8\] is
 //! reserved. Why 8 and not a stronger 16-bit code: the header's threat is a
 //! single upset in a buffer or register (links have their own CRC and
 //! retransmission), SECDED decodes in one shallow XOR level inside the
@@ -33,66 +33,66 @@ use std::sync::OnceLock;
 
 /// Header width.
 pub const HEADER_BITS: u32 = 128;
-/// Bits protected by the ECC ([111:0]).
+/// Bits protected by the ECC (\[111:0\]).
 pub const HEADER_PROTECTED_BITS: u32 = 112;
 /// SECDED check bits used within the 16-bit ecc field.
 pub const HEADER_CHECK_BITS: u32 = 8;
 
-/// ECC, bits [127:112].
+/// ECC, bits \[127:112\].
 pub const ECC: Field = Field {
     name: "ecc",
     offset: 112,
     width: 16,
 };
-/// FPGA offset, bits [111:110].
+/// FPGA offset, bits \[111:110\].
 pub const FPGA_OFFSET: Field = Field {
     name: "fpga_offset",
     offset: 110,
     width: 2,
 };
-/// Path, bits [109:107].
+/// Path, bits \[109:107\].
 pub const PATH: Field = Field {
     name: "path",
     offset: 107,
     width: 3,
 };
-/// Reserved, bits [106:104].
+/// Reserved, bits \[106:104\].
 pub const RESERVED: Field = Field {
     name: "reserved",
     offset: 104,
     width: 3,
 };
-/// Destination virtual address, bits [103:62].
+/// Destination virtual address, bits \[103:62\].
 pub const VADDR: Field = Field {
     name: "vaddr",
     offset: 62,
     width: 42,
 };
-/// Size in bytes, bits [61:48].
+/// Size in bytes, bits \[61:48\].
 pub const SIZE: Field = Field {
     name: "size",
     offset: 48,
     width: 14,
 };
-/// Packet type, bits [47:43].
+/// Packet type, bits \[47:43\].
 pub const PTYPE: Field = Field {
     name: "ptype",
     offset: 43,
     width: 5,
 };
-/// Destination coordinates, bits [42:21].
+/// Destination coordinates, bits \[42:21\].
 pub const DEST: Field = Field {
     name: "dest",
     offset: 21,
     width: 22,
 };
-/// Protection domain id, bits [20:5].
+/// Protection domain id, bits \[20:5\].
 pub const PDID: Field = Field {
     name: "pdid",
     offset: 5,
     width: 16,
 };
-/// Virtual channel, bits [4:0].
+/// Virtual channel, bits \[4:0\].
 pub const VC: Field = Field {
     name: "vc",
     offset: 0,
@@ -238,7 +238,7 @@ fn code() -> &'static SecdedCode {
     })
 }
 
-/// The 16-bit ecc field for the protected bits [111:0] of `word`.
+/// The 16-bit ecc field for the protected bits \[111:0\] of `word`.
 pub fn header_ecc(word: u128) -> u16 {
     code().encode(word & ((1u128 << HEADER_PROTECTED_BITS) - 1))
 }

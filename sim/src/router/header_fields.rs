@@ -22,7 +22,7 @@
 //! from; the offsets come from [`crate::packet::header`]'s field table.
 //!
 //! Header check ([`header_ecc_ok`]): the ecc field's low byte is the SECDED
-//! code of bits 111:0 ([`crate::packet::header::header_ecc`], ecc[15:8]
+//! code of bits 111:0 ([`crate::packet::header::header_ecc`], ecc\[15:8\]
 //! reserved and ignored). The router does not correct: a header whose check
 //! byte differs from the recomputed one (any detected error, single or
 //! double) is bad and the packet is dropped and counted. Correcting would put

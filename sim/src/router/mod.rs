@@ -43,7 +43,7 @@
 //!      127:64 — so a 64-bit head waits until both header flits are buffered
 //!      (a 64-bit head that is also a tail is a truncated header: drop). The
 //!      packet is **bad** if the header check fails (the SECDED check byte
-//!      ecc[7:0] differs from the code of bits 111:0, i.e. any detected error;
+//!      ecc\[7:0\] differs from the code of bits 111:0, i.e. any detected error;
 //!      the router never corrects — see [`header_fields`]), a destination
 //!      coordinate (x 42:39, y 38:35, z 34:31) is outside `dims`, or (at the
 //!      destination router) `fpga` (30:29) `>= local_ports`: drop. Otherwise
