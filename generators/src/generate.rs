@@ -49,6 +49,13 @@ pub const GENERATOR_FINGERPRINT: &str = concat!(
     env!("EXANET_SOURCES_SHA256")
 );
 
+/// The node flow's known gap (README, "From `exanet generate` to a
+/// bitstream").
+pub const AURORA_CTRL_NOTE: &str = "node flow: the Aurora 64B/66B streaming cores in \
+     vivado/node.tcl carry no control flag, which the link layer needs (trailers, acks, \
+     credits and training words are control words): the bitstream builds, but its links \
+     will not train (see README)";
+
 /// Name of the manifest inside the output folder.
 pub const MANIFEST: &str = "manifest.json";
 /// The XDC inside the output folder.
@@ -689,6 +696,7 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     match crate::node_flow::lanes(params, &board) {
         Ok(_) => {
             node_xdc = true;
+            notes.push(AURORA_CTRL_NOTE.to_string());
             let module_files: Vec<String> = tops.iter().flat_map(|t| t.files.clone()).collect();
             texts.push((
                 crate::node_flow::NODE_XDC_PATH.to_string(),

@@ -151,6 +151,16 @@ fn generated() -> tempfile::TempDir {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(d.path().join("o").join(NODE_RTL_PATH).exists());
+    // The flow's known gap is said, not hidden.
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        all.contains(exanet_gen::generate::AURORA_CTRL_NOTE),
+        "{all}"
+    );
     d
 }
 

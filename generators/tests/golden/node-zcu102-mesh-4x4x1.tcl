@@ -93,8 +93,12 @@ set_property CONFIG.FREQ_HZ 156250000 [get_bd_intf_ports gt_refclk]
 # shared/design/ZU9EG-BOARD.md section 3).
 create_bd_cell -type ip -vlnv xilinx.com:ip:xlconstant tx_enable
 set_property -dict [list CONFIG.CONST_WIDTH {1} CONFIG.CONST_VAL {1}] [get_bd_cells tx_enable]
-# The node's rx_ctrl inputs: Aurora streaming mode carries no control
-# indication of its own (the link layer frames control in-band).
+# The node's rx_ctrl inputs, tied 0, and its tx_ctrl outputs, left open:
+# Aurora streaming mode has no control indication (PG074: tdata/tvalid/
+# tready only). KNOWN GAP: the link layer marks its trailers, acks, credits
+# and training words with that flag (the 64B/66B sync header in its PHY
+# model), so over these cores the links build but never train. See the
+# README, "From exanet generate to a bitstream".
 create_bd_cell -type ip -vlnv xilinx.com:ip:xlconstant rx_ctrl_zero
 set_property -dict [list CONFIG.CONST_WIDTH {1} CONFIG.CONST_VAL {0}] [get_bd_cells rx_ctrl_zero]
 
