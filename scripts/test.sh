@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-tools.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 cargo test --workspace --no-fail-fast
