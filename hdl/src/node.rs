@@ -805,9 +805,14 @@ mod tests {
             ("l1_st_state", 2),
             ("l0_lane_down", 1),
         ] {
-            assert!(observed.contains(&(want.to_string(), w)), "{want}: {observed:?}");
+            assert!(
+                observed.contains(&(want.to_string(), w)),
+                "{want}: {observed:?}"
+            );
         }
-        assert!(!observed.iter().any(|o| o.0 == "l0_phy_tx_data" || o.0 == "ni_m_araddr"));
+        assert!(!observed
+            .iter()
+            .any(|o| o.0 == "l0_phy_tx_data" || o.0 == "ni_m_araddr"));
         assert_eq!(
             ports.len(),
             2 * (node_ports(p.links() as u32).len() + observed.len())
