@@ -8,6 +8,7 @@ use crate::generate::Manifest;
 use anyhow::Result;
 use exanet_tb::blocks;
 use exanet_tb::blocks::network::{self, NetworkBench};
+use exanet_tb::blocks::node::{self, NodeBench};
 use exanet_tb::blocks::node_pair::{self, NodePairBench};
 use exanet_tb::cosim::{Bench, CosimOptions, CosimReport};
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ pub enum CosimItem {
     Block(Box<dyn Bench>),
     Network(Box<NetworkBench>),
     NodePair(Box<NodePairBench>),
+    Node(Box<NodeBench>),
 }
 
 impl CosimItem {
@@ -50,6 +52,7 @@ impl CosimItem {
             CosimItem::Block(b) => b.as_mut(),
             CosimItem::Network(b) => b.as_mut(),
             CosimItem::NodePair(b) => b.as_mut(),
+            CosimItem::Node(b) => b.as_mut(),
         }
     }
 
@@ -67,6 +70,11 @@ impl CosimItem {
                 "  {:?}\n  {} ({:.0} cycles/s)",
                 b.coverage(),
                 b.figures().summary(),
+                r.cycles_per_sec
+            )),
+            CosimItem::Node(b) => Some(format!(
+                "  {:?}\n  ({:.0} PL cycles of node 0 per second)",
+                b.coverage(),
                 r.cycles_per_sec
             )),
         }
@@ -95,10 +103,13 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
             })
             .collect();
     }
+    if block == "node" {
+        return node_items(point, dims);
+    }
     if block != "network" {
         if dims.is_some() {
             return Err(usage(format!(
-                "--dims applies to `exanet cosim network` only, not `{block}`"
+                "--dims applies to `exanet cosim network` and `node` only, not `{block}`"
             )));
         }
         return Ok(benches(block, point)?
@@ -137,13 +148,46 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
         .collect()
 }
 
+/// The benches of `exanet cosim node [--point P] [--dims AxBxC]`: the
+/// point (with `dims` from `--dims`), or the default matrix (2x1x1, 2x2x1).
+fn node_items(point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>> {
+    let texts: Vec<String> = match (point, dims) {
+        (Some(p), Some(_))
+            if exanet_sim::point::items(p)
+                .map_err(|e| usage(format!("--point {p}: {e:#}")))?
+                .iter()
+                .any(|(k, _)| *k == "dims") =>
+        {
+            return Err(usage(format!(
+                "--dims and a `dims` key in --point {p}: give the dimensions once"
+            )));
+        }
+        (Some(p), Some(d)) => vec![format!("{p},dims={d}")],
+        (None, Some(d)) => vec![format!("dims={d}")],
+        (Some(p), None) => vec![p.to_string()],
+        (None, None) => node::matrix_points()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    texts
+        .iter()
+        .map(|t| {
+            let p = node::parse_point(t).map_err(|e| usage(format!("--point {t}: {e:#}")))?;
+            let b = NodeBench::new(p).map_err(|e| usage(format!("--point {t}: {e:#}")))?;
+            Ok(CosimItem::Node(Box::new(b)))
+        })
+        .collect()
+}
+
 /// The point text for `--ber B`: `point` (or the default point) with its
-/// `ber` key set; only link benches and the network (whose `--ber` means
-/// framed links: `links=framed` unless the point sets `links`) have a PHY model.
+/// `ber` key set; only link benches, the node (every cable's PHY) and the
+/// network (whose `--ber` means framed links: `links=framed` unless the
+/// point sets `links`) have a PHY model.
 pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
-    if !["link", "link_tx", "link_rx", "network"].contains(&block) {
+    if !["link", "link_tx", "link_rx", "network", "node"].contains(&block) {
         return Err(usage(format!(
-            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx` and `network` only, not `{block}`"
+            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx`, `network` and `node` only, not `{block}`"
         )));
     }
     let items = match point {
@@ -304,12 +348,46 @@ mod tests {
         );
         let e = items("fifo", None, Some("4x2x2")).err().unwrap();
         assert!(
-            crate::error::is_usage(&e) && format!("{e}").contains("`exanet cosim network` only"),
+            crate::error::is_usage(&e)
+                && format!("{e}").contains("`exanet cosim network` and `node` only"),
             "{e}"
         );
         assert_eq!(
             items("network", None, None).unwrap().len(),
             network::matrix_points().len()
+        );
+    }
+
+    #[test]
+    fn node_points_from_dims_ber_and_the_matrix() {
+        let mut v = items("node", None, Some("2x2x1")).unwrap();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].bench().point().starts_with("dims=2x2x1,"));
+        assert_eq!(v[0].bench().block(), "node");
+        assert_eq!(
+            items("node", None, None).unwrap().len(),
+            node::matrix_points().len()
+        );
+        let t = ber_point("node", Some("dims=2x1x1"), 1e-5).unwrap();
+        assert_eq!(t, "dims=2x1x1,ber=0.00001");
+        let mut v = items("node", Some(&t), None).unwrap();
+        assert!(v[0].bench().point().contains("ber=0.00001"));
+        let e = items("node", Some("dims=2x1x1"), Some("2x2x1"))
+            .err()
+            .unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e}").contains("once"),
+            "{e}"
+        );
+        let e = items("node", Some("phy_latency=0"), None).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e:#}").contains("latency"),
+            "{e:#}"
+        );
+        let e = items("node", None, Some("1x1x1")).err().unwrap();
+        assert!(
+            crate::error::is_usage(&e) && format!("{e:#}").contains("dims"),
+            "{e:#}"
         );
     }
 

@@ -223,6 +223,8 @@ enum Cmd {
     ///   exanet cosim network --dims 4x2x2 --ber 1e-5 --point link_latency=16   # ... with RTL link layers
     ///   exanet cosim link_tx --ber 1e-4 --cycles 1000000 --seed 7   # RTL link_tx in a golden link
     ///   exanet cosim link --ber 1e-5 --seed 3 --cycles 1000000      # both RTL ends, golden PHY between
+    ///   exanet cosim node --dims 2x1x1 --cycles 50000 --seed 3       # 2 whole node tops, drifting clocks
+    ///   exanet cosim node --dims 2x2x1 --ber 1e-5                   # 4 node tops, bit errors on every cable
     #[command(verbatim_doc_comment)]
     Cosim(CosimArgs),
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
@@ -381,11 +383,11 @@ struct CosimArgs {
     /// One parameter point, key=value,... (keys as printed by the run or in OUT/manifest.json).
     #[arg(long, value_name = "K=V,...")]
     point: Option<String>,
-    /// Network size for `exanet cosim network` (sets the point's `dims`), e.g. 4x2x2.
+    /// Network size for `exanet cosim network` and `node` (sets the point's `dims`), e.g. 4x2x2.
     #[arg(long, value_name = "AxBxC")]
     dims: Option<String>,
     /// Bit error rate of the PHY model for `exanet cosim link`, `link_tx`,
-    /// `link_rx` and `network` (sets the point's `ber`; without --point,
+    /// `link_rx`, `node` and `network` (sets the point's `ber`; without --point,
     /// the default point at this BER; for the network also `links=framed`:
     /// RTL link layers between the RTL routers).
     #[arg(long, value_name = "B", conflicts_with = "generated")]

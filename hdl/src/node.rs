@@ -583,10 +583,28 @@ struct BenchTop {
     observed: Vec<String>,
 }
 
+/// Internal wires of the node (by name prefix) a bench also compares: the
+/// synchronized PL reset, the NI's flits into the router and the router's
+/// credits back, the router's local output into the ejection adapter and
+/// its credits, the adapter's flits into the NI and its credits out.
+const OBSERVED_WIRES: [&str; 5] = ["pl_rst", "ni_out_", "ni_in_", "ni_credit_", "ej_"];
+
+/// `l<i>_st_<field>` (link `i`'s status bus, `link_rx` to `link_tx`) and
+/// `l<i>_lane_down`.
+fn is_link_status(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('l') else {
+        return false;
+    };
+    let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && (rest[digits..].starts_with("_st_") || &rest[digits..] == "_lane_down")
+}
+
 /// The node's internal signals a bench compares and no node port carries
 /// (module doc): every `unused_*` wire (router, link and ejection counters,
-/// the NI's observability outputs, link status) and the `rx_overflows_<i>`
-/// registers, as `(name, width)`, read from the node top's declarations.
+/// the NI's observability outputs), the `rx_overflows_<i>` registers, the
+/// wires of [`OBSERVED_WIRES`] (the local port's flits and credits, `pl_rst`)
+/// and each link's status bus and lane-down, as `(name, width)`, read from
+/// the node top's declarations.
 pub fn node_observed(node_top: &str) -> Result<Vec<(String, usize)>> {
     let mut out = Vec::new();
     for line in node_top.lines() {
@@ -608,7 +626,11 @@ pub fn node_observed(node_top: &str) -> Result<Vec<(String, usize)>> {
         if name == "unused_inputs" || name.is_empty() {
             continue;
         }
-        if name.starts_with("unused_") || name.starts_with("rx_overflows_") {
+        if name.starts_with("unused_")
+            || name.starts_with("rx_overflows_")
+            || OBSERVED_WIRES.iter().any(|w| name.starts_with(w))
+            || is_link_status(name)
+        {
             out.push((name.to_string(), width));
         }
     }
@@ -774,6 +796,23 @@ mod tests {
             "{observed:?}"
         );
         assert!(!observed.iter().any(|o| o.0 == "unused_inputs"));
+        for (want, w) in [
+            ("pl_rst", 1),
+            ("ni_out_data", 128),
+            ("ni_in_vc", 4),
+            ("ni_credit_out_valid", 1),
+            ("ej_credit_vc", 4),
+            ("l1_st_state", 2),
+            ("l0_lane_down", 1),
+        ] {
+            assert!(
+                observed.contains(&(want.to_string(), w)),
+                "{want}: {observed:?}"
+            );
+        }
+        assert!(!observed
+            .iter()
+            .any(|o| o.0 == "l0_phy_tx_data" || o.0 == "ni_m_araddr"));
         assert_eq!(
             ports.len(),
             2 * (node_ports(p.links() as u32).len() + observed.len())

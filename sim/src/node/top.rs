@@ -86,6 +86,9 @@ pub struct GoldenNode {
     links: Vec<NodeLinkEnd>,
     pl_rst: ResetSync,
     pl_cycles: u64,
+    /// The link ends' outputs before the instant being stepped (one buffer,
+    /// refilled at every edge: `edge` is on a co-simulation's hot path).
+    before: Vec<LinkEndOutputs>,
 }
 
 impl GoldenNode {
@@ -123,6 +126,7 @@ impl GoldenNode {
             links,
             pl_rst: ResetSync::new(p.reset_stages).context("node: PL reset synchronizer")?,
             pl_cycles: 0,
+            before: Vec::with_capacity(topo.num_dir_ports()),
         })
     }
 
@@ -172,6 +176,11 @@ impl GoldenNode {
         &self.links[i]
     }
 
+    /// The synchronized PL reset (`pl_rst`) now.
+    pub fn pl_rst(&self) -> bool {
+        self.pl_rst.output()
+    }
+
     /// PL clock edges so far.
     pub fn pl_cycles(&self) -> u64 {
         self.pl_cycles
@@ -197,7 +206,9 @@ impl GoldenNode {
             );
         }
         let reset = self.pl_rst.output();
-        let before: Vec<LinkEndOutputs> = self.links.iter().map(NodeLinkEnd::outputs).collect();
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend(self.links.iter().map(NodeLinkEnd::outputs));
         let r_out = self.router.outputs();
         for (i, end) in self.links.iter_mut().enumerate() {
             let pi = pl.map(|_| PlInputs {
@@ -234,6 +245,7 @@ impl GoldenNode {
             self.pl_rst.edge(inp.rst);
             self.pl_cycles += 1;
         }
+        self.before = before;
         Ok(())
     }
 }

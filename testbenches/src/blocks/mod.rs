@@ -18,6 +18,7 @@ pub mod link_tx;
 pub mod network;
 pub mod ni;
 pub use ni::agents::NiPorts;
+pub mod node;
 pub mod node_pair;
 pub mod packet;
 pub mod reduce_alu;
@@ -60,6 +61,7 @@ pub fn all() -> Vec<BlockInfo> {
         ni::info(),
         network::info(),
         node_pair::info(),
+        node::info(),
     ]
 }
 

@@ -54,6 +54,29 @@ impl NodePairBench {
         self.check_watchdog(cycle)
     }
 
+    /// Checks of node `i` at its clock edge `cycle` (none in reset).
+    pub(crate) fn check_one_node(&mut self, i: usize, cycle: u64) -> Option<Mismatch> {
+        if self.reset_now {
+            return None;
+        }
+        self.check_node(i, cycle).err()
+    }
+
+    /// The checks of the whole bench at `cycle`, after every node's: the end
+    /// of a drain (the memories), the watchdog.
+    pub(crate) fn check_global(&mut self, cycle: u64) -> Option<Mismatch> {
+        if self.reset_now {
+            self.last_progress = cycle;
+            return None;
+        }
+        if self.phase == Phase::Drain {
+            if let Some(m) = self.check_drain(cycle) {
+                return Some(m);
+            }
+        }
+        self.check_watchdog(cycle)
+    }
+
     /// Checks of node `i` this cycle.
     fn check_node(&mut self, i: usize, cycle: u64) -> Result<(), Mismatch> {
         let prefix = format!("n{i}_");

@@ -97,7 +97,8 @@ use exanet_hdl::emit::Emitted;
 use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
-use node::{Node, NodePorts};
+use node::Node;
+pub(crate) use node::NodePorts;
 use std::collections::{HashMap, VecDeque};
 
 /// Cycles with work pending and nothing moving before the run fails.
@@ -175,6 +176,11 @@ pub struct NodePairBench {
     /// A node's completion queue left alone until this cycle (or until it
     /// was Busy for a while): node, end, Busy cycles seen.
     hold: Option<(usize, u64, u64)>,
+    /// Reset pulses in the middle of traffic (off where the bench drives
+    /// the reset itself: `exanet cosim node`).
+    mid_resets: bool,
+    /// Longest traffic phase, cycles (a short run still reaches drains).
+    phase_cap: u64,
 }
 
 impl NodePairBench {
@@ -221,7 +227,100 @@ impl NodePairBench {
             traffic_phases: 0,
             reset_at: None,
             hold: None,
+            mid_resets: true,
+            phase_cap: u64::MAX,
         })
+    }
+
+    /// The same bench without reset pulses in the middle of traffic (the
+    /// first of every three traffic phases runs to its end).
+    pub(crate) fn without_mid_resets(mut self) -> Self {
+        self.mid_resets = false;
+        self
+    }
+
+    /// The same bench with traffic phases of at most `cap` cycles.
+    pub(crate) fn with_phase_cap(mut self, cap: u64) -> Self {
+        self.phase_cap = cap;
+        self
+    }
+
+    /// Give every node its ports (a bench whose top is not the node pair's,
+    /// `exanet cosim node`); that bench drives the reset itself
+    /// ([`NodePairBench::set_in_reset`]).
+    pub(crate) fn bind_nodes(&mut self, ports: Vec<NodePorts>) {
+        for (node, p) in self.nodes.iter_mut().zip(ports) {
+            node.p = Some(p);
+        }
+        self.reset_port = None;
+    }
+
+    /// Whether the NIs are held in reset now (agents idle, no checks).
+    pub(crate) fn set_in_reset(&mut self, reset: bool) {
+        self.reset_now = reset;
+    }
+
+    /// The phases and the software set-up of `cycle` (before any node's
+    /// [`NodePairBench::drive_node`]); drives the reset port when the bench
+    /// has one. Returns whether the NIs are in reset.
+    pub(crate) fn drive_global(&mut self, rng: &mut Rng, cycle: u64) -> bool {
+        self.cycle = cycle;
+        if self.reset_at.is_some_and(|t| cycle >= t) && self.phase == Phase::Traffic {
+            self.mid_reset().expect("validated at construction");
+        }
+        if let Some((_, end, busy)) = self.hold {
+            if cycle >= end || busy >= 500 || self.phase != Phase::Traffic {
+                self.end_hold();
+            }
+        }
+        let reset = self.reset_now;
+        if let Some(port) = &self.reset_port {
+            port.set(reset as u64);
+        }
+        if !reset && !self.setup_done {
+            self.setup_done = true;
+            self.setup(rng);
+        }
+        // Phase changes.
+        match self.phase {
+            Phase::Setup if self.setup_done && self.nodes.iter().all(|n| n.sw_idle()) => {
+                self.phase = Phase::Measure;
+            }
+            Phase::Traffic if cycle > self.phase_start + self.phase_len => {
+                self.phase = Phase::Drain;
+                self.phase_start = cycle;
+            }
+            _ => {}
+        }
+        reset
+    }
+
+    /// Node `n`'s agents this cycle: new software accesses, AXI4-Lite
+    /// master, memory read and write slaves (idle in reset).
+    pub(crate) fn drive_node(&mut self, n: usize, rng: &mut Rng, cycle: u64) {
+        let reset = self.reset_now;
+        if !reset && self.nodes[n].sw.is_empty() && self.nodes[n].sw_idle() {
+            self.generate(rng, n);
+        }
+        let node = &mut self.nodes[n];
+        let p = node.p.clone().expect("bind() before running");
+        if reset {
+            node.axil.drive_reset(&p.ni);
+            node.rd.drive_reset(&p.ni);
+            node.wr.drive_reset(&p.ni);
+            return;
+        }
+        // Software: one access at a time.
+        if node.axil.idle() {
+            if let Some(op) = node.sw.pop_front() {
+                node.axil.start(op);
+            }
+        }
+        node.axil.drive(&p.ni, rng);
+        // Memory read.
+        node.rd.drive(&p.ni, rng, cycle, &node.mem);
+        // Memory write.
+        node.wr.drive(&p.ni, rng, cycle);
     }
 
     /// What the run exercised.
@@ -296,58 +395,9 @@ impl Bench for NodePairBench {
     }
 
     fn drive(&mut self, rng: &mut Rng, cycle: u64) {
-        self.cycle = cycle;
-        if self.reset_at.is_some_and(|t| cycle >= t) && self.phase == Phase::Traffic {
-            self.mid_reset().expect("validated at construction");
-        }
-        if let Some((_, end, busy)) = self.hold {
-            if cycle >= end || busy >= 500 || self.phase != Phase::Traffic {
-                self.end_hold();
-            }
-        }
-        let reset = self.reset_now;
-        self.reset_port
-            .as_ref()
-            .expect("bind() before running")
-            .set(reset as u64);
-        if !reset && !self.setup_done {
-            self.setup_done = true;
-            self.setup(rng);
-        }
-        // Phase changes.
-        match self.phase {
-            Phase::Setup if self.setup_done && self.nodes.iter().all(|n| n.sw_idle()) => {
-                self.phase = Phase::Measure;
-            }
-            Phase::Traffic if cycle > self.phase_start + self.phase_len => {
-                self.phase = Phase::Drain;
-                self.phase_start = cycle;
-            }
-            _ => {}
-        }
+        self.drive_global(rng, cycle);
         for n in 0..self.nodes.len() {
-            if !reset && self.nodes[n].sw.is_empty() && self.nodes[n].sw_idle() {
-                self.generate(rng, n);
-            }
-            let node = &mut self.nodes[n];
-            let p = node.p.clone().expect("bind() before running");
-            if reset {
-                node.axil.drive_reset(&p.ni);
-                node.rd.drive_reset(&p.ni);
-                node.wr.drive_reset(&p.ni);
-                continue;
-            }
-            // Software: one access at a time.
-            if node.axil.idle() {
-                if let Some(op) = node.sw.pop_front() {
-                    node.axil.start(op);
-                }
-            }
-            node.axil.drive(&p.ni, rng);
-            // Memory read.
-            node.rd.drive(&p.ni, rng, cycle, &node.mem);
-            // Memory write.
-            node.wr.drive(&p.ni, rng, cycle);
+            self.drive_node(n, rng, cycle);
         }
     }
 

@@ -58,15 +58,15 @@ pub(super) type Op = Access<Meta>;
 /// A node's ports: its NI's (`n{i}_…`, flits out `n{i}_tx_*`), the
 /// flits delivered to it, and the error counters.
 #[derive(Clone)]
-pub(super) struct NodePorts {
-    pub(super) ni: NiPorts,
-    pub(super) rx_valid: Port,
-    pub(super) rx_data: Port,
-    pub(super) rx_head: Port,
-    pub(super) rx_tail: Port,
-    pub(super) rx_vc: Port,
+pub(crate) struct NodePorts {
+    pub(crate) ni: NiPorts,
+    pub(crate) rx_valid: Port,
+    pub(crate) rx_data: Port,
+    pub(crate) rx_head: Port,
+    pub(crate) rx_tail: Port,
+    pub(crate) rx_vc: Port,
     /// Error counters that must stay 0: name, port.
-    pub(super) errors: Vec<(String, Port)>,
+    pub(crate) errors: Vec<(String, Port)>,
 }
 
 /// One node: golden NI, memory, software and memory agents.

@@ -243,6 +243,7 @@ impl NodePairBench {
         self.phase = Phase::Traffic;
         self.phase_start = self.cycle;
         self.phase_len = 2_000 + rng.below(20_000);
+        self.phase_len = self.phase_len.min(self.phase_cap);
         self.load = [0.02, 0.1, 0.3, 0.6][rng.below(4) as usize];
         // The first of every three phases ends early with a reset pulse in
         // the middle of its traffic. In the second, one node's software
@@ -258,8 +259,7 @@ impl NodePairBench {
             self.phase_len = self.phase_len.min(10_000);
             self.cov.cq_holds += 1;
         }
-        self.reset_at = k
-            .is_multiple_of(3)
+        self.reset_at = (self.mid_resets && k.is_multiple_of(3))
             .then(|| self.cycle + (self.phase_len / 2).min(3_000));
     }
 

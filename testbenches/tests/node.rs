@@ -1,0 +1,99 @@
+//! Co-simulation of `node`: whole node tops joined by golden PHYs, every
+//! node's PL clock and every cable's user clock drifting on its own, against
+//! golden nodes and golden NIs (see `exanet_tb::blocks::node`). The short
+//! 2x1x1 run and the wrong-golden runs share one Verilator build (the build
+//! cache hits); longer runs and the 2x2x1 are `#[ignore]`d (run them with
+//! `--ignored`; figures in BENCHMARKS.md).
+
+use exanet_tb::blocks::node::{info, matrix_points, parse_point, Fault, NodeBench};
+use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
+
+/// Seed of every run.
+const SEED: u64 = 7;
+
+/// The options of a run: no traced rebuild on a mismatch (only the
+/// mismatch matters here).
+fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
+    CosimOptions {
+        waveform_on_mismatch: false,
+        ..test_options(cycles, SEED, fail_dir)
+    }
+}
+
+/// A clean run of `point` for `cycles` PL cycles of node 0: no mismatch,
+/// and traffic went through every part (returns the coverage).
+fn clean(point: &str, cycles: u64) -> exanet_tb::blocks::node::NodeCoverage {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bench = NodeBench::new(parse_point(point).unwrap()).unwrap();
+    let r = run(&mut bench, &opts(cycles, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert!(
+        c.coincident > 0,
+        "a PL and a user edge at one instant: {c:?}"
+    );
+    assert!(c.frames > 100 && c.phy_words > 1000, "{c:?}");
+    assert!(c.pair.drains >= 1, "a drain (memories compared): {c:?}");
+    assert!(c.pair.rdma_writes > 5 && c.pair.delivered > 50, "{c:?}");
+    c
+}
+
+#[test]
+fn two_nodes_match_golden_and_wrong_goldens_are_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    assert_eq!((info().matrix)().len(), matrix_points().len());
+    clean(matrix_points()[0], 40_000);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(matrix_points()[0]).unwrap();
+    // One PHY word flipped on the golden side only: its link counters or
+    // status differ first, named.
+    let mut bench = NodeBench::with_fault(p.clone(), Fault::GoldenRxBit).unwrap();
+    let r = run(&mut bench, &opts(40_000, tmp.path())).unwrap();
+    let m = r.first.expect("the flipped golden word is caught");
+    println!("caught: {m}");
+    assert!(
+        m.port.starts_with("n1_obs_l0_") || m.port.starts_with("n1_obs_unused_l0_"),
+        "{m}"
+    );
+    // One byte of node 1's golden memory: caught at the first drain.
+    let mut bench = NodeBench::with_fault(p, Fault::GoldenMemByte).unwrap();
+    let r = run(&mut bench, &opts(40_000, tmp.path())).unwrap();
+    let m = r.first.expect("the golden memory byte is caught");
+    println!("caught: {m}");
+    assert!(m.port.contains("n1 memory byte"), "{m}");
+}
+
+/// Bit errors on every PHY direction: the links retransmit, RTL and golden
+/// agree on every counter.
+#[test]
+#[ignore]
+fn two_nodes_with_bit_errors_match_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    let c = clean("dims=2x1x1,phy_latency=4,cc_period=97,ber=0.00002", 60_000);
+    assert!(c.crc_errors > 0 && c.retransmissions > 0, "{c:?}");
+}
+
+#[test]
+#[ignore]
+fn two_nodes_long_run_matches_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    clean(matrix_points()[0], 200_000);
+}
+
+#[test]
+#[ignore]
+fn four_nodes_on_a_2x2_torus_match_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    clean(matrix_points()[1], 40_000);
+}
