@@ -587,7 +587,7 @@ struct BenchTop {
 /// synchronized PL reset, the NI's flits into the router and the router's
 /// credits back, the router's local output into the ejection adapter and
 /// its credits, the adapter's flits into the NI and its credits out.
-const OBSERVED_WIRES: [&str; 5] = ["pl_rst", "ni_out_", "ni_in_", "ni_credit_", "ej_"];
+pub const OBSERVED_WIRES: [&str; 5] = ["pl_rst", "ni_out_", "ni_in_", "ni_credit_", "ej_"];
 
 /// `l<i>_st_<field>` (link `i`'s status bus, `link_rx` to `link_tx`) and
 /// `l<i>_lane_down`.

@@ -95,9 +95,9 @@ const PL_STEP_PS: u64 = 29;
 const USER_PS: u64 = 6_206;
 const USER_STEP_PS: u64 = 17;
 /// Largest change of a period per edge, ps.
-const DRIFT_PS: u64 = 2;
+pub const DRIFT_PS: u64 = 2;
 /// Largest distance of a period from its base, ps.
-const WANDER_PS: u64 = 60;
+pub const WANDER_PS: u64 = 60;
 /// The NI's parameters (node-pair's first matrix point, with the node's
 /// dims): small queues, so the mailbox and completion queue fill.
 const NI_KEYS: &str = "channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8,read_queue_depth=4";
