@@ -114,6 +114,18 @@ pub const AR_SCRATCH_HI: u32 = 0x14;
 /// Slot: scratch bytes (two banks).
 pub const AR_SCRATCH_SIZE: u32 = 0x18;
 
+/// Every communicator slot register, in [`CommField`] order (its offset / 4):
+/// the one list the RTL generators and benches walk.
+pub const AR_COMM_FIELDS: [u32; 7] = [
+    AR_ORIGIN,
+    AR_EXTENT,
+    AR_RANK,
+    AR_CTRL,
+    AR_SCRATCH_LO,
+    AR_SCRATCH_HI,
+    AR_SCRATCH_SIZE,
+];
+
 /// Communicator slot register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommField {
