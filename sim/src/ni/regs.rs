@@ -93,6 +93,12 @@ pub const AR_TIMEOUT: u32 = 0x404;
 pub const AR_CNT_BASE: u32 = 0x410;
 /// Allreduce counters.
 pub const AR_CNT_COUNT: usize = 3;
+/// AR_CNT index of FRAGS_SENT.
+pub const AR_CNT_FRAGS_SENT: usize = 0;
+/// AR_CNT index of FRAGS_RECEIVED.
+pub const AR_CNT_FRAGS_RECEIVED: usize = 1;
+/// AR_CNT index of COMPLETIONS.
+pub const AR_CNT_COMPLETIONS: usize = 2;
 /// Fragments rejected by engine reason `r` (`allreduce::engine::FragReject`) at `AR_REJ_BASE + 4r` (RO).
 pub const AR_REJ_BASE: u32 = 0x440;
 /// Communicator slot `k` registers at `AR_COMM_BASE + AR_COMM_STRIDE·k`.
