@@ -74,9 +74,36 @@ impl NiBench {
         self.priv_write(regs::AR_THRESHOLD, [64, 4096][rng.below(2) as usize]);
     }
 
-    /// One malformed allreduce descriptor on channel page `page`.
+    /// Make slot `k` enabled with the PDID of a channel, and return that
+    /// channel's page: the channel whose PDID the slot has, else the slot
+    /// re-enabled with channel `c`'s (random configuration writes move
+    /// both). Read from the golden model: software's queue is empty here.
+    fn ar_channel_for(&mut self, k: usize, c: usize) -> u32 {
+        let g = &self.golden;
+        let ctrl = g
+            .axil_read_prot(ar_comm_reg(k, regs::AR_CTRL), Prot::Privileged)
+            .0;
+        let pdid = |c: usize| {
+            g.axil_read_prot(regs::CH_PDID_BASE + 4 * c as u32, Prot::Privileged)
+                .0
+                & 0xFFFF
+        };
+        if ctrl >> 31 == 1 {
+            if let Some(c) = (0..self.params.ni.channels).find(|&c| pdid(c) == ctrl & 0xFFFF) {
+                return regs::ch_page(c);
+            }
+        }
+        let v = pdid(c);
+        self.priv_write(ar_comm_reg(k, regs::AR_CTRL), v | 1 << 31);
+        regs::ch_page(c)
+    }
+
+    /// One malformed allreduce descriptor, mostly on a channel whose PDID
+    /// its communicator has (so that the later checks are reached), else
+    /// on channel page `page`.
     pub(super) fn ar_descriptor(&mut self, rng: &mut Rng, page: u32) {
         let n = self.params.ni.clone();
+        let c = rng.below(n.channels as u64) as usize;
         let lim = 1u64 << n.addr_bits;
         let ops = ReduceOp::ALL;
         let types = ReduceDtype::ALL;
@@ -93,7 +120,13 @@ impl NiBench {
         let mut src = region + esize * rng.below(256);
         let mut dst = region + esize * rng.below(256);
         let mut comm = 0u32;
-        match rng.below(10) {
+        let case = rng.below(10);
+        let page = match case {
+            0..=6 => self.ar_channel_for(0, c),
+            8 if n.ar_communicators > 1 => self.ar_channel_for(1, c),
+            _ => page,
+        };
+        match case {
             0 => count = 0,
             1 => count = (n.ar_max_vector_bytes as u64 / esize + 1 + rng.below(100)) as u32,
             // More scratch than slot 0 may have (64 bytes .. 1 MiB).
