@@ -1047,6 +1047,9 @@ mod tests {
         // (ring indices 7 bits wide).
         let mut p = NiRtlParams::default();
         p.ni.channels = 5;
+        // With the allreduce engine's first stage, so its template is
+        // scanned too.
+        p.ni.ar_communicators = 3;
         p
     }
 
@@ -1057,7 +1060,8 @@ mod tests {
     /// A template that writes one of them as a number fails here.
     #[test]
     fn codes_come_only_from_fields() {
-        let g = Geometry::new(&scan_point()).unwrap();
+        let g = Geometry::with_engine_check(&scan_point()).unwrap();
+        assert!(g.ar);
         let marked = body(&g, true).unwrap();
         let left = leftovers(&marked);
         assert!(
@@ -1086,7 +1090,7 @@ mod tests {
             "        else if (x_tcls != rx_cls) x_reason = 4'd11;",
             "        x_rq_fl = 8'd12;",
             "        5'h13: x_fmt = 1'b0;",
-            "    x_cq_st = 2'd3;",
+            "    x_cq_st = 3'd3;",
             "                if (w_off == 12'h028) begin a_status = 1'b1; end",
             "            if (s_wdata[2]) trk_lost <= 1'b0;",
             "    rsp_hdr$ptype = rq_rd[4:0];",
@@ -1100,7 +1104,7 @@ mod tests {
     /// the fields are the only difference between the two bodies.
     #[test]
     fn marked_and_real_bodies_differ_only_at_fields() {
-        let g = Geometry::new(&scan_point()).unwrap();
+        let g = Geometry::with_engine_check(&scan_point()).unwrap();
         let (m, r) = (body(&g, true).unwrap(), body(&g, false).unwrap());
         let (ml, rl): (Vec<_>, Vec<_>) = (m.lines().collect(), r.lines().collect());
         assert_eq!(ml.len(), rl.len());
