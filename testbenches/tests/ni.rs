@@ -462,3 +462,80 @@ fn an_edited_receive_path_is_caught() {
         5,
     );
 }
+
+/// The NI with the allreduce engine's first stage (4 communicator slots):
+/// malformed allreduce descriptors of every kind among the general
+/// traffic, the engine's registers read and written, compared with the
+/// golden NI transaction by transaction (every AXI4-Lite answer, so every
+/// completion's words, CH_ERR, AR_CNT). Accepted descriptors are kept out
+/// (the RTL does not run a collective yet).
+fn engine_point() -> exanet_hdl::ni::NiRtlParams {
+    let mut p = parse_point(matrix_points()[0]).unwrap();
+    p.ni.ar_communicators = 4;
+    p.ni.ar_queue_depth = 2;
+    p
+}
+
+#[test]
+fn allreduce_descriptors_match_the_golden_model() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bench = NiBench::new(engine_point()).unwrap();
+    let r = run(&mut bench, &test_options(2 * CYCLES, 0x71, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert!(c.ar_descriptors > 30, "{c:?}");
+    // BAD_COMM, NOT_MEMBER, BAD_TYPE, BAD_COUNT, BAD_ADDR; never OK.
+    for s in 1..=5 {
+        assert!(c.ar_status[s] > 0, "status {s}: {c:?}");
+    }
+    assert_eq!(c.ar_status[0], 0, "{c:?}");
+    // The general traffic goes on around them.
+    assert!(c.writes > 50 && c.rx_data > 20, "{c:?}");
+}
+
+/// The allreduce path's RTL edited (a rejected descriptor completing with
+/// status OK, the completion counter stepping by 2, the wrong txid) is
+/// caught on an AXI4-Lite read.
+#[test]
+fn an_edited_allreduce_path_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = engine_point();
+    let e = exanet_hdl::ni::emit_ni_with_engine_check(&p).unwrap();
+    for (k, (from, to)) in [
+        (
+            "ar_ncomp <= ar_ncomp + 32'd1;",
+            "ar_ncomp <= ar_ncomp + 32'd2;",
+        ),
+        ("ae_txid = ar_txid;", "ae_txid = ~ar_txid;"),
+        ("? 3'd0 : 3'd4;", "? 3'd0 : 3'd0;"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = tmp.path().join(format!("rtl{k}"));
+        let mut edited = e.clone();
+        let top = edited.modules.last_mut().unwrap();
+        assert!(top.1.contains(from), "`{from}` not in the emitted RTL");
+        top.1 = top.1.replace(from, to);
+        edited.write_dir(&dir).unwrap();
+        let mut bench = NiBench::new(p.clone()).unwrap();
+        let o = CosimOptions {
+            rtl_dir: Some(dir),
+            waveform_on_mismatch: false,
+            ..test_options(CYCLES, 0x72, tmp.path())
+        };
+        let r = run(&mut bench, &o).unwrap();
+        println!("{}", r.summary());
+        let m = r.first.expect("the edited RTL must be caught");
+        println!("  `{to}`: {m}");
+        assert!(m.port.starts_with("s_rdata"), "{m}");
+    }
+}

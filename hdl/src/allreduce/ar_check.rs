@@ -68,7 +68,7 @@ use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Masks a communicator slot register keeps of a write, by
-/// [`regs::CommField`] order (origin, extent, rank, ctrl, scratch lo, hi,
+/// [`regs::AR_COMM_FIELDS`] order (origin, extent, rank, ctrl, scratch lo, hi,
 /// size); the golden NI's (`masks_match_the_golden_ni`).
 pub const COMM_MASKS: [u32; 7] = [
     0x0000_0FFF,
@@ -432,16 +432,7 @@ mod tests {
     fn masks_match_the_golden_ni() {
         let p = ArCheckParams::default();
         let mut ni = Ni::new(&p.ni_params(), Coords::default()).unwrap();
-        let fields = [
-            regs::AR_ORIGIN,
-            regs::AR_EXTENT,
-            regs::AR_RANK,
-            regs::AR_CTRL,
-            regs::AR_SCRATCH_LO,
-            regs::AR_SCRATCH_HI,
-            regs::AR_SCRATCH_SIZE,
-        ];
-        for (i, f) in fields.into_iter().enumerate() {
+        for (i, f) in regs::AR_COMM_FIELDS.into_iter().enumerate() {
             assert_eq!(f as usize / 4, i, "field order");
             let a = ar_comm_reg(1, f);
             if f == regs::AR_CTRL {

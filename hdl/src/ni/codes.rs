@@ -18,13 +18,17 @@
 use super::geometry::Geometry;
 use super::vgen::Bits;
 use anyhow::{bail, ensure, Result};
+use exanet_sim::allreduce::engine::FRAG_REJECTS;
 use exanet_sim::ni::completion::{CqKind, CqStatus, CQ_W0_REASON};
-use exanet_sim::ni::descriptor::{CTRL_MASK, CTRL_NOTIFY, CTRL_OP, CTRL_TXID};
+use exanet_sim::ni::descriptor::{
+    AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_MASK, CTRL_NOTIFY, CTRL_OP, CTRL_TXID,
+    OP_ALLREDUCE,
+};
 use exanet_sim::ni::errors::RejectReason;
 use exanet_sim::ni::packetizer::{ACK_FLAGS, NACK_FULL};
 use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::rdma_tx::{READ_REQ_BYTES, READ_REQ_LAND, READ_REQ_LEN};
-use exanet_sim::ni::regs::{self, cnt, ChError};
+use exanet_sim::ni::regs::{self, cnt, ChError, AR_CNT_COMPLETIONS};
 use exanet_sim::ni::Ni as GoldenNi;
 use exanet_sim::packet::coords::{Coords, Field};
 use exanet_sim::packet::footer::FLAGS;
@@ -161,12 +165,14 @@ pub struct Flags {
     pub completion_max: Lit,
 }
 
-/// Completion kinds and status, as the RTL's 2-bit entry fields.
+/// Completion kinds and status, as the RTL's [`CQ_CODE_BITS`] entry fields.
 #[derive(Clone, Debug)]
 pub struct Cq {
     pub write_in: Lit,
     pub read_done: Lit,
     pub notify: Lit,
+    pub allreduce: Lit,
+    pub failed: Lit,
     pub ok: Lit,
     pub packet_rejected: Lit,
     pub untracked: Lit,
@@ -347,13 +353,35 @@ pub struct Codes {
     pub bits: RegBits,
     /// Packet sizes.
     pub size: Sizes,
+    /// The allreduce engine's descriptor fields and registers.
+    pub ar: ArCodes,
+}
+
+/// The allreduce engine's numbers: the descriptor layout (DESC_CTRL op,
+/// DESC_DEST fields) and the counter registers (node page).
+#[derive(Clone, Debug)]
+pub struct ArCodes {
+    /// DESC_CTRL op code of an allreduce descriptor (the `ctrl_op` width).
+    pub op_allreduce: Lit,
+    /// DESC_DEST fields: communicator, op, dtype.
+    pub comm: Bits,
+    pub op: Bits,
+    pub dtype: Bits,
+    /// AR_CNT\[0..AR_CNT_COUNT\] and AR_REJ\[0..FRAG_REJECTS\]: first
+    /// offset and one past the last, 12-bit.
+    pub cnt_first: Lit,
+    pub cnt_end: Lit,
+    pub rej_first: Lit,
+    pub rej_end: Lit,
+    /// AR_CNT index of COMPLETIONS (the one counter the first stage moves).
+    pub cnt_completions: Lit,
 }
 
 /// Bits of the RTL's reject reason (ERRQ W0, the REJ\[r\] index).
 pub const REASON_BITS: usize = CQ_W0_REASON.width as usize;
 
 /// Bits of the RTL's completion kind and status entry fields.
-pub const CQ_CODE_BITS: usize = 2;
+pub const CQ_CODE_BITS: usize = 3;
 
 /// The name of a packet type in the templates (every variant: a new
 /// packet type does not compile until the RTL handles it).
@@ -484,8 +512,8 @@ impl Codes {
         let cqk = |k: CqKind, name| lit(CQ_CODE_BITS, k as u64, name);
         let cqs = |s: CqStatus, name| lit(CQ_CODE_BITS, s as u64, name);
         ensure!(
-            (CqStatus::RemoteDenied as usize) < 1 << CQ_CODE_BITS
-                && (CqKind::Notify as usize) < 1 << CQ_CODE_BITS,
+            (CqStatus::Failed as usize) < 1 << CQ_CODE_BITS
+                && (CqKind::Allreduce as usize) < 1 << CQ_CODE_BITS,
             "NI RTL: completion kinds and status must fit {CQ_CODE_BITS} bits"
         );
         // The doorbell and PKT_SEND results are 4 bits, CH_ERR 8.
@@ -625,6 +653,8 @@ impl Codes {
                 write_in: cqk(CqKind::WriteIn, "cq.write_in"),
                 read_done: cqk(CqKind::ReadDone, "cq.read_done"),
                 notify: cqk(CqKind::Notify, "cq.notify"),
+                allreduce: cqk(CqKind::Allreduce, "cq.allreduce"),
+                failed: cqs(CqStatus::Failed, "cq.failed"),
                 ok: cqs(CqStatus::Ok, "cq.ok"),
                 packet_rejected: cqs(CqStatus::PacketRejected, "cq.packet_rejected"),
                 untracked: cqs(CqStatus::Untracked, "cq.untracked"),
@@ -772,6 +802,29 @@ impl Codes {
                 rr_land: bits(READ_REQ_LAND, marked),
                 rr_len: bits(READ_REQ_LEN, marked),
                 rr_zero: Bits::new(rr_top, 8 * READ_REQ_BYTES - rr_top, "rr_zero", marked),
+            },
+            ar: ArCodes {
+                op_allreduce: lit(
+                    CTRL_OP.width as usize,
+                    OP_ALLREDUCE as u64,
+                    "ar.op_allreduce",
+                ),
+                comm: bits(AR_DEST_COMM, marked),
+                op: bits(AR_DEST_OP, marked),
+                dtype: bits(AR_DEST_DTYPE, marked),
+                cnt_first: lit(12, regs::AR_CNT_BASE as u64, "ar.cnt_first"),
+                cnt_end: lit(
+                    12,
+                    (regs::AR_CNT_BASE + 4 * regs::AR_CNT_COUNT as u32) as u64,
+                    "ar.cnt_end",
+                ),
+                rej_first: lit(12, regs::AR_REJ_BASE as u64, "ar.rej_first"),
+                rej_end: lit(
+                    12,
+                    (regs::AR_REJ_BASE + 4 * FRAG_REJECTS as u32) as u64,
+                    "ar.rej_end",
+                ),
+                cnt_completions: lit(2, AR_CNT_COMPLETIONS as u64, "ar.cnt_completions"),
             },
             size: Sizes {
                 read_req: lit(9, READ_REQ_BYTES as u64, "size.read_req"),
@@ -994,6 +1047,9 @@ mod tests {
         // (ring indices 7 bits wide).
         let mut p = NiRtlParams::default();
         p.ni.channels = 5;
+        // With the allreduce engine's first stage, so its template is
+        // scanned too.
+        p.ni.ar_communicators = 3;
         p
     }
 
@@ -1004,7 +1060,8 @@ mod tests {
     /// A template that writes one of them as a number fails here.
     #[test]
     fn codes_come_only_from_fields() {
-        let g = Geometry::new(&scan_point()).unwrap();
+        let g = Geometry::with_engine_check(&scan_point()).unwrap();
+        assert!(g.ar);
         let marked = body(&g, true).unwrap();
         let left = leftovers(&marked);
         assert!(
@@ -1033,7 +1090,7 @@ mod tests {
             "        else if (x_tcls != rx_cls) x_reason = 4'd11;",
             "        x_rq_fl = 8'd12;",
             "        5'h13: x_fmt = 1'b0;",
-            "    x_cq_st = 2'd3;",
+            "    x_cq_st = 3'd3;",
             "                if (w_off == 12'h028) begin a_status = 1'b1; end",
             "            if (s_wdata[2]) trk_lost <= 1'b0;",
             "    rsp_hdr$ptype = rq_rd[4:0];",
@@ -1047,7 +1104,7 @@ mod tests {
     /// the fields are the only difference between the two bodies.
     #[test]
     fn marked_and_real_bodies_differ_only_at_fields() {
-        let g = Geometry::new(&scan_point()).unwrap();
+        let g = Geometry::with_engine_check(&scan_point()).unwrap();
         let (m, r) = (body(&g, true).unwrap(), body(&g, false).unwrap());
         let (ml, rl): (Vec<_>, Vec<_>) = (m.lines().collect(), r.lines().collect());
         assert_eq!(ml.len(), rl.len());

@@ -204,6 +204,9 @@ pub struct Geometry {
     pub rqa: usize,
     /// Read queue index bits.
     pub rda: usize,
+    /// The allreduce engine's first stage is in (`ni.ar_communicators >
+    /// 0`, only through [`Geometry::with_engine_check`]).
+    pub ar: bool,
 }
 
 /// Flits of the largest packet the NI receives (`2 + P/16`): a sender
@@ -294,11 +297,32 @@ pub struct Keys {
     pub rdnm1: usize,
     pub pd: usize,
     pub pdm1: usize,
+    /// The allreduce engine's registers, descriptor check and completions
+    /// are generated.
+    pub ar: bool,
 }
 
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
+    /// `ni.ar_communicators` must be 0: the allreduce engine's data path is
+    /// not in the RTL yet, so an NI with an engine would diverge from the
+    /// golden model on every accepted descriptor.
     pub fn new(p: &NiRtlParams) -> Result<Geometry> {
+        Self::derive(p, false)
+    }
+
+    /// As [`Geometry::new`], but `ni.ar_communicators > 0` is taken: the
+    /// engine's first stage (registers, descriptor check, the completion
+    /// of a rejected descriptor, AR_CNT / AR_REJ) is generated. An
+    /// **accepted** descriptor is not run by this RTL (it completes with
+    /// status OK and writes nothing, where the golden engine runs the
+    /// collective), so this is for the `ni` bench, whose stimulus keeps
+    /// accepted descriptors out, and never for `exanet generate`.
+    pub fn with_engine_check(p: &NiRtlParams) -> Result<Geometry> {
+        Self::derive(p, true)
+    }
+
+    fn derive(p: &NiRtlParams, engine_check: bool) -> Result<Geometry> {
         p.ni.validate()?;
         let n = &p.ni;
         if !(2..=1024).contains(&p.buffer_flits) {
@@ -338,7 +362,7 @@ impl Geometry {
                 ahead.end()
             );
         }
-        if n.ar_communicators != 0 {
+        if n.ar_communicators != 0 && !engine_check {
             bail!(
                 "ni.ar_communicators = {}: must be 0 in the NI RTL (its allreduce engine is in the golden model only, so far)",
                 n.ar_communicators
@@ -370,6 +394,7 @@ impl Geometry {
             cqa: clog2(n.cq_depth),
             rqa: clog2(n.resp_queue_depth),
             rda: clog2(n.read_queue_depth),
+            ar: n.ar_communicators > 0,
             p: p.clone(),
         })
     }
@@ -435,6 +460,7 @@ impl Geometry {
             rdnm1: ((1usize << self.rda) - 1),
             pd: n.poison_depth,
             pdm1: n.poison_depth - 1,
+            ar: self.ar,
         }
     }
 }

@@ -207,6 +207,7 @@
 //! a power of two in [`rdma_tx::TX_AHEAD_RANGE`]; RTL only, see
 //! [`rdma_tx`]).
 
+pub mod allreduce;
 pub mod axi_master;
 pub mod axil_regs;
 pub mod codes;
@@ -219,4 +220,4 @@ pub mod top;
 pub mod vgen;
 
 pub use geometry::{rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, NiRtlParams};
-pub use top::{emit_ni, ni_top_name, Ni};
+pub use top::{emit_ni, emit_ni_with_engine_check, ni_top_name, Ni};

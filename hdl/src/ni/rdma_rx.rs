@@ -105,7 +105,7 @@
 //! completion is readable from the cycle after its B handshake (figures in
 //! BENCHMARKS.md, "Network interface").
 
-use super::codes::{Codes, REASON_BITS};
+use super::codes::{Codes, CQ_CODE_BITS, REASON_BITS};
 use super::geometry::{Geometry, Keys};
 use super::records::Records;
 use super::vgen::{block, pad, render, Bits, Queue, Word};
@@ -114,6 +114,7 @@ use askama::Template;
 use exanet_sim::ni::completion as cqw;
 use exanet_sim::ni::errors as eqw;
 use exanet_sim::packet::coords::Field;
+use exanet_sim::packet::footer::FLAGS;
 
 /// Index bits of the landing queue: up to `2^LQA` accepted data packets'
 /// writes in flight (decided, B not yet taken).
@@ -202,6 +203,10 @@ struct RdmaRx<'a> {
     mbwap3: usize,
     /// `2^addr_bits` in hex: the range limit.
     lim: String,
+    /// Top bit of a completion kind / status code.
+    cqcm1: usize,
+    /// Zero padding of a completion status to the response flags.
+    stflpad: String,
 }
 
 /// The Verilog of the receive path.
@@ -280,6 +285,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             kiw: g.cw + g.sa - 1,
             mbwap3: g.mbwa + 3,
             lim: format!("{:x}", 1u64 << n.addr_bits),
+            cqcm1: CQ_CODE_BITS - 1,
+            stflpad: pad(FLAGS.width as usize - CQ_CODE_BITS),
         },
         "rdma_rx",
     )

@@ -3,6 +3,7 @@
 
 use super::codes::Codes;
 use super::records::Records;
+use crate::allreduce::ar_check::ArCheck;
 use crate::common::crc32::Crc32;
 use crate::emit::{emit, Emitted};
 use crate::packet::footer::{FooterPack, FooterUnpack};
@@ -29,15 +30,19 @@ macro_rules! ni_block {
         pub struct Ni {
             $( $(#[$m])* pub $port: Signal<$dir, $ty>, )*
             $( $child: $cty, )*
+            /// The allreduce engine's registers and descriptor check: one
+            /// with an engine (`ni.ar_communicators > 0`), else none.
+            ar: Vec<ArCheck>,
             _body: String,
         }
 
         impl Ni {
             /// Every port at its default, every child new, and the body.
-            fn assemble(body: String) -> Result<Ni> {
+            fn assemble(body: String, ar: Vec<ArCheck>) -> Result<Ni> {
                 Ok(Ni {
                     $( $port: Default::default(), )*
                     $( $child: <$cty>::new()?, )*
+                    ar,
                     _body: body,
                 })
             }
@@ -212,7 +217,23 @@ ni_block! {
 impl Ni {
     /// The NI of `p`; errors name the unsupported key.
     pub fn new(p: &NiRtlParams) -> Result<Ni> {
-        Ni::assemble(body(&Geometry::new(p)?, false)?)
+        Ni::of(&Geometry::new(p)?)
+    }
+
+    /// The NI of `p` with the allreduce engine's first stage when
+    /// `ni.ar_communicators > 0` ([`Geometry::with_engine_check`]: for the
+    /// `ni` bench only; an accepted descriptor is not run).
+    pub fn with_engine_check(p: &NiRtlParams) -> Result<Ni> {
+        Ni::of(&Geometry::with_engine_check(p)?)
+    }
+
+    fn of(g: &Geometry) -> Result<Ni> {
+        let ar = if g.ar {
+            vec![ArCheck::new(&super::allreduce::check_params(g))?]
+        } else {
+            Vec::new()
+        };
+        Ni::assemble(body(g, false)?, ar)
     }
 }
 
@@ -228,6 +249,7 @@ pub fn body(g: &Geometry, marked: bool) -> Result<String> {
     body.push_str(&super::rdma_tx::verilog(g, &c, &r)?);
     body.push_str(&super::axi_master::verilog(g)?);
     body.push_str(&super::rdma_rx::verilog(g, &c, &r)?);
+    body.push_str(&super::allreduce::verilog(g, &c, &r)?);
     Ok(body)
 }
 
@@ -283,6 +305,23 @@ impl Logic for Ni {
         connect_header_pack(&mut self.rsp_hdr);
         connect_footer_pack(&mut self.footer_pack);
         connect_footer_pack(&mut self.rsp_ftr);
+        for a in &mut self.ar {
+            a.clock.connect();
+            a.reset.connect();
+            a.node.connect();
+            a.wr.connect();
+            a.wr_addr.connect();
+            a.wr_data.connect();
+            a.rd_addr.connect();
+            a.chk.connect();
+            a.d_op.connect();
+            a.d_dtype.connect();
+            a.d_count.connect();
+            a.d_src.connect();
+            a.d_dst.connect();
+            a.d_comm.connect();
+            a.d_pdid.connect();
+        }
     }
 
     fn hdl(&self) -> Verilog {
@@ -293,8 +332,12 @@ impl Logic for Ni {
 /// Top module name of a parameter point, e.g. `exanet_ni_c4_d16_s4_m64_p256_a40_w8_b32_v0r2q2_t8`.
 pub fn ni_top_name(p: &NiRtlParams) -> String {
     let n = &p.ni;
+    let ar = match n.ar_communicators {
+        0 => String::new(),
+        k => format!("_ar{k}"),
+    };
     format!(
-        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}r{}q{}_t{}",
+        "exanet_ni_c{}_d{}_s{}_m{}_p{}_a{}_w{}_b{}_v{}r{}q{}_t{}{ar}",
         n.channels,
         n.desc_queue_depth,
         n.pkt_slots,
@@ -313,6 +356,14 @@ pub fn ni_top_name(p: &NiRtlParams) -> String {
 /// Validate `p` and emit its NI as Verilog.
 pub fn emit_ni(p: &NiRtlParams) -> Result<Emitted> {
     let mut uut = Ni::new(p)?;
+    emit(&mut uut, &ni_top_name(p))
+}
+
+/// As [`emit_ni`], with the allreduce engine's first stage when
+/// `ni.ar_communicators > 0` (see [`Ni::with_engine_check`]; the top name
+/// then ends `_ar<communicators>`).
+pub fn emit_ni_with_engine_check(p: &NiRtlParams) -> Result<Emitted> {
+    let mut uut = Ni::with_engine_check(p)?;
     emit(&mut uut, &ni_top_name(p))
 }
 
@@ -405,6 +456,43 @@ mod tests {
             assert!(e.text().contains(&mem), "{} lacks `{mem}`", e.top);
             assert_lint_clean(&e);
         }
+    }
+
+    /// With the allreduce engine's first stage: lint clean at the default
+    /// and a small point, the child instantiated, and `exanet generate`'s
+    /// path (`emit_ni`) still refusing the key.
+    #[test]
+    fn engine_check_points_lint_clean() {
+        let mut d = NiRtlParams::default();
+        d.ni.ar_communicators = 4;
+        let mut s = small();
+        s.ni.ar_communicators = 1;
+        s.ni.ar_queue_depth = 3;
+        s.ni.torus_dims = [3, 1, 2];
+        for p in [d, s] {
+            let e = emit_ni_with_engine_check(&p).unwrap();
+            assert!(e.top.ends_with(&format!("_ar{}", p.ni.ar_communicators)));
+            // The child is instantiated and driven: its check input and
+            // its status output appear in the top module.
+            let top = &e.modules.last().unwrap().1;
+            assert!(
+                top.contains("ar_0_chk") && top.contains("ar_0_status"),
+                "{top}"
+            );
+            if std::env::var("EXANET_DUMP_NI").is_ok() {
+                std::fs::write("/tmp/ni_ar.v", e.text()).unwrap();
+            }
+            assert!(!e.text().contains('$'));
+            assert_lint_clean(&e);
+            let err = emit_ni(&p).unwrap_err().to_string();
+            assert!(err.contains("ni.ar_communicators"), "{err}");
+        }
+        // Without an engine the two paths emit the same NI.
+        let p = NiRtlParams::default();
+        assert_eq!(
+            emit_ni(&p).unwrap().text(),
+            emit_ni_with_engine_check(&p).unwrap().text()
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ reg acc_ok;
 reg wr_fire;
 reg rd_fire;
 always @(*) begin
-    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !rsp_go && !x_commit && !reset;
+    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !rsp_go && !x_commit && !reset{% if k.ar %} && !ar_hold{% endif %};
     wr_fire = acc_ok && s_awvalid && s_wvalid;
     rd_fire = acc_ok && s_arvalid && !(s_awvalid && s_wvalid);
     s_awready = wr_fire;
@@ -58,7 +58,8 @@ reg [{{ k.cwm1 }}:0] w_ch;
 reg  [3:0] w_win;
 reg        w_ok;
 reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata, a_eqpop;
-reg a_status, a_cqpop, a_mbpop;
+reg a_status, a_cqpop, a_mbpop;{% if k.ar %}
+reg a_ardb, a_arw;{% endif %}
 reg  [3:0] db_code;
 reg  [3:0] ps_code;
 reg [42:0] lsum;
@@ -75,6 +76,13 @@ always @(*) begin
     lsum = {1'b0, st_laddr_hi[w_ch], st_laddr_lo[w_ch]} + {11'd0, st_len[w_ch]};
     rsum = {1'b0, st_raddr_hi[w_ch], st_raddr_lo[w_ch]} + {11'd0, st_len[w_ch]};
     db_code = 4'd0;
+{%- if k.ar %}
+    // An allreduce descriptor goes to the engine: refused only when its
+    // completions waiting for CQ room fill its queue.
+    if (db_ar) begin
+        if (ar_qfull) db_code = {{ c.ch.queue_full }};
+    end else
+{%- endif %}
     if (dq_count[w_ch] >= {{ k.dqw }}'d{{ k.dqd }}) db_code = {{ c.ch.queue_full }};
     else if (st_ctrl[w_ch]{{ c.bits.ctrl_bad_op }}) db_code = {{ c.ch.bad_op }};
     else if (st_len[w_ch] == 32'd0) db_code = {{ c.ch.bad_len }};
@@ -85,7 +93,8 @@ always @(*) begin
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
     a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
-    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0;
+    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0;{% if k.ar %}
+    a_ardb = 1'b0; a_arw = 1'b0;{% endif %}
     if (s_awaddr[1:0] == 2'd0) begin
         if (w_page == {{ c.reg.node_page }}) begin
             if (s_awprot) begin
@@ -97,7 +106,8 @@ always @(*) begin
                 else if ((w_off{{ c.reg.win_region_bits }} == {{ c.reg.win_region.b() }}) && (w_win < 4'd{{ k.win }}) && ((w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_hi.h() }})
                          || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_hi.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_ctrl.h() }}))) begin
                     a_win = 1'b1; w_ok = 1'b1;
-                end
+                end{% if k.ar %}
+                else if (ar$0$wr_ok) begin a_arw = 1'b1; w_ok = 1'b1; end{% endif %}
             end
         end else if (w_page == {{ c.reg.cq_page }}) begin
             if (w_off == {{ c.reg.cq_pop.h() }}) begin a_cqpop = 1'b1; w_ok = 1'b1; end
@@ -108,7 +118,7 @@ always @(*) begin
                 {{ c.reg.ch_pdid.h() }}: a_pdidw = 1'b1;
                 {{ c.reg.ch_err.h() }}: begin a_errclr = 1'b1; w_ok = 1'b1; end
                 {% for d in c.reg.desc %}{% if !loop.first %}, {% endif %}{{ d.h() }}{% endfor %}: begin a_desc = 1'b1; w_ok = 1'b1; end
-                {{ c.reg.doorbell.h() }}: begin a_db = 1'b1; w_ok = (db_code == 4'd0); end
+                {{ c.reg.doorbell.h() }}: begin {% if k.ar %}if (db_ar) a_ardb = 1'b1; else {% endif %}a_db = 1'b1; w_ok = (db_code == 4'd0); end
                 {{ c.reg.pkt_dest.h() }}: begin a_pdest = 1'b1; w_ok = 1'b1; end
                 {{ c.reg.pkt_send.h() }}: begin a_psend = 1'b1; w_ok = (ps_code == 4'd0); end
                 default: if ((w_off >= {{ c.reg.pkt_data.h() }}) && (w_off < {{ c.reg.pkt_data_end.h() }})) begin a_pdata = 1'b1; w_ok = 1'b1; end
@@ -176,7 +186,9 @@ always @(*) begin
                                 {{ c.reg.win_ctrl.h() }}: r_val = { {{- win_ctrl }}};
                                 default: r_ok = 1'b0;
                             endcase
-                        end else r_ok = 1'b0;
+                        end{% if k.ar %}
+                        else if (ar_rd_ok) r_val = ar_rd_val;{% endif %}
+                        else r_ok = 1'b0;
                     end
                 endcase
             end
@@ -298,7 +310,7 @@ always @(posedge clock) begin
                     default: st_ctrl[w_ch] <= s_wdata & {{ c.bits.ctrl_mask.hg() }};
                 endcase
             end
-            if (a_db && (db_code != 4'd0)) ch_err[w_ch] <= {4'd0, db_code};
+            if ((a_db{% if k.ar %} || a_ardb{% endif %}) && (db_code != 4'd0)) ch_err[w_ch] <= {4'd0, db_code};
             if (a_pdest) pkt_dest[w_ch] <= s_wdata{{ c.bits.coords }};
             if (a_psend && (ps_code != 4'd0)) ch_err[w_ch] <= {4'd0, ps_code};
         end

@@ -115,7 +115,7 @@ always @(*) begin
 {%- endfor %}
     tk_f1 = ~tk_v & (tk_v + {{ k.pd }}'d1);
     // The oldest write in flight lands (B); what it posts.
-    w_land = m_bvalid && (lq_count != 4'd0);
+    w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};
     lq_rd = lq_mem[lq_head];
     lp_post = w_land && (lq_rd{{ r.lq.at("cq_v") }} || lq_rd{{ r.lq.at("rq_v") }});
 end
@@ -175,7 +175,7 @@ reg        x_mb;
 reg        x_ack;
 reg        x_last;
 reg        x_tkhit;
-reg  [1:0] x_st;
+reg  [{{ cqcm1 }}:0] x_st;
 reg        x_rsp_rej;
 reg        x_need_cq;
 reg        x_need_rq;
@@ -192,8 +192,8 @@ reg        x_defer;
 reg  [4:0] x_rq_pt;
 reg  [7:0] x_rq_fl;
 reg [{{ r.rq.width() - 1 }}:0] x_rq_ent;
-reg  [1:0] x_cq_kind;
-reg  [1:0] x_cq_st;
+reg  [{{ cqcm1 }}:0] x_cq_kind;
+reg  [{{ cqcm1 }}:0] x_cq_st;
 reg  [3:0] x_cq_rs;
 reg [{{ r.cq.width() - 1 }}:0] x_cq_ent;
 reg        ak_fire;
@@ -284,7 +284,7 @@ always @(*) begin
     // effects land first), nor while copying, nor in a cycle a landing write
     // posts (one push per queue and cycle), nor for a data packet while the
     // landing queue is full.
-    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post
+    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold{% endif %}
             && !(x_accept && x_data && (lq_count == 4'd{{ lqd }}));
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;
@@ -305,11 +305,11 @@ always @(*) begin
         x_rq_fl = {{ c.fl.read_busy }};
     end else begin
         x_rq_pt = {{ c.pt.rdma_completion.h() }};
-        x_rq_fl = {6'd0, x_st};
+        x_rq_fl = { {{- stflpad }}x_st};
     end
     x_rq_ent = {x_rq_fl, footer_unpack$txid, header_unpack$pdid, footer_unpack$src, x_rq_pt};
     x_cq_kind = (x_pt == {{ c.pt.rdma_write.h() }}) ? {{ c.cq.write_in }} : ((x_pt == {{ c.pt.rdma_completion.h() }}) ? {{ c.cq.notify }} : {{ c.cq.read_done }});
-    x_cq_st = (x_pt == {{ c.pt.rdma_completion.h() }}) ? footer_unpack$flags[1:0] : ((x_pt == {{ c.pt.nack.h() }}) ? {{ c.cq.remote_denied }} : x_st);
+    x_cq_st = (x_pt == {{ c.pt.rdma_completion.h() }}) ? footer_unpack$flags[{{ cqcm1 }}:0] : ((x_pt == {{ c.pt.nack.h() }}) ? {{ c.cq.remote_denied }} : x_st);
     x_cq_rs = (x_pt == {{ c.pt.nack.h() }}) ? footer_unpack$flags[3:0] : 4'd0;
     x_cq_ent = {header_unpack$pdid, footer_unpack$src, footer_unpack$txid, x_cq_rs, x_cq_st, x_cq_kind};
     // An acknowledgement of one of this node's messages.
@@ -352,7 +352,7 @@ always @(*) begin
     lq_pop = w_land;
     lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};
     lp_rq = w_land && lq_rd{{ r.lq.at("rq_v") }};
-    cq_push = cq_wr || lp_cq;
+    cq_push = cq_wr || lp_cq{% if k.ar %} || ar_cq{% endif %};
     rq_push = rq_wr || lp_rq;
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != {{ cqw }}'d0) || cq_push);
@@ -380,7 +380,8 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
-    else if (lp_cq) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};
+    else if (lp_cq) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
+    else if (ar_cq) cq_mem[cq_tail] <= ar_ent;{% endif %}
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
     else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
     if (lq_push) lq_mem[lq_tail] <= {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
@@ -527,7 +528,7 @@ always @(*) begin
     m_wdata = mw_sh[127:0];
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
     m_wlast = (mw_k == mw_beats - 5'd1);
-    m_bready = (lq_count != 4'd0);
+    m_bready = (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};
     // A credit per ring word freed, in order within its ring, on its flit's
     // VC; class 1 first.
     cr1 = (fr_p1 != dn_p1);

@@ -70,6 +70,25 @@ pub const CTRL_TXID: Field = Field {
     width: 14,
 };
 
+/// DESC_DEST \[3:0\] of an allreduce descriptor: the communicator slot.
+pub const AR_DEST_COMM: Field = Field {
+    name: "ar_comm",
+    offset: 0,
+    width: 4,
+};
+/// DESC_DEST \[6:4\] of an allreduce descriptor: the `reduce_alu` op code.
+pub const AR_DEST_OP: Field = Field {
+    name: "ar_op",
+    offset: 4,
+    width: 3,
+};
+/// DESC_DEST \[9:7\] of an allreduce descriptor: the `reduce_alu` dtype code.
+pub const AR_DEST_DTYPE: Field = Field {
+    name: "ar_dtype",
+    offset: 7,
+    width: 3,
+};
+
 impl Staging {
     /// Write a field; bits outside the field read back as zero.
     pub fn write(&mut self, f: DescField, v: u32) {

@@ -4,6 +4,7 @@
 use super::channel::Channel;
 use super::completion::{CompletionQueue, CqEntry, CqKind, CqStatus, TransferTracker};
 use super::counters::Counters;
+use super::descriptor::{AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID};
 use super::errors::{ErrorEntry, ErrorQueue, RejectReason};
 use super::mailbox::{Mailbox, MailboxEntry};
 use super::memory::{MemWrite, SparseMemory};
@@ -358,7 +359,11 @@ impl Ni {
             Reg::ArTimeout => self.engine.as_ref().map_or(0, |e| e.timeout() as u32),
             Reg::ArCounter(i) => self.engine.as_ref().map_or(0, |e| {
                 let c = e.counters();
-                [c.fragments_sent, c.fragments_received, c.completions][i] as u32
+                match i {
+                    regs::AR_CNT_FRAGS_SENT => c.fragments_sent as u32,
+                    regs::AR_CNT_FRAGS_RECEIVED => c.fragments_received as u32,
+                    _ => c.completions as u32,
+                }
             }),
             Reg::ArRej(r) => self
                 .engine
@@ -856,13 +861,13 @@ impl Ni {
         let addr = |lo, hi| st.read(lo) as u64 | (st.read(hi) as u64) << 32;
         let dest = st.read(DescField::Dest);
         let d = ArDescriptor {
-            op: (dest >> 4 & 7) as u64,
-            dtype: (dest >> 7 & 7) as u64,
+            op: AR_DEST_OP.get(dest as u128),
+            dtype: AR_DEST_DTYPE.get(dest as u128),
             count: st.read(DescField::Len),
             src: addr(DescField::LaddrLo, DescField::LaddrHi),
             dst: addr(DescField::RaddrLo, DescField::RaddrHi),
-            comm: (dest & 0xF) as u8,
-            txid: (st.read(DescField::Ctrl) >> 16 & 0x3FFF) as u16,
+            comm: AR_DEST_COMM.get(dest as u128) as u8,
+            txid: CTRL_TXID.get(st.read(DescField::Ctrl) as u128) as u16,
             pdid: ch.pdid,
         };
         let e = self.engine.as_mut().expect("allreduce_staged");

@@ -93,6 +93,12 @@ pub const AR_TIMEOUT: u32 = 0x404;
 pub const AR_CNT_BASE: u32 = 0x410;
 /// Allreduce counters.
 pub const AR_CNT_COUNT: usize = 3;
+/// AR_CNT index of FRAGS_SENT.
+pub const AR_CNT_FRAGS_SENT: usize = 0;
+/// AR_CNT index of FRAGS_RECEIVED.
+pub const AR_CNT_FRAGS_RECEIVED: usize = 1;
+/// AR_CNT index of COMPLETIONS.
+pub const AR_CNT_COMPLETIONS: usize = 2;
 /// Fragments rejected by engine reason `r` (`allreduce::engine::FragReject`) at `AR_REJ_BASE + 4r` (RO).
 pub const AR_REJ_BASE: u32 = 0x440;
 /// Communicator slot `k` registers at `AR_COMM_BASE + AR_COMM_STRIDE·k`.
@@ -113,6 +119,18 @@ pub const AR_SCRATCH_LO: u32 = 0x10;
 pub const AR_SCRATCH_HI: u32 = 0x14;
 /// Slot: scratch bytes (two banks).
 pub const AR_SCRATCH_SIZE: u32 = 0x18;
+
+/// Every communicator slot register, in [`CommField`] order (its offset / 4):
+/// the one list the RTL generators and benches walk.
+pub const AR_COMM_FIELDS: [u32; 7] = [
+    AR_ORIGIN,
+    AR_EXTENT,
+    AR_RANK,
+    AR_CTRL,
+    AR_SCRATCH_LO,
+    AR_SCRATCH_HI,
+    AR_SCRATCH_SIZE,
+];
 
 /// Communicator slot register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -248,21 +248,16 @@ impl ArCheckBench {
         } else {
             rng.below(c as u64) as usize
         };
-        let fields = [
-            regs::AR_ORIGIN,
-            regs::AR_EXTENT,
-            regs::AR_RANK,
-            regs::AR_CTRL,
-            regs::AR_SCRATCH_LO,
-            regs::AR_SCRATCH_HI,
-            regs::AR_SCRATCH_SIZE,
-            0x1C,
-        ];
+        // Every slot field, and the unmapped word after them.
+        let n = regs::AR_COMM_FIELDS.len() as u64;
         // Disabling first makes the other fields writable.
         let f = if k < c && self.g(k, regs::AR_CTRL) >> 31 == 1 && rng.chance(0.3) {
             regs::AR_CTRL
         } else {
-            fields[rng.below(fields.len() as u64) as usize]
+            match rng.below(n + 1) {
+                i if i < n => regs::AR_COMM_FIELDS[i as usize],
+                _ => 4 * n as u32,
+            }
         };
         let bad = rng.below(12) == 0;
         let dim = |i: usize, rng: &mut Rng| {
@@ -570,7 +565,10 @@ impl Bench for ArCheckBench {
                 ) {
                     return Some(m);
                 }
-                if !ok && field.is_some_and(|f| f != regs::AR_CTRL && f < 0x1C) {
+                if !ok
+                    && field
+                        .is_some_and(|f| f != regs::AR_CTRL && regs::AR_COMM_FIELDS.contains(&f))
+                {
                     self.cov.locked_writes += 1;
                 }
             }

@@ -18,6 +18,13 @@ pub struct NiCoverage {
     pub axil_writes: u64,
     pub axil_reads: u64,
     pub slverr: u64,
+    /// Allreduce descriptors posted (all malformed); software actions
+    /// dropped because a DOORBELL in them would start a collective (the
+    /// RTL runs none yet); allreduce completions by `ArStatus` code, as
+    /// the golden model will post them.
+    pub ar_descriptors: u64,
+    pub ar_kept_out: u64,
+    pub ar_status: [u64; 8],
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,

@@ -94,6 +94,7 @@
 //! reset pulse, the others go on with the same state.
 
 pub(crate) mod agents;
+mod allreduce;
 mod burst;
 mod check;
 mod coverage;
@@ -112,7 +113,9 @@ use agents::{AxiReadSlave, AxilMaster, NiPorts, TxFlits};
 use anyhow::Result;
 use burst::MbBurst;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams};
+use exanet_hdl::ni::{
+    emit_ni_with_engine_check, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams,
+};
 use exanet_sim::ni::{Ni, NiParams, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
@@ -223,7 +226,9 @@ impl NiBench {
     /// A bench whose golden model has other parameters than the RTL: only
     /// for showing that the bench catches a wrong model.
     pub fn with_golden(params: NiRtlParams, golden_params: NiParams) -> Result<Self> {
-        exanet_hdl::ni::Geometry::new(&params)?;
+        // With `ni.ar_communicators > 0`: the engine's first stage, and a
+        // stimulus with no accepted allreduce descriptor (`allreduce`).
+        exanet_hdl::ni::Geometry::with_engine_check(&params)?;
         let me = Coords::new(3, 1, 2, 1)?;
         let mut rng = Rng::new(0xE1A5);
         let lim = 1u64 << params.ni.addr_bits;
@@ -326,7 +331,7 @@ impl Bench for NiBench {
     }
 
     fn emit(&self) -> Result<Emitted> {
-        emit_ni(&self.params)
+        emit_ni_with_engine_check(&self.params)
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {

@@ -23,8 +23,13 @@ impl NiBench {
             regs::win_reg(0, regs::WIN_CTRL),
             self.rx.pdid as u32 | 1 << 31,
         );
+        let mut pdids = Vec::new();
         for c in 0..n.channels {
-            self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, rng.bits(16) as u32);
+            pdids.push(rng.bits(16) as u32);
+            self.priv_write(regs::CH_PDID_BASE + 4 * c as u32, pdids[c]);
+        }
+        if self.has_engine() {
+            self.ar_setup(rng, &pdids);
         }
         for _ in 0..2 * (!self.only_bad && n.windows > 1) as usize {
             let w = 1 + rng.below(n.windows as u64 - 1) as usize;
@@ -68,8 +73,23 @@ impl NiBench {
         });
     }
 
-    /// One random software action.
+    /// One random software action (with an allreduce engine, none that
+    /// would start a collective: see [`NiBench::ar_filter`]).
     pub(super) fn generate(&mut self, rng: &mut Rng) {
+        if self.has_engine() && rng.chance(0.25) {
+            let c = rng.below(self.params.ni.channels as u64) as usize;
+            match rng.below(4) {
+                0 | 1 => self.ar_descriptor(rng, regs::ch_page(c)),
+                2 => self.ar_register_read(rng),
+                _ => self.ar_config(rng),
+            }
+        } else {
+            self.action(rng);
+        }
+        self.ar_filter();
+    }
+
+    fn action(&mut self, rng: &mut Rng) {
         if self.burst.is_some() {
             self.burst_software(rng);
             return;

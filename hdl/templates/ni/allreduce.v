@@ -1,0 +1,90 @@
+{# allreduce: the engine's first stage in the NI (see ni/allreduce.rs): registers and descriptor check (the `ar_check` child `ar$0`), the completion of a checked descriptor, AR_CNT / AR_REJ. Rendered only when ni.ar_communicators > 0. #}
+// ===================== allreduce =====================
+// An allreduce DOORBELL (DESC_CTRL op = allreduce) starts the child's
+// check; the AXI4-Lite slave, the receive decisions and the landing B
+// handshakes wait (ar_hold) until its completion is in the CQ or queued
+// behind it, so every access and packet sees the state the golden model's
+// atomic DOORBELL leaves. A completion finding no CQ room (entries and
+// landing writes' reservations) waits here, oldest first; each CQ_POP
+// moves the oldest one in, in the cycle after the pop (held too).
+{{ aw_storage }}
+{{ r.cq.decl("ae_") }}
+reg        db_ar;
+reg        ar_qfull;
+reg        ar_hold;
+reg        ar_cq;
+reg        ar_drn;
+reg [{{ r.cq.width() - 1 }}:0] ar_ent;
+reg [{{ r.cq.width() - 1 }}:0] ar_new;
+reg        aw_push;
+reg        aw_pop;
+reg [{{ r.cq.at("txid").width - 1 }}:0] ar_txid;
+reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
+reg [31:0] ar_ncomp;
+reg        ar_rd_ok;
+reg [31:0] ar_rd_val;
+always @(*) begin
+    db_ar = st_ctrl[w_ch]{{ c.bits.ctrl_op }} == {{ c.ar.op_allreduce.b() }};
+    ar_qfull = {{ aw_count_wide }} >= {{ awd }};
+    ar$0$clock = clock;
+    ar$0$reset = reset;
+    ar$0$node = node;
+    ar$0$wr = wr_fire && a_arw;
+    ar$0$wr_addr = w_off;
+    ar$0$wr_data = s_wdata;
+    ar$0$rd_addr = r_off;
+    ar$0$chk = wr_fire && a_ardb && (db_code == 4'd0);
+    ar$0$d_op = st_dest[w_ch]{{ c.ar.op }};
+    ar$0$d_dtype = st_dest[w_ch]{{ c.ar.dtype }};
+    ar$0$d_count = st_len[w_ch];
+    ar$0$d_src = {st_laddr_hi[w_ch], st_laddr_lo[w_ch]};
+    ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
+    ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
+    ar$0$d_pdid = ch_pdid[w_ch];
+    ar_hold = ar$0$busy || ar$0$done || ar_drn;
+    // The checked descriptor's completion entry.
+    ae_pdid = ar_pdid;
+    ae_peer = node;
+    ae_txid = ar_txid;
+    ae_reason = { {{- st_pad }}ar$0$status};
+    ae_status = (ar$0$status == {{ st_ok }}) ? {{ c.cq.ok }} : {{ c.cq.failed }};
+    ae_kind = {{ c.cq.allreduce }};
+    ar_new = { {{- r.cq.concat("ae_") }}};
+    // Straight into the CQ when it has room and nothing waits; else queued.
+    ar_cq = (ar$0$done && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
+    ar_ent = ar$0$done ? ar_new : aw_mem[aw_head];
+    aw_push = ar$0$done && !ar_cq;
+    aw_pop = ar_drn && ar_cq;
+    // AR_CNT: COMPLETIONS counts every checked descriptor; no fragment is
+    // sent or received yet, so FRAGS_SENT, FRAGS_RECEIVED and every
+    // AR_REJ[r] read 0.
+    ar_rd_ok = 1'b1;
+    ar_rd_val = 32'd0;
+    if (ar$0$rd_ok) ar_rd_val = ar$0$rd_data;
+    else if ((r_off >= {{ c.ar.cnt_first.h() }}) && (r_off < {{ c.ar.cnt_end.h() }})) begin
+        if (r_off[3:2] == {{ c.ar.cnt_completions.b() }}) ar_rd_val = ar_ncomp;
+    end else if (!((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }}))) ar_rd_ok = 1'b0;
+end
+always @(posedge clock) begin
+    if (aw_push) aw_mem[aw_tail] <= ar_new;
+end
+always @(posedge clock) begin
+    if (reset) begin
+        ar_drn <= 1'b0;
+        ar_txid <= {{ r.cq.at("txid").width }}'d0;
+        ar_pdid <= {{ r.cq.at("pdid").width }}'d0;
+        ar_ncomp <= 32'd0;
+{{ aw_reset }}
+    end else begin
+        ar_drn <= wr_fire && a_cqpop && (aw_count != {{ aww }}'d0);
+        if (ar$0$chk) begin
+            ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
+            ar_pdid <= ch_pdid[w_ch];
+        end
+        if (ar$0$done) ar_ncomp <= ar_ncomp + 32'd1;
+{{ aw_update }}
+    end
+end
+// The child's AXI4-Lite read answer is used only through ar_rd_ok's decode;
+// the counter offsets' low bits are word alignment (checked by the decode).
+wire unused_allreduce = &{1'b0, r_off[1:0]};

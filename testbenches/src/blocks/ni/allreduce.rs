@@ -1,0 +1,280 @@
+//! The `ni` bench's allreduce stimulus (an NI with the engine's first
+//! stage, `ni.ar_communicators > 0`): communicator set-up, malformed
+//! allreduce descriptors, the engine's registers read and written.
+//!
+//! The RTL does not run a collective yet (see `exanet_hdl::ni::allreduce`),
+//! so **accepted descriptors are kept out of the stimulus**: every software
+//! action that rings a DOORBELL is first played on a copy of the golden NI,
+//! and dropped when the copy's engine starts a collective. Every descriptor
+//! generated here is malformed one way (count 0, count over the maximum,
+//! more scratch than the slot has, a bitwise op on a float type, an
+//! undefined op or dtype, a misaligned or out-of-range address, an unknown
+//! or disabled communicator, one of another PDID, one this node is not a
+//! member of); the copy is the safety net for what random register writes
+//! change.
+
+use super::{NiBench, Op};
+use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
+use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
+use exanet_sim::ni::completion::{CqKind, CQ_W0_KIND, CQ_W0_REASON};
+use exanet_sim::ni::descriptor::{
+    AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID, OP_ALLREDUCE,
+};
+use exanet_sim::ni::regs::{self, ar_comm_reg, Prot};
+use exanet_sim::rng::Rng;
+
+/// Communicator slots the set-up enables: 0 a member slot with the first
+/// channel's PDID and a small scratch area, 1 a slot this node is not a
+/// member of, 2 a member slot of a PDID no channel has.
+const SLOTS_SET: usize = 3;
+
+impl NiBench {
+    /// The engine is in this NI.
+    pub(super) fn has_engine(&self) -> bool {
+        self.params.ni.ar_communicators > 0
+    }
+
+    /// Privileged set-up of the communicator slots (after the channel
+    /// PDIDs `pdids`): each slot disabled first (an enabled slot refuses
+    /// its other fields), then its fields, then AR_CTRL with ENABLE.
+    pub(super) fn ar_setup(&mut self, rng: &mut Rng, pdids: &[u32]) {
+        let n = self.params.ni.clone();
+        let d = n.torus_dims;
+        let me = [
+            self.me.x() as usize,
+            self.me.y() as usize,
+            self.me.z() as usize,
+        ];
+        let ext = [2.min(d[0]), 2.min(d[1]), 1];
+        // This node at the box's origin: rank 0.
+        let origin = (me[0] | me[1] << 4 | me[2] << 8) as u32;
+        let extent = (ext[0] | ext[1] << 8 | ext[2] << 16) as u32;
+        for k in 0..n.ar_communicators.min(SLOTS_SET) {
+            let (rank, pdid) = match k {
+                0 => (0, pdids[0]),
+                1 => (
+                    1 + rng.below((ext[0] * ext[1] - 1) as u64) as u32,
+                    pdids[1 % pdids.len()],
+                ),
+                _ => (0, !pdids[0] & 0xFFFF),
+            };
+            let w = |f| ar_comm_reg(k, f);
+            self.priv_write(w(regs::AR_CTRL), 0);
+            self.priv_write(w(regs::AR_ORIGIN), origin);
+            self.priv_write(w(regs::AR_EXTENT), extent);
+            self.priv_write(w(regs::AR_RANK), rank);
+            self.priv_write(w(regs::AR_SCRATCH_LO), (self.rx.land + (1 << 20)) as u32);
+            self.priv_write(w(regs::AR_SCRATCH_HI), 0);
+            self.priv_write(
+                w(regs::AR_SCRATCH_SIZE),
+                [64, 4096, 1 << 20][rng.below(3) as usize],
+            );
+            self.priv_write(w(regs::AR_CTRL), pdid | 1 << 31);
+        }
+        self.priv_write(regs::AR_THRESHOLD, [64, 4096][rng.below(2) as usize]);
+    }
+
+    /// Make slot `k` enabled with the PDID of a channel, and return that
+    /// channel's page: the channel whose PDID the slot has, else the slot
+    /// re-enabled with channel `c`'s (random configuration writes move
+    /// both). Read from the golden model: software's queue is empty here.
+    fn ar_channel_for(&mut self, k: usize, c: usize) -> u32 {
+        let g = &self.golden;
+        let ctrl = g
+            .axil_read_prot(ar_comm_reg(k, regs::AR_CTRL), Prot::Privileged)
+            .0;
+        let pdid = |c: usize| {
+            g.axil_read_prot(regs::CH_PDID_BASE + 4 * c as u32, Prot::Privileged)
+                .0
+                & 0xFFFF
+        };
+        if ctrl >> 31 == 1 {
+            if let Some(c) = (0..self.params.ni.channels).find(|&c| pdid(c) == ctrl & 0xFFFF) {
+                return regs::ch_page(c);
+            }
+        }
+        let v = pdid(c);
+        self.priv_write(ar_comm_reg(k, regs::AR_CTRL), v | 1 << 31);
+        regs::ch_page(c)
+    }
+
+    /// One malformed allreduce descriptor, mostly on a channel whose PDID
+    /// its communicator has (so that the later checks are reached), else
+    /// on channel page `page`.
+    pub(super) fn ar_descriptor(&mut self, rng: &mut Rng, page: u32) {
+        let n = self.params.ni.clone();
+        let c = rng.below(n.channels as u64) as usize;
+        let lim = 1u64 << n.addr_bits;
+        let ops = ReduceOp::ALL;
+        let types = ReduceDtype::ALL;
+        let mut op = ops[rng.below(ops.len() as u64) as usize];
+        let mut dtype = types[rng.below(types.len() as u64) as usize];
+        while !dtype.supports(op) {
+            op = ops[rng.below(ops.len() as u64) as usize];
+            dtype = types[rng.below(types.len() as u64) as usize];
+        }
+        let (mut opc, mut dtc) = (op.code() as u32, dtype.code() as u32);
+        let esize = dtype.bits() as u64 / 8;
+        let mut count = 1 + rng.below(64) as u32;
+        let region = self.regions[rng.below(self.regions.len() as u64) as usize];
+        let mut src = region + esize * rng.below(256);
+        let mut dst = region + esize * rng.below(256);
+        let mut comm = 0u32;
+        let case = rng.below(10);
+        let page = match case {
+            0..=6 => self.ar_channel_for(0, c),
+            8 if n.ar_communicators > 1 => self.ar_channel_for(1, c),
+            _ => page,
+        };
+        match case {
+            0 => count = 0,
+            1 => count = (n.ar_max_vector_bytes as u64 / esize + 1 + rng.below(100)) as u32,
+            // More scratch than slot 0 may have (64 bytes .. 1 MiB).
+            2 => count = (n.ar_max_vector_bytes as u64 / esize) as u32,
+            3 => {
+                // A bitwise op on a float type, or an undefined code.
+                let f = types.iter().filter(|t| t.is_float()).collect::<Vec<_>>();
+                let b = ops.iter().filter(|o| o.is_bitwise()).collect::<Vec<_>>();
+                if rng.chance(0.7) && !f.is_empty() && !b.is_empty() {
+                    opc = b[rng.below(b.len() as u64) as usize].code() as u32;
+                    dtc = f[rng.below(f.len() as u64) as usize].code() as u32;
+                } else if rng.chance(0.5) {
+                    opc = 6 + rng.below(2) as u32;
+                } else {
+                    dtc = 6 + rng.below(2) as u32;
+                }
+            }
+            4 if esize > 1 => src += 1 + rng.below(esize - 1),
+            5 if esize > 1 => dst += 1 + rng.below(esize - 1),
+            6 => {
+                let a = lim - esize * count as u64 + esize * (1 + rng.below(4));
+                if rng.chance(0.5) {
+                    src = a
+                } else {
+                    dst = a
+                }
+            }
+            7 => {
+                comm = (SLOTS_SET as u32 + rng.below((MAX_COMMUNICATORS - SLOTS_SET) as u64) as u32)
+                    .min(15)
+            }
+            8 => comm = 1,
+            _ => comm = 2,
+        }
+        let dest = (comm << AR_DEST_COMM.offset)
+            | (opc << AR_DEST_OP.offset)
+            | (dtc << AR_DEST_DTYPE.offset)
+            | (rng.bits(12) as u32) << 10;
+        let ctrl = OP_ALLREDUCE | (rng.bits(CTRL_TXID.width) as u32) << CTRL_TXID.offset;
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, src as u32),
+            (regs::DESC_LADDR_HI, (src >> 32) as u32),
+            (regs::DESC_RADDR_LO, dst as u32),
+            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
+            (regs::DESC_LEN, count),
+            (regs::DESC_DEST, dest),
+            (regs::DESC_CTRL, ctrl),
+        ] {
+            self.user_write(page + off, v);
+        }
+        self.user_write(page + regs::DOORBELL, rng.next_u64() as u32);
+        self.cov.ar_descriptors += 1;
+    }
+
+    /// A read of one of the engine's registers (some unmapped: the word
+    /// after a slot's last field, a slot past the last).
+    pub(super) fn ar_register_read(&mut self, rng: &mut Rng) {
+        let n = &self.params.ni;
+        let addr = match rng.below(4) {
+            0 => [regs::AR_THRESHOLD, regs::AR_TIMEOUT][rng.below(2) as usize],
+            1 => regs::AR_CNT_BASE + 4 * rng.below(regs::AR_CNT_COUNT as u64 + 1) as u32,
+            2 => regs::AR_REJ_BASE + 4 * rng.below(11) as u32,
+            _ => ar_comm_reg(
+                rng.below(n.ar_communicators as u64 + 1) as usize,
+                4 * rng.below(regs::AR_COMM_FIELDS.len() as u64 + 1) as u32,
+            ),
+        };
+        self.sw.push_back(Op::Read {
+            addr,
+            prot: rng.chance(0.9),
+        });
+    }
+
+    /// A privileged write to one of the engine's registers: the threshold,
+    /// the timeout, a counter (refused), a slot field (refused while the
+    /// slot is enabled), or a slot's AR_CTRL (disable, or enable again).
+    pub(super) fn ar_config(&mut self, rng: &mut Rng) {
+        let n = &self.params.ni;
+        let k = rng.below(n.ar_communicators as u64) as usize;
+        let (addr, v) = match rng.below(6) {
+            0 => (
+                regs::AR_THRESHOLD,
+                [0, 64, 4096, rng.bits(20) as u32][rng.below(4) as usize],
+            ),
+            1 => (regs::AR_TIMEOUT, rng.bits(32) as u32),
+            2 => (
+                regs::AR_CNT_BASE + 4 * rng.below(3) as u32,
+                rng.bits(32) as u32,
+            ),
+            3 => (
+                ar_comm_reg(k, regs::AR_COMM_FIELDS[rng.below(7) as usize]),
+                rng.bits(32) as u32,
+            ),
+            _ => (
+                ar_comm_reg(k, regs::AR_CTRL),
+                rng.bits(16) as u32 | (rng.below(2) as u32) << 31,
+            ),
+        };
+        self.priv_write(addr, v);
+    }
+
+    /// Keep accepted allreduce descriptors out: play the software queue on
+    /// a copy of the golden NI; when a DOORBELL starts a collective there,
+    /// drop the whole action.
+    pub(super) fn ar_filter(&mut self) {
+        if !self.has_engine()
+            || !self.sw.iter().any(|op| {
+                matches!(op, Op::Write { addr, .. } if *addr >= regs::ch_page(0) && addr % regs::PAGE == regs::DOORBELL)
+            })
+        {
+            return;
+        }
+        let mut g = self.golden.clone();
+        let before = g.engine().map_or(0, |e| e.counters().completions);
+        for op in &self.sw {
+            match *op {
+                Op::Write { addr, data, prot } => {
+                    let pr = if prot { Prot::Privileged } else { Prot::User };
+                    g.axil_write_prot(addr, data, pr);
+                }
+                Op::Read { .. } | Op::Wait(_) => {}
+            }
+            if g.engine().is_some_and(|e| !e.idle()) {
+                self.sw.clear();
+                self.cov.ar_kept_out += 1;
+                return;
+            }
+        }
+        // The statuses the action's descriptors will complete with: the
+        // copy's newest allreduce completions (its CQ drained).
+        let new = g.engine().map_or(0, |e| e.counters().completions) - before;
+        if new == 0 {
+            return;
+        }
+        let mut codes = Vec::new();
+        while g
+            .axil_read_prot(regs::CQ_PAGE + regs::CQ_COUNT, Prot::User)
+            .0
+            != 0
+        {
+            let w0 = g.axil_read_prot(regs::CQ_PAGE + regs::CQ_W0, Prot::User).0 as u128;
+            if CQ_W0_KIND.get(w0) == CqKind::Allreduce as u64 {
+                codes.push(CQ_W0_REASON.get(w0) as usize);
+            }
+            g.axil_write_prot(regs::CQ_PAGE + regs::CQ_POP, 0, Prot::User);
+        }
+        for &c in codes.iter().rev().take(new as usize) {
+            self.cov.ar_status[c & 7] += 1;
+        }
+    }
+}
