@@ -326,8 +326,8 @@ impl<const A: usize> Logic for AxilSplit<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wph, aw_done, w_done, w_m1, waddr, wprot, wdata, wstrb, bresp, rph,
-            r_m1, raddr, rprot, rdata, rresp
+            self, clock, wph, aw_done, w_done, w_m1, waddr, wprot, wdata, wstrb, bresp, rph, r_m1,
+            raddr, rprot, rdata, rresp
         );
         self.w_acc.next = self.wph.q.val() == self.ph_accept.val();
         self.w_iss.next = self.wph.q.val() == self.ph_issue.val();
@@ -498,13 +498,23 @@ mod tests {
 
     #[test]
     fn emits_lint_clean_verilog_across_the_range() {
-        for q in [p(12, 0x800), p(12, 0xFFC), p(16, 0xF000), p(20, 0xC0000), p(32, 0xFFFF_F000)] {
+        for q in [
+            p(12, 0x800),
+            p(12, 0xFFC),
+            p(16, 0xF000),
+            p(20, 0xC0000),
+            p(32, 0xFFFF_F000),
+        ] {
             let e = emit_axil_split(&q).unwrap();
             assert_eq!(e.top, axil_split_top_name(&q));
             let top = &e.modules.last().unwrap().1;
             let a = q.addr_bits - 1;
             for port in ["s_awaddr", "s_araddr", "m0_awaddr", "m1_araddr"] {
-                assert!(top.contains(&format!("[{a}:0] {port};")), "{} lacks {port}", e.top);
+                assert!(
+                    top.contains(&format!("[{a}:0] {port};")),
+                    "{} lacks {port}",
+                    e.top
+                );
             }
             for port in ["s_bready", "m0_bvalid", "m1_rready", "m1_wvalid"] {
                 assert!(top.contains(&format!(" {port};")), "{} lacks {port}", e.top);

@@ -401,18 +401,34 @@ impl AxilSplitBench {
         if o.s_bvalid && i.s_bready {
             progress = true;
             let Some((side, code)) = self.exp_b.pop_front() else {
-                return sb(cycle, "s_bresp", "no write response due".into(), format!("{:#x}", o.s_bresp));
+                return sb(
+                    cycle,
+                    "s_bresp",
+                    "no write response due".into(),
+                    format!("{:#x}", o.s_bresp),
+                );
             };
             if o.s_bresp != code {
-                return sb(cycle, "s_bresp", format!("{code:#x}"), format!("{:#x}", o.s_bresp));
+                return sb(
+                    cycle,
+                    "s_bresp",
+                    format!("{code:#x}"),
+                    format!("{:#x}", o.s_bresp),
+                );
             }
             self.cov.writes[side] += 1;
         }
-        self.cov.resp_stalls += (o.s_bvalid && !i.s_bready) as u64 + (o.s_rvalid && !i.s_rready) as u64;
+        self.cov.resp_stalls +=
+            (o.s_bvalid && !i.s_bready) as u64 + (o.s_rvalid && !i.s_rready) as u64;
         if o.s_rvalid && i.s_rready {
             progress = true;
             let Some((side, data, code)) = self.exp_r.pop_front() else {
-                return sb(cycle, "s_rdata", "no read response due".into(), format!("{:#x}", o.s_rdata));
+                return sb(
+                    cycle,
+                    "s_rdata",
+                    "no read response due".into(),
+                    format!("{:#x}", o.s_rdata),
+                );
             };
             if (o.s_rdata, o.s_rresp) != (data, code) {
                 return sb(
@@ -444,10 +460,19 @@ impl AxilSplitBench {
                 self.resp[k].aw = None;
                 self.resp[k].w = None;
                 let Some(tx) = self.exp_writes.pop_front() else {
-                    return sb(cycle, &format!("m{k}_aw"), "no write due".into(), format!("{addr:#x}"));
+                    return sb(
+                        cycle,
+                        &format!("m{k}_aw"),
+                        "no write due".into(),
+                        format!("{addr:#x}"),
+                    );
                 };
                 let side = p.to_m1(tx.addr) as usize;
-                let want_addr = if side == 1 { p.m1_addr(tx.addr) } else { tx.addr };
+                let want_addr = if side == 1 {
+                    p.m1_addr(tx.addr)
+                } else {
+                    tx.addr
+                };
                 let got = (k, addr, prot, data, strb);
                 let want = (side, want_addr, tx.prot, tx.data, tx.strb);
                 if got != want {
@@ -471,7 +496,12 @@ impl AxilSplitBench {
             if m.arvalid && mi.arready {
                 progress = true;
                 let Some((a, prot)) = self.exp_reads.pop_front() else {
-                    return sb(cycle, &format!("m{k}_ar"), "no read due".into(), format!("{:#x}", m.araddr));
+                    return sb(
+                        cycle,
+                        &format!("m{k}_ar"),
+                        "no read due".into(),
+                        format!("{:#x}", m.araddr),
+                    );
                 };
                 let side = p.to_m1(a) as usize;
                 let want_addr = if side == 1 { p.m1_addr(a) } else { a };
@@ -724,6 +754,9 @@ mod tests {
         for b in matrix() {
             assert_eq!(point(&b.point()).unwrap().point(), b.point());
         }
-        assert_eq!(output_names().len(), output_values(&Default::default()).len());
+        assert_eq!(
+            output_names().len(),
+            output_values(&Default::default()).len()
+        );
     }
 }
