@@ -757,7 +757,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 13 top(s), 13 clean, 0 with warnings"),
+            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1338,7 +1338,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 13 top(s), 13 clean, 0 with warnings"),
+            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

@@ -356,9 +356,9 @@ impl AxilSplitBench {
     fn latency(&self, shift: u32) -> u64 {
         let d = self.rng_draw >> shift;
         if ((d & 0xFF) as f64) < self.odds.long_latency * 256.0 {
-            10 + (d >> 8 & 63)
+            10 + ((d >> 8) & 63)
         } else {
-            d >> 14 & 3
+            (d >> 14) & 3
         }
     }
 
@@ -515,7 +515,7 @@ impl AxilSplitBench {
                 }
                 self.cov.at_boundary += (a.abs_diff(p.split) <= 16) as u64;
                 let data = (self.rng_draw >> 16) as u32;
-                let code = (self.rng_draw >> 2 & 3) as u32;
+                let code = ((self.rng_draw >> 2) & 3) as u32;
                 let lat = self.latency(40);
                 self.resp[k].r = Some((lat, data, code));
                 self.exp_r.push_back((k, data, code));
