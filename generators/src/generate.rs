@@ -127,6 +127,11 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
     }
 }
 
+/// Base of the `link_status` page in the node's AXI4-Lite window: the top
+/// 4 KiB page of the 16-bit window (the NI's pages, `0x3000 + 0x1000·c`,
+/// must end at or below it once `axil_split` is joined into the node).
+pub const LINK_STATUS_BASE: u64 = 0xF000;
+
 /// Every block instance the config needs, at the config's sizes, and last
 /// the whole node top `exanet_node` (`exanet_hdl::node`) that joins them.
 ///
@@ -134,7 +139,8 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 /// design uses it: the round-robin arbiter of the router's switch
 /// allocator, the NI's payload CRC-32, the header SECDED, the allreduce
 /// datapath (`fp_add` in binary32 and binary64, `reduce_alu` over one
-/// flit), the router, the NI and the link layer's retry buffer. (`fifo` and `credit_counter` have co-simulation benches of their
+/// flit), the router, the NI, the link layer's retry buffer, the link
+/// status block and the AXI4-Lite split that will put it beside the NI. (`fifo` and `credit_counter` have co-simulation benches of their
 /// own but no design instantiates them, so they are not emitted as parts.)
 pub fn instances(p: &Params) -> Result<Vec<Instance>> {
     use exanet_sim::common::arbiter::ArbiterParams;
@@ -275,6 +281,19 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         out.push(instance("link_status", &st, Vec::new(), |pt| {
             exanet_hdl::link::link_status::emit_link_status(pt.links)
         })?);
+        // The node's AXI4-Lite window split in two: the NI's pages below
+        // the top 4 KiB page, `link_status` on that page (`m1`, addresses
+        // relative to it). Not yet joined into `exanet_node`.
+        let split = exanet_sim::common::axil_split::AxilSplitParams {
+            addr_bits: exanet_hdl::node_ports::AXIL_ADDR_BITS,
+            split: LINK_STATUS_BASE,
+        };
+        out.push(instance(
+            "axil_split",
+            &split,
+            Vec::new(),
+            exanet_hdl::common::axil_split::emit_axil_split,
+        )?);
     }
 
     // The whole node (NI + router + a link end per network port + the

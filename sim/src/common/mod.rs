@@ -2,6 +2,7 @@
 
 pub mod arbiter;
 pub mod async_fifo;
+pub mod axil_split;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;

@@ -7,6 +7,7 @@ pub mod ar_check;
 pub mod ar_sched;
 pub mod arbiter;
 pub mod async_fifo;
+pub mod axil_split;
 pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
@@ -45,6 +46,7 @@ pub fn all() -> Vec<BlockInfo> {
         async_fifo::info(),
         arbiter::info(),
         credit_counter::info(),
+        axil_split::info(),
         crc32::info(),
         secded::info(),
         fp_add::info(),
