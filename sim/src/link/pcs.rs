@@ -427,7 +427,7 @@ impl SerialChannel {
                 payload |= v << (b - 2);
             }
         }
-        let block = (self.pos % 66 == 0).then_some(self.pos / 66);
+        let block = self.pos.is_multiple_of(66).then_some(self.pos / 66);
         self.pos += 66;
         Some(CutBlock {
             header,
