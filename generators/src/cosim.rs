@@ -141,9 +141,9 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
 /// `ber` key set; only link benches and the network (whose `--ber` means
 /// framed links: `links=framed` unless the point sets `links`) have a PHY model.
 pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
-    if !["link", "link_tx", "link_rx", "network"].contains(&block) {
+    if !["link", "link_tx", "link_rx", "network", "pcs66"].contains(&block) {
         return Err(usage(format!(
-            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx` and `network` only, not `{block}`"
+            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx`, `pcs66` and `network` only, not `{block}`"
         )));
     }
     let items = match point {

@@ -277,6 +277,17 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         })?);
     }
 
+    // The 64B/66B PCS for a raw GTH channel (one per link when the node is
+    // wired to the GTH; emitted alone for now), at its golden defaults.
+    if links > 0 {
+        out.push(instance(
+            "pcs66",
+            &exanet_sim::link::pcs::PcsParams::default(),
+            Vec::new(),
+            exanet_hdl::link::pcs66::emit_pcs66,
+        )?);
+    }
+
     // The whole node (NI + router + a link end per network port + the
     // clock-domain crossings to the transceivers), when the config has an
     // NI and a link layer; a mix the node does not support is a note.

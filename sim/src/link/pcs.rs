@@ -386,6 +386,12 @@ impl SerialChannel {
 
     /// Send one block.
     pub fn send(&mut self, header: u8, payload: u64) {
+        self.send_at(header, payload, self.ber);
+    }
+
+    /// Send one block through a line at `ber` for this block only (a
+    /// noise burst: 0.5 makes every bit random).
+    pub fn send_at(&mut self, header: u8, payload: u64, ber: f64) {
         let mut e = BlockErrors::default();
         let start = self.sent * 66;
         for b in 0..66u32 {
@@ -394,7 +400,7 @@ impl SerialChannel {
             } else {
                 payload >> (b - 2) & 1 == 1
             };
-            let flip = self.ber > 0.0 && self.rng.chance(self.ber);
+            let flip = ber > 0.0 && self.rng.chance(ber);
             if flip {
                 self.bit_errors += 1;
                 if b < 2 {

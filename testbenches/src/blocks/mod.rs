@@ -20,6 +20,7 @@ pub mod ni;
 pub use ni::agents::NiPorts;
 pub mod node_pair;
 pub mod packet;
+pub mod pcs66;
 pub mod reduce_alu;
 pub mod retry_buffer;
 pub mod router;
@@ -55,6 +56,7 @@ pub fn all() -> Vec<BlockInfo> {
         link_rx::info(),
         link::info(),
         link_status::info(),
+        pcs66::info(),
         packet::info(),
         router::info(),
         ni::info(),
