@@ -68,7 +68,11 @@ fn a_wrong_scrambler_tap_is_caught_on_txdata() {
     if skip_without_verilator() {
         return;
     }
-    let mm = edited("localparam tap_a = 7'h27;", "localparam tap_a = 7'h26;", "");
+    let mm = edited(
+        "localparam  tap_a = 7'b100111;",
+        "localparam  tap_a = 7'b100110;",
+        "",
+    );
     assert_eq!(mm.port, "gt_txdata", "{mm}");
 }
 
@@ -78,8 +82,8 @@ fn a_wrong_lock_loss_threshold_is_caught() {
         return;
     }
     let mm = edited(
-        "localparam loss_invalid = 5'h10;",
-        "localparam loss_invalid = 5'h11;",
+        "localparam  loss_invalid = 5'b10000;",
+        "localparam  loss_invalid = 5'b10001;",
         "slip_wait=4,offset=65,ber=0,burst_every=3000",
     );
     assert!(

@@ -145,7 +145,10 @@ pub struct Pcs66Bench {
     tx_out: PcsTxOut,
     rx_out: PcsRxOut,
     sent: Vec<PhyWord>,
-    expect: Expect,
+    /// The expectation of the block cut last cycle (checked this cycle).
+    due: Expect,
+    /// The expectation of the block cut this cycle.
+    next: Expect,
     cov: Pcs66Coverage,
     was_locked: bool,
 }
@@ -179,7 +182,8 @@ impl Pcs66Bench {
             tx_out: PcsTxOut::default(),
             rx_out: PcsRxOut::default(),
             sent: Vec::new(),
-            expect: Expect::Nothing,
+            due: Expect::Nothing,
+            next: Expect::Nothing,
             cov: Pcs66Coverage::default(),
             was_locked: false,
         })
@@ -302,10 +306,11 @@ impl Bench for Pcs66Bench {
                 ..Default::default()
             },
         };
-        self.expect = match cut {
+        let next = match cut {
             Some(c) if !reset => self.expectation(c.header, c.block, r.block_lock),
             _ => Expect::Nothing,
         };
+        self.due = std::mem::replace(&mut self.next, next);
         // The TX side: a pause one cycle in 33 (the gearbox) and at random.
         let valid = !reset && cycle % 33 != 32 && rng.chance(0.95);
         let word = PhyWord {
@@ -366,7 +371,7 @@ impl Bench for Pcs66Bench {
                 actual: a,
             })
         };
-        match self.expect {
+        match self.due {
             Expect::Nothing if valid => sb(
                 "a word delivered while unlocked or for an invalid header",
                 "no word".into(),
