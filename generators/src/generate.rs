@@ -277,17 +277,6 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         })?);
     }
 
-    // The 64B/66B PCS for a raw GTH channel (one per link when the node is
-    // wired to the GTH; emitted alone for now), at its golden defaults.
-    if links > 0 {
-        let pt = exanet_tb::blocks::pcs66::Pcs66Point::default();
-        out.push(instance("pcs66", &pt, Vec::new(), |pt| {
-            exanet_hdl::link::pcs66::emit_pcs66(&exanet_sim::link::pcs::PcsParams {
-                slip_wait: pt.slip_wait,
-            })
-        })?);
-    }
-
     // The whole node (NI + router + a link end per network port + the
     // clock-domain crossings to the transceivers), when the config has an
     // NI and a link layer; a mix the node does not support is a note.

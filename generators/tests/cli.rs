@@ -364,16 +364,14 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "link_tx",
             "link_rx",
             "link_status",
-            "pcs66",
             "node"
         ]
     );
     assert_eq!(tops[8]["point"], "words=512");
     // The whole node: one link per network port of the 8x4x4 torus.
-    assert_eq!(tops[12]["top"], "exanet_pcs66_sw32");
-    assert_eq!(tops[13]["top"], "exanet_node");
+    assert_eq!(tops[12]["top"], "exanet_node");
     assert_eq!(
-        tops[13]["point"],
+        tops[12]["point"],
         "links=6,width=65,depth=16,sync_stages=2,reset_stages=2"
     );
     // The NI: derived from the config (payload 256 B, the router's 32-flit
