@@ -185,9 +185,9 @@ fn node_items(point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>>
 /// network (whose `--ber` means framed links: `links=framed` unless the
 /// point sets `links`) have a PHY model.
 pub fn ber_point(block: &str, point: Option<&str>, ber: f64) -> Result<String> {
-    if !["link", "link_tx", "link_rx", "network", "node"].contains(&block) {
+    if !["link", "link_tx", "link_rx", "network", "node", "pcs66"].contains(&block) {
         return Err(usage(format!(
-            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx`, `network` and `node` only, not `{block}`"
+            "--ber applies to `exanet cosim link`, `link_tx`, `link_rx`, `network`, `node` and `pcs66` only, not `{block}`"
         )));
     }
     let items = match point {

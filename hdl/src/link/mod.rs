@@ -10,4 +10,5 @@ pub mod link_pair;
 pub mod link_rx;
 pub mod link_status;
 pub mod link_tx;
+pub mod pcs66;
 pub mod retry_buffer;

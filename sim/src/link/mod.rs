@@ -101,6 +101,7 @@
 pub mod link_rx;
 pub mod link_tx;
 pub mod pair;
+pub mod pcs;
 pub mod phy;
 pub mod retry_buffer;
 pub mod status;

@@ -22,6 +22,7 @@ pub use ni::agents::NiPorts;
 pub mod node;
 pub mod node_pair;
 pub mod packet;
+pub mod pcs66;
 pub mod reduce_alu;
 pub mod retry_buffer;
 pub mod router;
@@ -58,6 +59,7 @@ pub fn all() -> Vec<BlockInfo> {
         link_rx::info(),
         link::info(),
         link_status::info(),
+        pcs66::info(),
         packet::info(),
         router::info(),
         ni::info(),
