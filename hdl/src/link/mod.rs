@@ -11,3 +11,4 @@ pub mod link_rx;
 pub mod link_status;
 pub mod link_tx;
 pub mod retry_buffer;
+pub mod xor_net;
