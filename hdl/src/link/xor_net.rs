@@ -216,7 +216,11 @@ mod tests {
         for trial in 0..20 {
             let (n_in, n_out) = (8 + trial * 5, 1 + trial * 2);
             let rows: Vec<Vec<usize>> = (0..n_out)
-                .map(|_| (0..n_in).filter(|_| next(&mut s) % 2 == 0).collect())
+                .map(|_| {
+                    (0..n_in)
+                        .filter(|_| next(&mut s).is_multiple_of(2))
+                        .collect()
+                })
                 .collect();
             let net = XorNet::build(&rows);
             for w in &net.wires {
