@@ -35,6 +35,7 @@
 //! final xor), and every field position from the golden `pack` functions.
 
 use super::retry_buffer::{RetryBufferParams, RetryBufferRtl, USED_BITS};
+use super::xor_net::XorNet;
 use crate::emit::{emit, Emitted};
 use anyhow::{bail, Context, Result};
 use askama::Template;
@@ -66,7 +67,10 @@ struct Body {
     rest_m1: usize,
     /// `dword =` the word `cur_k` (1..wpf-1) of those.
     cur_word: String,
-    crc_word_rows: Vec<(String, String)>,
+    /// The data-word CRC as an XOR network: `(wire, expression)`, and each
+    /// output bit's expression.
+    crc_wires: Vec<(String, String)>,
+    crc_outs: Vec<String>,
     seal_rows: Vec<(String, String, u8)>,
     crc_init: String,
     qw: usize,
@@ -187,6 +191,32 @@ pub fn seal_masks() -> Vec<(u32, u32, u8)> {
             (s, f, (c >> o & 1) as u8)
         })
         .collect()
+}
+
+/// The data-word CRC step as an XOR network: inputs `0..32` the state,
+/// `32..96` the word (what the RTL computes, `crc_nx`).
+pub fn crc_word_net() -> XorNet {
+    let rows: Vec<Vec<usize>> = crc_word_masks()
+        .iter()
+        .map(|&(s, d)| {
+            let st = (0..32).filter(move |i| s >> i & 1 == 1);
+            st.chain((0..64).filter(move |i| d >> i & 1 == 1).map(|i| 32 + i))
+                .collect()
+        })
+        .collect();
+    XorNet::build(&rows)
+}
+
+/// [`crc_word_net`] evaluated on `(state, word)`.
+pub fn crc_word_by_net(net: &XorNet, state: u32, word: u64) -> u32 {
+    let x: Vec<bool> = (0..32)
+        .map(|i| state >> i & 1 == 1)
+        .chain((0..64).map(|i| word >> i & 1 == 1))
+        .collect();
+    net.eval(&x)
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (o, &b)| acc | (b as u32) << o)
 }
 
 /// The masks applied to `(state, word)`: what the RTL computes.
@@ -333,6 +363,13 @@ fn body(p: &LinkParams) -> Result<Body> {
         "1'b0".to_string()
     };
     let w = p.flit_bits;
+    let (crc_wires, crc_outs) = crc_word_net().verilog("crc_k", |i| {
+        if i < 32 {
+            format!("crc_s[{i}]")
+        } else {
+            format!("retry$push_data[{}]", i - 32)
+        }
+    });
     Ok(Body {
         flit_bits: w,
         flit_m1: w - 1,
@@ -345,10 +382,8 @@ fn body(p: &LinkParams) -> Result<Body> {
         rest_bits: w.saturating_sub(64).max(64),
         rest_m1: w.saturating_sub(64).max(64) - 1,
         cur_word: cur_word(wpf),
-        crc_word_rows: crc_word_masks()
-            .iter()
-            .map(|&(s, d)| (format!("{s:08x}"), format!("{d:016x}")))
-            .collect(),
+        crc_wires,
+        crc_outs,
         seal_rows: seal_masks()
             .iter()
             .map(|&(s, f, c)| (format!("{s:08x}"), format!("{f:08x}"), c))
@@ -618,9 +653,11 @@ mod tests {
     #[test]
     fn crc_masks_match_the_golden_crc() {
         let mut rng = Rng::new(14);
+        let net = crc_word_net();
         for _ in 0..2000 {
             let (s, d, f) = (rng.next_u64() as u32, rng.next_u64(), rng.next_u64() as u32);
             assert_eq!(crc_word_by_masks(s, d), crc_word(s, d), "{s:x} {d:x}");
+            assert_eq!(crc_word_by_net(&net, s, d), crc_word(s, d), "{s:x} {d:x}");
             assert_eq!(seal_by_masks(s, f), seal(s, f) as u32, "{s:x} {f:x}");
         }
         assert_eq!(

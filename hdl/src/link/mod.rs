@@ -12,3 +12,4 @@ pub mod link_status;
 pub mod link_tx;
 pub mod pcs66;
 pub mod retry_buffer;
+pub mod xor_net;

@@ -4,16 +4,6 @@
 // enqueue, flush step, word slot); every state variable is a register.
 // Field positions, constants and CRC matrices come from the golden model.
 //
-// CRC-32 of one 64-bit data word (8 bytes, little-endian): register -> register.
-function [31:0] crc_word_f;
-    input [31:0] s;
-    input [63:0] d;
-    begin
-{%- for r in crc_word_rows %}
-        crc_word_f[{{ loop.index0 }}] = ^(s & 32'h{{ r.0 }}) ^ ^(d & 64'h{{ r.1 }});
-{%- endfor %}
-    end
-endfunction
 // The CRC field of a sealed control word: register `s`, then the 4 field bytes, final xor.
 function [31:0] seal_f;
     input [31:0] s;
@@ -180,6 +170,8 @@ reg [{{ tails_m1 }}:0] f_tails_n;
 reg [1:0]  f_ntails_n;
 reg        f_last_tail_n;
 reg [31:0] f_crc_n;
+// The CRC register a data word is folded into (the frame's, or the init value).
+reg [31:0] crc_s;
 reg        cur_valid_n;
 {%- if wpf > 1 %}
 reg [{{ rest_m1 }}:0] cur_data_n;
@@ -654,9 +646,9 @@ always @(*) begin
         word_n = dword;
         word_ctrl_n = 1'b0;
     end
-    // One CRC-32 step per cycle: over the data word pushed (a new frame's
-    // register starts at the init value set above).
-    if (crc_upd) f_crc_n = crc_word_f(f_crc_n, retry$push_data);
+    // One CRC-32 step per cycle over the data word pushed (`crc_nx`, below;
+    // a new frame's register starts at the init value set above).
+    crc_s = f_crc_n;
     if (do_trailer) begin
         tfields = 32'h{{ t_base }};
         tfields[{{ t_seq_hi }}:{{ t_seq }}] = next_seq;
@@ -688,6 +680,17 @@ always @(*) begin
     c_words_replayed_n = c_words_replayed + {30'd0, i_words_replayed};
     c_ctrl_sent_n = c_ctrl_sent + {30'd0, i_ctrl_sent};
 end
+// CRC-32 of one 64-bit data word (8 bytes, little-endian) into `crc_s`: the
+// golden crc_word as a shared XOR network (hdl/src/link/xor_net.rs); `keep`
+// holds each at-most-6-input wire as one LUT (without it ABC maps this step
+// to about twice the LUTs).
+wire [31:0] crc_nx;
+{%- for w in crc_wires %}
+(* keep *) wire {{ w.0 }} = {{ w.1 }};
+{%- endfor %}
+{%- for o in crc_outs %}
+assign crc_nx[{{ loop.index0 }}] = {{ o }};
+{%- endfor %}
 // The retry buffer's before-ack `used` and `oldest` are for its own bench;
 // link_tx decides from the after-ack outputs, so these are left unread (safe:
 // they are plain outputs with no side effect).
@@ -769,7 +772,7 @@ always @(posedge clock) begin
         f_tails <= f_tails_n;
         f_ntails <= f_ntails_n;
         f_last_tail <= f_last_tail_n;
-        f_crc <= f_crc_n;
+        f_crc <= crc_upd ? crc_nx : f_crc_n;
         cur_valid <= cur_valid_n;
 {%- if wpf > 1 %}
         cur_data <= cur_data_n;
