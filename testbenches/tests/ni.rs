@@ -322,8 +322,8 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 ports: &["out_data"],
             },
             Edit {
-                from: "x_cq_kind = (x_pt == 5'h01) ? 2'd1 :",
-                to: "x_cq_kind = (x_pt == 5'h01) ? 2'd2 :",
+                from: "x_cq_kind = (x_pt == 5'h01) ? 3'd1 :",
+                to: "x_cq_kind = (x_pt == 5'h01) ? 3'd2 :",
                 setup: general,
                 ports: &["s_rdata"],
             },
