@@ -117,22 +117,7 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
             .map(CosimItem::Block)
             .collect());
     }
-    let texts: Vec<String> = match (point, dims) {
-        (Some(p), Some(_))
-            if exanet_sim::point::items(p)
-                .map_err(|e| usage(format!("--point {p}: {e:#}")))?
-                .iter()
-                .any(|(k, _)| *k == "dims") =>
-        {
-            return Err(usage(format!(
-                "--dims and a `dims` key in --point {p}: give the dimensions once"
-            )));
-        }
-        (Some(p), Some(d)) => vec![format!("{p},dims={d}")],
-        (None, Some(d)) => vec![format!("dims={d}")],
-        (Some(p), None) => vec![p.to_string()],
-        (None, None) => network::matrix_points(),
-    };
+    let texts = point_texts(point, dims, network::matrix_points)?;
     texts
         .iter()
         .map(|t| {
@@ -148,10 +133,15 @@ pub fn items(block: &str, point: Option<&str>, dims: Option<&str>) -> Result<Vec
         .collect()
 }
 
-/// The benches of `exanet cosim node [--point P] [--dims AxBxC]`: the
-/// point (with `dims` from `--dims`), or the default matrix (2x1x1, 2x2x1).
-fn node_items(point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>> {
-    let texts: Vec<String> = match (point, dims) {
+/// The point texts of a bench that takes `--dims`: `--point` with `dims`
+/// from `--dims` added (refused when the point has its own), or the
+/// default `matrix`.
+fn point_texts(
+    point: Option<&str>,
+    dims: Option<&str>,
+    matrix: impl FnOnce() -> Vec<String>,
+) -> Result<Vec<String>> {
+    Ok(match (point, dims) {
         (Some(p), Some(_))
             if exanet_sim::point::items(p)
                 .map_err(|e| usage(format!("--point {p}: {e:#}")))?
@@ -165,11 +155,19 @@ fn node_items(point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>>
         (Some(p), Some(d)) => vec![format!("{p},dims={d}")],
         (None, Some(d)) => vec![format!("dims={d}")],
         (Some(p), None) => vec![p.to_string()],
-        (None, None) => node::matrix_points()
+        (None, None) => matrix(),
+    })
+}
+
+/// The benches of `exanet cosim node [--point P] [--dims AxBxC]`: the
+/// point (with `dims` from `--dims`), or the default matrix (2x1x1, 2x2x1).
+fn node_items(point: Option<&str>, dims: Option<&str>) -> Result<Vec<CosimItem>> {
+    let texts = point_texts(point, dims, || {
+        node::matrix_points()
             .iter()
             .map(|s| s.to_string())
-            .collect(),
-    };
+            .collect()
+    })?;
     texts
         .iter()
         .map(|t| {

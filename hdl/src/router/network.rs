@@ -184,6 +184,37 @@ pub const RX_COUNTERS: [&str; 9] = [
     "overflows",
 ];
 
+/// A golden link end's counters in [`TX_COUNTERS`] order (`t`, from
+/// `link_tx`) and [`RX_COUNTERS`] order (`r`, from `link_rx`): what the
+/// benches compare with the counter ports.
+pub fn counter_values(
+    t: &exanet_sim::link::LinkCounters,
+    r: &exanet_sim::link::LinkCounters,
+) -> ([u64; 7], [u64; 9]) {
+    (
+        [
+            t.frames_sent,
+            t.retransmissions,
+            t.timeouts,
+            t.bad_acks,
+            t.overflows,
+            t.words_replayed,
+            t.ctrl_sent,
+        ],
+        [
+            r.frames_received,
+            r.crc_errors,
+            r.ctrl_crc_errors,
+            r.seq_errors,
+            r.duplicates,
+            r.link_downs,
+            r.bad_acks,
+            r.training_errors,
+            r.overflows,
+        ],
+    )
+}
+
 /// The signal names of one flit interface.
 const FLIT: [(&str, usize); 5] = [
     ("valid", 1),

@@ -717,27 +717,8 @@ impl NetworkBench {
                     p.state.get(),
                 ));
             }
-            let (t, r) = (e.tx.counters(), e.rx.counters());
-            let tx = [
-                t.frames_sent,
-                t.retransmissions,
-                t.timeouts,
-                t.bad_acks,
-                t.overflows,
-                t.words_replayed,
-                t.ctrl_sent,
-            ];
-            let rx = [
-                r.frames_received,
-                r.crc_errors,
-                r.ctrl_crc_errors,
-                r.seq_errors,
-                r.duplicates,
-                r.link_downs,
-                r.bad_acks,
-                r.training_errors,
-                r.overflows,
-            ];
+            let (tx, rx) =
+                exanet_hdl::router::network::counter_values(e.tx.counters(), e.rx.counters());
             for (want, port, name, side) in tx
                 .iter()
                 .zip(&p.tx_counters)

@@ -480,27 +480,10 @@ impl NodeBench {
                     return Some(self.bad(n, &format!("obs_l{i}_st_{f}"), *w, p.get()));
                 }
             }
-            let (t, x) = (e.link_tx().counters(), e.link_rx().counters());
-            let tx = [
-                t.frames_sent,
-                t.retransmissions,
-                t.timeouts,
-                t.bad_acks,
-                t.overflows,
-                t.words_replayed,
-                t.ctrl_sent,
-            ];
-            let rx = [
-                x.frames_received,
-                x.crc_errors,
-                x.ctrl_crc_errors,
-                x.seq_errors,
-                x.duplicates,
-                x.link_downs,
-                x.bad_acks,
-                x.training_errors,
-                x.overflows,
-            ];
+            let (tx, rx) = exanet_hdl::router::network::counter_values(
+                e.link_tx().counters(),
+                e.link_rx().counters(),
+            );
             use exanet_hdl::router::network::{RX_COUNTERS, TX_COUNTERS};
             for (side, want, ports, names) in [
                 ("tx", &tx[..], &lp.tx_counters, &TX_COUNTERS[..]),
