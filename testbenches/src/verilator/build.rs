@@ -132,6 +132,15 @@ pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions
         let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
         return Ok(Built { lib_path, ports });
     }
+    // Threads of one process (the tests of one test binary) that want the
+    // same design wait for the first one's build and then reuse it, instead
+    // of each compiling its own copy on the same cores.
+    let lock = design_lock(&dir);
+    let _building = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if lib_path.exists() && ports_path.exists() {
+        let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
+        return Ok(Built { lib_path, ports });
+    }
     // Build in a private folder and rename it into place: concurrent test
     // processes may build the same design; the first rename wins.
     std::fs::create_dir_all(&opts.cache_dir)
@@ -144,6 +153,8 @@ pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions
             .map(|d| d.subsec_nanos())
             .unwrap_or(0)
     ));
+    #[cfg(test)]
+    tests::BUILT.lock().unwrap().push(dir.clone());
     let result = build_into(&tmp, sources, top, opts);
     if let Err(e) = result {
         // The error carries the tool's output (its last lines); the folder
@@ -169,6 +180,20 @@ pub(crate) fn build(sources: &[(String, String)], top: &str, opts: &BuildOptions
     }
     let ports = read_ports(&std::fs::read_to_string(&ports_path)?)?;
     Ok(Built { lib_path, ports })
+}
+
+/// The lock of the build of cache folder `dir`, one per folder per process.
+fn design_lock(dir: &Path) -> std::sync::Arc<std::sync::Mutex<()>> {
+    type Locks =
+        std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<()>>>>;
+    static LOCKS: std::sync::OnceLock<Locks> = std::sync::OnceLock::new();
+    LOCKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(dir.to_path_buf())
+        .or_default()
+        .clone()
 }
 
 /// Speed of a pure C++ Verilator loop on the same model: no Rust, no golden
@@ -783,6 +808,47 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every cache folder a build was started for, in this test process.
+    pub(super) static BUILT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+    /// Four threads asking for the same new design at once: one compiles
+    /// it, the others wait and reuse it.
+    #[test]
+    fn concurrent_requests_for_one_design_build_it_once() {
+        if crate::cosim::skip_without_verilator() {
+            return;
+        }
+        // The usual cache (its Verilator runtime is already compiled), a
+        // design it cannot hold yet (a fresh comment), removed afterwards.
+        let opts = BuildOptions {
+            jobs: 1,
+            ..BuildOptions::default()
+        };
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let src = vec![(
+            "once.v".to_string(),
+            format!(
+                "// {nonce} {}\nmodule once(input clock, input [7:0] a, output reg [7:0] q);\n\
+                 always @(posedge clock) q <= a + 8'd1;\nendmodule\n",
+                std::process::id()
+            ),
+        )];
+        let libs: Vec<PathBuf> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| build(&src, "once", &opts).unwrap().lib_path))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(libs.iter().all(|l| l == &libs[0] && l.exists()), "{libs:?}");
+        let dir = libs[0].parent().unwrap().to_path_buf();
+        let started = BUILT.lock().unwrap().iter().filter(|d| **d == dir).count();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(started, 1, "builds started for {}", dir.display());
+    }
 
     #[test]
     fn parses_verilator_port_macros() {
