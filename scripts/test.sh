@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-tools.sh
+# A whole-suite run (CI: from a clean clone) gains nothing from incremental
+# caches but their cost; CARGO_INCREMENTAL=1 keeps them for edit-test loops.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
