@@ -43,7 +43,9 @@ fn clean(point: &str, cycles: u64) -> exanet_tb::blocks::node::NodeCoverage {
     let nodes = (p.dims[0] * p.dims[1] * p.dims[2]) as u64;
     let sweeps = exanet_tb::blocks::node::sweep_starts(cycles).len() as u64;
     assert!(sweeps >= 2, "{sweeps}");
-    assert_eq!(c.status_sweeps, sweeps * nodes, "{c:?}");
+    // Every sweep but the last completes (the last one, near the end, may
+    // still be waiting for software to let go of the port).
+    assert!(c.status_sweeps >= (sweeps - 1) * nodes, "{c:?}");
     assert!(c.status_reads >= c.status_sweeps * 9, "{c:?}");
     c
 }
