@@ -129,8 +129,9 @@ fn fit(key: &str, want: u32, supported: &[u32]) -> (u32, Option<String>) {
 
 /// Base of the `link_status` page in the node's AXI4-Lite window: the top
 /// 4 KiB page of the 16-bit window (the NI's pages, `0x3000 + 0x1000·c`,
-/// must end at or below it once `axil_split` is joined into the node).
-pub const LINK_STATUS_BASE: u64 = 0xF000;
+/// end at or below it: `exanet_hdl::node::NodeParams::validate`). One
+/// definition, the golden node's.
+pub const LINK_STATUS_BASE: u64 = exanet_sim::node::LINK_STATUS_BASE;
 
 /// Every block instance the config needs, at the config's sizes, and last
 /// the whole node top `exanet_node` (`exanet_hdl::node`) that joins them.
@@ -283,7 +284,8 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
         })?);
         // The node's AXI4-Lite window split in two: the NI's pages below
         // the top 4 KiB page, `link_status` on that page (`m1`, addresses
-        // relative to it). Not yet joined into `exanet_node`.
+        // relative to it). Both are inside `exanet_node` too; emitted here
+        // on their own for the per-block flows.
         let split = exanet_sim::common::axil_split::AxilSplitParams {
             addr_bits: exanet_hdl::node_ports::AXIL_ADDR_BITS,
             split: LINK_STATUS_BASE,

@@ -15,9 +15,11 @@
 use crate::node_flow::{REGS_BASE, REGS_RANGE};
 use anyhow::{bail, Result};
 use exanet_sim::link::status;
+use exanet_sim::link::LinkState;
 use exanet_sim::ni::errors::RejectReason;
 use exanet_sim::ni::regs::{self, Reg};
 use exanet_sim::ni::NiParams;
+use exanet_sim::node::LINK_STATUS_BASE;
 use std::fmt::Write;
 
 /// One field of a register.
@@ -221,8 +223,23 @@ fn c_header(ni: &[RegEntry], ls: &[RegEntry]) -> String {
             r.code()
         );
     }
-    s.push_str("\n/* link_status registers (one block of counters per network link) */\n");
+    let _ = writeln!(
+        s,
+        "\n/* link_status registers (one block of counters per network link), at\n \
+         * EXANET_LINK_STATUS_OFFSET in the NI's window (the node's AXI4-Lite split). */\n\
+         #define EXANET_LINK_STATUS_OFFSET 0x{LINK_STATUS_BASE:04X}u\n\
+         #define EXANET_LINK_STATUS_BASE (EXANET_NI_BASE + EXANET_LINK_STATUS_OFFSET)"
+    );
     c_block(&mut s, "EXANET_LINK_STATUS_", ls);
+    s.push_str("\n/* link state codes (LINK<l>_STATE) */\n");
+    for st in [LinkState::Down, LinkState::Training, LinkState::Up] {
+        let _ = writeln!(
+            s,
+            "#define EXANET_LINK_STATE_{} {}u",
+            ident(&format!("{st:?}")),
+            st as u32
+        );
+    }
     s.push_str("\n#endif /* EXANET_REGS_H */\n");
     s
 }
@@ -235,9 +252,23 @@ fn markdown(ni: &[RegEntry], ls: &[RegEntry]) -> String {
         env!("CARGO_PKG_VERSION")
     );
     for (title, regs) in [("NI", ni), ("link_status", ls)] {
+        let at = if title == "NI" {
+            "Offsets from the window's base.".to_string()
+        } else {
+            format!(
+                "At offset 0x{LINK_STATUS_BASE:04X} of the window (the node's AXI4-Lite split \
+                 sends 0x{LINK_STATUS_BASE:04X} and up here); offsets below are from there. \
+                 Read-only: a write, or a read past the last link, answers SLVERR. STATE: {}.",
+                [LinkState::Down, LinkState::Training, LinkState::Up]
+                    .iter()
+                    .map(|st| format!("{} {st:?}", *st as u32))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         let _ = writeln!(
             s,
-            "\n## {title}\n\n| offset | register | privileged | fields |\n|---|---|---|---|"
+            "\n## {title}\n\n{at}\n\n| offset | register | privileged | fields |\n|---|---|---|---|"
         );
         for r in regs {
             let fields: Vec<String> = r
@@ -283,10 +314,10 @@ fn dtsi() -> String {
 pub fn files(ni: &NiParams, links: usize) -> Result<Vec<(String, String)>> {
     let nr = ni_registers(ni);
     let span = u64::from(regs::ch_page(ni.channels));
-    if span > REGS_RANGE {
+    if span > LINK_STATUS_BASE || LINK_STATUS_BASE >= REGS_RANGE {
         bail!(
-            "ni: {} channels need 0x{span:X} bytes of registers, more than the node's \
-             0x{REGS_RANGE:X}-byte AXI4-Lite window",
+            "ni.channels = {}: the NI's registers need 0x{span:X} bytes, beyond 0x{LINK_STATUS_BASE:X} \
+             where link_status's page of the node's 0x{REGS_RANGE:X}-byte AXI4-Lite window starts",
             ni.channels
         );
     }
@@ -298,7 +329,14 @@ pub fn files(ni: &NiParams, links: usize) -> Result<Vec<(String, String)>> {
         ),
         (
             "regs/exanet_link_status.rdl".into(),
-            rdl("exanet_link_status", "exanet link status counters", &ls),
+            rdl(
+                "exanet_link_status",
+                &format!(
+                    "exanet link status counters, at offset 0x{LINK_STATUS_BASE:X} of the node's \
+                     AXI4-Lite window; read-only"
+                ),
+                &ls,
+            ),
         ),
         ("regs/exanet_regs.h".into(), c_header(&nr, &ls)),
         ("regs/exanet_regs.md".into(), markdown(&nr, &ls)),

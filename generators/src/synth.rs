@@ -597,7 +597,8 @@ pub struct NodePart {
 /// (one per local port), the allreduce datapath (`reduce_alu`), the router,
 /// per network link a `link_tx` (its retry buffer is inside it, so no
 /// separate `retry_buffer`) and a `link_rx` (each link also counts one GTH),
-/// the links' status block, per link two `async_fifo`s (the PHY word, 65
+/// the links' status block and the AXI4-Lite split in front of it and the
+/// NI, per link two `async_fifo`s (the PHY word, 65
 /// bits, in each direction) and one `reset_sync` per clock domain (the PL
 /// clock and each link's user clock). `async_fifo` and `reset_sync` are not
 /// manifest tops: they are emitted here into `OUT/.synth-cache/parts/`.
@@ -626,6 +627,7 @@ pub fn node_parts(manifest: &Manifest, out: &Path) -> Result<(Vec<NodePart>, Vec
     take("link_tx", links, 1, &mut parts);
     take("link_rx", links, 0, &mut parts);
     take("link_status", 1.min(links), 0, &mut parts);
+    take("axil_split", 1.min(links), 0, &mut parts);
     if links > 0 {
         let dir = out.join(".synth-cache").join("parts");
         let mut emitted = |name: &str, count: u64, e: exanet_hdl::emit::Emitted| -> Result<()> {

@@ -966,6 +966,8 @@ fn node_parts_follow_the_config() {
         assert_eq!(count("link_tx"), Some((links, 1)), "{cfg:?}");
         assert_eq!(count("link_rx"), Some((links, 0)));
         assert_eq!(count("async_fifo"), Some((2 * links, 0)));
+        assert_eq!(count("link_status"), Some((1, 0)));
+        assert_eq!(count("axil_split"), Some((1, 0)));
         assert_eq!(count("retry_buffer"), None, "inside link_tx");
         let af = parts.iter().find(|p| p.name == "async_fifo").unwrap();
         for f in &af.top.files {

@@ -49,6 +49,8 @@ fn register_map_files_are_written_and_the_rdl_compiles() {
     }
     let md = std::fs::read_to_string(regs.join("exanet_regs.md")).unwrap();
     assert!(md.contains("| 0x0028 | STATUS | yes |"), "{md}");
+    assert!(md.contains("At offset 0xF000 of the window"), "{md}");
+    assert!(md.contains("| 0x000C | LINK0_CRC_ERRORS | no |"), "{md}");
     let dts = std::fs::read_to_string(regs.join("exanet_ni.dtsi")).unwrap();
     assert!(dts.contains("reg = <0x0 0xa0000000 0x0 0x10000>"), "{dts}");
 
@@ -108,7 +110,11 @@ fn register_map_files_are_written_and_the_rdl_compiles() {
         &c,
         "#include \"exanet_regs.h\"\n_Static_assert(EXANET_NI_ID == 0u, \"ID\");\n\
          _Static_assert((EXANET_NI_STATUS_CQ_NONEMPTY_MASK >> EXANET_NI_STATUS_CQ_NONEMPTY_SHIFT) == 1u, \"bit\");\n\
-         int main(void) { return (int)EXANET_NI_REASON_HEADER_ECC - 1; }\n",
+         _Static_assert(EXANET_LINK_STATUS_OFFSET == 0xF000u, \"link status page\");\n\
+         _Static_assert(EXANET_LINK_STATUS_LINK1_RETRANSMISSIONS == 0x30u, \"link 1 retransmissions\");\n\
+         _Static_assert(EXANET_LINK_STATE_UP == 2u, \"state code\");\n\
+         static const unsigned long long ls_base = EXANET_LINK_STATUS_BASE;\n\
+         int main(void) { return (int)EXANET_NI_REASON_HEADER_ECC - 1 + (int)(ls_base & 0u); }\n",
     )
     .unwrap();
     let o = Command::new("cc")

@@ -40,13 +40,31 @@
 //!   sets them), to the router's `node_x/y/z` and the NI's `node` word
 //!   (layout from `exanet_sim::packet::coords`).
 //!
-//! # How the NI's native interface is adapted to `node_ports`
-//! - AXI4-Lite: the NI decodes a 20-bit address; the node's 16-bit
-//!   `s_axil_*addr` is zero-extended (every NI page, `0x3000 + 0x1000·c`
-//!   for its channels, lies below 64 KiB: [`NodeParams::validate`] refuses
-//!   more channels). `AxPROT[0]` (privileged) goes to the NI; `AxPROT[2:1]`
-//!   are ignored. The NI's registers take whole 32-bit words: `s_axil_wstrb`
-//!   is ignored (software writes registers with 32-bit stores).
+//! # AXI4-Lite: one slave, two register blocks
+//! `s_axil_*` (16-bit addresses) goes into `axil_split`
+//! ([`crate::common::axil_split`], split at
+//! [`exanet_sim::node::LINK_STATUS_BASE`] = `0xF000`; wires `ni_s_*` for
+//! `m0`, `ls_*` for `m1`):
+//! - `m0` (below `0xF000`): the NI. It decodes a 20-bit address; `m0`'s
+//!   16-bit address is zero-extended (every NI page, `0x3000 + 0x1000·c`
+//!   for its channels, must lie below `0xF000`: [`NodeParams::validate`]
+//!   refuses more channels). `AxPROT[0]` (privileged) goes to the NI;
+//!   `AxPROT[2:1]` are ignored. The NI's registers take whole 32-bit words:
+//!   `wstrb` is ignored (software writes registers with 32-bit stores).
+//! - `m1` (`0xF000` and up, address relative to it): one `link_status`
+//!   ([`crate::link::link_status`]) for every link of the node: per link
+//!   its `link_rx` state (`l<i>_st_state`) and seven counters, each the
+//!   `cnt_*` port of `link_tx` or `link_rx` that
+//!   [`crate::link::link_status::counter_source`] names (map:
+//!   `exanet_sim::link::status`). The 4 KiB page is fully decoded by
+//!   `link_status` (an address beyond the last link answers SLVERR, as
+//!   does every write); `m1`'s write address, data, strobes and AxPROT go
+//!   nowhere.
+//! - Latency: the split adds one cycle each way (a read answered at once
+//!   by its block reaches `s_axil_rvalid` 4 cycles after `s_axil_arvalid`);
+//!   one read and one write in flight.
+//!
+//! # How the NI's other interfaces are adapted to `node_ports`
 //! - AXI4 master: the NI's 42-bit addresses are zero-extended to 49 bits;
 //!   one ID (`AxID = 0`: the NI relies on in-order responses, `BID`/`RID`
 //!   ignored), `AxLOCK = 0`, `AxCACHE = 0011` (normal, non-cacheable,
@@ -55,11 +73,12 @@
 //!   NI's `AxUSER` (the PDID) has no pin on S_AXI_HP0_FPD and is dropped.
 //! - `irq`: the NI has no interrupt output yet; `irq` is held at 0
 //!   (software polls CQ_COUNT / MB_COUNT).
-//! - The router's and links' counters, the NI's observability outputs and
-//!   the link state are not on the node's ports (no register path to
-//!   software yet: the `link_status` block is not joined to the AXI4-Lite
-//!   slave); they stay on `unused_*` wires inside the node (visible in a
-//!   waveform); the co-simulation top [`emit_node_bench`] shows them
+//! - The router's counters, the links' counters `link_status` does not
+//!   serve, and the NI's observability outputs have no register path to
+//!   software; they stay on `unused_*` wires inside the node (visible in a
+//!   waveform; the link counters `link_status` reads keep their `unused_`
+//!   names so a bench finds every counter the same way); the
+//!   co-simulation top [`emit_node_bench`] shows them
 //!   as `n<n>_obs_<name>` ports ([`node_observed`]) through hierarchical
 //!   references, so the node's port list stays the Vivado flow's.
 //!
@@ -73,9 +92,11 @@
 //! edges; golden `exanet_sim::common::async_fifo`).
 
 use crate::common::async_fifo::{emit_async_fifo, emit_reset_sync};
+use crate::common::axil_split::emit_axil_split;
 use crate::emit::Emitted;
 use crate::link::link_pair::header_ports;
 use crate::link::link_rx::emit_link_rx;
+use crate::link::link_status::{counter_source, emit_link_status};
 use crate::link::link_tx::emit_link_tx;
 use crate::ni::{emit_ni, NiRtlParams};
 use crate::node_pair::{eject_module, module_ports, NodePairParams, PortDecl};
@@ -85,8 +106,12 @@ use crate::router::top::emit_router;
 use anyhow::{bail, Context, Result};
 use askama::Template;
 use exanet_sim::common::async_fifo::AsyncFifoParams;
+use exanet_sim::link::status::COUNTER_REGS;
 use exanet_sim::link::LinkParams;
-use exanet_sim::node::{rx_crossing_can_overflow, PHY_FIFO_CTRL_BIT, PHY_FIFO_WIDTH};
+use exanet_sim::node::{
+    axil_split_params, rx_crossing_can_overflow, LINK_STATUS_BASE, PHY_FIFO_CTRL_BIT,
+    PHY_FIFO_WIDTH,
+};
 use exanet_sim::router::RouterParams;
 
 /// Parameters of the node.
@@ -151,11 +176,19 @@ impl NodeParams {
         let ch = self.ni.ni.channels;
         let top = exanet_sim::ni::regs::ch_page(ch.saturating_sub(1)) as u64
             + exanet_sim::ni::regs::PAGE as u64;
-        if top > 1u64 << np::AXIL_ADDR_BITS {
+        if np::AXIL_ADDR_BITS != exanet_sim::node::AXIL_ADDR_BITS {
             bail!(
-                "node: ni.channels = {ch}: the NI's pages end at {top:#x}, beyond the node's \
-                 {}-bit AXI4-Lite window",
-                np::AXIL_ADDR_BITS
+                "node: node_ports' AXI4-Lite address ({} b) differs from the golden node's ({} b)",
+                np::AXIL_ADDR_BITS,
+                exanet_sim::node::AXIL_ADDR_BITS
+            );
+        }
+        if top > LINK_STATUS_BASE {
+            bail!(
+                "node: ni.channels = {ch}: the NI's pages end at {top:#x}, beyond {LINK_STATUS_BASE:#x} \
+                 where the node's AXI4-Lite window gives way to link_status (at most {} channels)",
+                (LINK_STATUS_BASE - exanet_sim::ni::regs::ch_page(0) as u64)
+                    / exanet_sim::ni::regs::PAGE as u64
             );
         }
         Ok(())
@@ -267,11 +300,9 @@ fn flit_fields(flit_bits: usize) -> [(&'static str, usize); 5] {
 }
 const CREDIT_FIELDS: [(&str, usize); 2] = [("valid", 1), ("vc", 4)];
 
-/// The node port a NI port maps to (module doc), by name.
+/// The node port a NI port maps to (module doc), by name (the AXI4-Lite
+/// slave `s_*` goes through `axil_split` instead: [`emit_node`]).
 fn node_port_of(ni_port: &str) -> Option<String> {
-    if let Some(r) = ni_port.strip_prefix("s_") {
-        return Some(format!("s_axil_{r}"));
-    }
     if let Some(r) = ni_port.strip_prefix("m_") {
         if r.ends_with("user") {
             return None;
@@ -297,6 +328,8 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
     let lrx = emit_link_rx(&p.link)?;
     let fifo = emit_async_fifo(&p.cdc)?;
     let rsync = emit_reset_sync(p.reset_stages)?;
+    let split = emit_axil_split(&axil_split_params())?;
+    let status = emit_link_status(p.links())?;
     let eject_name = format!("{NODE_TOP}_eject");
     let eject = eject_module(&pair, &eject_name);
 
@@ -306,6 +339,10 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         .context("reading link_tx's port list")?;
     let rx_ports = header_ports(&lrx.modules.last().context("link_rx top")?.1)
         .context("reading link_rx's port list")?;
+    let split_ports = module_ports(&split.modules.last().context("axil_split top")?.1)
+        .context("reading axil_split's port list")?;
+    let status_ports = module_ports(&status.modules.last().context("link_status top")?.1)
+        .context("reading link_status's port list")?;
     let links = p.links();
     let nports = p.router.topology.num_ports();
     let w = p.router.flit_bits;
@@ -334,9 +371,6 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
             "m_axi_rid".into(),
             "m_axi_rresp".into(),
             "m_axi_rlast".into(),
-            "s_axil_wstrb".into(),
-            "s_axil_awprot[2:1]".into(),
-            "s_axil_arprot[2:1]".into(),
         ],
         wires: Vec::new(),
         assigns: Vec::new(),
@@ -347,16 +381,149 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         count_msb: p.cdc.pointer_bits() - 1,
     };
 
-    // ---- NI.
+    // ---- AXI4-Lite split: the node's slave; m0 (wires `ni_s_*`) to the
+    // NI, m1 (wires `ls_*`) to link_status.
     let mut driven: Vec<String> = Vec::new();
     let mut conns: Vec<(String, String)> = Vec::new();
+    // Split outputs toward a master side, by wire name, until consumed.
+    let mut m_outputs: Vec<(String, usize)> = Vec::new();
+    let mut m_widths: Vec<(String, usize)> = Vec::new();
+    for q in &split_ports {
+        let n = q.name.as_str();
+        let sig = match n {
+            "clock" => "clk".to_string(),
+            "reset" => "pl_rst".to_string(),
+            _ if n.starts_with("s_") => {
+                let np_name = format!("s_axil_{}", &n[2..]);
+                let nw = node_width(&np_name).with_context(|| {
+                    format!("axil_split port `{n}` has no node port `{np_name}` (node_ports.rs)")
+                })? as usize;
+                if nw != q.width {
+                    bail!(
+                        "axil_split port `{n}` ({} b) and node port `{np_name}` ({nw} b) differ",
+                        q.width
+                    );
+                }
+                if !q.input {
+                    driven.push(np_name.clone());
+                }
+                np_name
+            }
+            _ if n.starts_with("m0_") || n.starts_with("m1_") => {
+                let w = match n.strip_prefix("m0_") {
+                    Some(r) => format!("ni_s_{r}"),
+                    None => format!("ls_{}", &n[3..]),
+                };
+                t.wires.push(format!("{}{w}", range(q.width)));
+                if !q.input {
+                    m_outputs.push((w.clone(), q.width));
+                }
+                m_widths.push((w.clone(), q.width));
+                w
+            }
+            _ => bail!("axil_split port `{n}`: the node does not know where it goes"),
+        };
+        conns.push((n.to_string(), sig));
+    }
+    t.insts.push(Inst {
+        module: split.top.clone(),
+        name: "axil_split".into(),
+        conns: std::mem::take(&mut conns),
+    });
+    let m_width = |w: &str| m_widths.iter().find(|x| x.0 == w).map(|x| x.1);
+    // A split wire into a block input of `width` bits: zero-extended when
+    // the block is wider, its low bits when narrower (the rest unused).
+    let mut consumed: Vec<(String, usize)> = Vec::new();
+    let mut into = |wire: String, width: usize, port: &str| -> Result<String> {
+        let sw = m_width(&wire)
+            .with_context(|| format!("`{port}`: axil_split has no port for `{wire}`"))?;
+        consumed.push((wire.clone(), width.min(sw)));
+        Ok(match width.cmp(&sw) {
+            std::cmp::Ordering::Equal => wire,
+            std::cmp::Ordering::Greater => format!("{{{}'d0, {wire}}}", width - sw),
+            std::cmp::Ordering::Less if width == 1 => format!("{wire}[0]"),
+            std::cmp::Ordering::Less => format!("{wire}[{}:0]", width - 1),
+        })
+    };
+
+    // ---- link_status: every link's state and counters, on m1.
+    let links_n = p.links();
+    let mut sc = Vec::new();
+    for q in &status_ports {
+        let n = q.name.as_str();
+        let sig = match n {
+            "clock" => "clk".to_string(),
+            "reset" => "pl_rst".to_string(),
+            "link_state" => {
+                let v: Vec<String> = (0..links_n)
+                    .rev()
+                    .map(|i| format!("l{i}_st_state"))
+                    .collect();
+                format!("{{{}}}", v.join(", "))
+            }
+            "link_counters" => {
+                // Counter k of link l at bit (7l + k)·32: MSB first.
+                let mut v = Vec::new();
+                for l in (0..links_n).rev() {
+                    for reg in COUNTER_REGS.iter().rev() {
+                        let (half, name) = counter_source(*reg)?;
+                        v.push(format!("unused_l{l}_{half}_{name}"));
+                    }
+                }
+                if v.len() * 32 != q.width {
+                    bail!(
+                        "link_status port `link_counters` is {} b, the node has {} counters",
+                        q.width,
+                        v.len()
+                    );
+                }
+                format!("{{{}}}", v.join(", "))
+            }
+            _ if n.starts_with("s_") => {
+                let w = format!("ls_{}", &n[2..]);
+                if q.input {
+                    into(w, q.width, n)?
+                } else {
+                    if m_width(&w) != Some(q.width) {
+                        bail!(
+                            "link_status output `{n}` ({} b) does not fit axil_split's `{w}`",
+                            q.width
+                        );
+                    }
+                    w
+                }
+            }
+            _ => bail!("link_status port `{n}`: the node does not know where it goes"),
+        };
+        sc.push((n.to_string(), sig));
+    }
+    t.insts.push(Inst {
+        module: status.top.clone(),
+        name: "link_status".into(),
+        conns: sc,
+    });
+
+    // ---- NI.
     for q in &ni_ports {
         let n = q.name.as_str();
         let sig = match n {
             "clock" => "clk".to_string(),
             "reset" => "pl_rst".to_string(),
             "node" => "node_coords".to_string(),
-            "s_awprot" | "s_arprot" => format!("s_axil_{}[0]", &n[2..]),
+            _ if n.starts_with("s_") => {
+                let w = format!("ni_{n}");
+                if q.input {
+                    into(w, q.width, n)?
+                } else {
+                    if m_width(&w) != Some(q.width) {
+                        bail!(
+                            "NI output `{n}` ({} b) does not fit axil_split's `{w}`",
+                            q.width
+                        );
+                    }
+                    w
+                }
+            }
             _ if n.starts_with("out_") || n.starts_with("in_") || n.starts_with("credit_") => {
                 let s = format!("ni_{n}");
                 t.wires.push(format!("{}{s}", range(q.width)));
@@ -415,6 +582,17 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         name: "ni".into(),
         conns,
     });
+    // Split outputs (or their upper bits) no block takes: the NI ignores
+    // write strobes and AxPROT[2:1]; link_status decodes only the read
+    // address (every write is refused).
+    for (w, width) in &m_outputs {
+        let used = consumed.iter().find(|c| &c.0 == w).map_or(0, |c| c.1);
+        if used == 0 {
+            t.unused_inputs.push(w.clone());
+        } else if used < *width {
+            t.unused_inputs.push(format!("{w}[{}:{used}]", width - 1));
+        }
+    }
     // Node outputs the NI does not drive (module doc).
     for (port, value) in [
         ("m_axi_awid", "0"),
@@ -553,7 +731,7 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         text.push('\n');
     }
     let mut modules: Vec<(String, String)> = Vec::new();
-    for part in [&ni, &router, &ltx, &lrx, &fifo, &rsync] {
+    for part in [&ni, &router, &ltx, &lrx, &fifo, &rsync, &split, &status] {
         for (name, body) in &part.modules {
             if !modules.iter().any(|(n, _)| n == name) {
                 modules.push((name.clone(), body.clone()));
@@ -587,7 +765,7 @@ struct BenchTop {
 /// synchronized PL reset, the NI's flits into the router and the router's
 /// credits back, the router's local output into the ejection adapter and
 /// its credits, the adapter's flits into the NI and its credits out.
-pub const OBSERVED_WIRES: [&str; 5] = ["pl_rst", "ni_out_", "ni_in_", "ni_credit_", "ej_"];
+pub const OBSERVED_WIRES: [&str; 6] = ["pl_rst", "ni_out_", "ni_in_", "ni_credit_", "ej_", "ni_s_"];
 
 /// `l<i>_st_<field>` (link `i`'s status bus, `link_rx` to `link_tx`) and
 /// `l<i>_lane_down`.

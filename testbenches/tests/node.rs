@@ -37,6 +37,16 @@ fn clean(point: &str, cycles: u64) -> exanet_tb::blocks::node::NodeCoverage {
     assert!(c.frames > 100 && c.phy_words > 1000, "{c:?}");
     assert!(c.pair.drains >= 1, "a drain (memories compared): {c:?}");
     assert!(c.pair.rdma_writes > 5 && c.pair.delivered > 50, "{c:?}");
+    // The link status read over AXI4-Lite during the run and at its end:
+    // every register of every link, on every node, more than once.
+    let p = parse_point(point).unwrap();
+    let nodes = (p.dims[0] * p.dims[1] * p.dims[2]) as u64;
+    let sweeps = exanet_tb::blocks::node::sweep_starts(cycles).len() as u64;
+    assert!(sweeps >= 2, "{sweeps}");
+    // Every sweep but the last completes (the last one, near the end, may
+    // still be waiting for software to let go of the port).
+    assert!(c.status_sweeps >= (sweeps - 1) * nodes, "{c:?}");
+    assert!(c.status_reads >= c.status_sweeps * 9, "{c:?}");
     c
 }
 
@@ -61,11 +71,21 @@ fn two_nodes_match_golden_and_wrong_goldens_are_caught() {
         "{m}"
     );
     // One byte of node 1's golden memory: caught at the first drain.
-    let mut bench = NodeBench::with_fault(p, Fault::GoldenMemByte).unwrap();
+    let mut bench = NodeBench::with_fault(p.clone(), Fault::GoldenMemByte).unwrap();
     let r = run(&mut bench, &opts(40_000, tmp.path())).unwrap();
     let m = r.first.expect("the golden memory byte is caught");
     println!("caught: {m}");
     assert!(m.port.contains("n1 memory byte"), "{m}");
+    // The golden link_status with two counters swapped, or with links 0
+    // and 1 swapped: the first status sweep's read-back differs, named.
+    for f in [Fault::GoldenStatusOrder, Fault::GoldenStatusLink] {
+        let mut bench = NodeBench::with_fault(p.clone(), f).unwrap();
+        let r = run(&mut bench, &opts(40_000, tmp.path())).unwrap();
+        let m = r.first.expect("the status decode mutation is caught");
+        println!("caught ({f:?}): {m}");
+        assert!(m.port.contains("_s_axil_rdata"), "{m}");
+        assert!(m.cycle < 15_000, "caught in the first sweep: {m}");
+    }
 }
 
 /// Bit errors on every PHY direction: the links retransmit, RTL and golden
@@ -78,6 +98,11 @@ fn two_nodes_with_bit_errors_match_golden() {
     }
     let c = clean("dims=2x1x1,phy_latency=4,cc_period=97,ber=0.00002", 60_000);
     assert!(c.crc_errors > 0 && c.retransmissions > 0, "{c:?}");
+    // ... and software sees them over AXI4-Lite.
+    assert!(
+        c.status_crc_errors > 0 && c.status_retransmissions > 0,
+        "{c:?}"
+    );
 }
 
 #[test]

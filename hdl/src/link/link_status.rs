@@ -19,6 +19,7 @@
 //! word-aligned and `w < 8·N`; else SLVERR and 0.
 
 use crate::emit::{emit, Emitted};
+use crate::router::network::{RX_COUNTERS, TX_COUNTERS};
 use anyhow::Result;
 use exanet_sim::link::status::Reg;
 use exanet_sim::link::status::{
@@ -201,6 +202,25 @@ impl<const S: usize, const C: usize> Logic for LinkStatusRtl<S, C> {
     }
 }
 
+/// Which link half's counter port feeds status register `reg`:
+/// (`"tx"`, a name of [`TX_COUNTERS`]) for `link_tx`'s `cnt_<name>`,
+/// (`"rx"`, a name of [`RX_COUNTERS`]) for `link_rx`'s. Found by the
+/// register's own name ([`Reg::name`]), which must be a counter of exactly
+/// one half: no second table to drift. The state register has none.
+pub fn counter_source(reg: Reg) -> Result<(&'static str, &'static str)> {
+    let n = reg.name();
+    let tx = TX_COUNTERS.iter().find(|&&c| c == n);
+    let rx = RX_COUNTERS.iter().find(|&&c| c == n);
+    match (tx, rx) {
+        (Some(c), None) => Ok(("tx", c)),
+        (None, Some(c)) => Ok(("rx", c)),
+        _ => anyhow::bail!(
+            "link_status register `{n}`: must be a counter of exactly one of link_tx \
+             ({TX_COUNTERS:?}) and link_rx ({RX_COUNTERS:?})"
+        ),
+    }
+}
+
 /// Top module name for `links` links.
 pub fn link_status_top_name(links: usize) -> String {
     format!("exanet_link_status_n{links}")
@@ -246,5 +266,56 @@ mod tests {
         }
         let e = emit_link_status(17).unwrap_err().to_string();
         assert!(e.contains("link_status.links = 17"), "{e}");
+    }
+
+    /// Every counter register comes from one half's counter port, and the
+    /// port's golden value (`counter_values`) is the register's golden
+    /// value (`Reg::value` of the merged counters).
+    #[test]
+    fn counter_sources_agree_with_the_golden_values() {
+        use exanet_sim::link::{LinkCounters, LinkState};
+        let mut t = LinkCounters::default();
+        let mut r = LinkCounters::default();
+        // Distinct values everywhere, so a wrong source shows.
+        for (k, c) in [&mut t, &mut r].into_iter().enumerate() {
+            let b = 100 * (k as u64 + 1);
+            *c = LinkCounters {
+                frames_sent: b + 1,
+                frames_received: b + 2,
+                crc_errors: b + 3,
+                ctrl_crc_errors: b + 4,
+                seq_errors: b + 5,
+                duplicates: b + 6,
+                retransmissions: b + 7,
+                timeouts: b + 8,
+                link_downs: b + 9,
+                bad_acks: b + 10,
+                training_errors: b + 11,
+                overflows: b + 12,
+                words_replayed: b + 13,
+                ctrl_sent: b + 14,
+            };
+        }
+        // The golden link ends count each counter in one half only.
+        t.frames_received = 0;
+        t.crc_errors = 0;
+        t.ctrl_crc_errors = 0;
+        t.link_downs = 0;
+        r.frames_sent = 0;
+        r.retransmissions = 0;
+        r.timeouts = 0;
+        let (tv, rv) = crate::router::network::counter_values(&t, &r);
+        let m = t.merged(&r);
+        let e = counter_source(Reg::State).unwrap_err().to_string();
+        assert!(e.contains("`state`"), "{e}");
+        for reg in COUNTER_REGS {
+            let (half, name) = counter_source(reg).unwrap();
+            let v = if half == "tx" {
+                tv[TX_COUNTERS.iter().position(|&c| c == name).unwrap()]
+            } else {
+                rv[RX_COUNTERS.iter().position(|&c| c == name).unwrap()]
+            };
+            assert_eq!(v as u32, reg.value(LinkState::Up, &m), "{reg:?}");
+        }
     }
 }

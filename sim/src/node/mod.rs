@@ -9,7 +9,7 @@
 
 mod top;
 
-pub use top::{GoldenNode, GoldenNodeParams, NodeOutputs, NodePlInputs};
+pub use top::{GoldenNode, GoldenNodeParams, NodeOutputs, NodePlInputs, StatusRead};
 
 use crate::common::async_fifo::{AsyncFifo, AsyncFifoParams, ReadInputs, ResetSync, WriteInputs};
 use crate::link::link_rx::{LinkRx, RxInputs, RxOutputs};
@@ -17,6 +17,23 @@ use crate::link::link_tx::{LinkTx, TxInputs};
 use crate::link::{LinkParams, PhyWord};
 use crate::router::flit::Flit;
 use anyhow::{bail, Result};
+
+/// Address bits of the node's AXI4-Lite register window (`s_axil_*addr`).
+pub const AXIL_ADDR_BITS: u32 = 16;
+/// Base of the `link_status` page in the node's AXI4-Lite window: the top
+/// 4 KiB page. Below it the NI's registers (`axil_split`'s `m0`), from it
+/// on the status of every link of the node (`m1`, addresses relative to
+/// it: [`crate::link::status`]'s map).
+pub const LINK_STATUS_BASE: u64 = 0xF000;
+
+/// The split of the node's AXI4-Lite window (`axil_split`): the NI below
+/// [`LINK_STATUS_BASE`], `link_status` from it on.
+pub fn axil_split_params() -> crate::common::axil_split::AxilSplitParams {
+    crate::common::axil_split::AxilSplitParams {
+        addr_bits: AXIL_ADDR_BITS,
+        split: LINK_STATUS_BASE,
+    }
+}
 
 /// Bits of one crossing-FIFO entry: the 64-bit PHY word plus its control bit.
 pub const PHY_FIFO_WIDTH: u32 = 65;

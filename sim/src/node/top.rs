@@ -26,10 +26,21 @@
 //!   checks them against the golden NI ([`GoldenNode::ni_mut`]).
 //! - `pl_rst` resets the router and every link end's PL side; each link's
 //!   user side takes `rst` through its own synchronizer.
+//! - the node's AXI4-Lite slave goes through the golden `axil_split`
+//!   ([`AxilSplit`], [`super::axil_split_params`]): `m0` (below
+//!   [`super::LINK_STATUS_BASE`]) is the NI, whose responses the bench
+//!   gives in [`NodePlInputs::axil`] (`m[0]`, from the RTL NI; the golden
+//!   NI checks them per transaction); `m1` is the golden `link_status`
+//!   ([`LinkStatus`]) of every link of the node, which samples, in the
+//!   cycle it takes a read, each link's `link_rx` state and its
+//!   `link_tx` + `link_rx` counters as they were before the edge (what the
+//!   RTL's counter registers show). Both reset with `pl_rst`.
 
 use super::{LinkEndOutputs, NodeLinkEnd, PlInputs, UserInputs};
 use crate::common::async_fifo::{AsyncFifoParams, ResetSync};
-use crate::link::LinkParams;
+use crate::common::axil_split::{AxilSplit, AxilSplitInputs, AxilSplitOutputs, MasterInputs};
+use crate::link::status::{self, LinkStatus, Reg, StatusInputs};
+use crate::link::{LinkCounters, LinkParams, LinkState};
 use crate::ni::{Ni, NiParams};
 use crate::packet::coords::Coords;
 use crate::router::flit::Flit;
@@ -61,6 +72,23 @@ pub struct NodePlInputs {
     pub local_flit: Option<Flit>,
     /// The credit (VC) the ejection adapter returns to the router's local output.
     pub local_credit: Option<u8>,
+    /// The node's AXI4-Lite slave inputs (`s_*`, from software) and the
+    /// NI's responses on `axil_split`'s `m0` (`m[0]`); `m[1]` and `reset`
+    /// are ignored (the golden `link_status` and `pl_rst` drive them).
+    pub axil: AxilSplitInputs,
+}
+
+/// A read the golden `link_status` took: its address (relative to
+/// [`super::LINK_STATUS_BASE`]) and what it sampled, so a bench can check
+/// the value software gets against the link ends' own counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusRead {
+    /// Byte address inside the status page.
+    pub addr: u32,
+    /// PL cycle (of this node) of the read's AR handshake.
+    pub cycle: u64,
+    /// Per link: `link_rx`'s state, `link_tx`'s and `link_rx`'s counters.
+    pub links: Vec<(LinkState, LinkCounters, LinkCounters)>,
 }
 
 /// What the node shows between edges (functions of its registers).
@@ -74,6 +102,9 @@ pub struct NodeOutputs {
     pub local_credit: Option<u8>,
     /// Per network port: the link end.
     pub links: Vec<LinkEndOutputs>,
+    /// `axil_split`'s outputs: the node's AXI4-Lite slave (`s_*`), the
+    /// NI's inputs (`m[0]`), `link_status`'s inputs (`m[1]`).
+    pub axil: AxilSplitOutputs,
 }
 
 /// The golden node.
@@ -86,6 +117,14 @@ pub struct GoldenNode {
     links: Vec<NodeLinkEnd>,
     pl_rst: ResetSync,
     pl_cycles: u64,
+    split: AxilSplit,
+    status: LinkStatus,
+    /// The last read `status` took.
+    status_read: Option<StatusRead>,
+    /// Decode mutations for negative tests: register indices swapped,
+    /// link indices swapped.
+    status_swap: Option<(usize, usize)>,
+    status_link_swap: Option<(usize, usize)>,
     /// The link ends' outputs before the instant being stepped (one buffer,
     /// refilled at every edge: `edge` is on a co-simulation's hot path).
     before: Vec<LinkEndOutputs>,
@@ -126,6 +165,11 @@ impl GoldenNode {
             links,
             pl_rst: ResetSync::new(p.reset_stages).context("node: PL reset synchronizer")?,
             pl_cycles: 0,
+            split: AxilSplit::new(&super::axil_split_params()).context("node: axil_split")?,
+            status: LinkStatus::new(topo.num_dir_ports()).context("node: link_status")?,
+            status_read: None,
+            status_swap: None,
+            status_link_swap: None,
             before: Vec::with_capacity(topo.num_dir_ports()),
         })
     }
@@ -148,7 +192,50 @@ impl GoldenNode {
             local_flit: self.router.out_flit(l).copied(),
             local_credit: self.router.credit_out(l),
             links: self.links.iter().map(NodeLinkEnd::outputs).collect(),
+            axil: self.split.outputs(),
         }
+    }
+
+    /// `axil_split`'s outputs now (the node's AXI4-Lite slave, the NI's
+    /// and `link_status`'s inputs).
+    pub fn axil_outputs(&self) -> AxilSplitOutputs {
+        self.split.outputs()
+    }
+
+    /// The last read the golden `link_status` took (see [`StatusRead`]).
+    pub fn last_status_read(&self) -> Option<&StatusRead> {
+        self.status_read.as_ref()
+    }
+
+    /// For a bench's negative test only: the golden `link_status` answers
+    /// register `a` of a link with register `b`'s value and `b` with `a`'s
+    /// (a decode mutation the comparison with the RTL must catch).
+    pub fn mutate_status_decode(&mut self, a: Reg, b: Reg) {
+        let at = |r: Reg| status::REGS.iter().position(|&x| x == r).unwrap_or(0);
+        self.status_swap = Some((at(a), at(b)));
+    }
+
+    /// For a bench's negative test only: the golden `link_status` answers
+    /// for link `b` when asked for link `a` and the reverse (an address
+    /// decode mutation).
+    pub fn mutate_status_link(&mut self, a: usize, b: usize) {
+        self.status_link_swap = Some((a, b));
+    }
+
+    /// The address the golden `link_status` decodes for `m1`'s `addr`
+    /// (with the mutations' swaps, if any).
+    fn status_addr(&self, addr: u64) -> u32 {
+        let a = addr as u32;
+        let swap = |v: usize, s: Option<(usize, usize)>| match s {
+            Some((x, y)) if v == x => y,
+            Some((x, y)) if v == y => x,
+            _ => v,
+        };
+        let per = status::REGS_PER_LINK;
+        let (w, b) = (a as usize / 4, a % 4);
+        let (l, r) = (w / per, w % per);
+        let (l, r) = (swap(l, self.status_link_swap), swap(r, self.status_swap));
+        ((l * per + r) * 4) as u32 + b
     }
 
     /// The golden NI (driven per transaction by the bench).
@@ -206,6 +293,11 @@ impl GoldenNode {
             );
         }
         let reset = self.pl_rst.output();
+        // The AXI4-Lite side (PL domain) first: link_status samples the link
+        // ends as they are before this instant.
+        if let Some(inp) = pl {
+            self.axil_edge(reset, &inp.axil);
+        }
         let mut before = std::mem::take(&mut self.before);
         before.clear();
         before.extend(self.links.iter().map(NodeLinkEnd::outputs));
@@ -247,6 +339,59 @@ impl GoldenNode {
         }
         self.before = before;
         Ok(())
+    }
+
+    /// `axil_split` and `link_status` at a PL edge (`reset`: `pl_rst`).
+    fn axil_edge(&mut self, reset: bool, inp: &AxilSplitInputs) {
+        let m1 = self.split.outputs().m[1];
+        let mut si = StatusInputs {
+            arvalid: m1.arvalid,
+            araddr: self.status_addr(m1.araddr),
+            rready: m1.rready,
+            awvalid: m1.awvalid,
+            wvalid: m1.wvalid,
+            bready: m1.bready,
+            links: Vec::new(),
+        };
+        let so = self.status.outputs(&si);
+        let taken = !reset && so.arready && si.arvalid;
+        if taken {
+            let sampled: Vec<_> = self
+                .links
+                .iter()
+                .map(|e| {
+                    (
+                        e.outputs().rx.status.state,
+                        *e.link_tx().counters(),
+                        *e.link_rx().counters(),
+                    )
+                })
+                .collect();
+            si.links = sampled.iter().map(|(s, t, r)| (*s, t.merged(r))).collect();
+            self.status_read = Some(StatusRead {
+                addr: m1.araddr as u32,
+                cycle: self.pl_cycles,
+                links: sampled,
+            });
+        }
+        let mut ai = *inp;
+        ai.reset = reset;
+        ai.m[1] = MasterInputs {
+            awready: so.awready,
+            wready: so.wready,
+            bresp: so.bresp as u32,
+            bvalid: so.bvalid,
+            arready: so.arready,
+            rdata: so.rdata,
+            rresp: so.rresp as u32,
+            rvalid: so.rvalid,
+        };
+        if reset {
+            self.status = LinkStatus::new(self.links.len()).expect("sized at construction");
+        } else {
+            self.status.tick(&si);
+        }
+        self.split.tick(&ai);
     }
 }
 

@@ -55,6 +55,23 @@
 //!   NI's; a watchdog. The NI's flits into the router and the adapter's
 //!   credits are what the golden router takes.
 //!
+//! - at every PL edge of node `n`, `axil_split` against the golden node's
+//!   (the same decode: below `0xF000` the NI, from `0xF000` on the golden
+//!   `link_status`): every output of the node's AXI4-Lite slave
+//!   (`s_axil_*`, so every register value read back) and every signal it
+//!   drives into the NI (`obs_ni_s_*`); the golden split takes the RTL
+//!   NI's responses, and the golden NI performs each access when the RTL
+//!   NI takes it (behind the split).
+//! - the link status over AXI4-Lite: [`STATUS_FIRST`] PL cycles after the
+//!   start, every [`STATUS_EVERY`] cycles and once near the end of the run,
+//!   node-pair software lends each node's AXI4-Lite port (between its
+//!   accesses) to a status reader that reads every register of every link
+//!   (`0xF000 + 32·l + 4·r`: state and seven counters) and one address
+//!   past the last link (SLVERR). Each value read is also checked against
+//!   the golden link end's counter port it names
+//!   (`exanet_hdl::link::link_status::counter_source`, values by
+//!   `counter_values`) as sampled when `link_status` took the read.
+//!
 //! Traffic: the node-pair software (RDMA writes and reads, packetizer
 //! messages, completion and mailbox consumption, a completion queue held
 //! for a while) in phases of at most [`PHASE_CAP`] cycles with drains, without the node-pair bench's reset
@@ -69,17 +86,23 @@ use crate::cosim::{Bench, Mismatch};
 use crate::verilator::Sim;
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
+use exanet_hdl::link::link_status::counter_source;
 use exanet_hdl::node::{emit_node_bench, NodeParams};
+use exanet_hdl::router::network::{counter_values, RX_COUNTERS, TX_COUNTERS};
 use exanet_sim::common::async_fifo::AsyncFifoParams;
+use exanet_sim::common::axil_split::{AxilSplitInputs, MasterInputs};
 use exanet_sim::link::phy::{Phy, PhyParams};
+use exanet_sim::link::status::{self as lstatus, Reg};
 use exanet_sim::link::{LinkCounters, LinkParams, LinkState, PhyWord};
+use exanet_sim::node::LINK_STATUS_BASE;
 use exanet_sim::node::{GoldenNode, NodePlInputs, UserInputs};
 use exanet_sim::point;
 use exanet_sim::rng::Rng;
 use exanet_sim::router::flit::Flit;
 use exanet_sim::topology::dims_text;
-use ports::{FlitPorts, NodeRtl};
+use ports::{AxilPorts, FlitPorts, NodeRtl};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// Longest traffic phase, PL cycles of node 0 (drains, and the memory
 /// comparisons that end them, come often even in a short run).
@@ -88,6 +111,12 @@ pub const PHASE_CAP: u64 = 5_000;
 pub const RESET_CYCLES: u64 = 8;
 /// User cycles of a cable before its transceivers raise `channel_up`.
 pub const CHANNEL_UP_AFTER: u64 = 12;
+/// PL cycle (of node 0) of the first link-status sweep.
+pub const STATUS_FIRST: u64 = 3_000;
+/// PL cycles between link-status sweeps.
+pub const STATUS_EVERY: u64 = 12_000;
+/// PL cycles before the end of a run of the last sweep.
+pub const STATUS_LAST: u64 = 1_500;
 /// Base PL clock period, ps (node `n`: plus `PL_STEP_PS · n`).
 const PL_PS: u64 = 6_100;
 const PL_STEP_PS: u64 = 29;
@@ -219,6 +248,27 @@ pub enum Fault {
     /// One byte of node 1's golden memory differs from the RTL's memory
     /// (node-pair's [`node_pair::Fault::GoldenMemByte`]).
     GoldenMemByte,
+    /// Every golden node's `link_status` answers `frames_sent` with
+    /// `crc_errors` and the reverse (a register-order mutation).
+    GoldenStatusOrder,
+    /// Every golden node's `link_status` answers for link 1 when asked for
+    /// link 0 (an address mutation).
+    GoldenStatusLink,
+}
+
+/// The status reader of one node: link-status reads over the node's
+/// AXI4-Lite port while node-pair software lends it.
+#[derive(Clone, Debug, Default)]
+struct StatusReader {
+    /// Offsets (in the status page) still to read in this sweep.
+    todo: VecDeque<u32>,
+    /// Presented, not yet accepted.
+    cur: Option<u32>,
+    /// Accepted, awaiting the response.
+    wait: Option<u32>,
+    lent: bool,
+    /// Next sweep (index into the bench's sweep starts).
+    next: usize,
 }
 
 /// One clock: next rise, period, base period.
@@ -271,6 +321,14 @@ pub struct NodeCoverage {
     pub retransmissions: u64,
     /// CRC errors detected (all link ends).
     pub crc_errors: u64,
+    /// Link-status registers read over AXI4-Lite (all nodes).
+    pub status_reads: u64,
+    /// Link-status sweeps completed (every register of every link of one node).
+    pub status_sweeps: u64,
+    /// Largest `crc_errors` read back over AXI4-Lite.
+    pub status_crc_errors: u64,
+    /// Largest `retransmissions` read back over AXI4-Lite.
+    pub status_retransmissions: u64,
     /// The NI side (node-pair's coverage).
     pub pair: NodePairCoverage,
 }
@@ -298,6 +356,9 @@ pub struct NodeBench {
     fault_words: u64,
     in_reset: bool,
     cov: NodeCoverage,
+    status: Vec<StatusReader>,
+    /// PL cycles (of node 0) at which status sweeps start.
+    sweeps: Vec<u64>,
 }
 
 impl NodeBench {
@@ -323,9 +384,16 @@ impl NodeBench {
         let gp = params.golden()?;
         let t = &params.router.topology;
         let n = t.num_nodes();
-        let golden = (0..n)
+        let mut golden = (0..n)
             .map(|i| GoldenNode::new(&gp, i).with_context(|| format!("golden node {i}")))
             .collect::<Result<Vec<_>>>()?;
+        for g in &mut golden {
+            match fault {
+                Fault::GoldenStatusOrder => g.mutate_status_decode(Reg::FramesSent, Reg::CrcErrors),
+                Fault::GoldenStatusLink => g.mutate_status_link(0, 1),
+                _ => {}
+            }
+        }
         let links = params.links();
         let phy = point.phy()?;
         let mut cables = Vec::new();
@@ -372,6 +440,8 @@ impl NodeBench {
             fault_words: 0,
             in_reset: true,
             cov: NodeCoverage::default(),
+            status: vec![StatusReader::default(); n],
+            sweeps: Vec::new(),
             params,
         })
     }
@@ -514,6 +584,172 @@ impl NodeBench {
         None
     }
 
+    /// Node `n`'s `axil_split` against the golden node's: every output of
+    /// the node's AXI4-Lite slave and every signal into the NI.
+    fn check_axil(&self, n: usize) -> Option<Mismatch> {
+        let o = self.golden[n].axil_outputs();
+        let r = &self.rtl[n];
+        let (s, q, m) = (&r.s_axil, &r.ni_s, &o.m[0]);
+        let b = |v: bool| v as u64;
+        let want: [(&AxilPorts, &str, u64, crate::verilator::Port); 19] = [
+            (s, "awready", b(o.s_awready), s.awready),
+            (s, "wready", b(o.s_wready), s.wready),
+            (s, "bvalid", b(o.s_bvalid), s.bvalid),
+            (s, "bresp", o.s_bresp as u64, s.bresp),
+            (s, "arready", b(o.s_arready), s.arready),
+            (s, "rvalid", b(o.s_rvalid), s.rvalid),
+            (s, "rresp", o.s_rresp as u64, s.rresp),
+            (s, "rdata", o.s_rdata as u64, s.rdata),
+            (q, "awaddr", m.awaddr, q.awaddr),
+            (q, "awprot", m.awprot as u64, q.awprot),
+            (q, "awvalid", b(m.awvalid), q.awvalid),
+            (q, "wdata", m.wdata as u64, q.wdata),
+            (q, "wstrb", m.wstrb as u64, q.wstrb),
+            (q, "wvalid", b(m.wvalid), q.wvalid),
+            (q, "bready", b(m.bready), q.bready),
+            (q, "araddr", m.araddr, q.araddr),
+            (q, "arprot", m.arprot as u64, q.arprot),
+            (q, "arvalid", b(m.arvalid), q.arvalid),
+            (q, "rready", b(m.rready), q.rready),
+        ];
+        for (ports, name, w, p) in want {
+            let got = p.get();
+            if got != w {
+                return Some(self.bad(n, &format!("{}{name}", ports.name), w, got));
+            }
+        }
+        None
+    }
+
+    /// Node `n`'s status reader this cycle (clock low, after node-pair's
+    /// agents): a sweep starts when due; the port is borrowed between
+    /// software accesses; one read at a time is presented.
+    fn drive_status(&mut self, n: usize) {
+        let cycle = self.cycle();
+        let links = self.params.links();
+        let st = &mut self.status[n];
+        if st.todo.is_empty() && st.cur.is_none() && st.wait.is_none() {
+            if st.next < self.sweeps.len() && cycle >= self.sweeps[st.next] {
+                st.next += 1;
+                // Every register of every link, then one past the last (SLVERR).
+                st.todo = (0..=(links * lstatus::REGS_PER_LINK) as u32)
+                    .map(|r| 4 * r)
+                    .collect();
+            } else {
+                if st.lent {
+                    st.lent = self.pair.lend_axil(n, false);
+                }
+                return;
+            }
+        }
+        if !st.lent {
+            st.lent = self.pair.lend_axil(n, true);
+            if !st.lent {
+                return;
+            }
+        }
+        if st.cur.is_none() && st.wait.is_none() {
+            st.cur = st.todo.pop_front();
+        }
+        let p = &self.rtl[n].s_axil;
+        p.awvalid.set(0);
+        p.wvalid.set(0);
+        p.bready.set(0);
+        p.arvalid.set(st.cur.is_some() as u64);
+        p.araddr.set(LINK_STATUS_BASE + st.cur.unwrap_or(0) as u64);
+        p.arprot.set(0);
+        p.rready.set(1);
+    }
+
+    /// Node `n`'s status reader at a PL edge: its read accepted, or its
+    /// response: checked against the golden link end's counter port the
+    /// register names, as `link_status` sampled it.
+    fn check_status(&mut self, n: usize) -> Option<Mismatch> {
+        if !self.status[n].lent {
+            return None;
+        }
+        let s = self.rtl[n].s_axil.clone();
+        let st = &mut self.status[n];
+        if st.cur.is_some() && s.arvalid.get() == 1 && s.arready.get() == 1 {
+            st.wait = st.cur.take();
+            return None;
+        }
+        let off = st.wait?;
+        if s.rvalid.get() != 1 {
+            return None;
+        }
+        st.wait = None;
+        if st.todo.is_empty() {
+            self.cov.status_sweeps += 1;
+        }
+        self.cov.status_reads += 1;
+        let links = self.params.links();
+        let at = LINK_STATUS_BASE + off as u64;
+        let Some(sample) = self.golden[n].last_status_read().cloned() else {
+            return Some(self.bad(n, &format!("obs_ls_arvalid (read 0x{at:04x})"), 1, 0));
+        };
+        if sample.addr != off {
+            return Some(self.bad(
+                n,
+                &format!("obs_ls_araddr (read 0x{at:04x})"),
+                off as u64,
+                sample.addr as u64,
+            ));
+        }
+        let (want, resp, what) = match lstatus::decode(off, links) {
+            None => (0, lstatus::RESP_SLVERR, "past the last link".to_string()),
+            Some((l, reg)) => {
+                let (state, tx, rx) = &sample.links[l];
+                let v = if reg == Reg::State {
+                    *state as u64
+                } else {
+                    let (half, name) = match counter_source(reg) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            return Some(Mismatch {
+                                cycle: self.cycle(),
+                                port: format!("n{n}_s_axil_rdata (read 0x{at:04x})"),
+                                expected: "a register with a counter port".into(),
+                                actual: format!("{e:#}"),
+                            })
+                        }
+                    };
+                    let (tv, rv) = counter_values(tx, rx);
+                    let pos = |names: &[&str]| names.iter().position(|&c| c == name);
+                    if half == "tx" {
+                        pos(&TX_COUNTERS).map_or(0, |k| tv[k])
+                    } else {
+                        pos(&RX_COUNTERS).map_or(0, |k| rv[k])
+                    }
+                } & 0xffff_ffff;
+                match reg {
+                    Reg::CrcErrors => {
+                        self.cov.status_crc_errors = self.cov.status_crc_errors.max(v)
+                    }
+                    Reg::Retransmissions => {
+                        self.cov.status_retransmissions = self.cov.status_retransmissions.max(v)
+                    }
+                    _ => {}
+                }
+                (v, lstatus::RESP_OKAY, format!("link {l} {}", reg.name()))
+            }
+        };
+        for (sig, w, got) in [
+            ("rresp", resp as u64, s.rresp.get()),
+            ("rdata", want, s.rdata.get()),
+        ] {
+            if w != got {
+                return Some(self.bad(
+                    n,
+                    &format!("s_axil_{sig} (read 0x{at:04x}: {what})"),
+                    w,
+                    got,
+                ));
+            }
+        }
+        None
+    }
+
     /// A flit interface of node `n` against the golden flit.
     fn check_flit(
         &self,
@@ -633,6 +869,55 @@ impl NodeBench {
     }
 }
 
+/// The AXI4-Lite inputs the golden `axil_split` takes at this edge: the
+/// node's slave inputs as driven, the RTL NI's responses on `m0`.
+fn axil_inputs(r: &NodeRtl) -> AxilSplitInputs {
+    let (s, m) = (&r.s_axil, &r.ni_s);
+    let b = |p: &crate::verilator::Port| p.get() == 1;
+    AxilSplitInputs {
+        reset: false,
+        s_awaddr: s.awaddr.get(),
+        s_awprot: s.awprot.get() as u32,
+        s_awvalid: b(&s.awvalid),
+        s_wdata: s.wdata.get() as u32,
+        s_wstrb: s.wstrb.get() as u32,
+        s_wvalid: b(&s.wvalid),
+        s_bready: b(&s.bready),
+        s_araddr: s.araddr.get(),
+        s_arprot: s.arprot.get() as u32,
+        s_arvalid: b(&s.arvalid),
+        s_rready: b(&s.rready),
+        m: [
+            MasterInputs {
+                awready: b(&m.awready),
+                wready: b(&m.wready),
+                bresp: m.bresp.get() as u32,
+                bvalid: b(&m.bvalid),
+                arready: b(&m.arready),
+                rdata: m.rdata.get() as u32,
+                rresp: m.rresp.get() as u32,
+                rvalid: b(&m.rvalid),
+            },
+            MasterInputs::default(),
+        ],
+    }
+}
+
+/// PL cycles (of node 0) at which link-status sweeps start in a run of
+/// `cycles`: [`STATUS_FIRST`], every [`STATUS_EVERY`] after, and
+/// [`STATUS_LAST`] before the end.
+pub fn sweep_starts(cycles: u64) -> Vec<u64> {
+    let last = cycles.saturating_sub(STATUS_LAST);
+    let mut v: Vec<u64> = (0..)
+        .map(|k| STATUS_FIRST + k * STATUS_EVERY)
+        .take_while(|&c| c < last)
+        .collect();
+    if last > STATUS_FIRST {
+        v.push(last);
+    }
+    v
+}
+
 /// Read a flit interface.
 fn read_flit(p: &FlitPorts) -> Option<Flit> {
     (p.valid.get() == 1).then(|| {
@@ -743,6 +1028,9 @@ impl Bench for NodeBench {
             for n in 0..self.golden.len() {
                 if self.pl_rise[n] {
                     self.pair.drive_node(n, rng, cycle);
+                    if !self.in_reset {
+                        self.drive_status(n);
+                    }
                 }
             }
         }
@@ -767,6 +1055,12 @@ impl Bench for NodeBench {
             if let Some(m) = self.check_pl(n) {
                 return Some(m);
             }
+            if let Some(m) = self.check_axil(n) {
+                return Some(m);
+            }
+            if let Some(m) = self.check_status(n) {
+                return Some(m);
+            }
             if let Some(mut m) = self.pair.check_one_node(n, cycle) {
                 m.port = format!(
                     "{} (node {n} PL cycle {}, t={} ps)",
@@ -781,6 +1075,7 @@ impl Bench for NodeBench {
                 rst: self.rst[n],
                 local_flit: read_flit(&r.ni_out),
                 local_credit: (r.ej_credit.valid.get() == 1).then(|| r.ej_credit.vc.get() as u8),
+                axil: axil_inputs(r),
             };
         }
         if any {
@@ -820,6 +1115,7 @@ impl Bench for NodeBench {
         cycles: u64,
         tracing: bool,
     ) -> Result<(u64, Option<Mismatch>)> {
+        self.sweeps = sweep_starts(cycles);
         for r in &self.rtl {
             r.clk.set(0);
             r.rst.set(1);

@@ -2,7 +2,7 @@
 //! node `n`'s own ports `n<n>_<port>` and its internal signals
 //! `n<n>_obs_<name>`, bound once.
 
-use crate::blocks::ni::agents::NiPorts;
+use crate::blocks::ni::agents::{InnerAxil, NiPorts};
 use crate::blocks::node_pair::NodePorts;
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
@@ -59,6 +59,62 @@ pub(super) struct LinkPorts {
     pub(super) rx_overflows: Port,
 }
 
+/// One AXI4-Lite port (32-bit data, 16-bit addresses, 3-bit AxPROT):
+/// the node's slave `s_axil_*` or the NI's side of `axil_split`
+/// (`obs_ni_s_*`).
+#[derive(Clone)]
+pub(super) struct AxilPorts {
+    /// Name prefix for mismatches (`s_axil_`, `obs_ni_s_`).
+    pub(super) name: &'static str,
+    pub(super) awaddr: Port,
+    pub(super) awprot: Port,
+    pub(super) awvalid: Port,
+    pub(super) awready: Port,
+    pub(super) wdata: Port,
+    pub(super) wstrb: Port,
+    pub(super) wvalid: Port,
+    pub(super) wready: Port,
+    pub(super) bresp: Port,
+    pub(super) bvalid: Port,
+    pub(super) bready: Port,
+    pub(super) araddr: Port,
+    pub(super) arprot: Port,
+    pub(super) arvalid: Port,
+    pub(super) arready: Port,
+    pub(super) rdata: Port,
+    pub(super) rresp: Port,
+    pub(super) rvalid: Port,
+    pub(super) rready: Port,
+}
+
+impl AxilPorts {
+    fn bind(sim: &Sim, prefix: &str, name: &'static str) -> Result<Self> {
+        let p = |s: &str, w: u32| sim.port_w(&format!("{prefix}{s}"), w);
+        Ok(AxilPorts {
+            name,
+            awaddr: p("awaddr", 16)?,
+            awprot: p("awprot", 3)?,
+            awvalid: p("awvalid", 1)?,
+            awready: p("awready", 1)?,
+            wdata: p("wdata", 32)?,
+            wstrb: p("wstrb", 4)?,
+            wvalid: p("wvalid", 1)?,
+            wready: p("wready", 1)?,
+            bresp: p("bresp", 2)?,
+            bvalid: p("bvalid", 1)?,
+            bready: p("bready", 1)?,
+            araddr: p("araddr", 16)?,
+            arprot: p("arprot", 3)?,
+            arvalid: p("arvalid", 1)?,
+            arready: p("arready", 1)?,
+            rdata: p("rdata", 32)?,
+            rresp: p("rresp", 2)?,
+            rvalid: p("rvalid", 1)?,
+            rready: p("rready", 1)?,
+        })
+    }
+}
+
 /// One node of the bench top.
 #[derive(Clone)]
 pub(super) struct NodeRtl {
@@ -78,6 +134,10 @@ pub(super) struct NodeRtl {
     pub(super) links: Vec<LinkPorts>,
     /// What the node-pair checks of the NI need.
     pub(super) ni: NodePorts,
+    /// The node's AXI4-Lite slave (into `axil_split`).
+    pub(super) s_axil: AxilPorts,
+    /// `axil_split`'s `m0`: the NI's AXI4-Lite slave.
+    pub(super) ni_s: AxilPorts,
 }
 
 fn flit(sim: &Sim, prefix: &str) -> Result<FlitPorts> {
@@ -102,7 +162,7 @@ fn credit(sim: &Sim, prefix: &str) -> Result<CreditPorts> {
 /// `s_axil_*` (16-bit addresses, AxPROT\[0\] = privileged), the AXI4 master
 /// `m_axi_*` (49-bit addresses), the NI's observability outputs and flits
 /// out through `n<n>_obs_*`.
-fn ni_ports(sim: &Sim, n: usize) -> Result<NiPorts> {
+fn ni_ports(sim: &Sim, n: usize, inner: &AxilPorts) -> Result<NiPorts> {
     let p = |s: &str, w: u32| sim.port_w(&format!("n{n}_{s}"), w);
     let o = |s: &str, w: u32| sim.port_w(&format!("n{n}_obs_{s}"), w);
     Ok(NiPorts {
@@ -161,6 +221,12 @@ fn ni_ports(sim: &Sim, n: usize) -> Result<NiPorts> {
         out_tail: o("ni_out_tail", 1)?,
         out_vc: o("ni_out_vc", 4)?,
         out: "obs_ni_out",
+        inner: Some(InnerAxil {
+            arvalid: inner.arvalid,
+            arready: inner.arready,
+            awvalid: inner.awvalid,
+            awready: inner.awready,
+        }),
     })
 }
 
@@ -227,6 +293,8 @@ impl NodeRtl {
             });
         }
         let ni_in = flit(sim, &format!("n{n}_obs_ni_in_"))?;
+        let ni_s = AxilPorts::bind(sim, &format!("n{n}_obs_ni_s_"), "obs_ni_s_")?;
+        let s_axil = AxilPorts::bind(sim, &format!("n{n}_s_axil_"), "s_axil_")?;
         Ok(NodeRtl {
             clk: p("clk", 1)?,
             rst: p("rst", 1)?,
@@ -238,7 +306,7 @@ impl NodeRtl {
             router,
             links: ls,
             ni: NodePorts {
-                ni: ni_ports(sim, n)?,
+                ni: ni_ports(sim, n, &ni_s)?,
                 rx_valid: ni_in.valid,
                 rx_data: ni_in.data,
                 rx_head: ni_in.head,
@@ -246,6 +314,8 @@ impl NodeRtl {
                 rx_vc: ni_in.vc,
                 errors,
             },
+            s_axil,
+            ni_s,
         })
     }
 }

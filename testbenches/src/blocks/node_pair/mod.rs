@@ -310,8 +310,8 @@ impl NodePairBench {
             node.wr.drive_reset(&p.ni);
             return;
         }
-        // Software: one access at a time.
-        if node.axil.idle() {
+        // Software: one access at a time (none while the port is lent).
+        if node.axil.idle() && !node.axil.lent() {
             if let Some(op) = node.sw.pop_front() {
                 node.axil.start(op);
             }
@@ -321,6 +321,14 @@ impl NodePairBench {
         node.rd.drive(&p.ni, rng, cycle, &node.mem);
         // Memory write.
         node.wr.drive(&p.ni, rng, cycle);
+    }
+
+    /// Lend node `n`'s AXI4-Lite port to another master (`true`: granted
+    /// only while node `n`'s software has no access in flight) or take it
+    /// back (`false`); returns whether it is lent now. While lent, node
+    /// `n`'s software neither drives nor checks the port.
+    pub fn lend_axil(&mut self, n: usize, on: bool) -> bool {
+        self.nodes[n].axil.lend(on)
     }
 
     /// What the run exercised.

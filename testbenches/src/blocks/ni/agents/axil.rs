@@ -48,11 +48,20 @@ fn check_resp(
 
 /// The software: an AXI4-Lite master presenting one access at a time
 /// (valid after a random delay), with random BREADY / RREADY. The golden
-/// model performs each access when the RTL accepts it; the responses are
-/// compared in order.
+/// model performs each access when the RTL accepts it (with an
+/// interconnect in front, [`NiPorts::inner`]: when the NI behind it
+/// accepts it); the responses are compared in order.
+///
+/// The port can be lent to another master while the agent is idle
+/// ([`AxilMaster::lend`]): the agent then neither drives nor checks it.
 pub(crate) struct AxilMaster<M> {
     cur: Option<Access<M>>,
     presented: bool,
+    /// Accepted by the interconnect, not yet by the NI (in order).
+    issued: VecDeque<Access<M>>,
+    /// The write the NI accepted this cycle (inner mode).
+    inner_write: Option<Access<M>>,
+    lent: bool,
     pend_b: VecDeque<(u32, AxilResp)>,
     pend_r: VecDeque<(u32, u32, AxilResp)>,
     bready: bool,
@@ -64,6 +73,9 @@ impl<M: fmt::Debug> AxilMaster<M> {
         AxilMaster {
             cur: None,
             presented: false,
+            issued: VecDeque::new(),
+            inner_write: None,
+            lent: false,
             pend_b: VecDeque::new(),
             pend_r: VecDeque::new(),
             bready: false,
@@ -83,7 +95,23 @@ impl<M: fmt::Debug> AxilMaster<M> {
 
     /// No access presented or awaiting its response.
     pub fn idle(&self) -> bool {
-        self.cur.is_none() && self.pend_b.is_empty() && self.pend_r.is_empty()
+        self.cur.is_none()
+            && self.issued.is_empty()
+            && self.pend_b.is_empty()
+            && self.pend_r.is_empty()
+    }
+
+    /// Lend the port to another master (`true`, only while
+    /// [`AxilMaster::idle`]: refused otherwise) or take it back (`false`).
+    /// Returns whether the port is lent now.
+    pub fn lend(&mut self, on: bool) -> bool {
+        self.lent = on && (self.lent || self.idle());
+        self.lent
+    }
+
+    /// The port is lent ([`AxilMaster::lend`]).
+    pub fn lent(&self) -> bool {
+        self.lent
     }
 
     /// Present `access` from the next cycle on (after a random delay).
@@ -104,6 +132,9 @@ impl<M: fmt::Debug> AxilMaster<M> {
     /// Clock low: present the current access (or not yet), draw the ready
     /// signals.
     pub fn drive(&mut self, p: &NiPorts, rng: &mut Rng) {
+        if self.lent {
+            return;
+        }
         p.awvalid.set(0);
         p.wvalid.set(0);
         p.arvalid.set(0);
@@ -146,6 +177,12 @@ impl<M: fmt::Debug> AxilMaster<M> {
         golden: &mut Ni,
         r: Report,
     ) -> Result<bool, Mismatch> {
+        if self.lent {
+            return Ok(false);
+        }
+        if let Some(inner) = &p.inner {
+            return self.accept_inner(p, inner, golden, r);
+        }
         let presented = self.cur.is_some() && self.presented;
         let rd_fire = p.arready.get() == 1;
         let wr_fire = p.awready.get() == 1;
@@ -182,11 +219,76 @@ impl<M: fmt::Debug> AxilMaster<M> {
         Ok(wr_fire)
     }
 
+    /// [`AxilMaster::accept_read`] with an interconnect in front: an
+    /// access leaves the agent at its handshake on the outer port (valid
+    /// and ready: an interconnect may be ready with nothing presented) and
+    /// is performed at the NI's own handshake, in order.
+    fn accept_inner(
+        &mut self,
+        p: &NiPorts,
+        inner: &super::InnerAxil,
+        golden: &mut Ni,
+        r: Report,
+    ) -> Result<bool, Mismatch> {
+        let presented = self.cur.is_some() && self.presented;
+        let out_rd = presented && p.arvalid.get() == 1 && p.arready.get() == 1;
+        let out_wr = presented
+            && p.awvalid.get() == 1
+            && p.awready.get() == 1
+            && p.wvalid.get() == 1
+            && p.wready.get() == 1;
+        if out_rd || out_wr {
+            if let Some(op) = self.cur.take() {
+                self.issued.push_back(op);
+            }
+        }
+        let in_rd = inner.arvalid.get() == 1 && inner.arready.get() == 1;
+        let in_wr = inner.awvalid.get() == 1 && inner.awready.get() == 1;
+        if in_rd {
+            let k = self
+                .issued
+                .iter()
+                .position(|a| matches!(a, Access::Read { .. }));
+            match k.and_then(|k| self.issued.remove(k)) {
+                Some(Access::Read { addr, prot }) => {
+                    let pr = if prot { Prot::Privileged } else { Prot::User };
+                    let (v, resp) = golden.axil_read_prot(addr, pr);
+                    self.pend_r.push_back((addr, v, resp));
+                }
+                _ => {
+                    return r.bad(
+                        "obs_ni_s_arvalid",
+                        "0 (no read sent by software)".into(),
+                        "1".into(),
+                    )
+                }
+            }
+        }
+        if in_wr {
+            let k = self
+                .issued
+                .iter()
+                .position(|a| matches!(a, Access::Write { .. }));
+            match k.and_then(|k| self.issued.remove(k)) {
+                Some(w) => self.inner_write = Some(w),
+                None => {
+                    return r.bad(
+                        "obs_ni_s_awvalid",
+                        "0 (no write sent by software)".into(),
+                        "1".into(),
+                    )
+                }
+            }
+        }
+        Ok(in_wr)
+    }
+
     /// The write accepted this cycle: address, data, privileged, meta. The
     /// bench performs it on the golden model and calls
     /// [`AxilMaster::wrote`].
     pub fn take_write(&mut self, r: Report) -> Result<(u32, u32, bool, M), Mismatch> {
-        match self.cur.take() {
+        let w = self.inner_write.take().or_else(|| self.cur.take());
+        match w {
             Some(Access::Write {
                 addr,
                 data,
@@ -213,7 +315,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
         p: &NiPorts,
         r: Report,
     ) -> Result<Option<(u32, AxilResp)>, Mismatch> {
-        if !(p.bvalid.get() == 1 && self.bready) {
+        if self.lent || !(p.bvalid.get() == 1 && self.bready) {
             return Ok(None);
         }
         let Some((addr, resp)) = self.pend_b.pop_front() else {
@@ -230,7 +332,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
         p: &NiPorts,
         r: Report,
     ) -> Result<Option<(u32, u32, AxilResp)>, Mismatch> {
-        if !(p.rvalid.get() == 1 && self.rready) {
+        if self.lent || !(p.rvalid.get() == 1 && self.rready) {
             return Ok(None);
         }
         let Some((addr, v, resp)) = self.pend_r.pop_front() else {

@@ -28,7 +28,7 @@ mod ports;
 pub(crate) use axil::{Access, AxilMaster};
 pub(crate) use flits::{check_picks, TxFlits};
 pub(crate) use memory::{AxiReadSlave, AxiWriteSlave};
-pub use ports::NiPorts;
+pub use ports::{InnerAxil, NiPorts};
 
 use crate::cosim::Mismatch;
 

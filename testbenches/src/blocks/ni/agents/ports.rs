@@ -68,6 +68,21 @@ pub struct NiPorts {
     pub out_vc: Port,
     /// Name of the flits-out group (`out` or `tx`), for mismatches.
     pub out: &'static str,
+    /// When an interconnect (the node's `axil_split`) stands between the
+    /// AXI4-Lite ports above and the NI: the NI's own handshakes, at which
+    /// the golden NI performs each access ([`InnerAxil`]).
+    pub inner: Option<InnerAxil>,
+}
+
+/// The NI's own AXI4-Lite request handshakes behind an interconnect: the
+/// read is performed when `arvalid && arready` here, the write when
+/// `awvalid && awready` (the NI takes AW and W together).
+#[derive(Clone)]
+pub struct InnerAxil {
+    pub arvalid: Port,
+    pub arready: Port,
+    pub awvalid: Port,
+    pub awready: Port,
 }
 
 impl NiPorts {
@@ -133,6 +148,7 @@ impl NiPorts {
             out_tail: o("tail", 1)?,
             out_vc: o("vc", 4)?,
             out,
+            inner: None,
         })
     }
 }
