@@ -375,6 +375,7 @@ impl Bench for NiBench {
             .expect("validated at construction");
         fresh.ports = self.ports.take();
         fresh.only_bad = self.only_bad;
+        fresh.ar_copies = self.ar_copies;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);
         }
