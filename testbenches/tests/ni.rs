@@ -463,12 +463,14 @@ fn an_edited_receive_path_is_caught() {
     );
 }
 
-/// The NI with the allreduce engine's first stage (4 communicator slots):
-/// malformed allreduce descriptors of every kind among the general
-/// traffic, the engine's registers read and written, compared with the
-/// golden NI transaction by transaction (every AXI4-Lite answer, so every
-/// completion's words, CH_ERR, AR_CNT). Accepted descriptors are kept out
-/// (the RTL does not run a collective yet).
+/// The NI with the allreduce engine (4 communicator slots): malformed
+/// allreduce descriptors of every kind and good ones on a box of one rank
+/// among the general traffic, the engine's registers read and written,
+/// compared with the golden NI transaction by transaction (every AXI4-Lite
+/// answer, so every completion's words, CH_ERR, AR_CNT; every AXI4 burst
+/// of a single rank's copy against the golden engine's writes).
+/// Descriptors of a box of two ranks or more are kept out (the RTL does not
+/// run those collectives yet).
 fn engine_point() -> exanet_hdl::ni::NiRtlParams {
     let mut p = parse_point(matrix_points()[0]).unwrap();
     p.ni.ar_communicators = 4;
@@ -489,13 +491,50 @@ fn allreduce_descriptors_match_the_golden_model() {
     let c = bench.coverage();
     println!("  {c:?}");
     assert!(c.ar_descriptors > 30, "{c:?}");
-    // BAD_COMM, NOT_MEMBER, BAD_TYPE, BAD_COUNT, BAD_ADDR; never OK.
+    // BAD_COMM, NOT_MEMBER, BAD_TYPE, BAD_COUNT, BAD_ADDR; no good
+    // descriptor in this stimulus (see the ignored test below).
     for s in 1..=5 {
         assert!(c.ar_status[s] > 0, "status {s}: {c:?}");
     }
     assert_eq!(c.ar_status[0], 0, "{c:?}");
     // The general traffic goes on around them.
     assert!(c.writes > 50 && c.rx_data > 20, "{c:?}");
+}
+
+/// Good descriptors on a box of one rank among the general traffic too:
+/// each copy (source to destination in 256-byte chunks, split at 4 KiB
+/// pages) compared burst by burst with the golden engine's writes, the
+/// completions on the AXI4-Lite reads. **Open**: with seed 0x71 this stops
+/// at cycle 54,246 on the bench's receive liveness bound (a packet not
+/// decided within 2000 cycles while an allreduce DOORBELL waits for the
+/// AXI4 master to drain: RVALID high, RREADY low, the scheduler held);
+/// the 39 copies before it (12,588 bytes, 86 write bursts, OK
+/// completions) matched. Ignored until that wait is fixed.
+#[test]
+#[ignore]
+fn allreduce_single_rank_copies_match_the_golden_model() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bench = NiBench::new(engine_point()).unwrap();
+    bench.set_ar_copies(true);
+    let r = run(&mut bench, &test_options(2 * CYCLES, 0x71, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert_eq!(r.mismatches, 0, "{}: {:?}", r.point, r.first);
+    // OK (single-rank copies) and every malformed kind.
+    for s in 0..=5 {
+        assert!(c.ar_status[s] > 0, "status {s}: {c:?}");
+    }
+    // Copies of several chunks, some crossing a 4 KiB page (more bursts
+    // than chunks), every burst compared.
+    assert!(c.ar_copies >= 5, "{c:?}");
+    assert!(
+        c.ar_copy_bursts > c.ar_copy_bytes / 256 + c.ar_copies,
+        "{c:?}"
+    );
 }
 
 /// The allreduce path's RTL edited (a rejected descriptor completing with
@@ -509,13 +548,14 @@ fn an_edited_allreduce_path_is_caught() {
     let tmp = tempfile::tempdir().unwrap();
     let p = engine_point();
     let e = exanet_hdl::ni::emit_ni_with_engine_check(&p).unwrap();
-    for (k, (from, to)) in [
+    for (k, (from, to, port)) in [
         (
             "ar_ncomp <= ar_ncomp + 32'd1;",
             "ar_ncomp <= ar_ncomp + 32'd2;",
+            "s_rdata",
         ),
-        ("ae_txid = ar_txid;", "ae_txid = ~ar_txid;"),
-        ("? 3'd0 : 3'd4;", "? 3'd0 : 3'd0;"),
+        ("ae_txid = ar_txid;", "ae_txid = ~ar_txid;", "s_rdata"),
+        ("? 3'd0 : 3'd4;", "? 3'd0 : 3'd0;", "s_rdata"),
     ]
     .into_iter()
     .enumerate()
@@ -530,12 +570,12 @@ fn an_edited_allreduce_path_is_caught() {
         let o = CosimOptions {
             rtl_dir: Some(dir),
             waveform_on_mismatch: false,
-            ..test_options(CYCLES, 0x72, tmp.path())
+            ..test_options(2 * CYCLES, 0x72, tmp.path())
         };
         let r = run(&mut bench, &o).unwrap();
         println!("{}", r.summary());
         let m = r.first.expect("the edited RTL must be caught");
         println!("  `{to}`: {m}");
-        assert!(m.port.starts_with("s_rdata"), "{m}");
+        assert!(m.port.starts_with(port), "{m}");
     }
 }

@@ -322,6 +322,15 @@ pub struct ArCheck {
     pub done: Signal<Out, bool>,
     /// Its [`ArStatus`] code.
     pub status: Signal<Out, Bits<3>>,
+    /// The checked descriptor's slot holds a box of one rank (with `done`).
+    pub one: Signal<Out, bool>,
+    /// The checked vector's bytes, count × element size (with `done` and
+    /// status OK, at most `max_vector_bytes` ≤ 2^30).
+    pub bytes: Signal<Out, Bits<31>>,
+    /// The checked descriptor's source address (held until the next `chk`).
+    pub src: Signal<Out, Bits<42>>,
+    /// The checked descriptor's destination address (held likewise).
+    pub dst: Signal<Out, Bits<42>>,
     /// The step sequencer, walked for the scratch need.
     pub sched: ArSched,
     _body: String,
@@ -352,6 +361,10 @@ impl ArCheck {
             busy: Default::default(),
             done: Default::default(),
             status: Default::default(),
+            one: Default::default(),
+            bytes: Default::default(),
+            src: Default::default(),
+            dst: Default::default(),
             sched: ArSched::new(&p.sched())?,
             _body: ar_check_body(p)?,
         })
@@ -369,6 +382,10 @@ impl Logic for ArCheck {
         self.busy.connect();
         self.done.connect();
         self.status.connect();
+        self.one.connect();
+        self.bytes.connect();
+        self.src.connect();
+        self.dst.connect();
         self.sched.clock.connect();
         self.sched.reset.connect();
         self.sched.start.connect();

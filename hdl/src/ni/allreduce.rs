@@ -17,15 +17,88 @@
 //! and moved in by the next CQ_POP; AR_CNT (COMPLETIONS counts every
 //! checked descriptor) and AR_REJ.
 //!
-//! Not here yet (later slices of issue 15): the collective itself. A
-//! descriptor that passes the check completes OK at once and writes
-//! nothing; the golden engine would run it. That is why
-//! `ni.ar_communicators > 0` is refused by [`super::Geometry::new`] (and so
-//! by `exanet generate`), and why the `ni` bench keeps accepted
-//! descriptors out of its stimulus. No fragment is sent or received:
-//! FRAGS_SENT, FRAGS_RECEIVED and AR_REJ read 0, and a received
-//! AllreduceFragment is rejected UNSUPPORTED as without an engine (the
-//! golden engine would check it).
+//! **The data path of a box of one rank** (`templates/ni/ar_copy.v`, the
+//! golden `Engine::do_step` of an empty plan): a descriptor checked OK on a
+//! slot whose box holds one rank copies its source to its destination in
+//! chunks of `max_payload_bytes`, each read whole over the AXI4 master (one
+//! AR burst, two where it crosses a 4 KiB page; ARUSER = the descriptor's
+//! PDID) into a chunk buffer (`cp_buf`, 32 × 128 bits of LUTRAM, P/16 + 1
+//! beats from word 1), then written whole (one AW burst, two at a 4 KiB
+//! page, AWUSER = the PDID, the beats realigned from the buffer by
+//! `src mod 16 − dst mod 16` bytes, strobes exactly the chunk's bytes) and
+//! its B responses taken before the next chunk is read (a chunk's source
+//! may be an earlier chunk's destination: the golden order). After the
+//! last chunk's B, the OK completion is posted as a failed check's is.
+//!
+//! Why the copy runs alone: the golden model does it at the DOORBELL, in
+//! one step. So an allreduce DOORBELL is accepted only when the AXI4
+//! master is quiet (`ar_quiet`: no transmit read issued or outstanding, no
+//! receive write sent or awaiting its B); while one is pending (`ar_dbp`,
+//! from AWVALID and the address alone) the scheduler picks nothing and the
+//! receive path decides nothing, so the master drains; then the check and the copy hold the AXI4-Lite slave,
+//! the receive decisions and the scheduler's picks (`ar_hold`; the picks
+//! show `tx_busy`). Every memory access and completion the bench sees is
+//! then in the golden order.
+//!
+//! Not here yet (later slices of issue 15): a collective of two ranks or
+//! more (fragments, scratch, combining through `reduce_alu`; a descriptor
+//! of such a slot that passes the check still completes OK at once and
+//! writes nothing, so the `ni` bench keeps those out of its stimulus, and
+//! `ni.ar_communicators > 0` is refused by [`super::Geometry::new`], so by
+//! `exanet generate`); the collective sequence number (a single rank's
+//! collective sends no fragment, so its `seq` is not observable yet: it
+//! comes with the fragments); FRAGS_SENT, FRAGS_RECEIVED and AR_REJ read
+//! 0, and a received AllreduceFragment is rejected UNSUPPORTED as without
+//! an engine (the golden engine would check it).
+//!
+//! # Design of the remaining data path (the next slices)
+//! Built on what is here, in this order, each checked by the `ni` bench
+//! (then a node pair, then the 2×2×2 run):
+//! 1. **Sequence numbers**: `s_seq[16]` (14 bits) in `ar_check`, zeroed by
+//!    an AR_CTRL write with ENABLE, advanced at every completion of a
+//!    collective that passed the check (OK, PROTOCOL, TIMEOUT; golden
+//!    `Engine::finish`). Observable through the fragments' txid and the
+//!    Stale check, so it comes with 2 and 3.
+//! 2. **Sending** (a fourth class-0 source of `rdma_tx`, between the
+//!    read-serve engine and the channels, the golden `emit_request`
+//!    order): `ar_sched` presents a step (partner rank, send range,
+//!    `their_off`); the engine turns its send range into fragment records
+//!    for the scheduler's packet queue exactly like an RDMA write packet
+//!    (source = src before the first combining step, dst after; AR bursts,
+//!    realigner and payload CRC reused), with header dest = the partner's
+//!    coordinates (origin + rank digits, per dimension mod the torus),
+//!    PDID = the slot's, vaddr = `their_off · esize + j · P`, size; footer
+//!    txid = seq, flags = step index, seq = j, first / last, user = comm ·
+//!    op << 4 · dtype << 7 (the golden `Engine::emit`). Cost: a record mux
+//!    into `e_rec` and the coordinate arithmetic, about 300 LUT.
+//! 3. **Receiving** (`rdma_rx`): an AllreduceFragment gets the golden
+//!    `Engine::accept` checks in `FragReject` order from per-slot, per-bank,
+//!    per-step records {next_index[14], bytes[31], closed, src_rank[12],
+//!    op_dtype[6]} = 64 bits × 2 banks × `step_limit` (16 at 8×4×4) ×
+//!    slots (4): 128 × 64 bits of LUTRAM (~130 LUT as RAM64M), a bank
+//!    cleared by a valid-bit vector per bank (FFs), not by a walk. An
+//!    accepted fragment is written through the receive write burst
+//!    (`mw_addr` = scratch + bank · size/2 + vaddr), its B posting nothing;
+//!    a rejected one counts in AR_REJ[r] (10 × 32-bit counters, FFs) and
+//!    FRAGS_RECEIVED / FRAGS_SENT count the rest.
+//! 4. **Combining**: when a step's receive is closed (golden `step_ready`:
+//!    partner, size, op and dtype checked, else PROTOCOL), per chunk of P
+//!    bytes: read the partial (src or dst) and the received bytes
+//!    (scratch) with the copy's AR/R side into two chunk buffers (this
+//!    block's `cp_buf` and a second one, 32 × 128 LUTRAM each), realign
+//!    both to the chunk's first element (two 256→128 shifters, ~600 LUT
+//!    each; the copy's write realigner is the third), stream the 128-bit
+//!    pairs through `reduce_alu` (one flit per cycle, its pipeline
+//!    latency; no vector-sized buffer, no BRAM), and write the result with
+//!    the copy's AW/W/B side, one write per chunk (golden `do_step`); a
+//!    storing step is this copy from scratch. Estimate for 2–4: ~3–4 k LUT
+//!    plus `reduce_alu` (its DSPs) over the NI's 14.5 k, 0 BRAM36.
+//! 5. **Time**: the golden model steps at fragment events (`emit`,
+//!    `receive`, each calling `progress`), so a combining step runs, as the
+//!    copy does, with everything else held after the decision (or pick)
+//!    that completes it; the bench then expects its writes at that event.
+//!    TIMEOUT: a cycle counter since the last progress against AR_TIMEOUT,
+//!    completing TIMEOUT, clearing the bank and advancing seq.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile
 //! (`ar_hold`) the AXI4-Lite slave accepts nothing, the receive path
@@ -62,6 +135,18 @@ struct Allreduce<'a> {
     st_pad: String,
     /// `ArStatus::Ok` as the child's 3-bit status.
     st_ok: String,
+    /// The data path of a single rank (`templates/ni/ar_copy.v`).
+    copy: String,
+}
+
+/// `templates/ni/ar_copy.v`.
+#[derive(Template)]
+#[template(path = "ni/ar_copy.v")]
+struct ArCopy {
+    /// The chunk: `max_payload_bytes`.
+    p: usize,
+    /// `ArStatus::Ok` as the child's 3-bit status.
+    st_ok: String,
 }
 
 /// Bits of `ar_check`'s status output.
@@ -88,6 +173,19 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;
+    let st_ok = format!("{STATUS_BITS}'d{}", ArStatus::Ok as u8);
+    ensure!(
+        (16..=256).contains(&n.max_payload_bytes) && n.max_payload_bytes.is_multiple_of(16),
+        "NI RTL: ni.max_payload_bytes = {}: the allreduce copy takes 16..=256, a multiple of 16 (its chunk buffer holds P / 16 + 3 words of 32)",
+        n.max_payload_bytes
+    );
+    let copy = render(
+        &ArCopy {
+            p: n.max_payload_bytes,
+            st_ok: st_ok.clone(),
+        },
+        "ar_copy",
+    )?;
     render(
         &Allreduce {
             k: g.keys(),
@@ -100,7 +198,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             awd: format!("8'd{}", n.ar_queue_depth),
             aw_count_wide: format!("{{{}aw_count}}", pad(8 - aww)),
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
-            st_ok: format!("{STATUS_BITS}'d{}", ArStatus::Ok as u8),
+            st_ok,
+            copy,
         },
         "allreduce",
     )

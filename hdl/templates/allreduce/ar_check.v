@@ -172,6 +172,10 @@ always @(*) begin
     busy = st != S_IDLE;
     done = done_q;
     status = status_q;
+    one = s_ranks[q_comm] == 13'd1;
+    bytes = q_bytes[30:0];
+    src = q_src;
+    dst = q_dst;
 end
 
 always @(posedge clock) begin
@@ -215,7 +219,8 @@ end
 
 // Not used by the check: the bits of this node's coordinates outside
 // x, y, z, the sequencer's steps (the collective is a later slice), and
-// its `bad` (the rank count of an enabled slot never exceeds the torus).
+// its `bad` (the rank count of an enabled slot never exceeds the torus);
+// `bytes` above 2^30 (refused BAD_COUNT, never copied).
 wire unused_ar_check = &{1'b0, node, sched$valid, sched$bad, sched$index, sched$phase, sched$partner_rank,
     sched$send_lo, sched$send_hi, sched$recv_lo, sched$recv_hi, sched$combine, sched$my_off, sched$their_off,
-    s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_dst[41:3], q_src[41:3], w_rel, r_rel};
+    s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_bytes[34:31], w_rel, r_rel};

@@ -23,6 +23,15 @@ reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
 reg [31:0] ar_ncomp;
 reg        ar_rd_ok;
 reg [31:0] ar_rd_val;
+// A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
+// at once for a failed check, after the copy for a single rank (`cp_fin`).
+reg        ar_done;
+reg  [2:0] ar_stat;
+always @(*) begin
+    ar_done = (ar$0$done && !cp_go) || cp_fin;
+    ar_stat = cp_fin ? {{ st_ok }} : ar$0$status;
+end
+{{ copy }}
 always @(*) begin
     db_ar = st_ctrl[w_ch]{{ c.bits.ctrl_op }} == {{ c.ar.op_allreduce.b() }};
     ar_qfull = {{ aw_count_wide }} >= {{ awd }};
@@ -41,19 +50,19 @@ always @(*) begin
     ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
     ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
     ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold = ar$0$busy || ar$0$done || ar_drn;
+    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0);
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;
     ae_txid = ar_txid;
-    ae_reason = { {{- st_pad }}ar$0$status};
-    ae_status = (ar$0$status == {{ st_ok }}) ? {{ c.cq.ok }} : {{ c.cq.failed }};
+    ae_reason = { {{- st_pad }}ar_stat};
+    ae_status = (ar_stat == {{ st_ok }}) ? {{ c.cq.ok }} : {{ c.cq.failed }};
     ae_kind = {{ c.cq.allreduce }};
     ar_new = { {{- r.cq.concat("ae_") }}};
     // Straight into the CQ when it has room and nothing waits; else queued.
-    ar_cq = (ar$0$done && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
-    ar_ent = ar$0$done ? ar_new : aw_mem[aw_head];
-    aw_push = ar$0$done && !ar_cq;
+    ar_cq = (ar_done && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
+    ar_ent = ar_done ? ar_new : aw_mem[aw_head];
+    aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
     // AR_CNT: COMPLETIONS counts every checked descriptor; no fragment is
     // sent or received yet, so FRAGS_SENT, FRAGS_RECEIVED and every
@@ -81,7 +90,7 @@ always @(posedge clock) begin
             ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
             ar_pdid <= ch_pdid[w_ch];
         end
-        if (ar$0$done) ar_ncomp <= ar_ncomp + 32'd1;
+        if (ar_done) ar_ncomp <= ar_ncomp + 32'd1;
 {{ aw_update }}
     end
 end

@@ -32,5 +32,14 @@ always @(*) begin
     m_arsize = 3'd4;
     m_arburst = 2'd1;
     m_aruser = e_pdid;
+{%- if k.ar %}
+    // The allreduce copy's bursts (no transmit read is issued then).
+    if (cp_arv) begin
+        m_arvalid = 1'b1;
+        m_araddr = cp_araddr;
+        m_arlen = cp_arlen;
+        m_aruser = ar_pdid;
+    end
+{%- endif %}
 end
 

@@ -36,7 +36,7 @@ reg acc_ok;
 reg wr_fire;
 reg rd_fire;
 always @(*) begin
-    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !rsp_go && !x_commit && !reset{% if k.ar %} && !ar_hold{% endif %};
+    acc_ok = !bvalid_q && !rvalid_q && !pick_now && !eng_load && !rsp_go && !x_commit && !reset{% if k.ar %} && !ar_hold && !ar_dbw{% endif %};
     wr_fire = acc_ok && s_awvalid && s_wvalid;
     rd_fire = acc_ok && s_arvalid && !(s_awvalid && s_wvalid);
     s_awready = wr_fire;

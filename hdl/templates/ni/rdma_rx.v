@@ -284,7 +284,7 @@ always @(*) begin
     // effects land first), nor while copying, nor in a cycle a landing write
     // posts (one push per queue and cycle), nor for a data packet while the
     // landing queue is full.
-    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold{% endif %}
+    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold && !ar_dbp{% endif %}
             && !(x_accept && x_data && (lq_count == 4'd{{ lqd }}));
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;
@@ -528,7 +528,19 @@ always @(*) begin
     m_wdata = mw_sh[127:0];
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
     m_wlast = (mw_k == mw_beats - 5'd1);
-    m_bready = (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};
+    m_bready = (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};{% if k.ar %}
+    // The allreduce copy's bursts (no receive write is sent or owed a B then).
+    if (cp_awv || cp_wv || cp_bw) begin
+        m_awvalid = cp_awv;
+        m_awaddr = cp_awaddr;
+        m_awlen = cp_awlen;
+        m_awuser = ar_pdid;
+        m_wvalid = cp_wv;
+        m_wdata = cp_wdata;
+        m_wstrb = cp_wstrb;
+        m_wlast = cp_wlast;
+        m_bready = cp_bw;
+    end{% endif %}
     // A credit per ring word freed, in order within its ring, on its flit's
     // VC; class 1 first.
     cr1 = (fr_p1 != dn_p1);

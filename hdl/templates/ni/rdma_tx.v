@@ -89,7 +89,11 @@ always @(*) begin
     cand_msg = !pick_rd && (pq_count[pick_c] != {{ k.sw }}'d0);
     mq_room = ({1'b0, mq_count} + { {{- mqw }}'d0, f_push}) < {{ mqw1 }}'d{{ mqd }};
     be_empty = (mq_count == {{ mqw }}'d0) && !f_push;
-    can_pick = !f_load && !ar_v && mq_room && (be_empty || !cand_msg);
+    can_pick = !f_load && !ar_v && mq_room && (be_empty || !cand_msg){% if k.ar %}
+               // The allreduce engine: no pick while a DOORBELL is pending
+               // (it waits for the AXI4 master to drain), nor while it
+               // checks or copies.
+               && !ar_dbp && !ar_hold{% endif %};
     pick_now = can_pick && (pick_rd || (tx_en && lo_v)) && !reset;
     eng_load = f_load;
 end
@@ -252,6 +256,10 @@ always @(*) begin
         r_push = r_on && pf_room;
         pf_word = prev >> sh;
     end
+{%- if k.ar %}
+    // The allreduce copy's R beats (no transmit read is outstanding then).
+    if (cp_rd) m_rready = 1'b1;
+{%- endif %}
     r_done = r_push && (rjp == r_words - 5'd1);
     rj_pop = r_done;
 end

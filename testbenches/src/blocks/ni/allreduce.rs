@@ -1,19 +1,26 @@
-//! The `ni` bench's allreduce stimulus (an NI with the engine's first
-//! stage, `ni.ar_communicators > 0`): communicator set-up, malformed
-//! allreduce descriptors, the engine's registers read and written.
+//! The `ni` bench's allreduce stimulus (an NI with the engine,
+//! `ni.ar_communicators > 0`): communicator set-up, malformed and (on a
+//! box of one rank) good allreduce descriptors, the engine's registers
+//! read and written.
 //!
-//! The RTL does not run a collective yet (see `exanet_hdl::ni::allreduce`),
-//! so **accepted descriptors are kept out of the stimulus**: every software
-//! action that rings a DOORBELL is first played on a copy of the golden NI,
-//! and dropped when the copy's engine starts a collective. Every descriptor
-//! generated here is malformed one way (count 0, count over the maximum,
-//! more scratch than the slot has, a bitwise op on a float type, an
-//! undefined op or dtype, a misaligned or out-of-range address, an unknown
-//! or disabled communicator, one of another PDID, one this node is not a
-//! member of); the copy is the safety net for what random register writes
-//! change.
+//! The RTL runs the collective of a single rank only (see
+//! `exanet_hdl::ni::allreduce`): its copy of source to destination is
+//! compared burst by burst with the golden engine's writes (check.rs:
+//! AR / AW / W / B, AxUSER = the descriptor's PDID), its completion on the
+//! AXI4-Lite reads. A descriptor that would start a collective of two
+//! ranks or more is **kept out of the stimulus**: every software action
+//! that rings a DOORBELL is first played on a copy of the golden NI, and
+//! dropped when the copy's engine is left running a collective. The
+//! malformed descriptors are so one way each (count 0, count over the
+//! maximum, more scratch than the slot has, a bitwise op on a float type,
+//! an undefined op or dtype, a misaligned or out-of-range address, an
+//! unknown or disabled communicator, one of another PDID, one this node
+//! is not a member of); the good ones copy up to 768 bytes between random
+//! element-aligned places of the source regions (4 KiB pages crossed,
+//! source and destination overlapping at times). The copy is the safety
+//! net for what random register writes change.
 
-use super::{NiBench, Op};
+use super::{NiBench, Op, REGION};
 use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
 use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
 use exanet_sim::ni::completion::{CqKind, CQ_W0_KIND, CQ_W0_REASON};
@@ -25,8 +32,32 @@ use exanet_sim::rng::Rng;
 
 /// Communicator slots the set-up enables: 0 a member slot with the first
 /// channel's PDID and a small scratch area, 1 a slot this node is not a
-/// member of, 2 a member slot of a PDID no channel has.
-const SLOTS_SET: usize = 3;
+/// member of, 2 a member slot of a PDID no channel has, 3 (with four
+/// slots or more) a box of one rank, this node, with the first channel's
+/// PDID: its descriptors run (the golden engine copies source to
+/// destination at the DOORBELL, the RTL over AXI4).
+const SLOTS_SET: usize = 4;
+
+impl NiBench {
+    /// Slots the set-up enables: the single-rank one only with good
+    /// descriptors in the stimulus.
+    fn slots_set(&self) -> usize {
+        if self.ar_copies {
+            SLOTS_SET
+        } else {
+            ONE_RANK_SLOT
+        }
+    }
+}
+
+/// The single-rank slot.
+const ONE_RANK_SLOT: usize = 3;
+
+/// Largest vector a single-rank descriptor copies: the copy holds the
+/// NI's receive decisions (about 70 cycles per 256-byte chunk with this
+/// bench's memory latencies), and a packet waiting through a few copies
+/// in a row must still be decided within the bench's 2000-cycle bound.
+const COPY_MAX_BYTES: u64 = 768;
 
 impl NiBench {
     /// The engine is in this NI.
@@ -49,9 +80,14 @@ impl NiBench {
         // This node at the box's origin: rank 0.
         let origin = (me[0] | me[1] << 4 | me[2] << 8) as u32;
         let extent = (ext[0] | ext[1] << 8 | ext[2] << 16) as u32;
-        for k in 0..n.ar_communicators.min(SLOTS_SET) {
+        for k in 0..n.ar_communicators.min(self.slots_set()) {
+            let extent = if k == ONE_RANK_SLOT {
+                1 | 1 << 8 | 1 << 16
+            } else {
+                extent
+            };
             let (rank, pdid) = match k {
-                0 => (0, pdids[0]),
+                0 | ONE_RANK_SLOT => (0, pdids[0]),
                 1 => (
                     1 + rng.below((ext[0] * ext[1] - 1) as u64) as u32,
                     pdids[1 % pdids.len()],
@@ -120,10 +156,12 @@ impl NiBench {
         let mut src = region + esize * rng.below(256);
         let mut dst = region + esize * rng.below(256);
         let mut comm = 0u32;
-        let case = rng.below(10);
+        let one = self.ar_copies && n.ar_communicators > ONE_RANK_SLOT;
+        let case = rng.below(if one { 14 } else { 10 });
         let page = match case {
             0..=6 => self.ar_channel_for(0, c),
             8 if n.ar_communicators > 1 => self.ar_channel_for(1, c),
+            10.. => self.ar_channel_for(ONE_RANK_SLOT, c),
             _ => page,
         };
         match case {
@@ -155,11 +193,39 @@ impl NiBench {
                 }
             }
             7 => {
-                comm = (SLOTS_SET as u32 + rng.below((MAX_COMMUNICATORS - SLOTS_SET) as u64) as u32)
-                    .min(15)
+                let set = self.slots_set();
+                comm = (set as u32 + rng.below((MAX_COMMUNICATORS - set) as u64) as u32).min(15)
             }
             8 => comm = 1,
-            _ => comm = 2,
+            9 => comm = 2,
+            _ => {
+                // A good descriptor on the single-rank slot: up to
+                // COPY_MAX_BYTES,
+                // anywhere in a region (chunks cross 4 KiB pages; source
+                // and destination alignments differ), at times the same
+                // region overlapping.
+                comm = ONE_RANK_SLOT as u32;
+                let bytes = esize * (1 + rng.below(COPY_MAX_BYTES / esize));
+                count = (bytes / esize) as u32;
+                // Anywhere in region `r`, or (one time in three) across
+                // one of its 4 KiB page boundaries.
+                let at = |rng: &mut Rng, r: u64| {
+                    if rng.chance(0.33) {
+                        let page = r + 4096 * (1 + rng.below(REGION / 4096 - 2));
+                        page - esize * (1 + rng.below(bytes / esize))
+                    } else {
+                        r + esize * rng.below((REGION - bytes) / esize + 1)
+                    }
+                };
+                src = at(rng, region);
+                let r2 = self.regions[rng.below(self.regions.len() as u64) as usize];
+                dst = if rng.chance(0.3) {
+                    at(rng, region)
+                } else {
+                    at(rng, r2)
+                };
+                self.cov.ar_good_descriptors += 1;
+            }
         }
         let dest = (comm << AR_DEST_COMM.offset)
             | (opc << AR_DEST_OP.offset)

@@ -134,10 +134,28 @@ impl NiBench {
         } else if !self.rx.none_sent() {
             self.rx.wait_commit += 1;
             if self.rx.wait_commit > 2000 {
+                let n = &p.ni;
                 return rep.bad(
                     "rx_commit",
                     "a decision within 2000 cycles of the tail".into(),
-                    "none".into(),
+                    format!(
+                        "none (s_awvalid {} (0x{:x}) s_arvalid {} tx_busy {} m_arvalid {} m_rvalid/m_rready {}/{} \
+                         m_awvalid {} m_wvalid {} m_bvalid/m_bready {}/{}; allreduce copy due {:?}, \
+                         writes expected {})",
+                        n.awvalid.get(),
+                        n.awaddr.get(),
+                        n.arvalid.get(),
+                        n.tx_busy.get(),
+                        n.m_arvalid.get(),
+                        n.m_rvalid.get(),
+                        n.m_rready.get(),
+                        n.m_awvalid.get(),
+                        n.m_wvalid.get(),
+                        n.m_bvalid.get(),
+                        n.m_bready.get(),
+                        self.ar_copy,
+                        !self.rx.wr.idle(),
+                    ),
                 );
             }
         }
@@ -362,6 +380,19 @@ impl NiBench {
             self.cov.rx_writes += 1;
             self.cov.rx_write_bytes += n as u64;
         }
+        if ev.engine_landed {
+            let Some((_, due)) = self.ar_copy.as_mut() else {
+                return rep.bad(
+                    "m_bvalid && m_bready",
+                    "no B (no allreduce copy)".into(),
+                    "B".into(),
+                );
+            };
+            *due -= 1;
+            if *due == 0 {
+                self.ar_copy = None;
+            }
+        }
         if ev.landed {
             if let Err(e) = self.golden.write_landed() {
                 return rep.bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());
@@ -382,6 +413,22 @@ impl NiBench {
         let mb_n = self.golden.axil_read(regs::MB_PAGE + regs::MB_COUNT);
         let r = self.golden.axil_write_prot(addr, data, pr);
         self.golden_dirty = true;
+        // An allreduce DOORBELL: the engine's memory writes (a single
+        // rank's copy) are due on AXI4 now, with the descriptor's PDID.
+        let writes = self.golden.take_writes();
+        if !writes.is_empty() {
+            let ch = (addr - regs::CH_PAGE0) / regs::PAGE;
+            let pdid = self
+                .golden
+                .axil_read_prot(regs::CH_PDID_BASE + 4 * ch, Prot::Privileged)
+                .0 as u16;
+            self.cov.ar_copies += 1;
+            self.cov.ar_copy_bytes += writes.iter().map(|w| w.data.len() as u64).sum::<u64>();
+            let n = self.rx.wr.expect_engine(writes, pdid);
+            self.cov.ar_copy_bursts += n as u64;
+            let due = self.ar_copy.map_or(0, |(_, d)| d);
+            self.ar_copy = Some((pdid, due + n));
+        }
         if r == AxilResp::Okay {
             if addr == regs::CQ_PAGE + regs::CQ_POP && cq_n > 0 {
                 self.cov.cq_pops += 1;
@@ -440,7 +487,8 @@ impl NiBench {
     /// being read), R beats.
     fn check_mem_reads(&mut self, p: &Ports, rep: Report) -> Result<(), Mismatch> {
         let lim = 1u64 << self.params.ni.addr_bits;
-        let pdid = self.tx.pdid();
+        // The allreduce copy reads with its PDID (it runs alone on AXI4).
+        let pdid = self.ar_copy.map_or_else(|| self.tx.pdid(), |(p, _)| p);
         if let Some(split) = self
             .mem_r
             .check(&p.ni, rep, self.cycle_in_phase, lim, pdid)?

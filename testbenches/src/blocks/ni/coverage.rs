@@ -25,6 +25,15 @@ pub struct NiCoverage {
     pub ar_descriptors: u64,
     pub ar_kept_out: u64,
     pub ar_status: [u64; 8],
+    /// Single-rank allreduces copied (source to destination over AXI4,
+    /// compared burst by burst with the golden engine's writes): count,
+    /// bytes, write bursts (a chunk crossing a 4 KiB page is two).
+    pub ar_copies: u64,
+    /// Good single-rank descriptors generated (some are changed by random
+    /// configuration writes before they run).
+    pub ar_good_descriptors: u64,
+    pub ar_copy_bytes: u64,
+    pub ar_copy_bursts: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,

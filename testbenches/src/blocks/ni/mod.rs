@@ -190,6 +190,12 @@ pub struct NiBench {
     burst: Option<MbBurst>,
     /// The golden model changed since the last `Busy` confirmation.
     golden_dirty: bool,
+    /// An allreduce copy on AXI4 (its golden writes done at the DOORBELL):
+    /// its PDID (ARUSER, AWUSER) and the bursts whose B is still due.
+    ar_copy: Option<(u16, usize)>,
+    /// Good single-rank allreduce descriptors in the stimulus
+    /// ([`NiBench::set_ar_copies`]).
+    ar_copies: bool,
     /// Phases ended (every second ends with a reset pulse).
     phases: u64,
 }
@@ -283,8 +289,18 @@ impl NiBench {
             only_bad: false,
             burst: None,
             golden_dirty: true,
+            ar_copy: None,
+            ar_copies: false,
             phases: 0,
         })
+    }
+
+    /// With `on`, the allreduce stimulus also posts good descriptors on a
+    /// box of one rank (their copy compared burst by burst); off by default:
+    /// see the ignored test `allreduce_single_rank_copies_match_the_golden_model`
+    /// for the open liveness failure.
+    pub fn set_ar_copies(&mut self, on: bool) {
+        self.ar_copies = on;
     }
 
     /// Inject only packets the receive path must reject, and never move
@@ -359,6 +375,7 @@ impl Bench for NiBench {
             .expect("validated at construction");
         fresh.ports = self.ports.take();
         fresh.only_bad = self.only_bad;
+        fresh.ar_copies = self.ar_copies;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);
         }

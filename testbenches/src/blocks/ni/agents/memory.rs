@@ -138,24 +138,52 @@ impl AxiReadSlave {
 pub(crate) struct WriteEvents {
     /// A burst completed (its last W beat): its bytes.
     pub written: Option<usize>,
-    /// A B response was taken (`m_bvalid && m_bready`): the oldest
-    /// completed burst has landed (the golden model's `write_landed`).
+    /// A B response was taken (`m_bvalid && m_bready`) for a receive
+    /// write: the oldest completed burst has landed (the golden model's
+    /// `write_landed`).
     pub landed: bool,
+    /// A B response was taken for a burst of the allreduce engine (no
+    /// golden event: the engine's writes are done at its DOORBELL).
+    pub engine_landed: bool,
+}
+
+/// One burst expected on AXI4: a golden write, or its part in one 4 KiB
+/// page (the engine's chunks may cross a page; a burst may not).
+struct ExpBurst {
+    w: MemWrite,
+    pdid: u16,
+    engine: bool,
+}
+
+/// `w` cut at 4 KiB page boundaries.
+fn page_parts(w: MemWrite) -> Vec<MemWrite> {
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    while off < w.data.len() {
+        let a = w.addr + off as u64;
+        let n = (4096 - (a % 4096) as usize).min(w.data.len() - off);
+        out.push(MemWrite {
+            addr: a,
+            data: w.data[off..off + n].to_vec(),
+        });
+        off += n;
+    }
+    out
 }
 
 /// The memory's AXI4 write slave: random AWREADY / WREADY, each B after a
 /// deterministic latency. Every burst must be the next golden memory write
 /// (in order, one burst each) with exactly its bytes strobed.
 pub(crate) struct AxiWriteSlave {
-    /// Golden memory writes not yet seen on AXI: write, PDID.
-    exp: VecDeque<(MemWrite, u16)>,
+    /// Golden memory writes not yet seen on AXI, as bursts.
+    exp: VecDeque<ExpBurst>,
     /// AW accepted: address, beats.
     aw: VecDeque<(u64, u32)>,
     beats: Vec<(u128, u16)>,
     awready: bool,
     wready: bool,
-    /// B responses owed (ready time), and one presented.
-    b_owed: VecDeque<u64>,
+    /// B responses owed (ready time, of an engine burst), and one presented.
+    b_owed: VecDeque<(u64, bool)>,
     b_now: bool,
 }
 
@@ -180,7 +208,31 @@ impl AxiWriteSlave {
     /// The golden model wrote `writes` for a packet of PDID `pdid`: they
     /// must appear on AXI4 in this order (AWUSER = `pdid`).
     pub fn expect(&mut self, writes: impl IntoIterator<Item = MemWrite>, pdid: u16) {
-        self.exp.extend(writes.into_iter().map(|w| (w, pdid)));
+        self.exp.extend(writes.into_iter().map(|w| ExpBurst {
+            w,
+            pdid,
+            engine: false,
+        }));
+    }
+
+    /// The golden allreduce engine wrote `writes` (PDID `pdid`): they must
+    /// appear on AXI4 in this order, each as one burst, or two where it
+    /// crosses a 4 KiB page; their B responses post nothing. Returns the
+    /// bursts expected.
+    pub fn expect_engine(
+        &mut self,
+        writes: impl IntoIterator<Item = MemWrite>,
+        pdid: u16,
+    ) -> usize {
+        let before = self.exp.len();
+        for w in writes {
+            self.exp.extend(page_parts(w).into_iter().map(|w| ExpBurst {
+                w,
+                pdid,
+                engine: true,
+            }));
+        }
+        self.exp.len() - before
     }
 
     /// During a reset pulse: nothing valid, nothing ready.
@@ -199,7 +251,7 @@ impl AxiWriteSlave {
         self.wready = rng.chance(0.7);
         p.m_awready.set(self.awready as u64);
         p.m_wready.set(self.wready as u64);
-        if !self.b_now && self.b_owed.front().is_some_and(|&t| now >= t) && rng.chance(0.8) {
+        if !self.b_now && self.b_owed.front().is_some_and(|&(t, _)| now >= t) && rng.chance(0.8) {
             self.b_now = true;
         }
         p.m_bvalid.set(self.b_now as u64);
@@ -221,20 +273,20 @@ impl AxiWriteSlave {
         now: u64,
         mem: &mut SparseMemory,
     ) -> Result<WriteEvents, Mismatch> {
-        let mut written = None;
-        let mut landed = false;
+        let mut ev = WriteEvents::default();
         if p.m_awvalid.get() == 1 && self.awready {
             self.check_aw(p, r)?;
         }
         if p.m_wvalid.get() == 1 && self.wready {
-            written = self.check_w(p, r, now, mem)?;
+            ev.written = self.check_w(p, r, now, mem)?;
         }
         if self.b_now && p.m_bready.get() == 1 {
-            self.b_owed.pop_front();
+            let (_, engine) = self.b_owed.pop_front().expect("a presented B is owed");
             self.b_now = false;
-            landed = true;
+            ev.landed = !engine;
+            ev.engine_landed = engine;
         }
-        Ok(WriteEvents { written, landed })
+        Ok(ev)
     }
 
     /// An AW accepted: the shape of the next golden write not yet opened
@@ -242,7 +294,7 @@ impl AxiWriteSlave {
     fn check_aw(&mut self, p: &NiPorts, r: Report) -> Result<(), Mismatch> {
         let addr = p.m_awaddr.get();
         let beats = p.m_awlen.get() as u32 + 1;
-        let Some((w, pdid)) = self.exp.get(self.aw.len()) else {
+        let Some(ExpBurst { w, pdid, .. }) = self.exp.get(self.aw.len()) else {
             return r.bad(
                 "m_awvalid",
                 "0 (the golden model wrote nothing)".into(),
@@ -301,7 +353,7 @@ impl AxiWriteSlave {
         if k != beats {
             return Ok(None);
         }
-        let (w, _) = self.exp.pop_front().expect("AW matched a write");
+        let ExpBurst { w, engine, .. } = self.exp.pop_front().expect("AW matched a write");
         self.aw.pop_front();
         let (first, got) = self.strobed_bytes(addr, r)?;
         if first != Some(w.addr) || got != w.data {
@@ -317,7 +369,8 @@ impl AxiWriteSlave {
             );
         }
         mem.write(w.addr, &got);
-        self.b_owed.push_back(now + 1 + rng_lat(r.cycle) / 2);
+        self.b_owed
+            .push_back((now + 1 + rng_lat(r.cycle) / 2, engine));
         Ok(Some(got.len()))
     }
 
