@@ -511,7 +511,7 @@ fn allreduce_descriptors_match_the_golden_model() {
 /// the 39 copies before it (12,588 bytes, 86 write bursts, OK
 /// completions) matched. Ignored until that wait is fixed.
 #[test]
-#[ignore]
+#[ignore = "known open stall of the single-rank copy (issue 15): fails at cycle 54,246"]
 fn allreduce_single_rank_copies_match_the_golden_model() {
     if skip_without_verilator() {
         return;
