@@ -365,6 +365,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "link_rx",
             "link_status",
             "axil_split",
+            "pcs66",
             "node"
         ]
     );
@@ -373,10 +374,12 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     // 61440) for link_status.
     assert_eq!(tops[12]["top"], "exanet_axil_split_a16_sf000");
     assert_eq!(tops[12]["point"], "addr_bits=16,split=61440");
+    // The 64B/66B PCS of the GTH lanes, at its golden defaults.
+    assert_eq!(tops[13]["top"], "exanet_pcs66_sw32");
     // The whole node: one link per network port of the 8x4x4 torus.
-    assert_eq!(tops[13]["top"], "exanet_node");
+    assert_eq!(tops[14]["top"], "exanet_node");
     assert_eq!(
-        tops[13]["point"],
+        tops[14]["point"],
         "links=6,width=65,depth=16,sync_stages=2,reset_stages=2"
     );
     // The NI: derived from the config (payload 256 B, the router's 32-flit
@@ -757,7 +760,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
+            .contains("lint: 15 top(s), 15 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1338,7 +1341,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
+            .contains("lint: 15 top(s), 15 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
