@@ -530,33 +530,43 @@ struct GthLane {
     hdr_ctrl: String,
 }
 
+/// `text` ending with exactly one newline (askama drops a template's
+/// last one; Verilator's EOFNEWLINE wants it).
+fn with_newline(text: String) -> String {
+    format!("{}\n", text.trim_end_matches('\n'))
+}
+
 /// The GTH lane adapter `exanet_gth_lane` around the pcs66 module `pcs`
 /// (its emitted top name).
 pub fn render_gth_lane(pcs: &str) -> Result<String> {
-    Ok(GthLane {
-        top: GTH_LANE_TOP,
-        pcs: pcs.to_string(),
-        ports: GTH_LANE_PORTS
-            .iter()
-            .map(|p| decl(p.dir, p.width, p.name))
-            .collect(),
-        hdr_bits: GT_HEADER_BITS,
-        valid_bits: GT_VALID_BITS,
-        seq_bits: GEARBOX_SEQ_BITS,
-        seq_max: GEARBOX_SEQ_MAX,
-        idle_word: format!("64'h{IDLE_WORD:016x}"),
-        hdr_ctrl: format!("2'b{HDR_CTRL:02b}"),
-    }
-    .render()?)
+    Ok(with_newline(
+        GthLane {
+            top: GTH_LANE_TOP,
+            pcs: pcs.to_string(),
+            ports: GTH_LANE_PORTS
+                .iter()
+                .map(|p| decl(p.dir, p.width, p.name))
+                .collect(),
+            hdr_bits: GT_HEADER_BITS,
+            valid_bits: GT_VALID_BITS,
+            seq_bits: GEARBOX_SEQ_BITS,
+            seq_max: GEARBOX_SEQ_MAX,
+            idle_word: format!("64'h{IDLE_WORD:016x}"),
+            hdr_ctrl: format!("2'b{HDR_CTRL:02b}"),
+        }
+        .render()?,
+    ))
 }
 
 fn black_box(module: &str, what: &str, ports: &[(String, Dir, u32)]) -> Result<String> {
-    Ok(BlackBox {
-        module: module.to_string(),
-        what: what.to_string(),
-        ports: ports.iter().map(|(n, d, w)| decl(*d, *w, n)).collect(),
-    }
-    .render()?)
+    Ok(with_newline(
+        BlackBox {
+            module: module.to_string(),
+            what: what.to_string(),
+            ports: ports.iter().map(|(n, d, w)| decl(*d, *w, n)).collect(),
+        }
+        .render()?,
+    ))
 }
 
 /// The board-level lint for `links` links on transceiver `t`: one Verilog
@@ -711,14 +721,16 @@ fn board_lint_of(t: Transceiver, links: u32, nets: &[Net]) -> Result<Vec<(String
     }
     files.push((
         BOARD_LINT_TOP.to_string(),
-        BoardLint {
-            top: BOARD_LINT_TOP.to_string(),
-            transceiver: t.name(),
-            ports: top_ports,
-            wires,
-            insts,
-        }
-        .render()?,
+        with_newline(
+            BoardLint {
+                top: BOARD_LINT_TOP.to_string(),
+                transceiver: t.name(),
+                ports: top_ports,
+                wires,
+                insts,
+            }
+            .render()?,
+        ),
     ));
     Ok(files)
 }
@@ -761,6 +773,14 @@ mod tests {
             }
             // Black boxes: the owner of the common block and the sharers.
             assert_eq!(files.len(), 3, "{t:?}");
+            for (m, text) in &files {
+                assert!(text.ends_with('\n'), "{m}: no newline at the end");
+                assert!(!text.ends_with("\n\n"), "{m}: blank last line");
+                // Verilator reads `// verilator ...` as a directive.
+                for l in text.lines() {
+                    assert!(!l.to_lowercase().starts_with("// verilator"), "{m}: {l}");
+                }
+            }
         }
     }
 

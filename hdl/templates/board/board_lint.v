@@ -1,6 +1,6 @@
 // {{ top }}: generated from hdl/templates/board/board_lint.v (hdl/src/transceiver.rs).
-// The node flow's transceiver wiring for fpga.transceiver = "{{ transceiver }}", for a
-// Verilator lint only: the node, its lane adapters and the vendor IP (black
+// The node flow transceiver wiring for fpga.transceiver = "{{ transceiver }}", for a
+// lint-only model: the node, its lane adapters and the vendor IP (black
 // boxes above) joined by the same connection list vivado/node.tcl's
 // connect_bd_net commands come from (exanet_hdl::transceiver::link_nets).
 // Pins on no net, and the block-design cells outside this wiring (PS clock,
