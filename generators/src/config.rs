@@ -108,6 +108,11 @@ pub struct Fpga {
     /// Board: a built-in name (`zcu102`, `qfdb`) or a board `.toml` file
     /// (see [`crate::board`]); read by `generate` for the node flow.
     pub board: String,
+    /// Transceiver of the node flow's links: `"gth"` (raw GTH channel in
+    /// 64B/66B gearbox mode behind the project's `pcs66`) or `"aurora"`
+    /// (Aurora 64B/66B core in framing mode); see
+    /// [`crate::params::Transceiver`].
+    pub transceiver: String,
 }
 
 /// `[ni]`: the NI RTL's own keys, defined beside its parameters.
@@ -806,7 +811,9 @@ mod tests {
         assert_eq!(f["router.allocator"], "\"separable\"");
         // + 1 board key (fpga.board)
         assert_eq!(f["fpga.board"], "\"zcu102\"");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1);
+        // + 1 transceiver key (fpga.transceiver)
+        assert_eq!(f["fpga.transceiver"], "\"gth\"");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! OUT/vivado/build.tcl           per-block out-of-context synthesis
 //! OUT/constraints/node.xdc      the node flow on the board `fpga.board`
 //! OUT/vivado/node.tcl           (see [`crate::node_flow`]), when the board has a lane per link
+//! OUT/rtl/exanet_gth_lane.v     its GTH lane adapter (fpga.transceiver = "gth")
+//! OUT/lint/board/*.v            its transceiver wiring with vendor-IP black boxes, for Verilator
 //! OUT/regs/                     register map: SystemRDL, C header, Markdown, device tree ([`crate::regmap`])
 //! OUT/exanet.core               FuseSoC CAPI2 core ([`crate::fusesoc`])
 //! OUT/manifest.json             fingerprints, config, derived params, tops, files + SHA-256, tool versions
@@ -49,12 +51,30 @@ pub const GENERATOR_FINGERPRINT: &str = concat!(
     env!("EXANET_SOURCES_SHA256")
 );
 
-/// The node flow's known gap (README, "From `exanet generate` to a
-/// bitstream").
-pub const AURORA_CTRL_NOTE: &str = "node flow: the Aurora 64B/66B streaming cores in \
-     vivado/node.tcl carry no control flag, which the link layer needs (trailers, acks, \
-     credits and training words are control words): the bitstream builds, but its links \
-     will not train (see README)";
+/// The node flow's note on its links for `fpga.transceiver` (README, "From
+/// `exanet generate` to a bitstream"): how the link layer's control flag
+/// crosses the transceiver, and what that costs.
+pub fn transceiver_note(t: crate::params::Transceiver) -> &'static str {
+    match t {
+        crate::params::Transceiver::Gth => GTH_NOTE,
+        crate::params::Transceiver::Aurora => AURORA_FRAMING_NOTE,
+    }
+}
+
+/// See [`transceiver_note`].
+pub const GTH_NOTE: &str = "node flow: links over raw GTH channels (gtwizard_ultrascale, \
+     10GBASE-R preset, 64B/66B gearbox) behind the lane adapter exanet_gth_lane (pcs66): \
+     the link layer's control flag is the 64B/66B sync header, at no cost beyond the line \
+     code (goodput bound with 256 B packets 256/288 * 108/109 * 64/66 = 85.4 %); the \
+     wizard's gearbox kind and header bit order are unverified without Vivado (see the \
+     adapter's header)";
+
+/// See [`transceiver_note`].
+pub const AURORA_FRAMING_NOTE: &str = "node flow: links over Aurora 64B/66B cores in \
+     framing mode, the link layer's control flag as tlast: each control word ends an \
+     Aurora frame and costs one more 66-bit block (the end-of-frame separator); goodput \
+     bound with 256 B packets 256/288 * 108/110 * 64/66 = 84.6 % (85.4 % with \
+     fpga.transceiver = \"gth\")";
 
 /// Name of the manifest inside the output folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -296,6 +316,17 @@ pub fn instances(p: &Params) -> Result<Vec<Instance>> {
             Vec::new(),
             exanet_hdl::common::axil_split::emit_axil_split,
         )?);
+    }
+
+    // The 64B/66B PCS for a raw GTH channel (one per link when the node is
+    // wired to the GTH; emitted alone for now), at its golden defaults.
+    if links > 0 {
+        let pt = exanet_tb::blocks::pcs66::Pcs66Point::default();
+        out.push(instance("pcs66", &pt, Vec::new(), |pt| {
+            exanet_hdl::link::pcs66::emit_pcs66(&exanet_sim::link::pcs::PcsParams {
+                slip_wait: pt.slip_wait,
+            })
+        })?);
     }
 
     // The whole node (NI + router + a link end per network port + the
@@ -717,8 +748,29 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     match crate::node_flow::lanes(params, &board) {
         Ok(_) => {
             node_xdc = true;
-            notes.push(AURORA_CTRL_NOTE.to_string());
-            let module_files: Vec<String> = tops.iter().flat_map(|t| t.files.clone()).collect();
+            notes.push(transceiver_note(params.fpga.transceiver).to_string());
+            let mut module_files: Vec<String> = tops.iter().flat_map(|t| t.files.clone()).collect();
+            // The GTH lane adapter around the emitted pcs66, for the block
+            // design; the board-level lint of the transceiver wiring.
+            if params.fpga.transceiver == crate::params::Transceiver::Gth {
+                let pcs = tops.iter().find(|t| t.block == "pcs66").context(
+                    "fpga.transceiver = \"gth\" needs the pcs66 block, which was not emitted",
+                )?;
+                texts.push((
+                    crate::node_flow::GTH_LANE_PATH.to_string(),
+                    exanet_hdl::transceiver::render_gth_lane(&pcs.top)?.into_bytes(),
+                ));
+                module_files.push(crate::node_flow::GTH_LANE_PATH.to_string());
+            }
+            for (module, text) in exanet_hdl::transceiver::render_board_lint(
+                params.fpga.transceiver,
+                params.topology.network_ports,
+            )? {
+                texts.push((
+                    format!("{}/{module}.v", crate::node_flow::BOARD_LINT_DIR),
+                    text.into_bytes(),
+                ));
+            }
             texts.push((
                 crate::node_flow::NODE_XDC_PATH.to_string(),
                 crate::node_flow::render_node_xdc(params, &board)?.into_bytes(),

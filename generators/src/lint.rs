@@ -1,4 +1,7 @@
-//! `exanet lint`: `verilator --lint-only -Wall` on every generated top.
+//! `exanet lint`: `verilator --lint-only -Wall` on every generated top, and
+//! on the node flow's board-level transceiver wiring when the output folder
+//! has one (`lint/board/`: the node, its lane adapters and the vendor IP as
+//! black boxes, wired by the list `vivado/node.tcl` is made from).
 
 use crate::generate::{path_in, Manifest};
 use anyhow::{bail, Context, Result};
@@ -46,14 +49,32 @@ pub fn lint(manifest: &Manifest, out: &Path) -> Result<Vec<LintResult>> {
         );
     }
     let mut results = Vec::new();
-    for t in &manifest.tops {
-        let top_file = path_in(out, &format!("rtl/{}.v", t.top));
-        let o = Command::new("verilator")
-            .args(["--lint-only", "-Wall"])
+    let board_dir = out.join(crate::node_flow::BOARD_LINT_DIR);
+    let board_top = exanet_hdl::transceiver::BOARD_LINT_TOP;
+    let board = board_dir.join(format!("{board_top}.v"));
+    let board = board.is_file().then(|| crate::generate::TopEntry {
+        block: "board".to_string(),
+        top: board_top.to_string(),
+        point: String::new(),
+        files: Vec::new(),
+        notes: Vec::new(),
+    });
+    for t in manifest.tops.iter().chain(board.as_ref()) {
+        let (top_file, extra) = if t.block == "board" && board.is_some() {
+            (board_dir.join(format!("{}.v", t.top)), Some(&board_dir))
+        } else {
+            (path_in(out, &format!("rtl/{}.v", t.top)), None)
+        };
+        let mut cmd = Command::new("verilator");
+        cmd.args(["--lint-only", "-Wall"])
             .arg(&waivers)
             .args(["--top-module", &t.top])
             .arg("-y")
-            .arg(&rtl)
+            .arg(&rtl);
+        if let Some(d) = extra {
+            cmd.arg("-y").arg(d);
+        }
+        let o = cmd
             .arg(&top_file)
             .output()
             .with_context(|| format!("running verilator on {}", t.top))?;

@@ -144,8 +144,9 @@ enum Cmd {
     },
     /// Run the generated Vivado flow (needs `vivado` on PATH) and summarize it.
     ///
-    /// Runs OUT/vivado/node.tcl (PS block design, Aurora links, synthesis to
-    /// bitstream and .xsa, failing on negative WNS/WHS), or with --ooc the
+    /// Runs OUT/vivado/node.tcl (PS block design, one transceiver per link as
+    /// fpga.transceiver says, synthesis to bitstream and .xsa, failing on
+    /// negative WNS/WHS), or with --ooc the
     /// per-block out-of-context synthesis OUT/vivado/build.tcl. Checks the
     /// Vivado version first; without Vivado it says what is missing and
     /// builds nothing. The node flow's reports are summarized into

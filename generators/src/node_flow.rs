@@ -1,15 +1,18 @@
 //! The node flow: `OUT/vivado/node.tcl` (Vivado non-project flow of the
-//! whole node: PS block design, Aurora cores, synthesis to bitstream and
-//! `.xsa`) and `OUT/constraints/node.xdc`, from the askama templates
+//! whole node: PS block design, one transceiver per link as
+//! `fpga.transceiver` says (see [`exanet_hdl::transceiver`]), synthesis to
+//! bitstream and `.xsa`) and `OUT/constraints/node.xdc`, from the askama templates
 //! `scripts/vivado/node.tcl` and `constraints/node.xdc`, the board file
 //! ([`crate::board`]) and the node top's port list
 //! ([`exanet_hdl::node_ports`]).
 
 use crate::board::Board;
 use crate::params::Params;
+use crate::params::Transceiver;
 use anyhow::{bail, Result};
 use askama::Template;
-use exanet_hdl::node_ports::{self as np, aurora_pin, node_ports, NODE_TOP};
+use exanet_hdl::node_ports::{self as np, NODE_TOP};
+use exanet_hdl::transceiver::{self as tr, link_nets, GTH_LANE_TOP};
 
 /// The node XDC inside the output folder.
 pub const NODE_XDC_PATH: &str = "constraints/node.xdc";
@@ -17,7 +20,19 @@ pub const NODE_XDC_PATH: &str = "constraints/node.xdc";
 pub const NODE_TCL_PATH: &str = "vivado/node.tcl";
 /// The node top's Verilog file inside the output folder.
 pub const NODE_RTL_PATH: &str = "rtl/exanet_node.v";
-/// Line rate of one Aurora 64B/66B lane, Gb/s (10GBASE-R rate).
+/// The GTH lane adapter's Verilog file inside the output folder (with
+/// `fpga.transceiver = "gth"`).
+pub const GTH_LANE_PATH: &str = "rtl/exanet_gth_lane.v";
+/// Folder of the board-level lint inside the output folder: the black
+/// boxes of the vendor IP and the top wiring them to the node
+/// ([`exanet_hdl::transceiver::render_board_lint`]).
+pub const BOARD_LINT_DIR: &str = "lint/board";
+/// User data width of the GTH wizard, bits (one 64B/66B block per cycle).
+pub const GT_USER_DATA_BITS: u32 = 64;
+/// Internal data width of the GTH (the 10GBASE-R preset's 32 bits; 64-bit
+/// user data at half that rate).
+pub const GT_INT_DATA_BITS: u32 = 32;
+/// Line rate of one lane, Gb/s (10GBASE-R rate).
 pub const LINE_GBPS: f64 = 10.3125;
 /// Base address of the node's register window in the PS address map (the
 /// start of M_AXI_HPM0_FPD's window).
@@ -45,8 +60,10 @@ pub struct LaneView {
     pub tx_n: String,
     /// TX_DISABLE pin.
     pub tx_disable: String,
-    /// (node port, Aurora pin) pairs, from the node port list.
-    pub connections: Vec<(String, &'static str)>,
+    /// Its nets, each the argument list of one `connect_bd_net`, from
+    /// [`exanet_hdl::transceiver::link_nets`] (the list the board-level
+    /// lint is made from too).
+    pub nets: Vec<String>,
 }
 
 #[derive(Template)]
@@ -59,6 +76,13 @@ struct NodeTcl<'a> {
     board_part: &'a str,
     part: &'a str,
     links: u32,
+    gth: bool,
+    transceiver: &'a str,
+    constants: Vec<(&'static str, u32, u64)>,
+    qpll_fracn: u64,
+    user_data_bits: u32,
+    int_data_bits: u32,
+    lane_top: &'a str,
     files: Vec<String>,
     axi_data_bits: u32,
     pl_mhz: String,
@@ -91,6 +115,7 @@ struct NodeXdc<'a> {
     lanes: &'a [LaneView],
     cdc_max_ns: String,
     user_clk_mhz: String,
+    transceiver: &'a str,
     cdc_sync: &'a str,
     cdc_gray: &'a str,
     cdc_sync_gray: &'a str,
@@ -128,7 +153,7 @@ pub fn lanes(p: &Params, board: &Board) -> Result<Vec<LaneView>> {
             p.name
         );
     }
-    let ports = node_ports(links);
+    let t = p.fpga.transceiver;
     Ok(board
         .lanes
         .iter()
@@ -144,12 +169,13 @@ pub fn lanes(p: &Params, board: &Board) -> Result<Vec<LaneView>> {
             tx_p: l.tx_p.clone(),
             tx_n: l.tx_n.clone(),
             tx_disable: l.tx_disable.clone(),
-            connections: ports
+            nets: link_nets(t, i as u32)
                 .iter()
-                .filter(|q| q.link == Some(i as u32))
-                .filter_map(|q| {
-                    let pin = aurora_pin(q.link_port?)?;
-                    Some((q.name.clone(), pin))
+                .map(|n| {
+                    n.0.iter()
+                        .map(|ep| format!("[get_bd_pins {ep}]"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 })
                 .collect(),
         })
@@ -170,6 +196,21 @@ pub fn node_files(module_files: &[String]) -> Vec<String> {
 /// The node flow's TCL for `p` on `board`.
 pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Result<String> {
     let lanes = lanes(p, board)?;
+    let t = p.fpga.transceiver;
+    // The block design's constant cells that the nets use.
+    let constants = tr::CONSTANTS
+        .iter()
+        .copied()
+        .filter(|(c, _, _)| {
+            lanes
+                .iter()
+                .any(|l| l.nets.iter().any(|n| n.contains(&format!("{c}/dout"))))
+        })
+        .collect();
+    // QPLL0 fractional-N numerator (24-bit fraction of the feedback
+    // divider line rate / 2 / refclk): 0 at 10.3125 Gb/s from 156.25 MHz.
+    let qpll_fracn = ((LINE_GBPS * 1000.0 / 2.0 / board.refclk.mhz).fract() * (1u64 << 24) as f64)
+        .round() as u64;
     Ok(with_newline(
         NodeTcl {
             name: &p.name,
@@ -179,6 +220,13 @@ pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Re
             board_part: &board.board_part,
             part: &p.fpga.part,
             links: lanes.len() as u32,
+            gth: t == Transceiver::Gth,
+            transceiver: t.name(),
+            constants,
+            qpll_fracn,
+            user_data_bits: GT_USER_DATA_BITS,
+            int_data_bits: GT_INT_DATA_BITS,
+            lane_top: GTH_LANE_TOP,
             files: node_files(module_files),
             axi_data_bits: np::AXI_DATA_BITS,
             pl_mhz: num(p.clock.pl_mhz),
@@ -196,8 +244,11 @@ pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Re
     ))
 }
 
-/// The Aurora user clock, MHz: line rate ÷ 64 (64B/66B: one 64-bit word
-/// per 66 line bits, the 2 sync bits absorbed by the ÷66 encoding).
+/// The transceiver user clock, MHz: line rate ÷ 64 (Aurora 64B/66B's
+/// user_clk, and the GTH's TXUSRCLK2 with 64-bit user data and the
+/// synchronous gearbox, which pauses one cycle in 33). The fastest user
+/// clock either choice may run at, so the CDC bound of the XDC holds for
+/// both.
 pub fn user_clk_mhz() -> f64 {
     LINE_GBPS * 1000.0 / 64.0
 }
@@ -223,6 +274,7 @@ pub fn render_node_xdc(p: &Params, board: &Board) -> Result<String> {
             lanes: &lanes,
             cdc_max_ns: format!("{:.3}", 1000.0 / fastest_mhz),
             user_clk_mhz: num(user_clk_mhz()),
+            transceiver: p.fpga.transceiver.name(),
             cdc_sync: np::CDC_SYNC_CELLS,
             cdc_gray: np::CDC_GRAY_CELLS,
             cdc_sync_gray: np::CDC_GRAY_SYNC_CELLS,

@@ -152,6 +152,27 @@ pub use exanet_hdl::ni::geometry::NI_FLIT_BITS;
 pub struct FpgaParams {
     /// Vivado part.
     pub part: String,
+    /// The transceiver of the node flow's links (`fpga.transceiver`).
+    pub transceiver: Transceiver,
+}
+
+/// What carries each link between FPGAs in the node flow
+/// (`fpga.transceiver`; wiring and cost in [`exanet_hdl::transceiver`]).
+pub use exanet_hdl::transceiver::Transceiver;
+
+/// Parse `fpga.transceiver`; an error names the key, the value and the
+/// accepted values.
+pub fn parse_transceiver(text: &str) -> Result<Transceiver> {
+    match text {
+        "gth" => Ok(Transceiver::Gth),
+        "aurora" => Ok(Transceiver::Aurora),
+        _ => Err(rule(
+            "fpga.transceiver",
+            format!("{text:?}"),
+            "must be \"gth\" (raw GTH channel in 64B/66B mode + pcs66) or \"aurora\" \
+             (Aurora 64B/66B core, framing mode)",
+        )),
+    }
 }
 
 /// `x` rounded up, tolerant of floating-point noise (2.0000000001 → 2).
@@ -225,6 +246,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
     let (clock, link) = timing_of(c, &mut notes)?;
     framed_links(c, &router, &link, 0, &mut notes)?;
     check_part(&c.fpga.part)?;
+    let transceiver = parse_transceiver(&c.fpga.transceiver)?;
     let ni = ni_of(c, target, &packet, &router, &mut notes)?;
     let params = Params {
         name: c.name.clone(),
@@ -235,6 +257,7 @@ pub fn elaborate_for(c: &Config, target: Target) -> Result<Params> {
         link,
         fpga: FpgaParams {
             part: c.fpga.part.clone(),
+            transceiver,
         },
         ni,
         notes,
@@ -788,6 +811,16 @@ mod tests {
                 Box::new(|c| c.fpga.part = "xczu9eg".into()),
                 "fpga.part",
                 "ZU9EG",
+            ),
+            (
+                Box::new(|c| c.fpga.transceiver = "gtx".into()),
+                "fpga.transceiver",
+                "must be \"gth\" (raw GTH channel in 64B/66B mode + pcs66) or \"aurora\"",
+            ),
+            (
+                Box::new(|c| c.fpga.transceiver = "Aurora".into()),
+                "fpga.transceiver",
+                "Aurora 64B/66B core, framing mode",
             ),
             (Box::new(|c| c.name = "a b".into()), "name", "letters"),
             (

@@ -365,6 +365,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
             "link_rx",
             "link_status",
             "axil_split",
+            "pcs66",
             "node"
         ]
     );
@@ -373,10 +374,12 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     // 61440) for link_status.
     assert_eq!(tops[12]["top"], "exanet_axil_split_a16_sf000");
     assert_eq!(tops[12]["point"], "addr_bits=16,split=61440");
+    // The 64B/66B PCS of the GTH lanes, at its golden defaults.
+    assert_eq!(tops[13]["top"], "exanet_pcs66_sw32");
     // The whole node: one link per network port of the 8x4x4 torus.
-    assert_eq!(tops[13]["top"], "exanet_node");
+    assert_eq!(tops[14]["top"], "exanet_node");
     assert_eq!(
-        tops[13]["point"],
+        tops[14]["point"],
         "links=6,width=65,depth=16,sync_stages=2,reset_stages=2"
     );
     // The NI: derived from the config (payload 256 B, the router's 32-flit
@@ -435,9 +438,56 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
     for tool in ["exanet", "verilator", "yosys"] {
         assert!(m["tools"][tool].is_string(), "tools.{tool}");
     }
-    // No timestamps anywhere.
-    let text = String::from_utf8_lossy(&a["manifest.json"]).into_owned();
-    assert!(!text.contains("time"), "manifest must not carry timestamps");
+    // No timestamps anywhere: no key naming a time or date, no value
+    // shaped like one (words are fine: a module may be named
+    // `..._slip_timer`, a key `dateline`; the tool versions carry their
+    // release dates, which are not of this run).
+    fn no_timestamps(v: &serde_json::Value, at: &str) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let low = k.to_lowercase();
+                    assert!(
+                        !low.split('_').any(|w| {
+                            [
+                                "time",
+                                "timestamp",
+                                "date",
+                                "datetime",
+                                "mtime",
+                                "generated",
+                            ]
+                            .contains(&w)
+                        }),
+                        "manifest must not carry timestamps: key `{at}.{k}`"
+                    );
+                    if at == "manifest" && k == "tools" {
+                        continue;
+                    }
+                    no_timestamps(x, &format!("{at}.{k}"));
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| no_timestamps(x, at)),
+            serde_json::Value::String(s) => {
+                // dddd-dd-dd or dd:dd:dd anywhere in the value.
+                let b = s.as_bytes();
+                let shaped = |pat: &[u8]| {
+                    b.windows(pat.len()).any(|w| {
+                        w.iter().zip(pat).all(|(c, p)| match p {
+                            b'd' => c.is_ascii_digit(),
+                            p => c == p,
+                        })
+                    })
+                };
+                assert!(
+                    !shaped(b"dddd-dd-dd") && !shaped(b"dd:dd:dd"),
+                    "manifest must not carry timestamps: `{at}` = {s:?}"
+                );
+            }
+            _ => {}
+        }
+    }
+    no_timestamps(&m, "manifest");
 }
 
 #[test]
@@ -757,7 +807,7 @@ fn generate_then_lint_default_is_clean() {
     assert!(r.stdout.contains("ok    exanet_ni_"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
+            .contains("lint: 15 top(s), 15 clean, 0 with warnings"),
         "{}",
         r.stdout
     );
@@ -1340,7 +1390,7 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("lint: 14 top(s), 14 clean, 0 with warnings"),
+            .contains("lint: 15 top(s), 15 clean, 0 with warnings"),
         "{}",
         r.stdout
     );

@@ -16,3 +16,4 @@ pub mod node_pair;
 pub mod node_ports;
 pub mod packet;
 pub mod router;
+pub mod transceiver;

@@ -161,21 +161,8 @@ pub const LINK: &[Port] = &[
     i("rx_ctrl", 1),
 ];
 
-/// The Aurora 64B/66B core pin a link port connects to (PG074 names), or
-/// `None` for a port the block design drives itself (`tx_ctrl`/`rx_ctrl`
-/// ride in the framing: see the node top).
-pub fn aurora_pin(link_port: &str) -> Option<&'static str> {
-    match link_port {
-        "user_clk" => Some("user_clk_out"),
-        "channel_up" => Some("channel_up"),
-        "tx_tdata" => Some("s_axi_tx_tdata"),
-        "tx_tvalid" => Some("s_axi_tx_tvalid"),
-        "tx_tready" => Some("s_axi_tx_tready"),
-        "rx_tdata" => Some("m_axi_rx_tdata"),
-        "rx_tvalid" => Some("m_axi_rx_tvalid"),
-        _ => None,
-    }
-}
+// Which transceiver pin each link port connects to, per `fpga.transceiver`:
+// `crate::transceiver::phy_pin` (and `link_nets` for the whole wiring).
 
 /// A port with its full name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,13 +225,5 @@ mod tests {
         }
         let wstrb = ports.iter().find(|p| p.name == "m_axi_wstrb").unwrap();
         assert_eq!(wstrb.width * 8, AXI_DATA_BITS);
-    }
-
-    #[test]
-    fn link_data_ports_map_to_aurora_pins() {
-        for p in LINK {
-            let pin = aurora_pin(p.name);
-            assert_eq!(pin.is_none(), p.name.ends_with("_ctrl"), "{}", p.name);
-        }
     }
 }

@@ -77,6 +77,29 @@ pub const TAP_A: u32 = 39;
 pub const TAP_B: u32 = 58;
 /// Largest `slip_wait` (8-bit counter in the RTL).
 pub const MAX_SLIP_WAIT: u32 = 255;
+/// The idle block a transmitter sends when the link layer has no word (a
+/// serial line always carries a block): a control block whose payload is
+/// the 802.3 clause 49 block type 0x1E ("all idle", the eight /I/ codes
+/// zero) in its first byte. As a link-layer control word its kind (bits
+/// 63:62, [`super::KIND_TRAILER`] ..) is 0, which the link layer never
+/// sends, so the receiving end drops exactly these words and the link
+/// layer never sees one (the board-level lane adapter
+/// `exanet_gth_lane` does both).
+pub const IDLE_WORD: u64 = 0x1E;
+/// The GTH TX synchronous gearbox (UG576, 64B/66B with a 64-bit user
+/// interface and 32-bit internal width): TXSEQUENCE counts
+/// 0..=`GEARBOX_SEQ_MAX`, one step per user clock, and the word offered
+/// while it is `GEARBOX_SEQ_MAX` is not taken (33 user cycles carry 32
+/// blocks: 64 · 33 = 66 · 32 line bits).
+pub const GEARBOX_SEQ_MAX: u32 = 32;
+/// Width of TXSEQUENCE on the wizard's port (`txsequence_in[6:0]`).
+pub const GEARBOX_SEQ_BITS: u32 = 7;
+
+/// Whether `w` is the idle block ([`IDLE_WORD`] with the control header).
+#[inline]
+pub fn is_idle(w: PhyWord) -> bool {
+    w.ctrl && w.data == IDLE_WORD
+}
 
 /// Scramble one 64-bit payload (bit 0 first on the line) after the
 /// previous scrambled payload `prev`. The recursion
@@ -687,5 +710,30 @@ mod tests {
         assert!(e.to_string().contains("pcs66.slip_wait = 0"), "{e}");
         let e = SerialChannel::new(1, 0.0, 66).unwrap_err();
         assert!(e.to_string().contains("pcs66.offset = 66"), "{e}");
+    }
+
+    /// The idle block is no word the link layer sends: its control-word
+    /// kind is none of the link's kinds, and a data word of the same bits
+    /// is not idle.
+    #[test]
+    fn idle_block_is_not_a_link_word() {
+        let kind = (IDLE_WORD >> 62) as u32;
+        for k in [
+            super::super::KIND_TRAILER,
+            super::super::KIND_CONTROL,
+            super::super::KIND_TRAINING,
+        ] {
+            assert_ne!(kind, k);
+        }
+        assert!(is_idle(PhyWord {
+            data: IDLE_WORD,
+            ctrl: true
+        }));
+        assert!(!is_idle(PhyWord {
+            data: IDLE_WORD,
+            ctrl: false
+        }));
+        assert!(GEARBOX_SEQ_MAX < 1 << GEARBOX_SEQ_BITS);
+        assert_eq!(64 * (GEARBOX_SEQ_MAX + 1), 66 * GEARBOX_SEQ_MAX);
     }
 }
