@@ -336,10 +336,10 @@ fn lint_board(test: &str, out: &Path, dir: &Path) -> Option<(bool, String)> {
     ))
 }
 
-/// The board-level wiring for the default `fpga.transceiver = "gth"` (node
-/// + GTH lane adapters around pcs66 + black boxes of the wizard with its
-/// documented port list, wired from the list the block design is made
-/// from) is `verilator --lint-only -Wall` clean.
+/// The board-level wiring for the default `fpga.transceiver = "gth"` (the
+/// node, GTH lane adapters around pcs66, and black boxes of the wizard
+/// with its documented port list, wired from the list the block design is
+/// made from) is `verilator --lint-only -Wall` clean.
 #[test]
 fn gth_board_wiring_lints_clean() {
     let d = generated();
