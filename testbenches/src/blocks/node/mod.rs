@@ -63,7 +63,7 @@
 
 mod ports;
 
-use crate::blocks::node_pair::{self, NodePairBench, NodePairCoverage};
+use crate::blocks::node_pair::{self, MeasurePlan, NodePairBench, NodePairCoverage, PlanSample};
 use crate::blocks::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::Sim;
@@ -221,12 +221,13 @@ pub enum Fault {
     GoldenMemByte,
 }
 
-/// One clock: next rise, period, base period.
+/// One clock: next rise, period, base period; whether it drifts.
 #[derive(Clone, Copy, Debug)]
 struct Clock {
     next: u64,
     period: u64,
     base: u64,
+    drift: bool,
 }
 
 impl Clock {
@@ -235,11 +236,24 @@ impl Clock {
             next: base,
             period: base,
             base,
+            drift: true,
+        }
+    }
+
+    /// A clock of exactly `period` ps (a measurement's nominal clock).
+    fn fixed(period: u64) -> Self {
+        Clock {
+            drift: false,
+            ..Clock::new(period)
         }
     }
 
     /// After a rise at `t`: the next, with the period drifted.
     fn rose(&mut self, t: u64, rng: &mut Rng) {
+        if !self.drift {
+            self.next = t + self.period;
+            return;
+        }
         let step = rng.below(2 * DRIFT_PS + 1);
         let p = (self.period + step).saturating_sub(DRIFT_PS);
         self.period = p.clamp(self.base - WANDER_PS, self.base + WANDER_PS);
@@ -298,6 +312,29 @@ pub struct NodeBench {
     fault_words: u64,
     in_reset: bool,
     cov: NodeCoverage,
+    /// A measurement (`exanet reproduce`): head-flit timestamps are taken
+    /// and the run ends once the plan is done.
+    measuring: bool,
+    stamps: Vec<HeadStamp>,
+    /// Base periods, ps: every node's PL clock, every cable's user clock
+    /// (`None`: the bench's own spread of periods).
+    clocks: Option<(u64, u64)>,
+}
+
+/// A head flit passing a router boundary of a node, seen at the node's PL
+/// edge (the golden router's view, equal to the RTL's: see the checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadStamp {
+    /// Node index.
+    pub node: usize,
+    /// Router port (the local port is the last).
+    pub port: usize,
+    /// `true`: into the router (from the NI or a link's `link_rx`);
+    /// `false`: out of it (to a `link_tx`, or the ejection adapter).
+    pub into_router: bool,
+    /// The bench's cycle (node 0's PL cycles) and the time, ps.
+    pub cycle: u64,
+    pub ps: u64,
 }
 
 impl NodeBench {
@@ -372,8 +409,95 @@ impl NodeBench {
             fault_words: 0,
             in_reset: true,
             cov: NodeCoverage::default(),
+            measuring: false,
+            stamps: Vec::new(),
+            clocks: None,
             params,
         })
+    }
+
+    /// A bench measuring `plan` (node-pair's [`MeasurePlan`]: isolated RDMA
+    /// writes from node 0) with every PL clock at exactly `pl_ps` and every
+    /// user clock at exactly `user_ps` (nominal clocks, no drift: with
+    /// drift, a user clock running faster than the PL clock for a while
+    /// would overflow the RX crossing in a long stream), memory at the fixed
+    /// `mem_latency` PL cycles; the run ends when the plan is done. Every
+    /// check stays on.
+    pub fn measuring(
+        point: NodePoint,
+        plan: MeasurePlan,
+        pl_ps: u64,
+        user_ps: u64,
+        mem_latency: u64,
+    ) -> Result<Self> {
+        for (what, ps) in [("PL", pl_ps), ("user", user_ps)] {
+            if ps == 0 {
+                bail!("node bench: {what} clock period {ps} ps: must be above 0");
+            }
+        }
+        let mut b = Self::new(point)?;
+        b.pair = std::mem::replace(
+            &mut b.pair,
+            NodePairBench::new(node_pair::parse_point("dims=2x1x1")?)?,
+        )
+        .with_plan(plan)?
+        .with_fixed_memory(mem_latency);
+        b.measuring = true;
+        b.clocks = Some((pl_ps, user_ps));
+        b.apply_clocks();
+        Ok(b)
+    }
+
+    fn apply_clocks(&mut self) {
+        if let Some((pl, user)) = self.clocks {
+            for c in &mut self.pl {
+                *c = Clock::fixed(pl);
+            }
+            for c in &mut self.cables {
+                c.clock = Clock::fixed(user);
+            }
+        }
+    }
+
+    /// The transfers a measurement took (see [`NodeBench::measuring`]).
+    pub fn plan_samples(&self) -> &[PlanSample] {
+        self.pair.plan_samples()
+    }
+
+    /// Whether the measurement's plan is done.
+    pub fn plan_done(&self) -> bool {
+        self.pair.plan_done()
+    }
+
+    /// Head flits at every router boundary during a measurement, in time
+    /// order.
+    pub fn head_stamps(&self) -> &[HeadStamp] {
+        &self.stamps
+    }
+
+    /// A measurement's timestamps of node `n`'s router at this edge.
+    fn stamp(&mut self, n: usize) {
+        let g = &self.golden[n];
+        let (cycle, ps) = (self.cycle(), self.time);
+        let mut add = |port, into_router, f: Option<&Flit>| {
+            if f.is_some_and(|f| f.head) {
+                self.stamps.push(HeadStamp {
+                    node: n,
+                    port,
+                    into_router,
+                    cycle,
+                    ps,
+                });
+            }
+        };
+        for i in 0..g.num_links() {
+            add(i, true, g.link(i).outputs().rx.flit.as_ref());
+        }
+        let l = g.local_port();
+        add(l, true, self.pl_in[n].local_flit.as_ref());
+        for p in 0..=l {
+            add(p, false, g.router().out_flit(p));
+        }
     }
 
     /// What the run exercised.
@@ -674,6 +798,15 @@ impl Bench for NodeBench {
         let rtl = std::mem::take(&mut self.rtl);
         let mut fresh =
             Self::with_fault(self.point.clone(), self.fault).expect("validated at construction");
+        // A measurement keeps its plan, memory timing and clocks.
+        if self.measuring {
+            let mut pair = std::mem::replace(&mut self.pair, fresh.pair);
+            pair.reset();
+            fresh.pair = pair;
+        }
+        fresh.measuring = self.measuring;
+        fresh.clocks = self.clocks;
+        fresh.apply_clocks();
         fresh
             .pair
             .bind_nodes(rtl.iter().map(|r| r.ni.clone()).collect());
@@ -782,6 +915,9 @@ impl Bench for NodeBench {
                 local_flit: read_flit(&r.ni_out),
                 local_credit: (r.ej_credit.valid.get() == 1).then(|| r.ej_credit.vc.get() as u8),
             };
+            if self.measuring {
+                self.stamp(n);
+            }
         }
         if any {
             if let Some(m) = self.pair.check_global(cycle) {
@@ -829,7 +965,7 @@ impl Bench for NodeBench {
         }
         sim.eval();
         let mut event = 0u64;
-        while self.cycle() < cycles {
+        while self.cycle() < cycles && !(self.measuring && self.pair.plan_done()) {
             self.drive(rng, event);
             sim.eval();
             if tracing {
