@@ -817,7 +817,9 @@ mod tests {
         assert_eq!(f["router.allocator"], "\"separable\"");
         // + 1 board key (fpga.board)
         assert_eq!(f["fpga.board"], "\"zcu102\"");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1);
+        // + 1 [reproduce] key (mem_latency_ns)
+        assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1);
     }
 
     #[test]
