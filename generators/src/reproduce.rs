@@ -252,7 +252,8 @@ pub struct LatencyRun {
     pub hw_ns: f64,
     pub one_way_us: f64,
     pub breakdown: Breakdown,
-    /// PL cycles simulated and wall seconds.
+    /// PL cycles of node 0 until the last transfer's completion, and wall
+    /// seconds of the run (with its Verilator build when not cached).
     pub cycles: u64,
     pub wall_s: f64,
 }
@@ -448,8 +449,9 @@ fn latency_run(
         sizes,
         samples: 1,
     };
-    let (bench, cycles, wall_s) = measure(a, &point, plan, opts)?;
+    let (bench, _, wall_s) = measure(a, &point, plan, opts)?;
     let all = bench.plan_samples().to_vec();
+    let cycles = all.last().map_or(0, |s| s.visible);
     let mut bds = Vec::new();
     let mut hops = Vec::new();
     for s in &all[..k] {
@@ -875,7 +877,11 @@ pub fn summary(r: &Report) -> String {
             s,
             "{:<42} {:>10} {:>10} {:>7}",
             format!("{} ({})", row.quantity, row.unit),
-            row.prototype_text.split(' ').next_back().unwrap_or(""),
+            row.prototype
+                .map_or(row.prototype_text.clone(), |p| format!("{p:.4}")
+                    .trim_end_matches('0')
+                    .trim_end_matches('.')
+                    .to_string()),
             num(row.exanet),
             row.ratio.map_or("—".into(), |x| format!("{x:.2}"))
         );
