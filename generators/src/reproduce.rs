@@ -950,3 +950,87 @@ pub fn write(dir: &Path, r: &Report, force: bool) -> Result<Vec<std::path::PathB
     out.commit()?;
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(hops: usize, cycles: u64) -> LatencyRun {
+        let a = Assumptions::of(&crate::config::load(None, &[]).unwrap()).unwrap();
+        let hw_ns = a.ns(cycles as f64);
+        LatencyRun {
+            point: format!("dims={}x1x1", 2 * hops),
+            dest: hops,
+            hops,
+            samples: vec![cycles; 2],
+            mean_cycles: cycles as f64,
+            hw_ns,
+            one_way_us: hw_ns / 1000.0 + a.sw_overhead_us,
+            breakdown: Breakdown::default(),
+            cycles: 1000,
+            wall_s: 1.0,
+        }
+    }
+
+    /// The rows from made-up runs: ratios, the per-hop rule, rows without
+    /// a number naming what is missing, and the Markdown showing the
+    /// JSON's numbers.
+    #[test]
+    fn rows_follow_the_runs_and_name_what_is_missing() {
+        let a = Assumptions::of(&crate::config::load(None, &[]).unwrap()).unwrap();
+        assert_eq!(
+            (a.pl_ps, a.user_ps, a.phy_cycles, a.mem_cycles),
+            (6400, 6400, 16, 16)
+        );
+        let (one, five) = (run(1, 80), run(5, 176));
+        let per_hop = (five.one_way_us - one.one_way_us) / 4.0;
+        let g = vec![GoodputPoint {
+            bytes: 4096,
+            cycles: 700,
+            gbps: 7.3,
+            pct_of_link: 73.0,
+        }];
+        let rows = table(&a, &one, &five, per_hop, &g, &Err("no yosys".into()));
+        assert_eq!(rows.len(), 6);
+        assert!((rows[0].exanet.unwrap() - (0.512 + 0.47)).abs() < 1e-9);
+        assert!((rows[0].ratio.unwrap() - rows[0].exanet.unwrap() / 1.3).abs() < 1e-12);
+        assert!((rows[2].exanet.unwrap() - 96.0 * 6.4 / 4000.0).abs() < 1e-9);
+        assert!((rows[2].prototype.unwrap() - 0.3125).abs() < 1e-12);
+        assert_eq!(rows[3].exanet, Some(73.0));
+        for r in &rows[4..] {
+            assert!(
+                r.exanet.is_none() && r.ratio.is_none() && r.missing.is_some(),
+                "{r:?}"
+            );
+        }
+        assert!(rows[5].how.contains("no yosys"));
+        let rep = Report {
+            quick: true,
+            assumptions: a,
+            rows,
+            one_hop: one,
+            five_hop: five,
+            per_hop_us: per_hop,
+            goodput: g,
+            notes: vec![],
+        };
+        let md = markdown(&rep);
+        for r in &rep.rows {
+            let line = md
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} |", r.quantity)))
+                .unwrap();
+            assert!(line.contains(&format!("| {} |", num(r.exanet))), "{line}");
+        }
+        let svg = goodput_svg(&rep);
+        assert!(svg.contains("<polyline") && svg.contains("link capacity"));
+        assert!(index_html(&rep).contains("goodput.svg"));
+    }
+
+    #[test]
+    fn bad_assumptions_name_the_key() {
+        let l = crate::config::load(None, &["clock.pl_mhz=5.5".to_string()]).unwrap();
+        let e = Assumptions::of(&l).unwrap_err().to_string();
+        assert!(e.contains("clock.pl_mhz") && e.contains("5.5"), "{e}");
+    }
+}

@@ -1,7 +1,9 @@
 //! `exanet reproduce --quick` end to end: RTL co-simulation of node tops
 //! (the 2-node run shares the Verilator build of `exanet-tb`'s node test:
-//! same point, same cache under target/), the table's consistency rules,
-//! JSON and Markdown agreeing, and the output-folder rules.
+//! same point, same cache under target/; the 10-node ring is its own
+//! build, hence `#[ignore]`), the table's consistency rules, JSON and
+//! Markdown agreeing, and the output-folder rules. The table's own rules
+//! on made-up runs are unit tests in `exanet_gen::reproduce`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -44,7 +46,13 @@ fn f(v: &Value, k: &str) -> f64 {
 /// `phy_latency=4`, so the 2-node RTL is the node test's build.
 const SHARED_PHY: &str = "link.latency_ns=25.6";
 
+/// Ignored in the normal suite: the 5-hop run needs its own Verilator
+/// build of a 10-node ring (65 MB of C++, about 28 min on the loaded
+/// 2-core machine, minutes on an idle one; no other test makes it), which
+/// the CI budget cannot take. With both builds cached it runs in ~12 s:
+/// `cargo test -p exanet-gen --test reproduce -- --ignored`.
 #[test]
+#[ignore]
 fn quick_table_is_complete_and_consistent() {
     if verilator_missing() {
         return;
