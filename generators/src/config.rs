@@ -59,6 +59,17 @@ pub struct Config {
     pub sim: Sim,
     /// The allreduce workload (network simulator, `traffic.pattern = "allreduce"`).
     pub allreduce: Allreduce,
+    /// Assumptions of `exanet reproduce` that no other section holds.
+    pub reproduce: Reproduce,
+}
+
+/// `[reproduce]` (`exanet reproduce` only)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reproduce {
+    /// Memory behind each NI in the node co-simulation, ns (AR to first
+    /// beat, last W beat to B), rounded up to PL cycles.
+    pub mem_latency_ns: f64,
 }
 
 /// `[topology]`
@@ -813,7 +824,9 @@ mod tests {
         assert_eq!(f["fpga.board"], "\"zcu102\"");
         // + 1 transceiver key (fpga.transceiver)
         assert_eq!(f["fpga.transceiver"], "\"gth\"");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1);
+        // + 1 [reproduce] key (mem_latency_ns)
+        assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1);
     }
 
     #[test]

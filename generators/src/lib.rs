@@ -23,6 +23,7 @@ pub mod outdir;
 pub mod params;
 pub mod plot;
 pub mod regmap;
+pub mod reproduce;
 pub mod results;
 pub mod simulate;
 pub mod sweep;

@@ -282,6 +282,48 @@ enum Cmd {
     ///   exanet sweep collect /scratch/dims
     #[command(verbatim_doc_comment, args_conflicts_with_subcommands = true)]
     Sweep(SweepArgs),
+    /// The ExaNeSt prototype's published figures beside our RTL's, under the same assumptions.
+    ///
+    /// Rows: one-way latency at 1 and 5 hops, the per-hop increment, single-hop
+    /// bandwidth (% of the link), allreduce reduction vs software, the node's
+    /// LUTs of a ZU9EG. Latency and bandwidth come from RTL co-simulation of
+    /// whole node tops joined by their link layers (2 nodes; a 10-node ring,
+    /// node 0 to node 5, for 5 hops): 64 B RDMA writes from doorbell to the
+    /// completion readable at the destination, cycles → ns at clock.pl_mhz,
+    /// plus the software overhead allreduce.sw_overhead_us; goodput of one
+    /// write per size, 64 B … 1 MiB. A row without a number names the block or
+    /// tool that is missing. Assumptions are config keys (clock.pl_mhz,
+    /// link.gbps, link.latency_ns, link.ber, allreduce.sw_overhead_us,
+    /// reproduce.mem_latency_ns), printed with the table and overridable with -P.
+    ///
+    /// Writes OUT/reproduce.md, reproduce.json, goodput.svg, breakdown.svg and
+    /// index.html (output-folder rules as `exanet sweep`: only files exanet
+    /// wrote there are replaced; --force moves others into a backup folder).
+    ///
+    /// Examples:
+    ///   exanet reproduce --out out/reproduce
+    ///   exanet reproduce --quick                       # fewer sizes and samples
+    ///   exanet reproduce -P clock.pl_mhz=250 -P link.latency_ns=50
+    ///   exanet generate --out out && exanet reproduce --synth out   # + the node's resources (Yosys)
+    #[command(verbatim_doc_comment)]
+    Reproduce {
+        /// Output folder.
+        #[arg(long, short, default_value = "out/reproduce", value_name = "DIR")]
+        out: PathBuf,
+        /// Fewer goodput sizes (256 B, 4 KiB, 16 KiB) and latency samples; no synthesis.
+        #[arg(long)]
+        quick: bool,
+        /// Folder written by `exanet generate` on this config: the node's
+        /// resources from its parts' Yosys runs (`exanet synth --block node`,
+        /// cached there; tens of minutes when not cached). Without it the
+        /// resources row says how to get it.
+        #[arg(long, value_name = "GEN_DIR", conflicts_with = "quick")]
+        synth: Option<PathBuf>,
+        /// Write into OUT even over files exanet did not write there (moved
+        /// into OUT/backup-<date>/ first).
+        #[arg(long)]
+        force: bool,
+    },
     /// Mutation analysis of a block's own bench: how many small edits of
     /// its RTL the co-simulation catches.
     ///
@@ -652,6 +694,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Reproduce {
+            out,
+            quick,
+            synth,
+            force,
+        } => run_reproduce(&cli.cfg, &out, quick, synth.as_deref(), force),
         Cmd::Mutate {
             block,
             point,
@@ -942,6 +990,78 @@ fn bar(len: u64, what: &str) -> ProgressBar {
     // Ticks while one long point or top runs, so the screen shows it is alive.
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
     bar
+}
+
+fn run_reproduce(
+    cfg: &ConfigArgs,
+    out: &std::path::Path,
+    quick: bool,
+    synth_dir: Option<&std::path::Path>,
+    force: bool,
+) -> Result<ExitCode> {
+    use exanet_gen::reproduce;
+    let loaded = cfg.load()?;
+    loaded.elaborate()?;
+    reproduce::Assumptions::of(&loaded)?;
+    // Refuse a folder that is not exanet's before the long runs.
+    reproduce::check_out(out, force)?;
+    let t0 = std::time::Instant::now();
+    let bar = bar(4, "reproduce");
+    let resources = if quick {
+        Err(
+            "skipped in --quick: the node's synthesis (`exanet synth --block node`) takes tens of \
+             minutes on 2 cores; run `exanet generate --out out && exanet reproduce --synth out`"
+                .to_string(),
+        )
+    } else {
+        match synth_dir {
+            None => Err(
+                "not run: give --synth GEN_DIR (a folder of `exanet generate` on this \
+                         config) to compose the node from its parts' Yosys runs (`exanet synth \
+                         --block node`)"
+                    .to_string(),
+            ),
+            Some(dir) => match synth::require_yosys() {
+                Err(e) => Err(format!("missing tool: {e}")),
+                Ok(yosys) => {
+                    let manifest = read_generated(dir, cfg, false)?;
+                    bar.set_message("synthesizing the node's parts (Yosys)");
+                    let (node, _, _) =
+                        synth::compose_node(&manifest, dir, &yosys, |name, i, n| {
+                            bar.set_message(format!("synth node part {name} ({}/{n})", i + 1));
+                        })?;
+                    Ok(node)
+                }
+            },
+        }
+    };
+    bar.inc(1);
+    // A mismatch stops the run with the signal named; its waveform is
+    // for `exanet cosim node` to write, not this report.
+    let mut cosim_opts = cosim::options(1, 1, None, None, std::env::temp_dir());
+    cosim_opts.waveform_on_mismatch = false;
+    let opts = reproduce::Options {
+        quick,
+        resources,
+        cosim: cosim_opts,
+    };
+    let report = reproduce::reproduce(&loaded, &opts, |what| {
+        bar.set_message(what.to_string());
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    let files = reproduce::write(out, &report, force)?;
+    print!("{}", reproduce::summary(&report));
+    println!(
+        "wrote {} ({:.0} s)",
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_cosim(block: &str, a: &CosimArgs) -> Result<ExitCode> {

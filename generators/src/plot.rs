@@ -622,6 +622,85 @@ fn short_label(label: &str, max: usize) -> String {
     }
 }
 
+/// One curve of an [`xy_chart`]: label and points `(x, y)` in x order.
+pub type Curve = (String, Vec<(f64, f64)>);
+
+/// A chart of `curves` (log x axis when `x_log`, linear y from 0) with an
+/// optional dashed horizontal `limit` (value, legend label), in the style
+/// of the sweep charts (`exanet reproduce`'s goodput vs message size).
+pub fn xy_chart(
+    title: &str,
+    subtitle: &str,
+    labels: (&str, &str),
+    x_log: bool,
+    curves: &[Curve],
+    limit: Option<(f64, &str)>,
+) -> String {
+    let mut svg = String::new();
+    header(&mut svg, title, subtitle);
+    let xs = curves.iter().flat_map(|c| c.1.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::INFINITY, 0f64), |(a, b), x| (a.min(x), b.max(x)));
+    let (lo, hi) = if lo.is_finite() {
+        (lo, hi)
+    } else {
+        (1.0, 10.0)
+    };
+    let x = if x_log {
+        Axis {
+            lo: nice_below(lo.max(1e-9)),
+            hi: nice_above(hi.max(lo * 10.0)),
+            log: true,
+        }
+    } else {
+        Axis {
+            lo: 0.0,
+            hi: hi.max(1e-9) * 1.05,
+            log: false,
+        }
+    };
+    let ymax = curves
+        .iter()
+        .flat_map(|c| c.1.iter().map(|p| p.1))
+        .chain(limit.map(|l| l.0))
+        .fold(0f64, f64::max)
+        .max(1e-9)
+        * 1.08;
+    let y = Axis {
+        lo: 0.0,
+        hi: linear_ticks(0.0, ymax)
+            .last()
+            .copied()
+            .unwrap_or(ymax)
+            .max(ymax),
+        log: false,
+    };
+    axes(&mut svg, &x, &y, labels.0, labels.1);
+    let mut keys = Vec::new();
+    if let Some((v, label)) = limit {
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{L}\" y1=\"{py:.1}\" x2=\"{R}\" y2=\"{py:.1}\" stroke=\"#888\" stroke-dasharray=\"5 4\"/>",
+            py = y.y(v)
+        );
+        keys.push(Key::Note(
+            "<line x1=\"{x0}\" y1=\"{y}\" x2=\"{x1}\" y2=\"{y}\" stroke=\"#888\" stroke-dasharray=\"5 4\"/>"
+                .into(),
+            label.to_string(),
+        ));
+    }
+    for (i, (label, pts)) in curves.iter().enumerate() {
+        let px: Vec<(f64, f64)> = pts.iter().map(|p| (x.x(p.0), y.y(p.1))).collect();
+        polyline(&mut svg, &px, i);
+        for p in &px {
+            marker(&mut svg, p.0, p.1, i, false);
+        }
+        keys.push(Key::Series(label.clone(), i));
+    }
+    legend(&mut svg, &keys);
+    svg.push_str("</svg>\n");
+    svg
+}
+
 /// The three charts of a sweep as (file name, SVG).
 pub fn sweep_plots(name: &str, rows: &[Row], series: &[SeriesSummary]) -> Vec<(String, String)> {
     vec![

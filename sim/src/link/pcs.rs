@@ -733,7 +733,7 @@ mod tests {
             data: IDLE_WORD,
             ctrl: false
         }));
-        assert!(GEARBOX_SEQ_MAX < 1 << GEARBOX_SEQ_BITS);
+        const { assert!(GEARBOX_SEQ_MAX < 1 << GEARBOX_SEQ_BITS) };
         assert_eq!(64 * (GEARBOX_SEQ_MAX + 1), 66 * GEARBOX_SEQ_MAX);
     }
 }

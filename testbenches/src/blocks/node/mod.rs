@@ -80,7 +80,7 @@
 
 mod ports;
 
-use crate::blocks::node_pair::{self, NodePairBench, NodePairCoverage};
+use crate::blocks::node_pair::{self, MeasurePlan, NodePairBench, NodePairCoverage, PlanSample};
 use crate::blocks::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::Sim;
@@ -271,12 +271,13 @@ struct StatusReader {
     next: usize,
 }
 
-/// One clock: next rise, period, base period.
+/// One clock: next rise, period, base period; whether it drifts.
 #[derive(Clone, Copy, Debug)]
 struct Clock {
     next: u64,
     period: u64,
     base: u64,
+    drift: bool,
 }
 
 impl Clock {
@@ -285,11 +286,24 @@ impl Clock {
             next: base,
             period: base,
             base,
+            drift: true,
+        }
+    }
+
+    /// A clock of exactly `period` ps (a measurement's nominal clock).
+    fn fixed(period: u64) -> Self {
+        Clock {
+            drift: false,
+            ..Clock::new(period)
         }
     }
 
     /// After a rise at `t`: the next, with the period drifted.
     fn rose(&mut self, t: u64, rng: &mut Rng) {
+        if !self.drift {
+            self.next = t + self.period;
+            return;
+        }
         let step = rng.below(2 * DRIFT_PS + 1);
         let p = (self.period + step).saturating_sub(DRIFT_PS);
         self.period = p.clamp(self.base - WANDER_PS, self.base + WANDER_PS);
@@ -359,6 +373,29 @@ pub struct NodeBench {
     status: Vec<StatusReader>,
     /// PL cycles (of node 0) at which status sweeps start.
     sweeps: Vec<u64>,
+    /// A measurement (`exanet reproduce`): head-flit timestamps are taken
+    /// and the run ends once the plan is done.
+    measuring: bool,
+    stamps: Vec<HeadStamp>,
+    /// Base periods, ps: every node's PL clock, every cable's user clock
+    /// (`None`: the bench's own spread of periods).
+    clocks: Option<(u64, u64)>,
+}
+
+/// A head flit passing a router boundary of a node, seen at the node's PL
+/// edge (the golden router's view, equal to the RTL's: see the checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadStamp {
+    /// Node index.
+    pub node: usize,
+    /// Router port (the local port is the last).
+    pub port: usize,
+    /// `true`: into the router (from the NI or a link's `link_rx`);
+    /// `false`: out of it (to a `link_tx`, or the ejection adapter).
+    pub into_router: bool,
+    /// The bench's cycle (node 0's PL cycles) and the time, ps.
+    pub cycle: u64,
+    pub ps: u64,
 }
 
 impl NodeBench {
@@ -442,8 +479,95 @@ impl NodeBench {
             cov: NodeCoverage::default(),
             status: vec![StatusReader::default(); n],
             sweeps: Vec::new(),
+            measuring: false,
+            stamps: Vec::new(),
+            clocks: None,
             params,
         })
+    }
+
+    /// A bench measuring `plan` (node-pair's [`MeasurePlan`]: isolated RDMA
+    /// writes from node 0) with every PL clock at exactly `pl_ps` and every
+    /// user clock at exactly `user_ps` (nominal clocks, no drift: with
+    /// drift, a user clock running faster than the PL clock for a while
+    /// would overflow the RX crossing in a long stream), memory at the fixed
+    /// `mem_latency` PL cycles; the run ends when the plan is done. Every
+    /// check stays on.
+    pub fn measuring(
+        point: NodePoint,
+        plan: MeasurePlan,
+        pl_ps: u64,
+        user_ps: u64,
+        mem_latency: u64,
+    ) -> Result<Self> {
+        for (what, ps) in [("PL", pl_ps), ("user", user_ps)] {
+            if ps == 0 {
+                bail!("node bench: {what} clock period {ps} ps: must be above 0");
+            }
+        }
+        let mut b = Self::new(point)?;
+        b.pair = std::mem::replace(
+            &mut b.pair,
+            NodePairBench::new(node_pair::parse_point("dims=2x1x1")?)?,
+        )
+        .with_plan(plan)?
+        .with_fixed_memory(mem_latency);
+        b.measuring = true;
+        b.clocks = Some((pl_ps, user_ps));
+        b.apply_clocks();
+        Ok(b)
+    }
+
+    fn apply_clocks(&mut self) {
+        if let Some((pl, user)) = self.clocks {
+            for c in &mut self.pl {
+                *c = Clock::fixed(pl);
+            }
+            for c in &mut self.cables {
+                c.clock = Clock::fixed(user);
+            }
+        }
+    }
+
+    /// The transfers a measurement took (see [`NodeBench::measuring`]).
+    pub fn plan_samples(&self) -> &[PlanSample] {
+        self.pair.plan_samples()
+    }
+
+    /// Whether the measurement's plan is done.
+    pub fn plan_done(&self) -> bool {
+        self.pair.plan_done()
+    }
+
+    /// Head flits at every router boundary during a measurement, in time
+    /// order.
+    pub fn head_stamps(&self) -> &[HeadStamp] {
+        &self.stamps
+    }
+
+    /// A measurement's timestamps of node `n`'s router at this edge.
+    fn stamp(&mut self, n: usize) {
+        let g = &self.golden[n];
+        let (cycle, ps) = (self.cycle(), self.time);
+        let mut add = |port, into_router, f: Option<&Flit>| {
+            if f.is_some_and(|f| f.head) {
+                self.stamps.push(HeadStamp {
+                    node: n,
+                    port,
+                    into_router,
+                    cycle,
+                    ps,
+                });
+            }
+        };
+        for i in 0..g.num_links() {
+            add(i, true, g.link(i).outputs().rx.flit.as_ref());
+        }
+        let l = g.local_port();
+        add(l, true, self.pl_in[n].local_flit.as_ref());
+        for p in 0..=l {
+            add(p, false, g.router().out_flit(p));
+        }
     }
 
     /// What the run exercised.
@@ -940,8 +1064,26 @@ impl Bench for NodeBench {
         self.point.text()
     }
 
+    /// The node tops; a measurement of more than two nodes keeps the node
+    /// module out of line (`no_inline`). Each node is still its own
+    /// specialization (its coordinates are parameters), so this only took
+    /// the 10-node ring from 87 MB to 65 MB of C++. Two nodes stay as the
+    /// node test builds them (the same Verilator cache entry).
     fn emit(&self) -> Result<Emitted> {
-        emit_node_bench(&self.params)
+        let e = emit_node_bench(&self.params)?;
+        if !(self.measuring && self.golden.len() > 2) {
+            return Ok(e);
+        }
+        let node = exanet_hdl::node_ports::NODE_TOP;
+        let mut text = format!("`verilator_config\nno_inline -module \"{node}\"\n`verilog\n");
+        for (_, m) in e.modules.iter().rev() {
+            text.push_str(m);
+            text.push('\n');
+        }
+        Ok(Emitted {
+            modules: vec![(e.top.clone(), text)],
+            top: e.top,
+        })
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {
@@ -959,6 +1101,15 @@ impl Bench for NodeBench {
         let rtl = std::mem::take(&mut self.rtl);
         let mut fresh =
             Self::with_fault(self.point.clone(), self.fault).expect("validated at construction");
+        // A measurement keeps its plan, memory timing and clocks.
+        if self.measuring {
+            let mut pair = std::mem::replace(&mut self.pair, fresh.pair);
+            pair.reset();
+            fresh.pair = pair;
+        }
+        fresh.measuring = self.measuring;
+        fresh.clocks = self.clocks;
+        fresh.apply_clocks();
         fresh
             .pair
             .bind_nodes(rtl.iter().map(|r| r.ni.clone()).collect());
@@ -1077,6 +1228,9 @@ impl Bench for NodeBench {
                 local_credit: (r.ej_credit.valid.get() == 1).then(|| r.ej_credit.vc.get() as u8),
                 axil: axil_inputs(r),
             };
+            if self.measuring {
+                self.stamp(n);
+            }
         }
         if any {
             if let Some(m) = self.pair.check_global(cycle) {
@@ -1125,7 +1279,7 @@ impl Bench for NodeBench {
         }
         sim.eval();
         let mut event = 0u64;
-        while self.cycle() < cycles {
+        while self.cycle() < cycles && !(self.measuring && self.pair.plan_done()) {
             self.drive(rng, event);
             sim.eval();
             if tracing {

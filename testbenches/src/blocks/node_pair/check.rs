@@ -194,6 +194,7 @@ impl NodePairBench {
                 }
                 self.t_door
                     .insert((dest, me, txid), (cycle, self.phase == Phase::Measure));
+                self.plan_doorbell(len, cycle);
             }
             Meta::Read { desc, repost } if r == AxilResp::Okay => {
                 let ReadDesc {

@@ -82,11 +82,13 @@ mod check;
 mod consume;
 mod coverage;
 mod node;
+mod plan;
 mod points;
 mod rx;
 mod software;
 
 pub use coverage::{NodePairCoverage, PairFigures};
+pub use plan::{MeasurePlan, PlanSample, MAX_PLAN_BYTES};
 pub use points::{info, matrix_points, parse_point, point_text};
 
 use crate::blocks::ni::agents::NiPorts;
@@ -181,6 +183,11 @@ pub struct NodePairBench {
     mid_resets: bool,
     /// Longest traffic phase, cycles (a short run still reaches drains).
     phase_cap: u64,
+    /// A directed measurement instead of random traffic.
+    plan: plan::PlanState,
+    /// Every node's memory with this fixed latency, always ready (a
+    /// measurement), instead of random timing.
+    mem_latency: Option<u64>,
 }
 
 impl NodePairBench {
@@ -229,6 +236,8 @@ impl NodePairBench {
             hold: None,
             mid_resets: true,
             phase_cap: u64::MAX,
+            plan: plan::PlanState::default(),
+            mem_latency: None,
         })
     }
 
@@ -243,6 +252,27 @@ impl NodePairBench {
     pub(crate) fn with_phase_cap(mut self, cap: u64) -> Self {
         self.phase_cap = cap;
         self
+    }
+
+    /// The same bench with every node's memory at a fixed `latency`
+    /// (cycles from a read burst's AR to its first beat, and from a write
+    /// burst's last beat to its B), always ready: no random stall in a
+    /// measurement.
+    pub fn with_fixed_memory(mut self, latency: u64) -> Self {
+        self.mem_latency = Some(latency);
+        self.apply_memory();
+        self
+    }
+
+    fn apply_memory(&mut self) {
+        if let Some(l) = self.mem_latency {
+            for n in &mut self.nodes {
+                n.rd =
+                    std::mem::replace(&mut n.rd, node::AxiReadSlave::new()).with_fixed_latency(l);
+                n.wr =
+                    std::mem::replace(&mut n.wr, node::AxiWriteSlave::new()).with_fixed_latency(l);
+            }
+        }
     }
 
     /// Give every node its ports (a bench whose top is not the node pair's,
@@ -399,6 +429,11 @@ impl Bench for NodePairBench {
             n.p = p;
         }
         fresh.reset_port = self.reset_port.take();
+        fresh.plan.plan = self.plan.plan.take();
+        fresh.mem_latency = self.mem_latency;
+        fresh.mid_resets = self.mid_resets;
+        fresh.phase_cap = self.phase_cap;
+        fresh.apply_memory();
         *self = fresh;
     }
 

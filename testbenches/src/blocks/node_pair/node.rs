@@ -3,9 +3,8 @@
 //! writes ([`Meta`]) and its RDMA reads ([`ReadDesc`]).
 
 use super::{Fault, LAND, REGION, SOURCES};
-use crate::blocks::ni::agents::{
-    Access, AxiReadSlave, AxiWriteSlave, AxilMaster, NiPorts, TxFlits,
-};
+use crate::blocks::ni::agents::{Access, AxilMaster, NiPorts, TxFlits};
+pub(super) use crate::blocks::ni::agents::{AxiReadSlave, AxiWriteSlave};
 use crate::verilator::Port;
 use anyhow::Result;
 use exanet_hdl::node_pair::NodePairParams;

@@ -180,6 +180,9 @@ impl NodePairBench {
                 match h.ptype() {
                     PacketType::RdmaWrite if f.last() => {
                         fig_t = self.t_door.remove(&(i, f.src().to_bits(), f.txid()));
+                        if fig_t.is_some_and(|(_, iso)| iso) {
+                            self.plan_commit(rep.cycle);
+                        }
                     }
                     PacketType::Mailbox => {
                         let id = pkt.words[1] as u32;
@@ -259,6 +262,7 @@ impl NodePairBench {
                 record(&mut self.fig.write_load, d);
                 if iso {
                     self.fig.write_64b.push(d);
+                    self.plan_landed(rep.cycle);
                 }
             }
         }

@@ -16,11 +16,12 @@ impl NodePairBench {
         self.pdid = 1 + rng.below(0xFFFE) as u16;
         let pdid = self.pdid as u32;
         let channels = self.params.ni.ni.channels;
+        let land_size = self.land_size();
         for node in &mut self.nodes {
             let w = |f| regs::win_reg(0, f);
             node.write(w(regs::WIN_BASE_LO), LAND as u32, true, Meta::None);
             node.write(w(regs::WIN_BASE_HI), (LAND >> 32) as u32, true, Meta::None);
-            node.write(w(regs::WIN_SIZE_LO), REGION as u32, true, Meta::None);
+            node.write(w(regs::WIN_SIZE_LO), land_size as u32, true, Meta::None);
             node.write(w(regs::WIN_SIZE_HI), 0, true, Meta::None);
             node.write(w(regs::WIN_CTRL), pdid | 1 << 31, true, Meta::None);
             // Window 1: the first source region, which RDMA reads from
@@ -183,6 +184,7 @@ impl NodePairBench {
         }
         match self.phase {
             Phase::Setup => {}
+            Phase::Measure if self.plan.plan.is_some() => self.generate_plan(n),
             Phase::Measure => {
                 // Node 0 alone: one isolated transfer at a time to node 1;
                 // node 1 consumes once its completion or message landed.

@@ -26,6 +26,9 @@ struct Burst {
 /// The memory's AXI4 read slave: random ARREADY, each burst's first beat
 /// after a deterministic latency, random gaps between beats.
 pub(crate) struct AxiReadSlave {
+    /// Fixed timing (`exanet reproduce`): always ready, no beat gaps,
+    /// every burst's first beat this many cycles after its AR.
+    fixed: Option<u64>,
     arready: bool,
     bursts: VecDeque<Burst>,
     r_presented: bool,
@@ -34,10 +37,19 @@ pub(crate) struct AxiReadSlave {
 impl AxiReadSlave {
     pub fn new() -> Self {
         AxiReadSlave {
+            fixed: None,
             arready: false,
             bursts: VecDeque::new(),
             r_presented: false,
         }
+    }
+
+    /// The same slave with fixed timing: ARREADY always, no gaps between
+    /// beats, first beat `latency` cycles after the AR (what a measurement
+    /// needs: no random stall in the figures).
+    pub fn with_fixed_latency(mut self, latency: u64) -> Self {
+        self.fixed = Some(latency);
+        self
     }
 
     /// No burst being served.
@@ -56,11 +68,11 @@ impl AxiReadSlave {
     /// Clock low at time `now`: ARREADY, and the next beat from `mem` when
     /// due (random bytes on the data when none is presented).
     pub fn drive(&mut self, p: &NiPorts, rng: &mut Rng, now: u64, mem: &SparseMemory) {
-        self.arready = rng.chance(0.6);
+        self.arready = self.fixed.is_some() || rng.chance(0.6);
         p.m_arready.set(self.arready as u64);
         if !self.r_presented {
             if let Some(b) = self.bursts.front() {
-                if now >= b.ready_at && rng.chance(0.8) {
+                if now >= b.ready_at && (self.fixed.is_some() || rng.chance(0.8)) {
                     self.r_presented = true;
                 }
             }
@@ -118,7 +130,7 @@ impl AxiReadSlave {
                 addr,
                 beats,
                 done: 0,
-                ready_at: now + 1 + rng_lat(r.cycle),
+                ready_at: now + 1 + self.fixed.unwrap_or_else(|| rng_lat(r.cycle)),
             });
         }
         if self.r_presented && p.m_rready.get() == 1 {
@@ -175,6 +187,9 @@ fn page_parts(w: MemWrite) -> Vec<MemWrite> {
 /// deterministic latency. Every burst must be the next golden memory write
 /// (in order, one burst each) with exactly its bytes strobed.
 pub(crate) struct AxiWriteSlave {
+    /// Fixed timing (`exanet reproduce`): always ready, every B this many
+    /// cycles after its last W beat.
+    fixed: Option<u64>,
     /// Golden memory writes not yet seen on AXI, as bursts.
     exp: VecDeque<ExpBurst>,
     /// AW accepted: address, beats.
@@ -190,6 +205,7 @@ pub(crate) struct AxiWriteSlave {
 impl AxiWriteSlave {
     pub fn new() -> Self {
         AxiWriteSlave {
+            fixed: None,
             exp: VecDeque::new(),
             aw: VecDeque::new(),
             beats: Vec::new(),
@@ -198,6 +214,13 @@ impl AxiWriteSlave {
             b_owed: VecDeque::new(),
             b_now: false,
         }
+    }
+
+    /// The same slave with fixed timing: AWREADY and WREADY always, each
+    /// B `latency` cycles after the burst's last beat.
+    pub fn with_fixed_latency(mut self, latency: u64) -> Self {
+        self.fixed = Some(latency);
+        self
     }
 
     /// Nothing expected, no burst open, no response owed.
@@ -247,11 +270,14 @@ impl AxiWriteSlave {
 
     /// Clock low at time `now`: AWREADY, WREADY, and the next B when due.
     pub fn drive(&mut self, p: &NiPorts, rng: &mut Rng, now: u64) {
-        self.awready = rng.chance(0.6);
-        self.wready = rng.chance(0.7);
+        self.awready = self.fixed.is_some() || rng.chance(0.6);
+        self.wready = self.fixed.is_some() || rng.chance(0.7);
         p.m_awready.set(self.awready as u64);
         p.m_wready.set(self.wready as u64);
-        if !self.b_now && self.b_owed.front().is_some_and(|&(t, _)| now >= t) && rng.chance(0.8) {
+        if !self.b_now
+            && self.b_owed.front().is_some_and(|&(t, _)| now >= t)
+            && (self.fixed.is_some() || rng.chance(0.8))
+        {
             self.b_now = true;
         }
         p.m_bvalid.set(self.b_now as u64);
@@ -369,8 +395,8 @@ impl AxiWriteSlave {
             );
         }
         mem.write(w.addr, &got);
-        self.b_owed
-            .push_back((now + 1 + rng_lat(r.cycle) / 2, engine));
+        let lat = self.fixed.unwrap_or_else(|| rng_lat(r.cycle) / 2);
+        self.b_owed.push_back((now + 1 + lat, engine));
         Ok(Some(got.len()))
     }
 
