@@ -16,7 +16,7 @@
 //! breakdown of the 64 B transfers is taken from head-flit timestamps at
 //! every router boundary (the bench's [`HeadStamp`]s). Goodput: one
 //! isolated write per size, bytes / (completion − doorbell). Allreduce and
-//! resources: see [`Row`]s built by [`table`].
+//! resources: see [`Row`]s built by `table`.
 
 use crate::config::Loaded;
 use crate::error::usage;

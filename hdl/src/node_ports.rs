@@ -23,25 +23,28 @@ pub enum Dir {
     Out,
 }
 
-/// One port of the node top.
+/// One port of the node top (or of a board-level cell of
+/// [`crate::transceiver`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Port {
-    /// Name; a link port's name is `link<i>_` + this.
+    /// Name; a node link port's name is `link<i>_` + this.
     pub name: &'static str,
-    /// Direction.
+    /// Direction (seen from the module).
     pub dir: Dir,
     /// Width in bits.
     pub width: u32,
 }
 
-const fn i(name: &'static str, width: u32) -> Port {
+/// An input port.
+pub(crate) const fn i(name: &'static str, width: u32) -> Port {
     Port {
         name,
         dir: Dir::In,
         width,
     }
 }
-const fn o(name: &'static str, width: u32) -> Port {
+/// An output port.
+pub(crate) const fn o(name: &'static str, width: u32) -> Port {
     Port {
         name,
         dir: Dir::Out,

@@ -27,7 +27,7 @@
 //! 64B/66B), cross-checked against public ZCU102 designs; what could not be
 //! checked without Vivado is marked UNVERIFIED where it is used.
 
-use crate::node_ports::{node_ports, Dir, NamedPort, NODE_TOP};
+use crate::node_ports::{i, node_ports, o, Dir, NamedPort, Port, NODE_TOP};
 use anyhow::{bail, Result};
 use askama::Template;
 use exanet_sim::link::pcs::{GEARBOX_SEQ_BITS, GEARBOX_SEQ_MAX, HDR_CTRL, IDLE_WORD};
@@ -52,32 +52,6 @@ impl Transceiver {
             Transceiver::Gth => "gth",
             Transceiver::Aurora => "aurora",
         }
-    }
-}
-
-/// One port of a board-level cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Port {
-    /// Name.
-    pub name: &'static str,
-    /// Direction, seen from the cell.
-    pub dir: Dir,
-    /// Width in bits.
-    pub width: u32,
-}
-
-const fn i(name: &'static str, width: u32) -> Port {
-    Port {
-        name,
-        dir: Dir::In,
-        width,
-    }
-}
-const fn o(name: &'static str, width: u32) -> Port {
-    Port {
-        name,
-        dir: Dir::Out,
-        width,
     }
 }
 

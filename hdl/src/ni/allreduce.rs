@@ -73,13 +73,13 @@
 //!    into `e_rec` and the coordinate arithmetic, about 300 LUT.
 //! 3. **Receiving** (`rdma_rx`): an AllreduceFragment gets the golden
 //!    `Engine::accept` checks in `FragReject` order from per-slot, per-bank,
-//!    per-step records {next_index[14], bytes[31], closed, src_rank[12],
-//!    op_dtype[6]} = 64 bits × 2 banks × `step_limit` (16 at 8×4×4) ×
+//!    per-step records `{next_index[14], bytes[31], closed, src_rank[12],
+//!    op_dtype[6]}` = 64 bits × 2 banks × `step_limit` (16 at 8×4×4) ×
 //!    slots (4): 128 × 64 bits of LUTRAM (~130 LUT as RAM64M), a bank
 //!    cleared by a valid-bit vector per bank (FFs), not by a walk. An
 //!    accepted fragment is written through the receive write burst
 //!    (`mw_addr` = scratch + bank · size/2 + vaddr), its B posting nothing;
-//!    a rejected one counts in AR_REJ[r] (10 × 32-bit counters, FFs) and
+//!    a rejected one counts in `AR_REJ[r]` (10 × 32-bit counters, FFs) and
 //!    FRAGS_RECEIVED / FRAGS_SENT count the rest.
 //! 4. **Combining**: when a step's receive is closed (golden `step_ready`:
 //!    partner, size, op and dtype checked, else PROTOCOL), per chunk of P

@@ -70,7 +70,7 @@ pub struct NiPorts {
     pub out: &'static str,
     /// When an interconnect (the node's `axil_split`) stands between the
     /// AXI4-Lite ports above and the NI: the NI's own handshakes, at which
-    /// the golden NI performs each access ([`InnerAxil`]).
+    /// the golden NI performs each access (`InnerAxil`).
     pub inner: Option<InnerAxil>,
 }
 
