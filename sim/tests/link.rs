@@ -98,10 +98,9 @@ fn scoreboard_holds_across_bers_bursts_and_link_downs() {
     }
 }
 
-/// One-way saturated traffic of 18-flit packets (256 B payload): payload
-/// bits delivered per cycle over the 66 line bits per cycle of a
-/// 10.3125 Gb/s lane at 156.25 MHz.
-fn goodput(ber: f64, cc: bool, cycles: u64) -> (f64, LinkPair) {
+/// A golden link pair with one-way saturated traffic of 18-flit packets,
+/// past its first 5,000 cycles.
+fn saturated_pair(ber: f64, cc: bool) -> LinkPair {
     let p = LinkParams::default();
     let phy = PhyParams {
         ber,
@@ -121,6 +120,14 @@ fn goodput(ber: f64, cc: bool, cycles: u64) -> (f64, LinkPair) {
     for _ in 0..5_000 {
         pair.step();
     }
+    pair
+}
+
+/// One-way saturated traffic of 18-flit packets (256 B payload): payload
+/// bits delivered per cycle over the 66 line bits per cycle of a
+/// 10.3125 Gb/s lane at 156.25 MHz.
+fn goodput(ber: f64, cc: bool, cycles: u64) -> (f64, LinkPair) {
+    let mut pair = saturated_pair(ber, cc);
     let before = pair.report(0).payload_flits;
     for _ in 0..cycles {
         pair.step();
@@ -760,23 +767,7 @@ fn an_open_frame_never_idles_while_up() {
 #[test]
 fn aurora_framing_costs_one_block_per_control_word() {
     let cycles = 100_000;
-    let p = LinkParams::default();
-    let phy = PhyParams {
-        cc_period: 10_000,
-        seed: 3,
-        ..Default::default()
-    };
-    let o = PairOptions {
-        rate: 0.5,
-        min_flits: 18,
-        max_flits: 18,
-        both_ways: false,
-        ..Default::default()
-    };
-    let mut pair = LinkPair::new(&p, &phy, PhySchedule::default(), o).unwrap();
-    for _ in 0..5_000 {
-        pair.step();
-    }
+    let mut pair = saturated_pair(0.0, true);
     let (f0, c0) = (pair.report(0).payload_flits, pair.counters(0));
     for _ in 0..cycles {
         pair.step();
