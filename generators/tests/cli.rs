@@ -29,12 +29,21 @@ fn model_cache() -> PathBuf {
 }
 
 fn exanet(args: &[&str], cwd: &Path) -> Run {
-    let o = Command::new(EXE)
-        .args(args)
+    exanet_with(args, cwd, false)
+}
+
+/// `exanet` with `fresh`: no emission cache shared with other processes
+/// (`EXANET_EMIT_CACHE`, set by `scripts/test.sh`), so every design is
+/// emitted by this run.
+fn exanet_with(args: &[&str], cwd: &Path, fresh: bool) -> Run {
+    let mut c = Command::new(EXE);
+    c.args(args)
         .current_dir(cwd)
-        .env("EXANET_CACHE", model_cache())
-        .output()
-        .expect("running exanet");
+        .env("EXANET_CACHE", model_cache());
+    if fresh {
+        c.env_remove(exanet_hdl::emit::EMIT_CACHE_ENV);
+    }
+    let o = c.output().expect("running exanet");
     Run {
         code: o.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -291,9 +300,11 @@ fn shipped_configs_all_elaborate() {
 #[test]
 fn generate_is_deterministic_and_manifest_hashes_every_file() {
     let d = tempfile::tempdir().unwrap();
-    let r1 = exanet(&["generate", "--out", "a"], d.path());
+    // Both runs emit every design themselves (no text kept by another
+    // process), so a nondeterministic emission cannot hide behind a cache.
+    let r1 = exanet_with(&["generate", "--out", "a"], d.path(), true);
     assert_eq!(r1.code, 0, "{}", r1.all());
-    let r2 = exanet(&["generate", "--out", "b"], d.path());
+    let r2 = exanet_with(&["generate", "--out", "b"], d.path(), true);
     assert_eq!(r2.code, 0, "{}", r2.all());
     let a = tree(&d.path().join("a"), &[]);
     let b = tree(&d.path().join("b"), &[]);

@@ -12,6 +12,90 @@ use rust_hdl::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// The environment variable naming a folder where emitted designs are kept
+/// between processes (see [`memoized`]); unset, nothing is kept on disk.
+pub const EMIT_CACHE_ENV: &str = "EXANET_EMIT_CACHE";
+
+/// `make()`'s design, emitted once per `kind` and `key` (the parameters'
+/// full `Debug` text) in this process and, when [`EMIT_CACHE_ENV`] names a
+/// folder, once per build of these sources: the file's name carries a
+/// fingerprint of this crate's sources and templates, the golden model's
+/// and `Cargo.lock` (`build.rs`), so another build never reads it.
+///
+/// Why: rust-hdl compiles a regular expression for every array-indexed
+/// identifier of every unrolled loop, about 4 s of CPU for the default
+/// router, and a test suite (or `generate`, which needs the router for its
+/// own top and inside the node) asks for the same router many times.
+/// A file that cannot be read or parsed is emitted again and rewritten; a
+/// folder that cannot be written only loses the saving.
+pub fn memoized(kind: &str, key: &str, make: impl FnOnce() -> Result<Emitted>) -> Result<Emitted> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static MEMO: OnceLock<Mutex<HashMap<(String, String), Emitted>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let mkey = (kind.to_string(), key.to_string());
+    if let Some(e) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&mkey) {
+        return Ok(e.clone());
+    }
+    let dir = std::env::var_os(EMIT_CACHE_ENV).filter(|d| !d.is_empty());
+    let e = through_cache_folder(dir.map(PathBuf::from).as_deref(), kind, key, make)?;
+    memo.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(mkey, e.clone());
+    Ok(e)
+}
+
+/// [`memoized`]'s disk side: `make()`'s design from `dir` when a build of
+/// these sources kept it there, else made and kept.
+fn through_cache_folder(
+    dir: Option<&Path>,
+    kind: &str,
+    key: &str,
+    make: impl FnOnce() -> Result<Emitted>,
+) -> Result<Emitted> {
+    let file = dir.map(|d| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&(kind, key), &mut h);
+        let digest = std::hash::Hasher::finish(&h);
+        d.join(format!(
+            "{kind}-{}-{digest:016x}.json",
+            env!("EXANET_HDL_FINGERPRINT")
+        ))
+    });
+    let cached = file
+        .as_ref()
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice::<(String, String, Emitted)>(&b).ok())
+        .filter(|(k, p, _)| k == kind && p == key)
+        .map(|(_, _, e)| e);
+    match cached {
+        Some(e) => Ok(e),
+        None => {
+            let e = make()?;
+            if let Some(f) = &file {
+                let _ = write_cache_file(f, &(kind, key, &e));
+            }
+            Ok(e)
+        }
+    }
+}
+
+/// Write `value` to `f` atomically (a temporary file renamed over it), so a
+/// concurrent reader sees the whole file or none.
+fn write_cache_file(f: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let dir = f.parent().context("cache file has a folder")?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.{:?}",
+        f.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&tmp, serde_json::to_vec(value)?)?;
+    std::fs::rename(&tmp, f)?;
+    Ok(())
+}
+
 /// Verilator configuration shipped beside every emitted design.
 ///
 /// rust-hdl emits each module's logic as one `always @(*)`, so any
@@ -106,7 +190,7 @@ pub(crate) fn assert_lint_clean(e: &Emitted) {
 }
 
 /// One emitted design: its top module name and every module's text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Emitted {
     /// Name of the top module (also the harness's Verilator `--top-module`).
     pub top: String,
@@ -391,6 +475,55 @@ fn split_modules(text: &str) -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn design(text: &str) -> Emitted {
+        Emitted {
+            top: "t".into(),
+            modules: vec![("t".into(), text.into())],
+        }
+    }
+
+    /// The disk side of the emission cache: a second request (another
+    /// process) reads the kept design without making it; another key is
+    /// made; a damaged file is made again and rewritten; no folder, always
+    /// made; a failing `make` keeps nothing.
+    #[test]
+    fn emission_cache_reuses_only_an_intact_file_of_the_same_key() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = Some(tmp.path());
+        let made = std::cell::Cell::new(0);
+        let make = |t: &'static str| {
+            let made = &made;
+            move || {
+                made.set(made.get() + 1);
+                Ok(design(t))
+            }
+        };
+        let a = through_cache_folder(d, "k", "p=1", make("one")).unwrap();
+        assert_eq!((a, made.get()), (design("one"), 1));
+        let a = through_cache_folder(d, "k", "p=1", make("other")).unwrap();
+        assert_eq!((a, made.get()), (design("one"), 1), "kept design reused");
+        let b = through_cache_folder(d, "k", "p=2", make("two")).unwrap();
+        assert_eq!((b, made.get()), (design("two"), 2));
+        let files: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 2, "{files:?}");
+        for f in &files {
+            assert!(f.to_string_lossy().contains(env!("EXANET_HDL_FINGERPRINT")));
+            std::fs::write(f, b"{ damaged").unwrap();
+        }
+        let a = through_cache_folder(d, "k", "p=1", make("again")).unwrap();
+        assert_eq!((a, made.get()), (design("again"), 3));
+        let a = through_cache_folder(d, "k", "p=1", make("unused")).unwrap();
+        assert_eq!((a, made.get()), (design("again"), 3), "rewritten");
+        let a = through_cache_folder(None, "k", "p=1", make("none")).unwrap();
+        assert_eq!((a, made.get()), (design("none"), 4));
+        let e = through_cache_folder(d, "k", "p=3", || bail!("bad p")).unwrap_err();
+        assert_eq!(e.to_string(), "bad p");
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2);
+    }
 
     #[test]
     fn comb_blocks_split_by_written_variable() {

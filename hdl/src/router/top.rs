@@ -397,8 +397,14 @@ macro_rules! by_depth {
     };
 }
 
-/// Validate `p` and emit its router as Verilog.
+/// Validate `p` and emit its router as Verilog (once per parameter set:
+/// [`crate::emit::memoized`]; `generate` needs it for its own top and inside
+/// the node, benches for a network or a node next to a router).
 pub fn emit_router(p: &RouterParams) -> Result<Emitted> {
+    crate::emit::memoized("router", &format!("{p:?}"), || emit_router_uncached(p))
+}
+
+fn emit_router_uncached(p: &RouterParams) -> Result<Emitted> {
     p.validate()?;
     crate::limits::check_router(p)?;
     if p.num_ports() > MAX_FIELD {
