@@ -33,12 +33,25 @@
 //! Why the copy runs alone: the golden model does it at the DOORBELL, in
 //! one step. So an allreduce DOORBELL is accepted only when the AXI4
 //! master is quiet (`ar_quiet`: no transmit read issued or outstanding, no
-//! receive write sent or awaiting its B); while one is pending (`ar_dbp`,
-//! from AWVALID and the address alone) the scheduler picks nothing and the
-//! receive path decides nothing, so the master drains; then the check and the copy hold the AXI4-Lite slave,
-//! the receive decisions and the scheduler's picks (`ar_hold`; the picks
-//! show `tx_busy`). Every memory access and completion the bench sees is
-//! then in the golden order.
+//! receive write sent or awaiting its B). While one is pending (`ar_dbp`,
+//! from AWVALID and the address alone) the scheduler picks nothing, so the
+//! transmit side drains (`ar_txq`). The receive path goes on deciding
+//! until it has: the transmit side drains only as the network returns
+//! credits, and a receive path held on that wait would close a cycle
+//! through the network (this NI's packets wait for credits that wait for
+//! this NI to consume. The `ni` bench, whose router returns credits at
+//! random whatever the NI does, saw it as a stretch: a packet undecided
+//! for 2000 cycles while DOORBELLs waited, each for seven read-ahead
+//! packets to leave at the credits' pace, RVALID high, RREADY low on a
+//! full payload FIFO). Once the transmit side is quiet (it stays so: no pick) the
+//! receive path stops deciding (`ar_rxh`), its writes drain through memory
+//! alone, a bounded wait, and the DOORBELL is taken. Then the check and
+//! the copy hold the AXI4-Lite slave, the receive decisions and the
+//! scheduler's picks (`ar_hold`; the picks show `tx_busy`): a hold bounded
+//! by memory latency and the vector's length, never by the network. Every
+//! memory access and completion the bench sees is then in the golden
+//! order (a packet decided while the DOORBELL waits comes before it, as
+//! its AXI4-Lite write is not accepted yet).
 //!
 //! Not here yet (later slices of issue 15): a collective of two ranks or
 //! more (fragments, scratch, combining through `reduce_alu`; a descriptor

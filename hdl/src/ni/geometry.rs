@@ -304,20 +304,26 @@ pub struct Keys {
 
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
-    /// `ni.ar_communicators` must be 0: the allreduce engine's data path is
-    /// not in the RTL yet, so an NI with an engine would diverge from the
-    /// golden model on every accepted descriptor.
+    /// `ni.ar_communicators` must be 0: the engine's RTL runs descriptor
+    /// checks and single-rank copies, but a descriptor on a communicator of
+    /// two ranks or more that passes the check would complete OK with
+    /// nothing written (the fragment path is not in the RTL yet), a wrong
+    /// result software could not tell from a right one. The slots' boxes
+    /// are set at run time (AR_EXTENT), so no configuration key can keep
+    /// such communicators out; the engine stays out of `exanet generate`
+    /// until that path exists.
     pub fn new(p: &NiRtlParams) -> Result<Geometry> {
         Self::derive(p, false)
     }
 
     /// As [`Geometry::new`], but `ni.ar_communicators > 0` is taken: the
     /// engine's first stage (registers, descriptor check, the completion
-    /// of a rejected descriptor, AR_CNT / AR_REJ) is generated. An
-    /// **accepted** descriptor is not run by this RTL (it completes with
-    /// status OK and writes nothing, where the golden engine runs the
-    /// collective), so this is for the `ni` bench, whose stimulus keeps
-    /// accepted descriptors out, and never for `exanet generate`.
+    /// of a rejected descriptor, AR_CNT / AR_REJ) and the single-rank
+    /// copy are generated. An accepted descriptor on a communicator of
+    /// two ranks or more is not run by this RTL (it completes with status
+    /// OK and writes nothing, where the golden engine runs the collective),
+    /// so this is for the `ni` and `allreduce` benches, whose stimulus
+    /// keeps those out, and never for `exanet generate`.
     pub fn with_engine_check(p: &NiRtlParams) -> Result<Geometry> {
         Self::derive(p, true)
     }
@@ -364,7 +370,7 @@ impl Geometry {
         }
         if n.ar_communicators != 0 && !engine_check {
             bail!(
-                "ni.ar_communicators = {}: must be 0 in the NI RTL (its allreduce engine is in the golden model only, so far)",
+                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks and single-rank copies only, and a collective of two ranks or more would complete OK with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
                 n.ar_communicators
             );
         }

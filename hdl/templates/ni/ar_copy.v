@@ -158,18 +158,30 @@ always @(posedge clock) begin
 end
 // The AXI4 master is quiet: no transmit read issued or outstanding, no
 // receive write being sent or awaiting its B. An allreduce DOORBELL is
-// accepted only then (`ar_dbw` holds it, and meanwhile the scheduler picks
-// nothing and the receive path decides nothing, so the master drains).
-// A DOORBELL is pending from its address alone (`ar_dbp`, AWVALID): a
-// master may raise WVALID later, and a pick or a receive write let through
-// meanwhile would keep the master busy, so none starts while one is
-// pending, quiet or not.
+// accepted only then (`ar_dbw` holds it). A DOORBELL is pending from its
+// address alone (`ar_dbp`, AWVALID: a master may raise WVALID later).
+// While one is pending the scheduler picks nothing, so the transmit side
+// drains (`ar_txq`); until it has, the receive path goes on deciding: the
+// transmit side drains only as the network returns credits, and a
+// network that waits for this NI to consume its packets would never
+// return them (the wait on the doorbell would close a cycle through the
+// torus; a single NI shows it as a receive packet undecided while the
+// payload FIFO waits for credits). Once the transmit side is quiet it
+// stays so (no pick), and the receive path then stops deciding
+// (`ar_rxh`): its writes drain through memory alone, a bounded wait, and
+// no new one starts, so the master goes quiet and the DOORBELL is taken.
+// Packets decided meanwhile come before the DOORBELL in the golden order,
+// as they did on AXI4-Lite.
 reg        ar_quiet;
+reg        ar_txq;
+reg        ar_rxh;
 reg        ar_dbw;
 reg        ar_dbp;
 always @(*) begin
-    ar_quiet = ~|rj_count && !ar_v && !f_load && ~|lq_count && (rx_st != 3'd3) && (rx_st != 3'd4);
+    ar_txq = ~|rj_count && !ar_v && !f_load;
+    ar_quiet = ar_txq && ~|lq_count && (rx_st != 3'd3) && (rx_st != 3'd4);
     ar_dbp = s_awvalid && a_ardb;
+    ar_rxh = ar_dbp && ar_txq;
     ar_dbw = ar_dbp && !ar_quiet;
 end
 // Bits the copy does not use: the beat counts' rounding bits, the top of

@@ -284,7 +284,7 @@ always @(*) begin
     // effects land first), nor while copying, nor in a cycle a landing write
     // posts (one push per queue and cycle), nor for a data packet while the
     // landing queue is full.
-    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold && !ar_dbp{% endif %}
+    x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold && !ar_rxh{% endif %}
             && !(x_accept && x_data && (lq_count == 4'd{{ lqd }}));
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;

@@ -43,7 +43,9 @@ pub struct NiParams {
     pub poison_depth: usize,
     /// Communicator slots of the allreduce engine: 0..=16; 0 = no engine
     /// (allreduce descriptors refused BAD_OP, fragments rejected
-    /// UNSUPPORTED), which is what the NI RTL implements today.
+    /// UNSUPPORTED). `exanet generate` takes only 0: the NI RTL's engine
+    /// runs descriptor checks and single-rank copies (`exanet cosim
+    /// allreduce`), not yet a collective of two ranks or more.
     pub ar_communicators: usize,
     /// Allreduce descriptors queued NI-wide: 1..=64.
     pub ar_queue_depth: usize,

@@ -63,6 +63,7 @@ pub fn all() -> Vec<BlockInfo> {
         packet::info(),
         router::info(),
         ni::info(),
+        ni::allreduce_info(),
         network::info(),
         node_pair::info(),
         node::info(),

@@ -424,6 +424,7 @@ impl NiBench {
                 .0 as u16;
             self.cov.ar_copies += 1;
             self.cov.ar_copy_bytes += writes.iter().map(|w| w.data.len() as u64).sum::<u64>();
+            self.cov.ar_copy_chunks += writes.len() as u64;
             let n = self.rx.wr.expect_engine(writes, pdid);
             self.cov.ar_copy_bursts += n as u64;
             let due = self.ar_copy.map_or(0, |(_, d)| d);

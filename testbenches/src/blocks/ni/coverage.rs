@@ -34,6 +34,10 @@ pub struct NiCoverage {
     pub ar_good_descriptors: u64,
     pub ar_copy_bytes: u64,
     pub ar_copy_bursts: u64,
+    /// Chunks of `max_payload_bytes` the copies wrote (the golden
+    /// engine's writes: one per chunk; more bursts than chunks means
+    /// chunks split at a 4 KiB page).
+    pub ar_copy_chunks: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,

@@ -105,7 +105,7 @@ mod rx_packet;
 mod software;
 
 pub use coverage::NiCoverage;
-pub use points::{info, matrix_points, parse_point, point_text};
+pub use points::{allreduce_info, allreduce_points, info, matrix_points, parse_point, point_text};
 
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
@@ -296,9 +296,10 @@ impl NiBench {
     }
 
     /// With `on`, the allreduce stimulus also posts good descriptors on a
-    /// box of one rank (their copy compared burst by burst); off by default:
-    /// see the ignored test `allreduce_single_rank_copies_match_the_golden_model`
-    /// for the open liveness failure.
+    /// box of one rank (their copy compared burst by burst); off by default
+    /// (the copy holds the receive decisions, so the general benches keep
+    /// their timing): the test `allreduce_single_rank_copies_match_the_golden_model`
+    /// turns it on.
     pub fn set_ar_copies(&mut self, on: bool) {
         self.ar_copies = on;
     }

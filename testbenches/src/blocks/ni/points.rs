@@ -24,6 +24,51 @@ pub fn info() -> BlockInfo {
     }
 }
 
+/// Registry entry for `exanet cosim allreduce`: the NI with its allreduce
+/// engine (`ar_communicators > 0`) against the golden NI, transaction by
+/// transaction, the `ni` bench's traffic plus allreduce descriptors:
+/// malformed ones (error completions, nothing written) and good ones on a
+/// box of one rank (the copy compared burst by burst). What the engine
+/// RTL does not do yet (a collective of two ranks or more) is kept out of
+/// the stimulus; see `exanet_hdl::ni::allreduce`.
+pub fn allreduce_info() -> BlockInfo {
+    BlockInfo {
+        name: "allreduce",
+        about: "NI with the allreduce engine: descriptor checks, error completions, single-rank copies (no multi-rank collective yet)",
+        matrix: allreduce_matrix,
+        point: allreduce_point,
+    }
+}
+
+/// The `allreduce` matrix: the default NI with four communicator slots
+/// and two waiting completions, and the small NI's 64-byte chunks.
+pub fn allreduce_points() -> Vec<String> {
+    let m = matrix_points();
+    vec![
+        format!("{},ar_communicators=4,ar_queue_depth=2", m[0]),
+        format!("{},ar_communicators=4,ar_queue_depth=1", m[1]),
+    ]
+}
+
+fn allreduce_matrix() -> Vec<Box<dyn Bench>> {
+    allreduce_points()
+        .iter()
+        .map(|t| allreduce_point(t).unwrap_or_else(|e| panic!("matrix point {t}: {e:#}")))
+        .collect()
+}
+
+fn allreduce_point(text: &str) -> Result<Box<dyn Bench>> {
+    let p = NiRtlParams::parse_point(text)?;
+    anyhow::ensure!(
+        p.ni.ar_communicators > 0,
+        "ni.ar_communicators = 0: the allreduce bench needs the engine (at least one communicator slot)"
+    );
+    exanet_hdl::ni::Geometry::with_engine_check(&p)?;
+    let mut b = NiBench::new(p)?;
+    b.set_ar_copies(true);
+    Ok(Box::new(b))
+}
+
 /// The default matrix.
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
@@ -82,5 +127,24 @@ mod tests {
         assert!(e.contains("`chanels`") && e.contains("channels"), "{e}");
         let e = parse_point("addr_bits=x").unwrap_err().to_string();
         assert!(e.contains("`addr_bits`") && e.contains("`x`"), "{e}");
+    }
+
+    #[test]
+    fn allreduce_points_take_the_engine_and_name_bad_values() {
+        for t in allreduce_points() {
+            let p = NiRtlParams::parse_point(&t).unwrap();
+            assert_eq!(p.ni.ar_communicators, 4, "{t}");
+            assert!(allreduce_point(&t).is_ok(), "{t}");
+        }
+        let e = allreduce_point("ar_communicators=0")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("ar_communicators = 0"), "{e}");
+        let e = allreduce_point("ar_communicators=x")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("`ar_communicators`") && e.contains("`x`"), "{e}");
     }
 }
