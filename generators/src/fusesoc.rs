@@ -1,6 +1,15 @@
-//! `OUT/exanet.core`: a FuseSoC CAPI2 core file listing the generated RTL,
-//! the lint waivers and the node XDC, with a Verilator lint target and a
-//! Vivado synthesis target of the node.
+//! `OUT/exanet.core`: a FuseSoC CAPI2 core file listing the generated RTL
+//! (every `rtl/*.v` file `generate` writes: the blocks' modules and, for the
+//! GTH node flow, the lane adapter), the lint waivers and the node XDC,
+//! with a Verilator lint target and a Vivado synthesis target of the node;
+//! and the board-level lint (`lint/board/*.v`: the transceiver wiring with
+//! vendor-IP black boxes) as its own fileset and Verilator target.
+//!
+//! Not listed, on purpose: the out-of-context XDC and TCL
+//! (`constraints/exanet.xdc`, `vivado/*.tcl`: FuseSoC's Vivado flow would
+//! source a TCL file into its own project), the register map and the
+//! manifest (not tool inputs). [`core_files`] reads the listed files back,
+//! so a test can hold them against what `generate` wrote.
 
 use crate::generate::TopEntry;
 use crate::node_flow::NODE_XDC_PATH;
@@ -35,12 +44,30 @@ pub fn lint_top(tops: &[TopEntry]) -> Option<&TopEntry> {
         .or(tops.first())
 }
 
-/// The core file text for `tops` of config `config` on `part`;
-/// `node_xdc` when the node flow was generated.
-pub fn core(config: &str, part: &str, tops: &[TopEntry], node_xdc: bool) -> String {
+/// The board-level lint files of a core: `(files, toplevel)`.
+pub struct BoardLint<'a> {
+    /// Paths inside OUT (`lint/board/*.v`).
+    pub files: &'a [String],
+    /// Their top module.
+    pub top: &'a str,
+}
+
+/// The core file text for `tops` of config `config` on `part`, plus
+/// `extra_rtl` (generated RTL outside the blocks' modules: the lane
+/// adapter) and the board-level lint `board`; `node_xdc` when the node
+/// flow was generated.
+pub fn core(
+    config: &str,
+    part: &str,
+    tops: &[TopEntry],
+    extra_rtl: &[String],
+    board: Option<BoardLint>,
+    node_xdc: bool,
+) -> String {
     let mut files: Vec<&str> = tops
         .iter()
         .flat_map(|t| t.files.iter().map(String::as_str))
+        .chain(extra_rtl.iter().map(String::as_str))
         .collect();
     files.sort();
     files.dedup();
@@ -73,6 +100,12 @@ pub fn core(config: &str, part: &str, tops: &[TopEntry], node_xdc: bool) -> Stri
             "  xdc:\n    file_type: xdc\n    files:\n      - {NODE_XDC_PATH}"
         );
     }
+    if let Some(b) = &board {
+        let _ = writeln!(s, "  board_lint:\n    file_type: verilogSource\n    files:");
+        for f in b.files {
+            let _ = writeln!(s, "      - {f}");
+        }
+    }
     let _ = writeln!(s, "\ntargets:\n  default:\n    filesets: [rtl]");
     if let Some(t) = lint_top(tops) {
         let _ = writeln!(
@@ -81,6 +114,16 @@ pub fn core(config: &str, part: &str, tops: &[TopEntry], node_xdc: bool) -> Stri
              filesets: [rtl, waivers]\n    toplevel: {}\n    tools:\n      verilator:\n        \
              mode: lint-only\n        verilator_options: [-Wall]",
             t.block, t.top
+        );
+    }
+    if let Some(b) = &board {
+        let _ = writeln!(
+            s,
+            "  lint_board:\n    description: Verilator lint (-Wall) of the transceiver wiring \
+             (vendor IP as black boxes)\n    default_tool: verilator\n    \
+             filesets: [rtl, waivers, board_lint]\n    toplevel: {}\n    tools:\n      \
+             verilator:\n        mode: lint-only\n        verilator_options: [-Wall]",
+            b.top
         );
     }
     if node_xdc {
@@ -93,4 +136,22 @@ pub fn core(config: &str, part: &str, tops: &[TopEntry], node_xdc: bool) -> Stri
         );
     }
     s
+}
+
+/// Every file a core lists (in any fileset), in order: what [`core`]
+/// wrote, read back from its text.
+pub fn core_files(core: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_files = false;
+    for line in core.lines() {
+        let t = line.trim();
+        if t == "files:" {
+            in_files = true;
+        } else if let (true, Some(f)) = (in_files, t.strip_prefix("- ")) {
+            out.push(f.to_string());
+        } else {
+            in_files = false;
+        }
+    }
+    out
 }

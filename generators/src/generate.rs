@@ -746,6 +746,8 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     // unknown field is refused here, naming each).
     let board = crate::board::load(&config.fpga.board, &params.fpga.part)?;
     let mut node_xdc = false;
+    let mut extra_rtl: Vec<String> = Vec::new();
+    let mut board_lint: Vec<String> = Vec::new();
     match crate::node_flow::lanes(params, &board) {
         Ok(_) => {
             node_xdc = true;
@@ -762,15 +764,15 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
                     exanet_hdl::transceiver::render_gth_lane(&pcs.top)?.into_bytes(),
                 ));
                 module_files.push(crate::node_flow::GTH_LANE_PATH.to_string());
+                extra_rtl.push(crate::node_flow::GTH_LANE_PATH.to_string());
             }
             for (module, text) in exanet_hdl::transceiver::render_board_lint(
                 params.fpga.transceiver,
                 params.topology.network_ports,
             )? {
-                texts.push((
-                    format!("{}/{module}.v", crate::node_flow::BOARD_LINT_DIR),
-                    text.into_bytes(),
-                ));
+                let path = format!("{}/{module}.v", crate::node_flow::BOARD_LINT_DIR);
+                board_lint.push(path.clone());
+                texts.push((path, text.into_bytes()));
             }
             texts.push((
                 crate::node_flow::NODE_XDC_PATH.to_string(),
@@ -791,7 +793,18 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     }
     texts.push((
         crate::fusesoc::CORE_PATH.to_string(),
-        crate::fusesoc::core(&config.name, &params.fpga.part, &tops, node_xdc).into_bytes(),
+        crate::fusesoc::core(
+            &config.name,
+            &params.fpga.part,
+            &tops,
+            &extra_rtl,
+            (!board_lint.is_empty()).then_some(crate::fusesoc::BoardLint {
+                files: &board_lint,
+                top: exanet_hdl::transceiver::BOARD_LINT_TOP,
+            }),
+            node_xdc,
+        )
+        .into_bytes(),
     ));
     texts.sort();
     let files: Vec<FileEntry> = texts

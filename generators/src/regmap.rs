@@ -140,7 +140,7 @@ pub fn ni_registers(ni: &NiParams) -> Vec<RegEntry> {
 
 /// The link_status block's registers for `links` links, in address order.
 pub fn link_status_registers(links: usize) -> Vec<RegEntry> {
-    (0..(links * status::REGS_PER_LINK * 4) as u32)
+    (0..(links * status::LINK_STRIDE) as u32)
         .step_by(4)
         .filter_map(|a| {
             let (l, r) = status::decode(a, links)?;
@@ -228,7 +228,10 @@ fn c_header(ni: &[RegEntry], ls: &[RegEntry]) -> String {
         "\n/* link_status registers (one block of counters per network link), at\n \
          * EXANET_LINK_STATUS_OFFSET in the NI's window (the node's AXI4-Lite split). */\n\
          #define EXANET_LINK_STATUS_OFFSET 0x{LINK_STATUS_BASE:04X}u\n\
-         #define EXANET_LINK_STATUS_BASE (EXANET_NI_BASE + EXANET_LINK_STATUS_OFFSET)"
+         #define EXANET_LINK_STATUS_BASE (EXANET_NI_BASE + EXANET_LINK_STATUS_OFFSET)\n\
+         /* bytes between one link's registers and the next link's */\n\
+         #define EXANET_LINK_STATUS_STRIDE 0x{:X}u",
+        status::LINK_STRIDE
     );
     c_block(&mut s, "EXANET_LINK_STATUS_", ls);
     s.push_str("\n/* link state codes (LINK<l>_STATE) */\n");
@@ -379,5 +382,12 @@ mod tests {
         assert!(h.contains(&format!("#define EXANET_NI_STATUS 0x{:04X}u", regs::STATUS)));
         assert!(h.contains("#define EXANET_NI_REASON_WRONG_CLASS 11u"));
         assert!(h.contains("#define EXANET_LINK_STATUS_LINK3_CTRL_CRC_ERRORS"));
+        // Every counter of every link has a register, one stride apart.
+        assert!(h.contains("#define EXANET_LINK_STATUS_STRIDE 0x40u"), "{h}");
+        assert!(
+            h.contains("#define EXANET_LINK_STATUS_LINK3_RX_OVERFLOWS 0x00FCu"),
+            "{h}"
+        );
+        assert_eq!(link_status_registers(4).len(), 4 * status::REGS_PER_LINK);
     }
 }

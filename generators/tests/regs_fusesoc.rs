@@ -111,7 +111,8 @@ fn register_map_files_are_written_and_the_rdl_compiles() {
         "#include \"exanet_regs.h\"\n_Static_assert(EXANET_NI_ID == 0u, \"ID\");\n\
          _Static_assert((EXANET_NI_STATUS_CQ_NONEMPTY_MASK >> EXANET_NI_STATUS_CQ_NONEMPTY_SHIFT) == 1u, \"bit\");\n\
          _Static_assert(EXANET_LINK_STATUS_OFFSET == 0xF000u, \"link status page\");\n\
-         _Static_assert(EXANET_LINK_STATUS_LINK1_RETRANSMISSIONS == 0x30u, \"link 1 retransmissions\");\n\
+         _Static_assert(EXANET_LINK_STATUS_LINK1_RETRANSMISSIONS == 0x50u, \"link 1 retransmissions\");\n\
+         _Static_assert(EXANET_LINK_STATUS_LINK1_RX_OVERFLOWS == EXANET_LINK_STATUS_LINK0_RX_OVERFLOWS + EXANET_LINK_STATUS_STRIDE, \"stride\");\n\
          _Static_assert(EXANET_LINK_STATE_UP == 2u, \"state code\");\n\
          static const unsigned long long ls_base = EXANET_LINK_STATUS_BASE;\n\
          int main(void) { return (int)EXANET_NI_REASON_HEADER_ECC - 1 + (int)(ls_base & 0u); }\n",
@@ -133,6 +134,37 @@ fn fusesoc_core_loads_and_its_lint_target_passes() {
     let core = std::fs::read_to_string(out.join("exanet.core")).unwrap();
     assert!(core.starts_with("CAPI=2:"));
     assert!(core.contains("constraints/node.xdc"));
+    // The core lists exactly the tool inputs generate wrote: every Verilog
+    // file (the blocks' modules, the GTH lane adapter, the board-level
+    // lint), the waivers and the node XDC, and nothing that is not there.
+    let listed = exanet_gen::fusesoc::core_files(&core);
+    let mut written = Vec::new();
+    for dir in ["rtl", "lint/board"] {
+        for e in std::fs::read_dir(out.join(dir)).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".v") || name.ends_with(".vlt") {
+                written.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    written.push("constraints/node.xdc".to_string());
+    assert!(
+        written.iter().any(|f| f == "rtl/exanet_gth_lane.v"),
+        "the config's node flow has the GTH lane adapter: {written:?}"
+    );
+    let mut a = listed.clone();
+    a.sort();
+    written.sort();
+    assert_eq!(
+        a, written,
+        "the core's files and the generated tool inputs differ"
+    );
+    for f in &listed {
+        assert!(
+            out.join(f).is_file(),
+            "the core lists {f}, which is not in OUT"
+        );
+    }
     if !on_path("fusesoc") || !on_path("verilator") {
         eprintln!(
             "SKIPPED the FuseSoC lint: `fusesoc` (PyPI) or `verilator` is not on PATH \
@@ -145,21 +177,29 @@ fn fusesoc_core_loads_and_its_lint_target_passes() {
         .find_map(|l| l.strip_prefix("name: "))
         .unwrap()
         .to_string();
-    let lint = |work: &str| {
+    let lint_target = |target: &str, work: &str| {
         let work = d.path().join(work);
         std::fs::create_dir_all(&work).unwrap();
         Command::new("fusesoc")
             .arg("--cores-root")
             .arg(&out)
-            .args(["run", "--target", "lint", &vlnv])
+            .args(["run", "--target", target, &vlnv])
             .current_dir(&work)
             .output()
             .unwrap()
     };
+    let lint = |work: &str| lint_target("lint", work);
     let o = lint("work");
     assert!(
         o.status.success(),
         "fusesoc lint failed:\n{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = lint_target("lint_board", "work_board");
+    assert!(
+        o.status.success(),
+        "fusesoc lint_board failed:\n{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );

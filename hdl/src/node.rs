@@ -22,9 +22,11 @@
 //!   - **RX** (user clock → PL): every `link<i>_rx_tvalid` word is pushed
 //!     (Aurora has no RX backpressure); the PL side pops one word per cycle
 //!     into `link_rx`. A word meeting a full FIFO is lost and counted in
-//!     `rx_overflows_<i>` (32 b, user-clock domain, a register inside the
-//!     node: visible in a waveform or an ILA; no port or software register
-//!     yet). It
+//!     `rx_overflows_<i>` (32 b, user-clock domain). Software reads it in
+//!     `link_status`: its Gray code, registered on the user clock, crosses
+//!     through `sync_stages` `ASYNC_REG` flip-flops (cell names matching the
+//!     FIFO pointers' `*_gray_reg*` / `*_gray_sync0_reg*` XDC patterns) and
+//!     is turned back into binary (golden: `LinkEndOutputs::rx_overflows_pl`). It
 //!     cannot overflow when `clock.pl_mhz` ≥ the user clock
 //!     ([`exanet_sim::node::rx_crossing_can_overflow`]): at most one push
 //!     per user-clock edge, one pop per PL edge. [`rx_overflow_note`] says
@@ -53,9 +55,11 @@
 //!   `wstrb` is ignored (software writes registers with 32-bit stores).
 //! - `m1` (`0xF000` and up, address relative to it): one `link_status`
 //!   ([`crate::link::link_status`]) for every link of the node: per link
-//!   its `link_rx` state (`l<i>_st_state`) and seven counters, each the
-//!   `cnt_*` port of `link_tx` or `link_rx` that
-//!   [`crate::link::link_status::counter_source`] names (map:
+//!   its `link_rx` state (`l<i>_st_state`) and fifteen counters, each the
+//!   `cnt_*` port of `link_tx` or `link_rx` (or the sum of both, wire
+//!   `l<i>_reg_<name>`) or the RX crossing's overflow counter in the PL
+//!   domain (`l<i>_rx_overflows_pl`), as
+//!   [`crate::link::link_status::counter_source`] says (map:
 //!   `exanet_sim::link::status`). The 4 KiB page is fully decoded by
 //!   `link_status` (an address beyond the last link answers SLVERR, as
 //!   does every write); `m1`'s write address, data, strobes and AxPROT go
@@ -73,9 +77,8 @@
 //!   NI's `AxUSER` (the PDID) has no pin on S_AXI_HP0_FPD and is dropped.
 //! - `irq`: the NI has no interrupt output yet; `irq` is held at 0
 //!   (software polls CQ_COUNT / MB_COUNT).
-//! - The router's counters, the links' counters `link_status` does not
-//!   serve, and the NI's observability outputs have no register path to
-//!   software; they stay on `unused_*` wires inside the node (visible in a
+//! - The router's counters and the NI's observability outputs have no
+//!   register path to software (every link counter has one: `link_status`); they stay on `unused_*` wires inside the node (visible in a
 //!   waveform; the link counters `link_status` reads keep their `unused_`
 //!   names so a bench finds every counter the same way); the
 //!   co-simulation top [`emit_node_bench`] shows them
@@ -96,7 +99,7 @@ use crate::common::axil_split::emit_axil_split;
 use crate::emit::Emitted;
 use crate::link::link_pair::header_ports;
 use crate::link::link_rx::emit_link_rx;
-use crate::link::link_status::{counter_source, emit_link_status};
+use crate::link::link_status::{counter_source, emit_link_status, CounterPort};
 use crate::link::link_tx::emit_link_tx;
 use crate::ni::{emit_ni, NiRtlParams};
 use crate::node_pair::{eject_module, module_ports, NodePairParams, PortDecl};
@@ -106,13 +109,30 @@ use crate::router::top::emit_router;
 use anyhow::{bail, Context, Result};
 use askama::Template;
 use exanet_sim::common::async_fifo::AsyncFifoParams;
-use exanet_sim::link::status::COUNTER_REGS;
+use exanet_sim::link::status::{COUNTER_REGS, LINK_STRIDE, MAX_LINKS};
 use exanet_sim::link::LinkParams;
 use exanet_sim::node::{
     axil_split_params, rx_crossing_can_overflow, LINK_STATUS_BASE, PHY_FIFO_CTRL_BIT,
     PHY_FIFO_WIDTH,
 };
 use exanet_sim::router::RouterParams;
+
+/// Whether `links` links' status registers (`links` × the golden
+/// [`LINK_STRIDE`]) fit the node's `link_status` page (from
+/// [`LINK_STATUS_BASE`] to the end of the AXI4-Lite window) and one
+/// `link_status` block serves them.
+pub fn check_status_page(links: usize) -> Result<()> {
+    let page = (1u64 << np::AXIL_ADDR_BITS) - LINK_STATUS_BASE;
+    let bytes = (links * LINK_STRIDE) as u64;
+    if bytes > page || links > MAX_LINKS {
+        bail!(
+            "{links} network links need {links} x {LINK_STRIDE} B = {bytes} B of link_status \
+             registers; the page at {LINK_STATUS_BASE:#x} holds {page} B and one link_status \
+             serves at most {MAX_LINKS} links"
+        );
+    }
+    Ok(())
+}
 
 /// Parameters of the node.
 #[derive(Clone, Debug)]
@@ -173,6 +193,8 @@ impl NodeParams {
                 self.router.topology.dims
             );
         }
+        check_status_page(self.links())
+            .with_context(|| format!("node: topology.dims = {:?}", self.router.topology.dims))?;
         let ch = self.ni.ni.channels;
         let top = exanet_sim::ni::regs::ch_page(ch.saturating_sub(1)) as u64
             + exanet_sim::ni::regs::PAGE as u64;
@@ -257,6 +279,11 @@ struct Top {
     fifo_msb: u32,
     ctrl_bit: u32,
     count_msb: u32,
+    /// Flip-flops of the `rx_overflows` synchronizer: `0..sync_stages`,
+    /// `(k, k - 1)` for `k ≥ 1`, and the last.
+    sync_stages: Vec<usize>,
+    sync_pairs: Vec<(usize, usize)>,
+    sync_last: usize,
 }
 
 fn range(width: usize) -> String {
@@ -379,6 +406,11 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         fifo_msb: PHY_FIFO_WIDTH - 1,
         ctrl_bit: PHY_FIFO_CTRL_BIT,
         count_msb: p.cdc.pointer_bits() - 1,
+        sync_stages: (0..p.cdc.sync_stages as usize).collect(),
+        sync_pairs: (1..p.cdc.sync_stages as usize)
+            .map(|k| (k, k - 1))
+            .collect(),
+        sync_last: p.cdc.sync_stages as usize - 1,
     };
 
     // ---- AXI4-Lite split: the node's slave; m0 (wires `ni_s_*`) to the
@@ -448,6 +480,10 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
 
     // ---- link_status: every link's state and counters, on m1.
     let links_n = p.links();
+    for l in 0..links_n {
+        // Driven in the link's section of the template (the RX crossing).
+        t.wires.push(format!("[31:0] l{l}_rx_overflows_pl"));
+    }
     let mut sc = Vec::new();
     for q in &status_ports {
         let n = q.name.as_str();
@@ -462,12 +498,28 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
                 format!("{{{}}}", v.join(", "))
             }
             "link_counters" => {
-                // Counter k of link l at bit (7l + k)·32: MSB first.
+                // Counter k of link l at bit (15l + k)·32: MSB first. A
+                // register counted by both halves is their sum (wire
+                // `l<l>_reg_<name>`).
                 let mut v = Vec::new();
                 for l in (0..links_n).rev() {
                     for reg in COUNTER_REGS.iter().rev() {
-                        let (half, name) = counter_source(*reg)?;
-                        v.push(format!("unused_l{l}_{half}_{name}"));
+                        let src: Vec<String> = counter_source(*reg)?
+                            .iter()
+                            .map(|c| match c {
+                                CounterPort::Tx(n) => format!("unused_l{l}_tx_{n}"),
+                                CounterPort::Rx(n) => format!("unused_l{l}_rx_{n}"),
+                                CounterPort::Crossing => format!("l{l}_rx_overflows_pl"),
+                            })
+                            .collect();
+                        if let [one] = &src[..] {
+                            v.push(one.clone());
+                        } else {
+                            let w = format!("l{l}_reg_{}", reg.name());
+                            t.wires.push(format!("[31:0] {w}"));
+                            t.assigns.push(format!("{w} = {}", src.join(" + ")));
+                            v.push(w);
+                        }
                     }
                 }
                 if v.len() * 32 != q.width {
@@ -1061,6 +1113,15 @@ mod tests {
         p.router.topology = Topology::new([1, 1, 1], [false; 3], 1).unwrap();
         let e = format!("{:#}", emit_node(&p).unwrap_err());
         assert!(e.contains("no network port"), "{e}");
+        // The link registers must fit the 4 KiB link_status page (no
+        // topology has more than 6 network ports, so the rule is checked
+        // on its own; validate() adds the key `topology.dims`).
+        check_status_page(6).unwrap();
+        check_status_page(MAX_LINKS).unwrap();
+        let e = check_status_page(MAX_LINKS + 1).unwrap_err().to_string();
+        assert!(e.contains("17 network links") && e.contains("64 B"), "{e}");
+        let e = check_status_page(65).unwrap_err().to_string();
+        assert!(e.contains("4160 B") && e.contains("4096 B"), "{e}");
     }
 
     #[test]

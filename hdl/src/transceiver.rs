@@ -510,6 +510,57 @@ fn with_newline(text: String) -> String {
     format!("{}\n", text.trim_end_matches('\n'))
 }
 
+#[derive(Template)]
+#[template(path = "board/gth_lane_pair.v")]
+struct GthLanePair {
+    top: &'static str,
+    lane: &'static str,
+    ports: Vec<String>,
+    sides: Vec<&'static str>,
+    conns: Vec<&'static str>,
+}
+
+/// Top module of the lane adapters' co-simulation ([`emit_gth_lane_pair`]).
+pub const GTH_LANE_PAIR_TOP: &str = "exanet_gth_lane_pair";
+
+/// The co-simulation top of two lane adapters `a` and `b` on one clock
+/// (`clock`; template `board/gth_lane_pair.v`): pcs66 with `p`, the adapter,
+/// then the pair, whose ports are every adapter port but `clk`, prefixed
+/// `a_` / `b_`.
+pub fn emit_gth_lane_pair(p: &crate::link::pcs66::PcsParams) -> Result<crate::emit::Emitted> {
+    let pcs = crate::link::pcs66::emit_pcs66(p)?;
+    let lane = render_gth_lane(&pcs.top)?;
+    let conns: Vec<&'static str> = GTH_LANE_PORTS
+        .iter()
+        .map(|q| q.name)
+        .filter(|n| *n != "clk")
+        .collect();
+    let sides = vec!["a", "b"];
+    let mut ports = Vec::new();
+    for x in &sides {
+        for q in GTH_LANE_PORTS.iter().filter(|q| q.name != "clk") {
+            ports.push(decl(q.dir, q.width, &format!("{x}_{}", q.name)));
+        }
+    }
+    let pair = with_newline(
+        GthLanePair {
+            top: GTH_LANE_PAIR_TOP,
+            lane: GTH_LANE_TOP,
+            ports,
+            sides,
+            conns,
+        }
+        .render()?,
+    );
+    let mut modules = pcs.modules;
+    modules.push((GTH_LANE_TOP.to_string(), lane));
+    modules.push((GTH_LANE_PAIR_TOP.to_string(), pair));
+    Ok(crate::emit::Emitted {
+        top: GTH_LANE_PAIR_TOP.to_string(),
+        modules,
+    })
+}
+
 /// The GTH lane adapter `exanet_gth_lane` around the pcs66 module `pcs`
 /// (its emitted top name).
 pub fn render_gth_lane(pcs: &str) -> Result<String> {
@@ -731,6 +782,19 @@ mod tests {
             phy_pin(Transceiver::Aurora, "rx_ctrl"),
             Some(("aurora", "m_axi_rx_tlast"))
         );
+    }
+
+    /// The adapter and its co-simulation pair are lint-clean (Verilator
+    /// -Wall), and the pair carries every adapter port but `clk` per side.
+    #[test]
+    fn lane_pair_is_lint_clean() {
+        let e = emit_gth_lane_pair(&crate::link::pcs66::PcsParams { slip_wait: 32 }).unwrap();
+        crate::emit::assert_lint_clean(&e);
+        let (_, top) = e.modules.last().unwrap();
+        for q in GTH_LANE_PORTS.iter().filter(|q| q.name != "clk") {
+            assert!(top.contains(&format!(".{0}(a_{0})", q.name)), "{}", q.name);
+            assert!(top.contains(&format!(".{0}(b_{0})", q.name)), "{}", q.name);
+        }
     }
 
     #[test]

@@ -5,29 +5,36 @@
 //! Ports (top module `exanet_link_status_n<links>`):
 //! - `clock`; `reset` (synchronous);
 //! - per link `l`, inputs `link_state[2·N]` (link `l` in bits 2l+1..2l: its
-//!   `link_rx`'s `st_state`) and `link_counters[224·N]` (link `l`'s seven
+//!   `link_rx`'s `st_state`) and `link_counters[480·N]` (link `l`'s fifteen
 //!   counter registers in map order, `COUNTER_REGS`, 32 bits each, counter
-//!   `k` of link `l` at bit `(7l + k)·32`: its `link_tx`/`link_rx` `cnt_*`);
+//!   `k` of link `l` at bit `(15l + k)·32`; where each comes from is
+//!   [`counter_source`]);
 //! - AXI4-Lite slave: `s_araddr[32]`, `s_arvalid`, `s_arready`, `s_rdata[32]`,
 //!   `s_rresp[2]`, `s_rvalid`, `s_rready`; `s_awvalid`, `s_awready`,
 //!   `s_wvalid`, `s_wready`, `s_bresp[2]`, `s_bvalid`, `s_bready` (no
 //!   address or data on the write channel: every write is refused).
 //!
-//! Decoding: word `w = araddr >> 2`, link `l = w >> 3`, register `r = w & 7`;
+//! Decoding: word `w = araddr >> 2`, link `l = w >> 4`, register `r = w & 15`;
 //! `r = 0` is the state, otherwise counter `r - 1` of link `l`, i.e. counter
-//! index `7l + r - 1 = w - l - 1` of the flat bus. Valid when `araddr` is
-//! word-aligned and `w < 8·N`; else SLVERR and 0.
+//! index `15l + r - 1 = w - l - 1` of the flat bus. Valid when `araddr` is
+//! word-aligned and `w < 16·N`; else SLVERR and 0.
 
 use crate::emit::{emit, Emitted};
 use crate::router::network::{RX_COUNTERS, TX_COUNTERS};
 use anyhow::Result;
-use exanet_sim::link::status::Reg;
+use exanet_sim::link::status::{Reg, Source};
 use exanet_sim::link::status::{
     COUNTER_REGS, MAX_LINKS, REGS, REGS_PER_LINK, RESP_OKAY, RESP_SLVERR,
 };
+
+/// Bits of `word` that number the register inside a link (the RTL's
+/// `word >> 4`; [`check_map`] ties it to the golden stride).
+const REG_BITS: usize = 4;
+/// Counter bits per link on `link_counters`.
+pub const COUNTER_BITS_PER_LINK: usize = 32 * (REGS_PER_LINK - 1);
 use rust_hdl::prelude::*;
 
-/// The block for `N` links (`S` = 2·N state bits, `C` = 224·N counter bits).
+/// The block for `N` links (`S` = 2·N state bits, `C` = 480·N counter bits).
 #[derive(LogicBlock)]
 pub struct LinkStatusRtl<const S: usize, const C: usize> {
     /// Clock.
@@ -36,7 +43,7 @@ pub struct LinkStatusRtl<const S: usize, const C: usize> {
     pub reset: Signal<In, bool>,
     /// Every link's state, 2 bits each.
     pub link_state: Signal<In, Bits<S>>,
-    /// Every link's counters, 7 × 32 bits each.
+    /// Every link's counters, 15 × 32 bits each.
     pub link_counters: Signal<In, Bits<C>>,
     /// Read address.
     pub s_araddr: Signal<In, Bits<32>>,
@@ -137,7 +144,7 @@ impl<const S: usize, const C: usize> Logic for LinkStatusRtl<S, C> {
     fn update(&mut self) {
         dff_setup!(self, clock, rvalid, rdata, rresp, bvalid);
         self.word.next = self.s_araddr.val() >> 2;
-        self.link.next = self.word.val() >> 3;
+        self.link.next = self.word.val() >> 4;
         self.ok.next = !self.s_araddr.val().get_bit(0)
             & !self.s_araddr.val().get_bit(1)
             & (self.word.val() < self.words.val());
@@ -202,22 +209,43 @@ impl<const S: usize, const C: usize> Logic for LinkStatusRtl<S, C> {
     }
 }
 
-/// Which link half's counter port feeds status register `reg`:
-/// (`"tx"`, a name of [`TX_COUNTERS`]) for `link_tx`'s `cnt_<name>`,
-/// (`"rx"`, a name of [`RX_COUNTERS`]) for `link_rx`'s. Found by the
-/// register's own name ([`Reg::name`]), which must be a counter of exactly
-/// one half: no second table to drift. The state register has none.
-pub fn counter_source(reg: Reg) -> Result<(&'static str, &'static str)> {
+/// One input of a status register's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CounterPort {
+    /// `link_tx`'s `cnt_<name>` (a name of [`TX_COUNTERS`]).
+    Tx(&'static str),
+    /// `link_rx`'s `cnt_<name>` (a name of [`RX_COUNTERS`]).
+    Rx(&'static str),
+    /// The node's RX clock-crossing overflow counter, in the PL domain.
+    Crossing,
+}
+
+/// The counter ports whose sum (32-bit, wrapping) is status register
+/// `reg`, from the golden [`Reg::source`]: for [`Source::Link`] every link
+/// half that has a counter of the register's own name ([`Reg::name`];
+/// `bad_acks` and `overflows` are counted by both halves, as the golden
+/// `LinkCounters::merged` sums them), for [`Source::Crossing`] the node's
+/// crossing counter. No second table to drift. The state register has none.
+pub fn counter_source(reg: Reg) -> Result<Vec<CounterPort>> {
     let n = reg.name();
-    let tx = TX_COUNTERS.iter().find(|&&c| c == n);
-    let rx = RX_COUNTERS.iter().find(|&&c| c == n);
-    match (tx, rx) {
-        (Some(c), None) => Ok(("tx", c)),
-        (None, Some(c)) => Ok(("rx", c)),
-        _ => anyhow::bail!(
-            "link_status register `{n}`: must be a counter of exactly one of link_tx \
-             ({TX_COUNTERS:?}) and link_rx ({RX_COUNTERS:?})"
-        ),
+    match reg.source() {
+        Source::State => anyhow::bail!("link_status register `{n}`: the state, not a counter"),
+        Source::Crossing => Ok(vec![CounterPort::Crossing]),
+        Source::Link => {
+            let mut v = Vec::new();
+            if let Some(c) = TX_COUNTERS.iter().find(|&&c| c == n) {
+                v.push(CounterPort::Tx(c));
+            }
+            if let Some(c) = RX_COUNTERS.iter().find(|&&c| c == n) {
+                v.push(CounterPort::Rx(c));
+            }
+            anyhow::ensure!(
+                !v.is_empty(),
+                "link_status register `{n}`: must be a counter of link_tx \
+                 ({TX_COUNTERS:?}) or link_rx ({RX_COUNTERS:?})"
+            );
+            Ok(v)
+        }
     }
 }
 
@@ -227,12 +255,16 @@ pub fn link_status_top_name(links: usize) -> String {
 }
 
 /// The register map this RTL decodes must be the golden one: state at
-/// register 0, the counters after it in `COUNTER_REGS` order.
+/// register 0, the counters after it in `COUNTER_REGS` order, `2^REG_BITS`
+/// registers per link.
 fn check_map() -> Result<()> {
-    let ok = REGS[0] == Reg::State && REGS[1..] == COUNTER_REGS && REGS_PER_LINK == 8;
+    let ok = REGS[0] == Reg::State && REGS[1..] == COUNTER_REGS && REGS_PER_LINK == 1 << REG_BITS;
     anyhow::ensure!(
         ok,
-        "link_status: the golden register map changed; the RTL decode assumes state, then 7 counters"
+        "link_status: the golden register map changed; the RTL decode assumes state, then {} \
+         counters, {} registers per link",
+        (1 << REG_BITS) - 1,
+        1 << REG_BITS
     );
     Ok(())
 }
@@ -244,7 +276,7 @@ pub fn emit_link_status(links: usize) -> Result<Emitted> {
     macro_rules! go {
         ($($n:literal),*) => {
             match links {
-                $($n => emit(&mut LinkStatusRtl::<{ 2 * $n }, { 224 * $n }>::new(), &top),)*
+                $($n => emit(&mut LinkStatusRtl::<{ 2 * $n }, { COUNTER_BITS_PER_LINK * $n }>::new(), &top),)*
                 _ => anyhow::bail!("link_status.links = {links}: must be 1..={MAX_LINKS}"),
             }
         };
@@ -268,11 +300,12 @@ mod tests {
         assert!(e.contains("link_status.links = 17"), "{e}");
     }
 
-    /// Every counter register comes from one half's counter port, and the
-    /// port's golden value (`counter_values`) is the register's golden
+    /// Every counter register is the sum of its counter ports, and the
+    /// ports' golden values (`counter_values`) give the register's golden
     /// value (`Reg::value` of the merged counters).
     #[test]
     fn counter_sources_agree_with_the_golden_values() {
+        use exanet_sim::link::status::LinkSample;
         use exanet_sim::link::{LinkCounters, LinkState};
         let mut t = LinkCounters::default();
         let mut r = LinkCounters::default();
@@ -296,26 +329,51 @@ mod tests {
                 ctrl_sent: b + 14,
             };
         }
-        // The golden link ends count each counter in one half only.
+        // The golden link ends count each counter only in the halves that
+        // have a port for it.
         t.frames_received = 0;
         t.crc_errors = 0;
         t.ctrl_crc_errors = 0;
         t.link_downs = 0;
+        t.seq_errors = 0;
+        t.duplicates = 0;
+        t.training_errors = 0;
         r.frames_sent = 0;
         r.retransmissions = 0;
         r.timeouts = 0;
+        r.words_replayed = 0;
+        r.ctrl_sent = 0;
         let (tv, rv) = crate::router::network::counter_values(&t, &r);
-        let m = t.merged(&r);
+        let s = LinkSample {
+            state: LinkState::Up,
+            counters: t.merged(&r),
+            rx_overflows: 77,
+        };
         let e = counter_source(Reg::State).unwrap_err().to_string();
         assert!(e.contains("`state`"), "{e}");
+        let mut summed = 0;
         for reg in COUNTER_REGS {
-            let (half, name) = counter_source(reg).unwrap();
-            let v = if half == "tx" {
-                tv[TX_COUNTERS.iter().position(|&c| c == name).unwrap()]
-            } else {
-                rv[RX_COUNTERS.iter().position(|&c| c == name).unwrap()]
-            };
-            assert_eq!(v as u32, reg.value(LinkState::Up, &m), "{reg:?}");
+            let ports = counter_source(reg).unwrap();
+            summed += (ports.len() > 1) as usize;
+            let v: u64 = ports
+                .iter()
+                .map(|p| match p {
+                    CounterPort::Tx(n) => tv[TX_COUNTERS.iter().position(|c| c == n).unwrap()],
+                    CounterPort::Rx(n) => rv[RX_COUNTERS.iter().position(|c| c == n).unwrap()],
+                    CounterPort::Crossing => 77,
+                })
+                .sum();
+            assert_eq!(v as u32, reg.value(&s), "{reg:?}");
+        }
+        assert_eq!(summed, 2, "bad_acks and overflows come from both halves");
+        // Every counter port feeds exactly one register.
+        let ports: Vec<_> = COUNTER_REGS
+            .iter()
+            .flat_map(|r| counter_source(*r).unwrap())
+            .collect();
+        assert_eq!(ports.len(), TX_COUNTERS.len() + RX_COUNTERS.len() + 1);
+        for (k, p) in ports.iter().enumerate() {
+            assert!(!ports[k + 1..].contains(p), "{p:?} feeds two registers");
         }
     }
 }

@@ -49,7 +49,9 @@ assign gt_userclk_tx_reset = ~gt_txpmaresetdone;
 
 // ---- TX ----
 reg [{{ seq_bits - 1 }}:0] seq = {{ seq_bits }}'d0;
-reg [{{ seq_bits - 1 }}:0] seq_q = {{ seq_bits }}'d0;
+// seq_q starts at the pause value, so TXSEQUENCE counts 32, 0, 1, .. from
+// power-on without a break.
+reg [{{ seq_bits - 1 }}:0] seq_q = {{ seq_bits }}'d{{ seq_max }};
 wire pause = seq == {{ seq_bits }}'d{{ seq_max }};
 always @(posedge clk) begin
     seq <= pause ? {{ seq_bits }}'d0 : seq + {{ seq_bits }}'d1;

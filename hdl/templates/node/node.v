@@ -107,8 +107,38 @@ always @(posedge link{{ l.0 }}_user_clk) begin
     if (link{{ l.0 }}_rst_user) rx_overflows_{{ l.0 }} <= 32'd0;
     else if (link{{ l.0 }}_rx_tvalid && l{{ l.0 }}_rx_full) rx_overflows_{{ l.0 }} <= rx_overflows_{{ l.0 }} + 32'd1;
 end
-// Read by the co-simulation (and an ILA); no software register path yet.
+// Read by the co-simulation (and an ILA).
 wire [31:0] unused_rx_overflows_{{ l.0 }} = rx_overflows_{{ l.0 }};
+// rx_overflows_{{ l.0 }} for link_status (PL domain): its Gray code, registered
+// on the user clock (one bit changes per edge), through ASYNC_REG flip-flops
+// on clk (cell names match the XDC's Gray-pointer patterns *_gray_reg* and
+// *_gray_sync0_reg*, so it gets the same max-delay and bus-skew constraints),
+// back to binary by a prefix XOR (golden: exanet_sim::node::from_gray).
+reg [31:0] l{{ l.0 }}_rx_ovf_gray = 32'd0;
+always @(posedge link{{ l.0 }}_user_clk) begin
+    if (link{{ l.0 }}_rst_user) l{{ l.0 }}_rx_ovf_gray <= 32'd0;
+    else l{{ l.0 }}_rx_ovf_gray <= rx_overflows_{{ l.0 }} ^ (rx_overflows_{{ l.0 }} >> 1);
+end
+{%- for k in sync_stages %}
+(* ASYNC_REG = "TRUE" *) reg [31:0] l{{ l.0 }}_rx_ovf_gray_sync{{ k }} = 32'd0;
+{%- endfor %}
+always @(posedge clk) begin
+    if (pl_rst) begin
+{%- for k in sync_stages %}
+        l{{ l.0 }}_rx_ovf_gray_sync{{ k }} <= 32'd0;
+{%- endfor %}
+    end else begin
+        l{{ l.0 }}_rx_ovf_gray_sync0 <= l{{ l.0 }}_rx_ovf_gray;
+{%- for k in sync_pairs %}
+        l{{ l.0 }}_rx_ovf_gray_sync{{ k.0 }} <= l{{ l.0 }}_rx_ovf_gray_sync{{ k.1 }};
+{%- endfor %}
+    end
+end
+wire [31:0] l{{ l.0 }}_rx_ovf_x16 = l{{ l.0 }}_rx_ovf_gray_sync{{ sync_last }} ^ (l{{ l.0 }}_rx_ovf_gray_sync{{ sync_last }} >> 16);
+wire [31:0] l{{ l.0 }}_rx_ovf_x8 = l{{ l.0 }}_rx_ovf_x16 ^ (l{{ l.0 }}_rx_ovf_x16 >> 8);
+wire [31:0] l{{ l.0 }}_rx_ovf_x4 = l{{ l.0 }}_rx_ovf_x8 ^ (l{{ l.0 }}_rx_ovf_x8 >> 4);
+wire [31:0] l{{ l.0 }}_rx_ovf_x2 = l{{ l.0 }}_rx_ovf_x4 ^ (l{{ l.0 }}_rx_ovf_x4 >> 2);
+assign l{{ l.0 }}_rx_overflows_pl = l{{ l.0 }}_rx_ovf_x2 ^ (l{{ l.0 }}_rx_ovf_x2 >> 1);
 {{ fifo }} rx_fifo{{ l.0 }} (
     .wr_clock(link{{ l.0 }}_user_clk),
     .wr_reset(link{{ l.0 }}_rst_user),

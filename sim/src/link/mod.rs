@@ -98,6 +98,7 @@
 //!   goodput with clock compensation fell to 84.8 %. The golden model did
 //!   not change; `rx_buffer_flits` sizing neither.
 
+pub mod gth_lane;
 pub mod link_rx;
 pub mod link_tx;
 pub mod pair;

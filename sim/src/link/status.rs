@@ -4,9 +4,13 @@
 //!
 //! # Register map
 //! Link `l` (0..`links`) has [`REGS_PER_LINK`] 32-bit read-only registers at
-//! byte address `(l * REGS_PER_LINK + r) * 4`, `r` as in [`REGS`]: the link
-//! state (0 Down, 1 Training, 2 Up) and six counters (the low 32 bits of
-//! the link end's [`LinkCounters`], its `link_tx` and `link_rx` halves).
+//! byte address `(l * REGS_PER_LINK + r) * 4` ([`LINK_STRIDE`] bytes per
+//! link), `r` as in [`REGS`]: the link state (0 Down, 1 Training, 2 Up),
+//! every counter of the link end's [`LinkCounters`] (the low 32 bits of the
+//! sum of its `link_tx` and `link_rx` halves: [`Source::Link`]) and the
+//! node's RX clock-crossing overflow counter ([`Source::Crossing`]). Where
+//! each value comes from is [`Reg::source`]; the RTL, the register map
+//! files and the benches take it from there.
 //!
 //! # AXI4-Lite
 //! One read at a time: `arready` is high while no read response is
@@ -20,7 +24,13 @@ use super::{LinkCounters, LinkState};
 use anyhow::{bail, Result};
 
 /// Registers per link (a power of two: the address splits into link and register).
-pub const REGS_PER_LINK: usize = 8;
+pub const REGS_PER_LINK: usize = 16;
+/// Bytes of one link's registers.
+pub const LINK_STRIDE: usize = REGS_PER_LINK * 4;
+
+// The address splits into link and register; the largest block fits the
+// node's 4 KiB status page.
+const _: () = assert!(REGS_PER_LINK.is_power_of_two() && MAX_LINKS * LINK_STRIDE <= 4096);
 /// Most links a status block serves.
 pub const MAX_LINKS: usize = 16;
 
@@ -43,6 +53,35 @@ pub enum Reg {
     LinkDowns,
     /// Control words with a bad CRC.
     CtrlCrcErrors,
+    /// Good frames ahead of the expected sequence number.
+    SeqErrors,
+    /// Good frames already received (replays), dropped.
+    Duplicates,
+    /// Acks or credit returns for frames / flits never sent (both halves).
+    BadAcks,
+    /// Words received while training that were not training words.
+    TrainingErrors,
+    /// Flits that found their buffer full (both halves).
+    Overflows,
+    /// Words sent by replays.
+    WordsReplayed,
+    /// Control words sent.
+    CtrlSent,
+    /// PHY words lost at the node's full RX clock crossing (user clock → PL
+    /// clock), read through a Gray-coded synchronizer.
+    RxOverflows,
+}
+
+/// Where a register's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The link state (`link_rx`'s).
+    State,
+    /// The [`LinkCounters`] field of the register's name, summed over the
+    /// halves (`link_tx`, `link_rx`) that count it.
+    Link,
+    /// The node's RX crossing overflow counter (not part of the link layer).
+    Crossing,
 }
 
 /// The registers of a link, in address order.
@@ -55,6 +94,14 @@ pub const REGS: [Reg; REGS_PER_LINK] = [
     Reg::Timeouts,
     Reg::LinkDowns,
     Reg::CtrlCrcErrors,
+    Reg::SeqErrors,
+    Reg::Duplicates,
+    Reg::BadAcks,
+    Reg::TrainingErrors,
+    Reg::Overflows,
+    Reg::WordsReplayed,
+    Reg::CtrlSent,
+    Reg::RxOverflows,
 ];
 
 /// The counter registers (every register but the state), in address order:
@@ -67,7 +114,26 @@ pub const COUNTER_REGS: [Reg; REGS_PER_LINK - 1] = [
     Reg::Timeouts,
     Reg::LinkDowns,
     Reg::CtrlCrcErrors,
+    Reg::SeqErrors,
+    Reg::Duplicates,
+    Reg::BadAcks,
+    Reg::TrainingErrors,
+    Reg::Overflows,
+    Reg::WordsReplayed,
+    Reg::CtrlSent,
+    Reg::RxOverflows,
 ];
+
+/// What a link shows the status block in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkSample {
+    /// `link_rx`'s state.
+    pub state: LinkState,
+    /// The link end's counters (its two halves merged).
+    pub counters: LinkCounters,
+    /// The RX crossing's overflow counter as the PL domain sees it.
+    pub rx_overflows: u32,
+}
 
 /// AXI response OKAY.
 pub const RESP_OKAY: u8 = 0;
@@ -86,13 +152,32 @@ impl Reg {
             Reg::Timeouts => "timeouts",
             Reg::LinkDowns => "link_downs",
             Reg::CtrlCrcErrors => "ctrl_crc_errors",
+            Reg::SeqErrors => "seq_errors",
+            Reg::Duplicates => "duplicates",
+            Reg::BadAcks => "bad_acks",
+            Reg::TrainingErrors => "training_errors",
+            Reg::Overflows => "overflows",
+            Reg::WordsReplayed => "words_replayed",
+            Reg::CtrlSent => "ctrl_sent",
+            Reg::RxOverflows => "rx_overflows",
         }
     }
 
-    /// The register's value for a link in `state` with counters `c`.
-    pub fn value(self, state: LinkState, c: &LinkCounters) -> u32 {
+    /// Where the register's value comes from.
+    pub fn source(self) -> Source {
+        match self {
+            Reg::State => Source::State,
+            Reg::RxOverflows => Source::Crossing,
+            _ => Source::Link,
+        }
+    }
+
+    /// The register's value for a link showing `s`.
+    pub fn value(self, s: &LinkSample) -> u32 {
+        let c = &s.counters;
         (match self {
-            Reg::State => state as u64,
+            Reg::State => s.state as u64,
+            Reg::RxOverflows => s.rx_overflows as u64,
             Reg::FramesSent => c.frames_sent,
             Reg::FramesReceived => c.frames_received,
             Reg::CrcErrors => c.crc_errors,
@@ -100,6 +185,13 @@ impl Reg {
             Reg::Timeouts => c.timeouts,
             Reg::LinkDowns => c.link_downs,
             Reg::CtrlCrcErrors => c.ctrl_crc_errors,
+            Reg::SeqErrors => c.seq_errors,
+            Reg::Duplicates => c.duplicates,
+            Reg::BadAcks => c.bad_acks,
+            Reg::TrainingErrors => c.training_errors,
+            Reg::Overflows => c.overflows,
+            Reg::WordsReplayed => c.words_replayed,
+            Reg::CtrlSent => c.ctrl_sent,
         }) as u32
     }
 }
@@ -116,7 +208,7 @@ pub fn decode(addr: u32, links: usize) -> Option<(usize, Reg)> {
 
 /// Address bits a block of `links` links decodes (bytes).
 pub fn addr_bits(links: usize) -> usize {
-    let bytes = links.next_power_of_two() * REGS_PER_LINK * 4;
+    let bytes = links.next_power_of_two() * LINK_STRIDE;
     bytes.trailing_zeros() as usize
 }
 
@@ -136,8 +228,8 @@ pub struct StatusInputs {
     pub wvalid: bool,
     /// The master takes the write response.
     pub bready: bool,
-    /// Each link's state and counters this cycle.
-    pub links: Vec<(LinkState, LinkCounters)>,
+    /// What each link shows this cycle.
+    pub links: Vec<LinkSample>,
 }
 
 /// Outputs of one cycle (registered, except `arready`/`awready`/`wready`,
@@ -217,8 +309,8 @@ impl LinkStatus {
             self.rvalid = true;
             match decode(i.araddr, self.links) {
                 Some((l, r)) => {
-                    let (s, c) = i.links.get(l).copied().unwrap_or_default();
-                    self.rdata = r.value(s, &c);
+                    let s = i.links.get(l).copied().unwrap_or_default();
+                    self.rdata = r.value(&s);
                     self.rresp = RESP_OKAY;
                 }
                 None => {
@@ -243,12 +335,13 @@ mod tests {
     #[test]
     fn map_decodes_and_refuses() {
         assert_eq!(decode(0, 6), Some((0, Reg::State)));
-        assert_eq!(decode(4 * 8 + 12, 6), Some((1, Reg::CrcErrors)));
-        assert_eq!(decode(5 * 32 + 28, 6), Some((5, Reg::CtrlCrcErrors)));
-        assert_eq!(decode(6 * 32, 6), None);
+        assert_eq!(decode(64 + 12, 6), Some((1, Reg::CrcErrors)));
+        assert_eq!(decode(5 * 64 + 28, 6), Some((5, Reg::CtrlCrcErrors)));
+        assert_eq!(decode(5 * 64 + 60, 6), Some((5, Reg::RxOverflows)));
+        assert_eq!(decode(6 * 64, 6), None);
         assert_eq!(decode(2, 6), None);
-        assert_eq!(addr_bits(6), 8);
-        assert_eq!(addr_bits(1), 5);
+        assert_eq!(addr_bits(6), 9);
+        assert_eq!(addr_bits(1), 6);
         assert!(LinkStatus::new(0)
             .unwrap_err()
             .to_string()
@@ -264,10 +357,17 @@ mod tests {
         };
         let mut i = StatusInputs {
             arvalid: true,
-            araddr: (8 + 4) * 4,
+            araddr: (16 + 4) * 4,
             links: vec![
-                (LinkState::Up, LinkCounters::default()),
-                (LinkState::Training, c),
+                LinkSample {
+                    state: LinkState::Up,
+                    ..Default::default()
+                },
+                LinkSample {
+                    state: LinkState::Training,
+                    counters: c,
+                    rx_overflows: 9,
+                },
             ],
             ..Default::default()
         };
@@ -285,5 +385,42 @@ mod tests {
         let o = s.outputs(&i);
         assert!(!o.rvalid);
         assert_eq!((o.bvalid, o.bresp), (true, RESP_SLVERR));
+    }
+
+    /// Every counter of [`LinkCounters`] has a register, each register reads
+    /// its own field (distinct values everywhere), and the names are
+    /// distinct.
+    #[test]
+    fn every_counter_has_its_own_register() {
+        let c = LinkCounters {
+            frames_sent: 1,
+            frames_received: 2,
+            crc_errors: 3,
+            ctrl_crc_errors: 4,
+            seq_errors: 5,
+            duplicates: 6,
+            retransmissions: 7,
+            timeouts: 8,
+            link_downs: 9,
+            bad_acks: 10,
+            training_errors: 11,
+            overflows: 12,
+            words_replayed: 13,
+            ctrl_sent: 14,
+        };
+        let s = LinkSample {
+            state: LinkState::Up,
+            counters: c,
+            rx_overflows: 15,
+        };
+        let mut seen: Vec<u32> = COUNTER_REGS.iter().map(|r| r.value(&s)).collect();
+        seen.sort();
+        assert_eq!(seen, (1..=15).collect::<Vec<_>>());
+        assert_eq!(Reg::State.value(&s), LinkState::Up as u32);
+        let mut names: Vec<_> = REGS.iter().map(|r| r.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), REGS_PER_LINK);
+        assert_eq!(&REGS[1..], &COUNTER_REGS[..]);
     }
 }

@@ -109,6 +109,27 @@ pub struct LinkEndOutputs {
     pub credit: Option<u8>,
     /// Words lost at the full RX crossing (user-clock domain, 32-bit wrapping).
     pub rx_overflows: u32,
+    /// [`LinkEndOutputs::rx_overflows`] as the PL domain sees it (what
+    /// `link_status` reads): the user domain registers its Gray code
+    /// ([`gray`]) one user edge after the counter, the PL domain samples
+    /// that through `sync_stages` flip-flops (cleared by `pl_rst`) and
+    /// turns it back into binary ([`from_gray`]).
+    pub rx_overflows_pl: u32,
+}
+
+/// The Gray code of `v` (one bit changes per increment, so a counter can
+/// cross clock domains through a plain synchronizer).
+pub fn gray(v: u32) -> u32 {
+    v ^ (v >> 1)
+}
+
+/// The binary value of Gray code `g`.
+pub fn from_gray(g: u32) -> u32 {
+    let mut b = g;
+    for s in [16, 8, 4, 2, 1] {
+        b ^= b >> s;
+    }
+    b
 }
 
 /// Golden model of one link end of the node top (`exanet_hdl::node`):
@@ -126,6 +147,8 @@ pub struct NodeLinkEnd {
     user_rst: ResetSync,
     lane_down: ResetSync,
     rx_overflows: u32,
+    rx_ovf_gray: u32,
+    rx_ovf_sync: Vec<u32>,
 }
 
 impl NodeLinkEnd {
@@ -146,6 +169,8 @@ impl NodeLinkEnd {
             user_rst: ResetSync::new(reset_stages)?,
             lane_down: ResetSync::new(reset_stages)?,
             rx_overflows: 0,
+            rx_ovf_gray: 0,
+            rx_ovf_sync: vec![0; cdc.sync_stages as usize],
         })
     }
 
@@ -163,6 +188,7 @@ impl NodeLinkEnd {
             rx: *self.rx.outputs(),
             credit: txo.credit,
             rx_overflows: self.rx_overflows,
+            rx_overflows_pl: from_gray(self.rx_ovf_sync.last().copied().unwrap_or(0)),
         }
     }
 
@@ -211,9 +237,11 @@ impl NodeLinkEnd {
             None => (None, None),
         };
         let rx_full = self.rx_fifo.outputs().full;
+        let ovf_gray = self.rx_ovf_gray;
         self.tx_fifo.edge(wr_tx.as_ref(), rd_tx.as_ref());
         self.rx_fifo.edge(wr_rx.as_ref(), rd_rx.as_ref());
         if let Some(u) = user {
+            self.rx_ovf_gray = if user_rst { 0 } else { gray(self.rx_overflows) };
             if user_rst {
                 self.rx_overflows = 0;
             } else if u.rx_word.is_some() && rx_full {
@@ -239,6 +267,12 @@ impl NodeLinkEnd {
                 });
             }
             self.lane_down.edge(!i.channel_up);
+            if i.reset {
+                self.rx_ovf_sync.iter_mut().for_each(|s| *s = 0);
+            } else {
+                self.rx_ovf_sync.rotate_right(1);
+                self.rx_ovf_sync[0] = ovf_gray;
+            }
         }
         Ok(())
     }
@@ -264,6 +298,14 @@ mod tests {
             assert!(v < 1 << PHY_FIFO_WIDTH);
             assert_eq!(unpack_phy_word(v), w);
             assert_eq!(v >> PHY_FIFO_CTRL_BIT == 1, w.ctrl);
+        }
+    }
+
+    #[test]
+    fn gray_round_trips_and_changes_one_bit_per_step() {
+        for v in (0..70_000u32).chain([u32::MAX - 3, u32::MAX - 1, u32::MAX]) {
+            assert_eq!(from_gray(gray(v)), v, "{v}");
+            assert_eq!((gray(v) ^ gray(v.wrapping_add(1))).count_ones(), 1, "{v}");
         }
     }
 

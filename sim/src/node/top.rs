@@ -39,7 +39,7 @@
 use super::{LinkEndOutputs, NodeLinkEnd, PlInputs, UserInputs};
 use crate::common::async_fifo::{AsyncFifoParams, ResetSync};
 use crate::common::axil_split::{AxilSplit, AxilSplitInputs, AxilSplitOutputs, MasterInputs};
-use crate::link::status::{self, LinkStatus, Reg, StatusInputs};
+use crate::link::status::{self, LinkSample, LinkStatus, Reg, StatusInputs};
 use crate::link::{LinkCounters, LinkParams, LinkState};
 use crate::ni::{Ni, NiParams};
 use crate::packet::coords::Coords;
@@ -87,8 +87,9 @@ pub struct StatusRead {
     pub addr: u32,
     /// PL cycle (of this node) of the read's AR handshake.
     pub cycle: u64,
-    /// Per link: `link_rx`'s state, `link_tx`'s and `link_rx`'s counters.
-    pub links: Vec<(LinkState, LinkCounters, LinkCounters)>,
+    /// Per link: `link_rx`'s state, `link_tx`'s and `link_rx`'s counters,
+    /// and the RX crossing's overflow counter as the PL domain sees it.
+    pub links: Vec<(LinkState, LinkCounters, LinkCounters, u32)>,
 }
 
 /// What the node shows between edges (functions of its registers).
@@ -360,14 +361,23 @@ impl GoldenNode {
                 .links
                 .iter()
                 .map(|e| {
+                    let o = e.outputs();
                     (
-                        e.outputs().rx.status.state,
+                        o.rx.status.state,
                         *e.link_tx().counters(),
                         *e.link_rx().counters(),
+                        o.rx_overflows_pl,
                     )
                 })
                 .collect();
-            si.links = sampled.iter().map(|(s, t, r)| (*s, t.merged(r))).collect();
+            si.links = sampled
+                .iter()
+                .map(|(s, t, r, ov)| LinkSample {
+                    state: *s,
+                    counters: t.merged(r),
+                    rx_overflows: *ov,
+                })
+                .collect();
             self.status_read = Some(StatusRead {
                 addr: m1.araddr as u32,
                 cycle: self.pl_cycles,

@@ -12,9 +12,11 @@ use crate::cosim::{cmp, Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::link::link_status::emit_link_status;
-use exanet_sim::link::status::{LinkStatus, StatusInputs, StatusOutputs, COUNTER_REGS, MAX_LINKS};
-use exanet_sim::link::{LinkCounters, LinkState};
+use exanet_hdl::link::link_status::{emit_link_status, COUNTER_BITS_PER_LINK};
+use exanet_sim::link::status::{
+    LinkSample, LinkStatus, StatusInputs, StatusOutputs, COUNTER_REGS, MAX_LINKS, REGS_PER_LINK,
+};
+use exanet_sim::link::LinkState;
 use exanet_sim::point;
 use exanet_sim::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -127,8 +129,9 @@ impl LinkStatusBench {
     }
 }
 
-fn set_counter(c: &mut LinkCounters, k: usize, v: u64) {
+fn set_counter(s: &mut LinkSample, k: usize, v: u64) {
     use exanet_sim::link::status::Reg::*;
+    let c = &mut s.counters;
     let f = match COUNTER_REGS[k] {
         FramesSent => &mut c.frames_sent,
         FramesReceived => &mut c.frames_received,
@@ -137,6 +140,17 @@ fn set_counter(c: &mut LinkCounters, k: usize, v: u64) {
         Timeouts => &mut c.timeouts,
         LinkDowns => &mut c.link_downs,
         CtrlCrcErrors => &mut c.ctrl_crc_errors,
+        SeqErrors => &mut c.seq_errors,
+        Duplicates => &mut c.duplicates,
+        BadAcks => &mut c.bad_acks,
+        TrainingErrors => &mut c.training_errors,
+        Overflows => &mut c.overflows,
+        WordsReplayed => &mut c.words_replayed,
+        CtrlSent => &mut c.ctrl_sent,
+        RxOverflows => {
+            s.rx_overflows = v as u32;
+            return;
+        }
         State => unreachable!("not a counter"),
     };
     *f = v;
@@ -160,7 +174,7 @@ impl Bench for LinkStatusBench {
         self.ports = Some(Ports {
             reset: sim.port_w("reset", 1)?,
             link_state: sim.port_w("link_state", 2 * n)?,
-            link_counters: sim.port_w("link_counters", 224 * n)?,
+            link_counters: sim.port_w("link_counters", COUNTER_BITS_PER_LINK as u32 * n)?,
             araddr: sim.port_w("s_araddr", 32)?,
             arvalid: sim.port_w("s_arvalid", 1)?,
             arready: sim.port_w("s_arready", 1)?,
@@ -182,7 +196,7 @@ impl Bench for LinkStatusBench {
     fn reset(&mut self) {
         self.golden = LinkStatus::new(self.pt.links).expect("checked");
         self.inputs = StatusInputs {
-            links: vec![(LinkState::Down, LinkCounters::default()); self.pt.links],
+            links: vec![LinkSample::default(); self.pt.links],
             ..Default::default()
         };
         self.cov = LinkStatusCoverage::default();
@@ -195,9 +209,9 @@ impl Bench for LinkStatusBench {
         let n = self.pt.links;
         let i = &mut self.inputs;
         // The links move on.
-        for (s, c) in i.links.iter_mut() {
+        for s in i.links.iter_mut() {
             if rng.chance(0.01) {
-                *s = match rng.below(3) {
+                s.state = match rng.below(3) {
                     0 => LinkState::Down,
                     1 => LinkState::Training,
                     _ => LinkState::Up,
@@ -205,20 +219,20 @@ impl Bench for LinkStatusBench {
             }
             for (k, reg) in COUNTER_REGS.iter().enumerate() {
                 if rng.chance(0.2) {
-                    let now = reg.value(*s, c) as u64;
+                    let now = reg.value(s) as u64;
                     let step = if rng.chance(0.01) {
                         rng.next_u64() >> 20
                     } else {
                         rng.below(4)
                     };
-                    set_counter(c, k, now + step);
+                    set_counter(s, k, now + step);
                 }
             }
         }
         // The master: keep arvalid until taken (AXI), random otherwise.
         if !self.ar_held {
             i.arvalid = rng.chance(0.5);
-            let words = (n * 8) as u64;
+            let words = (n * REGS_PER_LINK) as u64;
             i.araddr = match rng.below(8) {
                 0 => rng.next_u64() as u32,
                 1 => 4 * (words + rng.below(64)) as u32,
@@ -249,17 +263,12 @@ impl Bench for LinkStatusBench {
             .links
             .iter()
             .enumerate()
-            .fold(0u64, |m, (l, (s, _))| m | (*s as u64) << (2 * l));
+            .fold(0u64, |m, (l, s)| m | (s.state as u64) << (2 * l));
         p.link_state.set_words(&[st as u32, (st >> 32) as u32]);
         let words: Vec<u32> = i
             .links
             .iter()
-            .flat_map(|(s, c)| {
-                COUNTER_REGS
-                    .iter()
-                    .map(|r| r.value(*s, c))
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|s| COUNTER_REGS.iter().map(|r| r.value(s)).collect::<Vec<_>>())
             .collect();
         p.link_counters.set_words(&words);
         p.araddr.set(i.araddr as u64);

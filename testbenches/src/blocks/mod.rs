@@ -12,6 +12,7 @@ pub mod crc32;
 pub mod credit_counter;
 pub mod fifo;
 pub mod fp_add;
+pub mod gth_lane;
 pub mod link;
 pub mod link_rx;
 pub mod link_status;
@@ -60,6 +61,7 @@ pub fn all() -> Vec<BlockInfo> {
         link::info(),
         link_status::info(),
         pcs66::info(),
+        gth_lane::info(),
         packet::info(),
         router::info(),
         ni::info(),

@@ -66,11 +66,12 @@
 //!   start, every [`STATUS_EVERY`] cycles and once near the end of the run,
 //!   node-pair software lends each node's AXI4-Lite port (between its
 //!   accesses) to a status reader that reads every register of every link
-//!   (`0xF000 + 32·l + 4·r`: state and seven counters) and one address
+//!   (`0xF000 + 64·l + 4·r`: state and fifteen counters) and one address
 //!   past the last link (SLVERR). Each value read is also checked against
-//!   the golden link end's counter port it names
-//!   (`exanet_hdl::link::link_status::counter_source`, values by
-//!   `counter_values`) as sampled when `link_status` took the read.
+//!   the golden link end's counter ports it names (summed;
+//!   `exanet_hdl::link::link_status::counter_source`, values by
+//!   `counter_values`, the RX crossing's overflows as the golden PL
+//!   domain sees them) as sampled when `link_status` took the read.
 //!
 //! Traffic: the node-pair software (RDMA writes and reads, packetizer
 //! messages, completion and mailbox consumption, a completion queue held
@@ -86,7 +87,7 @@ use crate::cosim::{Bench, Mismatch};
 use crate::verilator::Sim;
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::link::link_status::counter_source;
+use exanet_hdl::link::link_status::{counter_source, CounterPort};
 use exanet_hdl::node::{emit_node_bench, NodeParams};
 use exanet_hdl::router::network::{counter_values, RX_COUNTERS, TX_COUNTERS};
 use exanet_sim::common::async_fifo::AsyncFifoParams;
@@ -343,6 +344,8 @@ pub struct NodeCoverage {
     pub status_crc_errors: u64,
     /// Largest `retransmissions` read back over AXI4-Lite.
     pub status_retransmissions: u64,
+    /// Largest `rx_overflows` (the RX clock crossing) read back over AXI4-Lite.
+    pub status_rx_overflows: u64,
     /// The NI side (node-pair's coverage).
     pub pair: NodePairCoverage,
 }
@@ -823,11 +826,11 @@ impl NodeBench {
         let (want, resp, what) = match lstatus::decode(off, links) {
             None => (0, lstatus::RESP_SLVERR, "past the last link".to_string()),
             Some((l, reg)) => {
-                let (state, tx, rx) = &sample.links[l];
+                let (state, tx, rx, ovf) = &sample.links[l];
                 let v = if reg == Reg::State {
                     *state as u64
                 } else {
-                    let (half, name) = match counter_source(reg) {
+                    let ports = match counter_source(reg) {
                         Ok(x) => x,
                         Err(e) => {
                             return Some(Mismatch {
@@ -839,12 +842,15 @@ impl NodeBench {
                         }
                     };
                     let (tv, rv) = counter_values(tx, rx);
-                    let pos = |names: &[&str]| names.iter().position(|&c| c == name);
-                    if half == "tx" {
-                        pos(&TX_COUNTERS).map_or(0, |k| tv[k])
-                    } else {
-                        pos(&RX_COUNTERS).map_or(0, |k| rv[k])
-                    }
+                    let pos = |names: &[&str], name: &str| names.iter().position(|&c| c == name);
+                    ports
+                        .iter()
+                        .map(|p| match p {
+                            CounterPort::Tx(name) => pos(&TX_COUNTERS, name).map_or(0, |k| tv[k]),
+                            CounterPort::Rx(name) => pos(&RX_COUNTERS, name).map_or(0, |k| rv[k]),
+                            CounterPort::Crossing => *ovf as u64,
+                        })
+                        .sum::<u64>()
                 } & 0xffff_ffff;
                 match reg {
                     Reg::CrcErrors => {
@@ -852,6 +858,9 @@ impl NodeBench {
                     }
                     Reg::Retransmissions => {
                         self.cov.status_retransmissions = self.cov.status_retransmissions.max(v)
+                    }
+                    Reg::RxOverflows => {
+                        self.cov.status_rx_overflows = self.cov.status_rx_overflows.max(v)
                     }
                     _ => {}
                 }
