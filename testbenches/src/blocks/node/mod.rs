@@ -1064,26 +1064,11 @@ impl Bench for NodeBench {
         self.point.text()
     }
 
-    /// The node tops; a measurement of more than two nodes keeps the node
-    /// module out of line (`no_inline`). Each node is still its own
-    /// specialization (its coordinates are parameters), so this only took
-    /// the 10-node ring from 87 MB to 65 MB of C++. Two nodes stay as the
-    /// node test builds them (the same Verilator cache entry).
+    /// The node tops: one `exanet_node_core` per node, its coordinates on
+    /// its straps, so Verilator builds the node once for any number of
+    /// nodes (`BENCHMARKS.md`, "Node co-simulation builds").
     fn emit(&self) -> Result<Emitted> {
-        let e = emit_node_bench(&self.params)?;
-        if !(self.measuring && self.golden.len() > 2) {
-            return Ok(e);
-        }
-        let node = exanet_hdl::node_ports::NODE_TOP;
-        let mut text = format!("`verilator_config\nno_inline -module \"{node}\"\n`verilog\n");
-        for (_, m) in e.modules.iter().rev() {
-            text.push_str(m);
-            text.push('\n');
-        }
-        Ok(Emitted {
-            modules: vec![(e.top.clone(), text)],
-            top: e.top,
-        })
+        emit_node_bench(&self.params)
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {
