@@ -87,7 +87,7 @@ use crate::verilator::Sim;
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::link::link_status::counter_source;
-use exanet_hdl::node::{emit_node_bench, NodeParams};
+use exanet_hdl::node::{emit_node_bench, NodeParams, NODE_CORE};
 use exanet_hdl::router::network::{counter_values, RX_COUNTERS, TX_COUNTERS};
 use exanet_sim::common::async_fifo::AsyncFifoParams;
 use exanet_sim::common::axil_split::{AxilSplitInputs, MasterInputs};
@@ -1065,10 +1065,20 @@ impl Bench for NodeBench {
     }
 
     /// The node tops: one `exanet_node_core` per node, its coordinates on
-    /// its straps, so Verilator builds the node once for any number of
-    /// nodes (`BENCHMARKS.md`, "Node co-simulation builds").
+    /// its straps (not parameters, which Verilator would specialise: one
+    /// copy of the node per instance), kept out of line (`no_inline`:
+    /// Verilator otherwise inlines a module whose own body is small, and
+    /// the core's is mostly instances), so the C++ holds the node once
+    /// whatever the number of nodes (`BENCHMARKS.md`, "Node co-simulation
+    /// builds").
     fn emit(&self) -> Result<Emitted> {
-        emit_node_bench(&self.params)
+        let e = emit_node_bench(&self.params)?;
+        let mut text = format!("`verilator_config\nno_inline -module \"{NODE_CORE}\"\n`verilog\n");
+        text.push_str(&exanet_hdl::router::single_file(&e));
+        Ok(Emitted {
+            modules: vec![(e.top.clone(), text)],
+            top: e.top,
+        })
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {
