@@ -37,10 +37,17 @@
 //!   per user clock (FIFO user sides); `link<i>_channel_up` through a
 //!   `reset_sync` (of `!channel_up`) into the PL domain as `link_rx`'s
 //!   `phy_lane_up` (down at power-on).
-//! - **coordinates**: Verilog parameters `NODE_X`, `NODE_Y`, `NODE_Z`,
-//!   `NODE_FPGA` (one module for every FPGA; the block design or the bench
-//!   sets them), to the router's `node_x/y/z` and the NI's `node` word
-//!   (layout from `exanet_sim::packet::coords`).
+//! - **coordinates**: input straps `node_x`, `node_y`, `node_z`,
+//!   `node_fpga` of the logic, module [`NODE_CORE`] (template
+//!   `hdl/templates/node/node.v`), to the router's `node_x/y/z` and the
+//!   NI's `node` word (layout and widths from `exanet_sim::packet::coords`,
+//!   [`node_straps`]). [`NODE_TOP`] (template `node_top.v`) is the core
+//!   with the straps tied from the Verilog parameters `NODE_X`, `NODE_Y`,
+//!   `NODE_Z`, `NODE_FPGA` (one module for every FPGA; the block design
+//!   sets them). The co-simulation top ([`emit_node_bench`]) instantiates
+//!   the core with constant straps, so all its nodes are one Verilator
+//!   module, built once whatever the number of nodes (parameters would
+//!   make Verilator specialise, i.e. build, one copy per node).
 //!
 //! # AXI4-Lite: one slave, two register blocks
 //! `s_axil_*` (16-bit addresses) goes into `axil_split`
@@ -133,6 +140,10 @@ pub fn check_status_page(links: usize) -> Result<()> {
     }
     Ok(())
 }
+/// The node's logic with its coordinates as input straps (every port of
+/// [`NODE_TOP`] plus those of [`node_straps`]); [`NODE_TOP`] instantiates
+/// it once, a co-simulation top once per node.
+pub const NODE_CORE: &str = "exanet_node_core";
 
 /// Parameters of the node.
 #[derive(Clone, Debug)]
@@ -261,6 +272,9 @@ struct Inst {
 #[template(path = "node/node.v")]
 struct Top {
     top: String,
+    wrapper: String,
+    /// `(strap port, width, wrapper parameter)`.
+    straps: Vec<(String, u32, String)>,
     ni: String,
     eject: String,
     router: String,
@@ -294,7 +308,40 @@ fn range(width: usize) -> String {
     }
 }
 
-/// The NI's coordinates word from the node's parameters, fields MSB first
+/// `templates/node/node_top.v`: [`NODE_TOP`], the core with its straps
+/// tied from parameters.
+#[derive(Template)]
+#[template(path = "node/node_top.v")]
+struct Wrapper {
+    top: String,
+    core: String,
+    straps: Vec<(String, u32, String)>,
+    ports: Vec<String>,
+    conns: Vec<String>,
+}
+
+/// The coordinate fields a node takes from its straps, in
+/// `exanet_sim::packet::coords::FIELDS` order (every field but `reserved`).
+const STRAP_FIELDS: [&str; 4] = ["x", "y", "z", "fpga"];
+
+/// The core's coordinate straps: `(input port, width, parameter of
+/// [`NODE_TOP`])`, e.g. `("node_x", 4, "NODE_X")`, widths from
+/// `exanet_sim::packet::coords::FIELDS`.
+pub fn node_straps() -> Vec<(String, u32, String)> {
+    exanet_sim::packet::coords::FIELDS
+        .iter()
+        .filter(|f| STRAP_FIELDS.contains(&f.name))
+        .map(|f| {
+            (
+                format!("node_{}", f.name),
+                f.width,
+                format!("NODE_{}", f.name.to_uppercase()),
+            )
+        })
+        .collect()
+}
+
+/// The NI's coordinates word from the node's straps, fields MSB first
 /// as `exanet_sim::packet::coords::FIELDS` lays them out.
 fn coords_expr() -> Result<String> {
     use exanet_sim::packet::coords::{COORDS_BITS, FIELDS};
@@ -308,7 +355,7 @@ fn coords_expr() -> Result<String> {
         }
         next = x.offset;
         parts.push(match x.name {
-            "x" | "y" | "z" | "fpga" => format!("NODE_{}", x.name.to_uppercase()),
+            n if STRAP_FIELDS.contains(&n) => format!("node_{n}"),
             _ => format!("{}'d0", x.width),
         });
     }
@@ -377,7 +424,9 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
     let node_width = |name: &str| node.iter().find(|q| q.name == name).map(|q| q.width);
 
     let mut t = Top {
-        top: NODE_TOP.to_string(),
+        top: NODE_CORE.to_string(),
+        wrapper: NODE_TOP.to_string(),
+        straps: node_straps(),
         ni: ni.top.clone(),
         eject: eject_name.clone(),
         router: router.top.clone(),
@@ -706,9 +755,9 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
     let mut c: Vec<(String, String)> = vec![
         ("clock".into(), "clk".into()),
         ("reset".into(), "pl_rst".into()),
-        ("node_x".into(), "NODE_X".into()),
-        ("node_y".into(), "NODE_Y".into()),
-        ("node_z".into(), "NODE_Z".into()),
+        ("node_x".into(), "node_x".into()),
+        ("node_y".into(), "node_y".into()),
+        ("node_z".into(), "node_z".into()),
     ];
     for q in 0..nports {
         let local = q == nd;
@@ -791,7 +840,20 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         }
     }
     modules.push((eject_name, eject));
-    modules.push((NODE_TOP.to_string(), text));
+    modules.push((NODE_CORE.to_string(), text));
+    let mut wrapper = Wrapper {
+        top: NODE_TOP.to_string(),
+        core: NODE_CORE.to_string(),
+        straps: node_straps(),
+        ports: t.ports.clone(),
+        conns: node.iter().map(|q| q.name.clone()).collect(),
+    }
+    .render()
+    .context("rendering the template templates/node/node_top.v")?;
+    if !wrapper.ends_with('\n') {
+        wrapper.push('\n');
+    }
+    modules.push((NODE_TOP.to_string(), wrapper));
     Ok(Emitted {
         top: NODE_TOP.to_string(),
         modules,
@@ -806,8 +868,8 @@ struct BenchTop {
     node: String,
     dims: String,
     ports: Vec<String>,
-    /// `(node index, x, y, z)`.
-    nodes: Vec<(usize, usize, usize, usize)>,
+    /// `(node index, strap connections)`, e.g. `node_x(4'd1)`.
+    nodes: Vec<(usize, Vec<String>)>,
     conns: Vec<String>,
     /// Internal signals of every node shown as `n<n>_obs_<name>`.
     observed: Vec<String>,
@@ -867,17 +929,36 @@ pub fn node_observed(node_top: &str) -> Result<Vec<(String, usize)>> {
     Ok(out)
 }
 
+/// The strap connections of the node at `coords` (FPGA 0 of its board),
+/// e.g. `node_x(4'd1)`.
+fn strap_conns(coords: [usize; 3]) -> Vec<String> {
+    node_straps()
+        .into_iter()
+        .map(|(port, w, _)| {
+            let v = match port.as_str() {
+                "node_x" => coords[0],
+                "node_y" => coords[1],
+                "node_z" => coords[2],
+                _ => 0,
+            };
+            format!("{port}({w}'d{v})")
+        })
+        .collect()
+}
+
 /// Top module name of the co-simulation top of `p`'s network.
 pub fn node_bench_top_name(p: &NodeParams) -> String {
     let d = p.router.topology.dims;
     format!("exanet_node_bench_{}x{}x{}", d[0], d[1], d[2])
 }
 
-/// The co-simulation top (`exanet cosim node`): one `exanet_node` per node
-/// of `p`'s topology, with its coordinates as parameters, every port of
-/// node `n` on the top as `n<n>_<port>`; after [`emit_node`]'s modules.
+/// The co-simulation top (`exanet cosim node`): one [`NODE_CORE`] per node
+/// of `p`'s topology, its coordinates on its straps, every port of node
+/// `n` on the top as `n<n>_<port>`; after [`emit_node`]'s modules but the
+/// wrapper [`NODE_TOP`] (so every node is the same Verilator module).
 pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
-    let node = emit_node(p)?;
+    let mut node = emit_node(p)?;
+    node.modules.retain(|(n, _)| n != NODE_TOP);
     let t = &p.router.topology;
     let ports = node_ports(p.links() as u32);
     let mut decls = Vec::new();
@@ -893,8 +974,9 @@ pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
     }
     let node_text = &node
         .modules
-        .last()
-        .context("the node top emitted no module")?
+        .iter()
+        .find(|(n, _)| n == NODE_CORE)
+        .context("the node emitted no core module")?
         .1;
     let observed = node_observed(node_text)?;
     for n in 0..t.num_nodes() {
@@ -905,14 +987,11 @@ pub fn emit_node_bench(p: &NodeParams) -> Result<Emitted> {
     let top = node_bench_top_name(p);
     let mut text = BenchTop {
         top: top.clone(),
-        node: node.top.clone(),
+        node: NODE_CORE.to_string(),
         dims: format!("{}x{}x{}", t.dims[0], t.dims[1], t.dims[2]),
         ports: decls,
         nodes: (0..t.num_nodes())
-            .map(|n| {
-                let c = t.coords(n);
-                (n, c[0], c[1], c[2])
-            })
+            .map(|n| (n, strap_conns(t.coords(n))))
             .collect(),
         conns: ports.iter().map(|q| q.name.clone()).collect(),
         observed: observed.into_iter().map(|(n, _)| n).collect(),
@@ -977,8 +1056,14 @@ mod tests {
         p
     }
 
+    /// The core's text in `e`.
+    fn core_of(e: &Emitted) -> &str {
+        &e.modules.iter().find(|(n, _)| n == NODE_CORE).unwrap().1
+    }
+
     /// The default (2 links) and the ZCU102 mesh node (4 links) have exactly
-    /// the node_ports list, in order, and lint clean.
+    /// the node_ports list, in order (the core: the straps first, then the
+    /// same list), and lint clean.
     #[test]
     fn node_has_the_node_ports_and_lints_clean() {
         for p in [NodeParams::default(), mesh4()] {
@@ -994,6 +1079,31 @@ mod tests {
                     (w.name.as_str(), w.width as usize, w.dir == Dir::In)
                 );
             }
+            for (name, w, param) in node_straps() {
+                assert!(
+                    top.contains(&format!("parameter [{}:0] {param} = {w}'d0", w - 1)),
+                    "{top}"
+                );
+                assert!(top.contains(&format!(".{name}({param}),")), "{top}");
+            }
+            let core = core_of(&e);
+            let got = module_ports(core).unwrap();
+            let straps = node_straps();
+            assert_eq!(got.len(), straps.len() + want.len(), "{core}");
+            for (g, s) in got.iter().zip(&straps) {
+                assert_eq!(
+                    (g.name.as_str(), g.width, g.input),
+                    (s.0.as_str(), s.1 as usize, true)
+                );
+            }
+            for (g, w) in got[straps.len()..].iter().zip(&want) {
+                assert_eq!(
+                    (g.name.as_str(), g.width, g.input),
+                    (w.name.as_str(), w.width as usize, w.dir == Dir::In)
+                );
+            }
+            assert!(!core.contains("NODE_"), "no parameter in the core: {core}");
+            let top = core;
             for i in 0..p.links() {
                 assert!(top.contains(&format!("tx_fifo{i} (")), "{top}");
                 assert!(top.contains(&format!("rx_overflows_{i}")), "{top}");
@@ -1016,7 +1126,7 @@ mod tests {
         assert_eq!(e.top, "exanet_node_bench_2x1x1");
         let top = &e.modules.last().unwrap().1;
         let ports = module_ports(top).unwrap();
-        let observed = node_observed(&emit_node(&p).unwrap().modules.last().unwrap().1).unwrap();
+        let observed = node_observed(core_of(&emit_node(&p).unwrap())).unwrap();
         assert!(
             observed.contains(&("rx_overflows_1".to_string(), 32)),
             "{observed:?}"
@@ -1064,8 +1174,13 @@ mod tests {
                 .unwrap();
             assert_eq!(q.width, *w, "{name}");
         }
-        assert!(top.contains(".NODE_X(4'd1)"), "{top}");
-        assert_eq!(top.matches("exanet_node #(").count(), 2);
+        assert!(top.contains(".node_x(4'd1),"), "{top}");
+        assert!(top.contains(".node_fpga(2'd0),"), "{top}");
+        assert_eq!(top.matches(&format!("{NODE_CORE} node_n")).count(), 2);
+        assert!(
+            !e.modules.iter().any(|(n, _)| n == NODE_TOP),
+            "the wrapper is not in a bench"
+        );
         assert_lint_clean(&e);
     }
 
@@ -1091,7 +1206,7 @@ mod tests {
     fn coordinates_follow_the_golden_layout() {
         assert_eq!(
             coords_expr().unwrap(),
-            "{NODE_X, NODE_Y, NODE_Z, NODE_FPGA, 8'd0}"
+            "{node_x, node_y, node_z, node_fpga, 8'd0}"
         );
     }
 

@@ -4,13 +4,13 @@
 // (`{{ link_tx }}` + `{{ link_rx }}`) whose PHY words cross into the
 // transceiver's user clock through `{{ fifo }}` (TX: PL -> user clock) and back
 // (RX: user clock -> PL). Allreduce engine: not in this node yet (no RTL).
-// Coordinates are parameters (set per FPGA by the block design or the bench).
-module {{ top }} #(
-    parameter [3:0] NODE_X = 4'd0,
-    parameter [3:0] NODE_Y = 4'd0,
-    parameter [3:0] NODE_Z = 4'd0,
-    parameter [1:0] NODE_FPGA = 2'd0
-) (
+// Coordinates are inputs (straps): `{{ wrapper }}` ties them from its
+// parameters (the Vivado flow's top); a co-simulation top ties constants, so
+// every node of a bench is one instance of this one module.
+module {{ top }} (
+{%- for s in straps %}
+    input wire [{{ s.1 - 1 }}:0] {{ s.0 }},
+{%- endfor %}
 {%- for p in ports %}
     {{ p }}{% if !loop.last %},{% endif %}
 {%- endfor %}

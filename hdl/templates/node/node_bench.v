@@ -1,6 +1,7 @@
 // {{ top }}: generated from hdl/templates/node/node_bench.v (hdl/src/node.rs).
 // Co-simulation top: {{ nodes.len() }} `{{ node }}` instances, one per node of the
-// {{ dims }} network, each with its coordinates; every port of node n is a
+// {{ dims }} network, each with its coordinates on its straps (one module for
+// every node, so Verilator builds the node once); every port of node n is a
 // top port prefixed n<n>_ (its clocks too, so a bench drives each node's PL
 // clock and each link's user clock on its own). The links between the nodes
 // are outside: the bench joins the link<i>_* ports through its PHY model.
@@ -13,12 +14,10 @@ module {{ top }} (
 {%- endfor %}
 );
 {%- for n in nodes %}
-{{ node }} #(
-    .NODE_X(4'd{{ n.1 }}),
-    .NODE_Y(4'd{{ n.2 }}),
-    .NODE_Z(4'd{{ n.3 }}),
-    .NODE_FPGA(2'd0)
-) node_n{{ n.0 }} (
+{{ node }} node_n{{ n.0 }} (
+{%- for s in n.1 %}
+    .{{ s }},
+{%- endfor %}
 {%- for c in conns %}
     .{{ c }}(n{{ n.0 }}_{{ c }}){% if !loop.last %},{% endif %}
 {%- endfor %}

@@ -88,7 +88,8 @@ use crate::verilator::Sim;
 use anyhow::{bail, Context, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::link::link_status::{counter_source, CounterPort};
-use exanet_hdl::node::{emit_node_bench, NodeParams};
+use exanet_hdl::node::{emit_node_bench, node_straps, NodeParams, NODE_CORE};
+use exanet_hdl::node_ports::{node_ports, Dir};
 use exanet_hdl::router::network::{counter_values, RX_COUNTERS, TX_COUNTERS};
 use exanet_sim::common::async_fifo::AsyncFifoParams;
 use exanet_sim::common::axil_split::{AxilSplitInputs, MasterInputs};
@@ -1073,22 +1074,29 @@ impl Bench for NodeBench {
         self.point.text()
     }
 
-    /// The node tops; a measurement of more than two nodes keeps the node
-    /// module out of line (`no_inline`). Each node is still its own
-    /// specialization (its coordinates are parameters), so this only took
-    /// the 10-node ring from 87 MB to 65 MB of C++. Two nodes stay as the
-    /// node test builds them (the same Verilator cache entry).
+    /// The node tops: one `exanet_node_core` per node, its coordinates on
+    /// its straps (not parameters, which Verilator would specialise: one
+    /// copy of the node per instance). Verilator hints so the C++ holds
+    /// the node's logic once whatever the number of nodes (`BENCHMARKS.md`,
+    /// "Node co-simulation builds"): the core out of line (`no_inline`:
+    /// Verilator inlines a module whose own body is small, and the core's
+    /// is mostly instances), and its inputs `public`, so Verilator neither
+    /// folds the constant straps into the logic nor replaces an input by
+    /// the bench top's signal (either makes each instance's code differ,
+    /// so it is emitted once per node).
     fn emit(&self) -> Result<Emitted> {
         let e = emit_node_bench(&self.params)?;
-        if !(self.measuring && self.golden.len() > 2) {
-            return Ok(e);
+        let mut text = format!("`verilator_config\nno_inline -module \"{NODE_CORE}\"\n");
+        let inputs = node_ports(self.params.links() as u32)
+            .into_iter()
+            .filter(|q| q.dir == Dir::In)
+            .map(|q| q.name)
+            .chain(node_straps().into_iter().map(|s| s.0));
+        for name in inputs {
+            text.push_str(&format!("public -module \"{NODE_CORE}\" -var \"{name}\"\n"));
         }
-        let node = exanet_hdl::node_ports::NODE_TOP;
-        let mut text = format!("`verilator_config\nno_inline -module \"{node}\"\n`verilog\n");
-        for (_, m) in e.modules.iter().rev() {
-            text.push_str(m);
-            text.push('\n');
-        }
+        text.push_str("`verilog\n");
+        text.push_str(&exanet_hdl::router::single_file(&e));
         Ok(Emitted {
             modules: vec![(e.top.clone(), text)],
             top: e.top,
