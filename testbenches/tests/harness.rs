@@ -108,7 +108,9 @@ fn cache_reuses_a_build_and_trace_writes_vcd() {
     let vcd = cache.path().join("w.vcd");
     sim.trace_open(&vcd).unwrap();
     let clock = sim.port("clock").unwrap();
-    for c in 0..4 {
+    let a = sim.port("a").unwrap();
+    for c in 0..8 {
+        a.set(0x10 + c);
         clock.set(c % 2);
         sim.eval();
         sim.trace_dump(c);
@@ -119,6 +121,29 @@ fn cache_reuses_a_build_and_trace_writes_vcd() {
         text.contains("$var") && text.contains(" q "),
         "VCD lacks signals"
     );
+    // The values change in the waveform, not only at time 0: `q` shifts in
+    // `a` at every rising edge (1, 3, 5, 7), so its code shows up at each.
+    let code = text
+        .lines()
+        .find(|l| l.contains("$var") && l.contains(" q "))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .expect("q's identifier code")
+        .to_string();
+    let mut times_with_q = Vec::new();
+    let mut now = None;
+    for l in text.lines() {
+        if let Some(t) = l.strip_prefix('#') {
+            now = t.parse::<u64>().ok();
+        } else if l.starts_with('b') && l.split_whitespace().nth(1) == Some(code.as_str()) {
+            times_with_q.extend(now);
+        }
+    }
+    for t in [1, 3, 5, 7] {
+        assert!(
+            times_with_q.contains(&t),
+            "q changes at {times_with_q:?}, not at {t}: a flat waveform"
+        );
+    }
     // A model built without tracing refuses to trace.
     let mut plain = Sim::from_sources(&src, "exanet_t", &opts(cache.path(), false)).unwrap();
     assert!(plain.trace_open(&vcd).is_err());

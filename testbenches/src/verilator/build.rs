@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 5;
+const RECIPE_VERSION: u32 = 6;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
@@ -772,12 +772,20 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
 ",
     );
     if fast {
+        // `eval()` also marks the model active for the tracer (a traced
+        // model's dump writes no change unless `__Vm_activity` is set);
+        // the direct call must do the same or every waveform is flat.
+        let activity = if trace {
+            "syms->__Vm_activity = true; "
+        } else {
+            ""
+        };
         s.push_str(&format!(
             "void exanet_eval(void* p) {{\n\
                ExanetCtx* c = (ExanetCtx*)p;\n\
                V{top}__Syms* syms = c->m->vlSymsp;\n\
                if (VL_UNLIKELY(!syms->__Vm_didInit)) c->m->eval();\n\
-               else V{top}___024root___eval(&syms->TOP);\n\
+               else {{ V{top}___024root___eval(&syms->TOP); {activity}}}\n\
              }}\n"
         ));
     } else {
