@@ -138,7 +138,7 @@ pub fn core(
     s
 }
 
-/// Every file a core lists (in any fileset), in order: what [`core`]
+/// Every file a core lists (in any fileset), in order: what [`core()`]
 /// wrote, read back from its text.
 pub fn core_files(core: &str) -> Vec<String> {
     let mut out = Vec::new();

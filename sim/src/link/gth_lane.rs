@@ -15,7 +15,7 @@
 //!   the gearbox's pause value lines up with the PCS's empty cycle, whose
 //!   header is the invalid `00` (it starts at the pause value, so the count
 //!   has no break from power-on).
-//! - RX: the gearbox's block (RXDATAVALID[0] & RXHEADERVALID[0]) into the
+//! - RX: the gearbox's block (`RXDATAVALID[0]` & `RXHEADERVALID[0]`) into the
 //!   PCS ([`PcsRx`]); its words pass on unless they are the idle block;
 //!   `channel_up = block_lock & !reset`; `gt_rxgearboxslip` is the PCS's
 //!   slip request.
@@ -27,7 +27,7 @@
 //! hardware):
 //! - TX synchronous gearbox, external sequence counter: the user drives
 //!   TXSEQUENCE, counting 0..=32, one step per TXUSRCLK2 cycle; the block
-//!   (TXHEADER[1:0], TXDATA[63:0]) presented with TXSEQUENCE = 32 is not
+//!   (`TXHEADER[1:0]`, `TXDATA[63:0]`) presented with TXSEQUENCE = 32 is not
 //!   taken (the line carries 32 blocks of 66 bits in 33 cycles of 64 bits).
 //!   Every other cycle's block is taken, whatever its header. A TXSEQUENCE
 //!   that does not follow the count is a user error the real gearbox
@@ -58,8 +58,8 @@ pub struct LaneInputs {
     pub gt_done: bool,
     /// `tx_tvalid` with `tx_tdata` / `tx_ctrl`.
     pub tx: Option<PhyWord>,
-    /// The gearbox's RX block: `(RXHEADER[1:0], RXDATA)` with RXDATAVALID[0]
-    /// and RXHEADERVALID[0] high, else `None`.
+    /// The gearbox's RX block: `(RXHEADER[1:0], RXDATA)` with `RXDATAVALID[0]`
+    /// and `RXHEADERVALID[0]` high, else `None`.
     pub rx_block: Option<(u8, u64)>,
 }
 
@@ -202,7 +202,7 @@ impl Gearbox {
         })
     }
 
-    /// TX gearbox at a TXUSRCLK2 edge: TXSEQUENCE `seq`, TXHEADER[1:0]
+    /// TX gearbox at a TXUSRCLK2 edge: TXSEQUENCE `seq`, `TXHEADER[1:0]`
     /// `header`, TXDATA `data`. Returns whether the block was taken.
     pub fn tx(&mut self, seq: u32, header: u8, data: u64) -> bool {
         if let Some(e) = self.expect_seq {
