@@ -347,6 +347,16 @@ mod tests {
             let d = to_gray(b) ^ to_gray((b + 1) & 4095);
             assert_eq!(d.count_ones(), 1, "step {b}");
         }
+        // Whole 32-bit counters too (the node's RX overflow counter), up to
+        // the wrap.
+        for v in (0..70_000u32).chain([u32::MAX - 3, u32::MAX - 1, u32::MAX]) {
+            assert_eq!(from_gray(to_gray(v)), v, "{v}");
+            assert_eq!(
+                (to_gray(v) ^ to_gray(v.wrapping_add(1))).count_ones(),
+                1,
+                "{v}"
+            );
+        }
     }
 
     #[test]
