@@ -1,7 +1,7 @@
 //! `exanet reproduce --quick` end to end: RTL co-simulation of node tops
 //! (the 2-node run shares the Verilator build of `exanet-tb`'s node test:
 //! same point, same cache under target/; the 10-node ring is its own
-//! build of several minutes, hence `#[ignore]`), the table's consistency rules, JSON and
+//! build of about two minutes), the table's consistency rules, JSON and
 //! Markdown agreeing, and the output-folder rules. The table's own rules
 //! on made-up runs are unit tests in `exanet_gen::reproduce`.
 
@@ -46,18 +46,14 @@ fn f(v: &Value, k: &str) -> f64 {
 /// `phy_latency=4`, so the 2-node RTL is the node test's build.
 const SHARED_PHY: &str = "link.latency_ns=25.6";
 
-/// Ignored in the normal suite: the 5-hop run needs its own Verilator
-/// build of a 10-node ring (the router's route compute is compiled for
-/// the ring's size, so no other test's build serves it). Since the node
-/// takes its coordinates on straps, all ten nodes share one model class:
-/// 41.5 MB of C++, 6.1 min of build on the loaded 2-core machine (load
-/// ~10; before: 66.6 MB, 28 min), 3.7 times the node test's own 2-node
-/// build (11.3 MB, 109 s) — more than the CI budget's 7 spare minutes can
-/// take safely, so it stays out of the normal suite (`BENCHMARKS.md`,
-/// "Node co-simulation builds"). With both builds cached it runs in
-/// ~12 s: `cargo test -p exanet-gen --test reproduce -- --ignored`.
+/// The 2-node run shares the node test's Verilator build; the 5-hop run
+/// needs its own build of a 10-node ring (the router's route compute is
+/// compiled for the ring's size, so no other test's build serves it).
+/// Since the node takes its coordinates on straps and models compile at
+/// `-O1`, that build is about 2 minutes on the 2 cores (the whole test:
+/// 114 s with it, ~12 s with both builds cached; `BENCHMARKS.md`,
+/// "`exanet reproduce`", Cost), so it runs in the normal suite.
 #[test]
-#[ignore]
 fn quick_table_is_complete_and_consistent() {
     if verilator_missing() {
         return;
