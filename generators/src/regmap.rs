@@ -85,7 +85,8 @@ fn fields_of(r: &Reg) -> Vec<FieldEntry> {
     let mut f = match r {
         Reg::Control => vec![field(&regs::CONTROL_TX_ENABLE)],
         Reg::MboxCtrl => vec![field(&regs::MBOX_CTRL_PDID), field(&regs::MBOX_CTRL_OPEN)],
-        Reg::Status => vec![
+        // IRQ_ENABLE has one enable per STATUS bit, at the same place.
+        Reg::Status | Reg::IrqEnable => vec![
             bit("rx_error", regs::ST_RX_ERROR),
             bit("errq_overflow", regs::ST_ERRQ_OVERFLOW),
             bit("track_lost", regs::ST_TRACK_LOST),

@@ -82,8 +82,9 @@
 //!   bufferable), `AxPROT = 000`, `AxQOS = 0`. `RLAST` and `RRESP` are
 //!   ignored (the NI counts beats; it has no read-error input yet). The
 //!   NI's `AxUSER` (the PDID) has no pin on S_AXI_HP0_FPD and is dropped.
-//! - `irq`: the NI has no interrupt output yet; `irq` is held at 0
-//!   (software polls CQ_COUNT / MB_COUNT).
+//! - `irq`: the NI's interrupt (level, high while STATUS & IRQ_ENABLE is
+//!   not zero: a completion or message waiting, an error queued, a sticky
+//!   error bit), to `pl_ps_irq0`.
 //! - The router's counters and the NI's observability outputs have no
 //!   register path to software (every link counter has one: `link_status`); they stay on `unused_*` wires inside the node (visible in a
 //!   waveform; the link counters `link_status` reads keep their `unused_`
@@ -383,7 +384,8 @@ fn node_port_of(ni_port: &str) -> Option<String> {
         }
         return Some(format!("m_axi_{r}"));
     }
-    None
+    // The interrupt goes to the node's `irq` (pl_ps_irq0).
+    (ni_port == "irq").then(|| "irq".to_string())
 }
 
 /// Validate `p` and emit the node: the NI's modules, the router's, the
@@ -706,7 +708,6 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
         ("m_axi_arprot", "0"),
         ("m_axi_awqos", "0"),
         ("m_axi_arqos", "0"),
-        ("irq", "0"),
     ] {
         let wd = node_width(port).with_context(|| format!("node port `{port}`"))?;
         t.assigns.push(format!("{port} = {wd}'d{value}"));

@@ -45,7 +45,8 @@
 //!   credit ports, unchanged but prefixed `n<n>_` (AXI4-Lite slave
 //!   `n<n>_s_*`, AXI4 master read and write `n<n>_m_*`, and the NI's
 //!   observability outputs `n<n>_tx_pick`, `n<n>_tx_busy`, `n<n>_rsp_pick`,
-//!   `n<n>_rx_commit`, `n<n>_rx_busy`, `n<n>_rx_class`);
+//!   `n<n>_rx_commit`, `n<n>_rx_busy`, `n<n>_rx_class`, and its interrupt
+//!   `n<n>_irq`);
 //! - per node, monitors of the NI's flit interfaces (outputs):
 //!   `n<n>_tx_valid`, `_tx_data`, `_tx_head`, `_tx_tail`, `_tx_vc` (the flit
 //!   the NI sends), `n<n>_rx_valid`, `_rx_data`, `_rx_head`, `_rx_tail`,

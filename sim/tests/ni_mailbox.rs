@@ -6,7 +6,7 @@ use exanet_sim::ni::errors::RejectReason;
 use exanet_sim::ni::fabric::Fabric;
 use exanet_sim::ni::mailbox::MailboxEntry;
 use exanet_sim::ni::regs::{self, cnt, ChError};
-use exanet_sim::ni::{AxilResp, Ni, NiParams, RxOutcome};
+use exanet_sim::ni::{AxilResp, Ni, NiParams, Prot, RxOutcome};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::header::{Header, PacketType};
 use exanet_sim::rng::Rng;
@@ -271,4 +271,36 @@ fn corrupted_message_is_nacked_and_resent_intact() {
     assert_eq!(driver::pop_message(&mut b).unwrap().data, msg);
     assert!(driver::pop_message(&mut b).is_none());
     assert!(a.quiescent());
+}
+
+/// The interrupt: IRQ_ENABLE keeps only STATUS's bits, is privileged, and
+/// `irq()` is high exactly while an enabled STATUS bit is set — here the
+/// mailbox's, raised by a message and lowered by its pop.
+#[test]
+fn the_interrupt_follows_the_enabled_status_bits() {
+    let p = NiParams::default();
+    let mut a = ni(&p, 0);
+    let mut b = ni(&p, 1);
+    assert!(!b.irq(), "reset: nothing enabled");
+    assert_eq!(b.axil_write_priv(regs::IRQ_ENABLE, !0), AxilResp::Okay);
+    assert_eq!(b.axil_read_priv(regs::IRQ_ENABLE), regs::IRQ_ENABLE_MASK);
+    assert_eq!(
+        b.axil_write_prot(regs::IRQ_ENABLE, 0, Prot::User),
+        AxilResp::SlvErr,
+        "privileged only"
+    );
+    assert!(!b.irq(), "every bit enabled, none set");
+    b.axil_write_priv(regs::IRQ_ENABLE, regs::ST_CQ_NONEMPTY);
+    assert_eq!(
+        driver::send_message(&mut a, 0, at(1), b"wake"),
+        AxilResp::Okay
+    );
+    let pk = a.emit_packet().unwrap();
+    assert_eq!(b.receive_packet(&pk), RxOutcome::Accepted);
+    assert_ne!(b.axil_read_priv(regs::STATUS) & regs::ST_MB_NONEMPTY, 0);
+    assert!(!b.irq(), "the mailbox bit is not enabled");
+    b.axil_write_priv(regs::IRQ_ENABLE, regs::ST_MB_NONEMPTY);
+    assert!(b.irq(), "a message waits and its bit is enabled");
+    assert!(driver::pop_message(&mut b).is_some());
+    assert!(!b.irq(), "the message is taken");
 }

@@ -303,6 +303,48 @@ fn an_edited_rtl_is_caught() {
     );
 }
 
+/// Edited interrupt logic — IRQ_ENABLE inverted, the sticky bits left
+/// out, the mailbox and error-queue bits left out — is caught on
+/// `irq`, checked the cycle after each read against the golden `irq()`.
+#[test]
+fn an_edited_interrupt_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let edit = |from, to| Edit {
+        from,
+        to,
+        setup: general,
+        ports: &["irq"],
+    };
+    assert_edits_caught(
+        1,
+        &[
+            edit("& irq_en);", "& ~irq_en);"),
+            Edit {
+                from: "irq_q <= |(status_w[10:0]",
+                to: "irq_q <= |(status_w[10:0] & 11'h700",
+                // Only the sticky bits raise it: a rejected packet sets
+                // RX_ERROR while no queue need be non-empty.
+                setup: |b| b.set_irq_enable(exanet_sim::ni::regs::ST_STICKY),
+                ports: &["irq"],
+            },
+            Edit {
+                from: "irq_q <= |(status_w[10:0] & irq_en);",
+                to: "irq_q <= |(status_w[8:0] & irq_en[8:0]);",
+                // The mailbox and error-queue bits no longer raise it.
+                setup: |b| {
+                    use exanet_sim::ni::regs::{ST_ERRQ_NONEMPTY, ST_MB_NONEMPTY};
+                    b.set_irq_enable(ST_MB_NONEMPTY | ST_ERRQ_NONEMPTY)
+                },
+                ports: &["irq"],
+            },
+        ],
+        20_000,
+        3,
+    );
+}
+
 /// Edited mailbox / completion logic — a full mailbox answers MailboxAck
 /// (the message would be lost); an RDMA write's completion is posted as
 /// READ_DONE; a data packet's completion and notify response are posted at
@@ -335,7 +377,8 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 from: "x_defer = x_write;",
                 to: "x_defer = 1'b0;",
                 setup: general,
-                ports: &["s_rdata", "rsp_pick", "tx_pick"],
+                // `irq`: the completion queue is not empty too early.
+                ports: &["s_rdata", "rsp_pick", "tx_pick", "irq"],
             },
             // Only the completion at the decision: a CQ_COUNT / CQ_W0 /
             // STATUS read while the write is landing sees it.
@@ -343,7 +386,7 @@ fn an_edited_mailbox_or_completion_is_caught() {
                 from: "cq_wr = x_commit && x_need_cq && !x_defer;",
                 to: "cq_wr = x_commit && x_need_cq;",
                 setup: general,
-                ports: &["s_rdata"],
+                ports: &["s_rdata", "irq"],
             },
             // A forged ack frees or re-queues a slot mid-stream: a retry
             // sends the message again (pick), a freed slot takes a send

@@ -35,6 +35,10 @@ use exanet_sim::packet::footer::FLAGS;
 use exanet_sim::packet::header::{PacketType, PTYPE, SIZE, VADDR};
 use std::fmt;
 
+/// Bits of IRQ_ENABLE the RTL keeps: up to the highest bit of
+/// `IRQ_ENABLE_MASK` (= the highest STATUS bit).
+const IRQ_BITS: usize = (32 - regs::IRQ_ENABLE_MASK.leading_zeros()) as usize;
+
 /// A sized Verilog literal of a golden number. `{{ x }}` is decimal
 /// (`4'd11`), `x.h()` hex padded to the width (`5'h13`, `12'h02C`),
 /// `x.hg()` hex in groups of four (`32'h3FFF_0013`), `x.b()` binary
@@ -214,6 +218,7 @@ pub struct Regs {
     pub control: Lit,
     pub status: Lit,
     pub mbox_ctrl: Lit,
+    pub irq_enable: Lit,
     pub tx_packets: Lit,
     pub rx_packets: Lit,
     pub rx_rejected: Lit,
@@ -291,6 +296,10 @@ pub struct RegBits {
     pub mbox_pdid: Bits,
     pub mbox_open: Bits,
     pub mbox_ctrl: Bits,
+    /// IRQ_ENABLE: the bits that exist (up to the highest STATUS bit) and
+    /// the mask of those that do something (`IRQ_ENABLE_MASK`).
+    pub irq_enable: Bits,
+    pub irq_mask: Lit,
     pub ch_pdid: Bits,
     pub win_base_hi: Bits,
     pub win_size_hi: Bits,
@@ -695,6 +704,7 @@ impl Codes {
                 control: o(regs::CONTROL, "reg.control"),
                 status: o(regs::STATUS, "reg.status"),
                 mbox_ctrl: o(regs::MBOX_CTRL, "reg.mbox_ctrl"),
+                irq_enable: o(regs::IRQ_ENABLE, "reg.irq_enable"),
                 tx_packets: counter(cnt::TX_PACKETS, "reg.tx_packets"),
                 rx_packets: counter(cnt::RX_PACKETS, "reg.rx_packets"),
                 rx_rejected: counter(cnt::RX_REJECTED, "reg.rx_rejected"),
@@ -779,6 +789,8 @@ impl Codes {
                     "mbox_ctrl",
                     marked,
                 )?,
+                irq_enable: Bits::new(0, IRQ_BITS, "irq_enable", marked),
+                irq_mask: lit(IRQ_BITS, regs::IRQ_ENABLE_MASK as u64, "irq_mask"),
                 ch_pdid: bits(regs::CH_PDID_BITS, marked),
                 win_base_hi: bits(regs::WIN_BASE_HI_BITS, marked),
                 win_size_hi: bits(regs::WIN_SIZE_HI_BITS, marked),

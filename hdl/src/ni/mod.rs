@@ -116,6 +116,10 @@
 //!   packet is decided (a written packet: once its last W beat is taken).
 //! - `rx_class`: the class of the packet decided (`rx_commit`) or found
 //!   Busy (`rx_busy`) this cycle.
+//! - `irq` (level, registered): high in cycle t + 1 when STATUS & IRQ_ENABLE
+//!   was not zero in cycle t (golden `Ni::irq`); to the PS's `pl_ps_irq0` in
+//!   the node. The benches check it the cycle after every register read
+//!   against the golden model's `irq()` at that read.
 //! - AXI4 master write (128-bit, one ID, in order): `m_awvalid m_awready
 //!   m_awaddr[42] m_awlen[8] m_awsize[3] (=4) m_awburst[2] (=INCR)
 //!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]

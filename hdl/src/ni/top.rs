@@ -200,6 +200,9 @@ ni_block! {
         /// cycle (the golden model's `emit_response`): its header leaves on
         /// `resp_vc` from the next cycle.
         rsp_pick: Out bool,
+        /// Interrupt (level, registered): some STATUS bit that
+        /// IRQ_ENABLE enables was set in the previous cycle.
+        irq: Out bool,
     }
     children {
         header_pack: HeaderPack,
@@ -443,6 +446,7 @@ mod tests {
                 " rx_busy;",
                 " rx_class;",
                 " rsp_pick;",
+                " irq;",
             ] {
                 assert!(top.contains(decl), "{} lacks `{decl}`", e.top);
             }

@@ -7,6 +7,8 @@ reg  [1:0] rresp_q;
 reg [31:0] rdata_q;
 reg        tx_en;
 reg [16:0] mbox_q;
+reg [{{ c.bits.irq_enable.width - 1 }}:0] irq_en;
+reg        irq_q;
 reg [15:0] ch_pdid     [0:{{ k.ncm1 }}];
 reg  [7:0] ch_err      [0:{{ k.ncm1 }}];
 reg [31:0] st_laddr_lo [0:{{ k.ncm1 }}];
@@ -58,7 +60,7 @@ reg [{{ k.cwm1 }}:0] w_ch;
 reg  [3:0] w_win;
 reg        w_ok;
 reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata, a_eqpop;
-reg a_status, a_cqpop, a_mbpop;{% if k.ar %}
+reg a_status, a_cqpop, a_mbpop, a_irqen;{% if k.ar %}
 reg a_ardb, a_arw;{% endif %}
 reg  [3:0] db_code;
 reg  [3:0] ps_code;
@@ -93,7 +95,7 @@ always @(*) begin
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
     a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
-    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0;{% if k.ar %}
+    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0; a_irqen = 1'b0;{% if k.ar %}
     a_ardb = 1'b0; a_arw = 1'b0;{% endif %}
     if (s_awaddr[1:0] == 2'd0) begin
         if (w_page == {{ c.reg.node_page }}) begin
@@ -101,6 +103,7 @@ always @(*) begin
                 if (w_off == {{ c.reg.control.h() }}) begin a_ctrl = 1'b1; w_ok = 1'b1; end
                 else if (w_off == {{ c.reg.status.h() }}) begin a_status = 1'b1; w_ok = 1'b1; end
                 else if (w_off == {{ c.reg.mbox_ctrl.h() }}) begin a_mbox = 1'b1; w_ok = 1'b1; end
+                else if (w_off == {{ c.reg.irq_enable.h() }}) begin a_irqen = 1'b1; w_ok = 1'b1; end
                 else if (w_off == {{ c.reg.errq_pop.h() }}) begin a_eqpop = 1'b1; w_ok = 1'b1; end
                 else if ((w_off >= {{ c.reg.ch_pdid_base.h() }}) && (w_off < {{ c.reg.ch_pdid_end.h() }})) begin a_pdid = 1'b1; w_ok = 1'b1; end
                 else if ((w_off{{ c.reg.win_region_bits }} == {{ c.reg.win_region.b() }}) && (w_win < 4'd{{ k.win }}) && ((w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_hi.h() }})
@@ -125,6 +128,15 @@ always @(*) begin
             endcase
         end
     end
+end
+
+// STATUS as software reads it, and the interrupt it raises: `irq` is
+// registered, so it shows in cycle t + 1 the STATUS of cycle t.
+reg [31:0] status_w;
+always @(*) begin
+    status_w = { {{- status_live }},
+                {{ status_sticky }}};
+    irq = irq_q;
 end
 
 // Read decode: the state at the start of the accepting cycle.
@@ -156,9 +168,9 @@ always @(*) begin
 {%- endfor %}
                     {{ c.reg.coords.h() }}: r_val = { {{- c.bits.coords.pad32() }}node};
                     {{ c.reg.control.h() }}: r_val = { {{- c.bits.tx_enable.pad32() }}tx_en};
-                    {{ c.reg.status.h() }}: r_val = { {{- status_live }},
-                                      {{ status_sticky }}};
+                    {{ c.reg.status.h() }}: r_val = status_w;
                     {{ c.reg.mbox_ctrl.h() }}: r_val = { {{- c.bits.mbox_ctrl.pad32() }}mbox_q};
+                    {{ c.reg.irq_enable.h() }}: r_val = { {{- c.bits.irq_enable.pad32() }}irq_en};
                     {{ c.reg.tx_packets.h() }}: r_val = tx_packets;
                     {{ c.reg.tx_payload_bytes.h() }}: r_val = tx_bytes;
                     {{ c.reg.rx_packets.h() }}: r_val = rx_packets;
@@ -251,6 +263,8 @@ always @(posedge clock) begin
         rdata_q <= 32'd0;
         tx_en <= 1'b1;
         mbox_q <= {{ c.bits.mbox_ctrl.width }}'d0;
+        irq_en <= {{ c.bits.irq_enable.width }}'d0;
+        irq_q <= 1'b0;
 {%- for ch in 0..k.nc %}
         ch_pdid[{{ k.cw }}'d{{ ch }}] <= 16'd0;
         ch_err[{{ k.cw }}'d{{ ch }}] <= 8'd0;
@@ -272,6 +286,7 @@ always @(posedge clock) begin
         win_en[{{ k.wa }}'d{{ w }}] <= 1'b0;
 {%- endfor %}
     end else begin
+        irq_q <= |(status_w{{ c.bits.irq_enable }} & irq_en);
         if (bvalid_q && s_bready) bvalid_q <= 1'b0;
         if (rvalid_q && s_rready) rvalid_q <= 1'b0;
         if (rd_fire) begin
@@ -284,6 +299,7 @@ always @(posedge clock) begin
             bresp_q <= w_ok ? 2'd0 : 2'd2;
             if (a_ctrl) tx_en <= s_wdata{{ c.bits.tx_enable }};
             if (a_mbox) mbox_q <= s_wdata{{ c.bits.mbox_ctrl }};
+            if (a_irqen) irq_en <= s_wdata{{ c.bits.irq_enable }} & {{ c.bits.irq_mask.h() }};
             if (a_pdid) ch_pdid[w_off[{{ cwp1 }}:2]] <= s_wdata{{ c.bits.ch_pdid }};
             if (a_win) begin
                 case (w_off{{ c.reg.win_field_bits }})

@@ -58,6 +58,7 @@
 //! | 0x024 | CONTROL | RW | bit 0 TX_ENABLE (reset 1): 0 stops channel (request) traffic; responses and read service continue |
 //! | 0x028 | STATUS | R/W1C | sticky: 0 RX_ERROR, 1 ERRQ_OVERFLOW, 2 TRACK_LOST, 3 HDR_CORRECTED; live (RO): 8 CQ_NONEMPTY, 9 MB_NONEMPTY, 10 ERRQ_NONEMPTY |
 //! | 0x02C | MBOX_CTRL | RW | PDID\[15:0\], bit 16 OPEN (accept any PDID); reset 0 |
+//! | 0x030 | IRQ_ENABLE | RW | one enable per STATUS bit (bits 0–3, 8–10; the others read 0); the `irq` output is high while STATUS & IRQ_ENABLE ≠ 0 (level, registered: one cycle after the state); reset 0 |
 //! | 0x040+4i | counters | RO | i = 0 TX_PACKETS, 1 RX_PACKETS, 2 RX_REJECTED, 3 HDR_CORRECTED, 4 MB_FULL_NACKS, 5 MB_RETRIES, 6 MB_DENIED, 7 RX_DATA_BYTES, 8 TX_PAYLOAD_BYTES, 9 RD_BUSY_NACKS (32-bit wrapping) |
 //! | 0x080+4r | REJ\[r\] | RO | rejections with reason code r = 1..=11 |
 //! | 0x0C0 | ERRQ_COUNT | RO | error entries queued |

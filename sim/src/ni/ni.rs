@@ -54,6 +54,8 @@ pub struct Ni {
     rx_error: bool,
     hdr_corrected: bool,
     mbox_ctrl: u32,
+    /// IRQ_ENABLE.
+    irq_enable: u32,
     windows: Vec<Window>,
     resp: VecDeque<Packet>,
     reads: VecDeque<TxStream>,
@@ -117,6 +119,7 @@ impl Ni {
             rx_error: false,
             hdr_corrected: false,
             mbox_ctrl: 0,
+            irq_enable: 0,
             windows: vec![Window::default(); p.windows],
             resp: VecDeque::with_capacity(p.resp_queue_depth),
             reads: VecDeque::with_capacity(p.read_queue_depth),
@@ -324,6 +327,7 @@ impl Ni {
             Reg::Control => self.tx_enable as u32,
             Reg::Status => self.status(),
             Reg::MboxCtrl => self.mbox_ctrl,
+            Reg::IrqEnable => self.irq_enable,
             Reg::Counter(i) => self.counters.get(i) as u32,
             Reg::Rej(c) => self.counters.rejected_by[c as usize] as u32,
             Reg::ErrqCount => self.errq.len() as u32,
@@ -374,6 +378,13 @@ impl Ni {
         (v, AxilResp::Okay)
     }
 
+    /// The `irq` output: some STATUS bit that IRQ_ENABLE enables is set
+    /// (level: it stays high until software pops the queue or clears the
+    /// sticky bit, or disables it).
+    pub fn irq(&self) -> bool {
+        self.status() & self.irq_enable != 0
+    }
+
     fn status(&self) -> u32 {
         let bit = |on: bool, b: u32| if on { b } else { 0 };
         bit(self.rx_error, regs::ST_RX_ERROR)
@@ -409,6 +420,7 @@ impl Ni {
                 }
             }
             Reg::MboxCtrl => self.mbox_ctrl = v & 0x1_FFFF,
+            Reg::IrqEnable => self.irq_enable = v & regs::IRQ_ENABLE_MASK,
             Reg::ErrqPop => {
                 self.errq.pop();
             }

@@ -56,6 +56,10 @@ pub const CONTROL: u32 = 0x024;
 pub const STATUS: u32 = 0x028;
 /// RW PDID\[15:0\], bit 16 OPEN (accept every PDID). Reset 0.
 pub const MBOX_CTRL: u32 = 0x02C;
+/// RW interrupt enable: a mask over [`STATUS`]'s bits ([`IRQ_ENABLE_MASK`]);
+/// the NI's `irq` output is high while `STATUS & IRQ_ENABLE` is not zero
+/// (level). Reset 0.
+pub const IRQ_ENABLE: u32 = 0x030;
 /// First counter (RO, 32-bit wrapping), counter `i` at `CNT_BASE + 4i`.
 pub const CNT_BASE: u32 = 0x040;
 /// Rejections by reason, reason code `r` at `REJ_BASE + 4r` (RO).
@@ -259,6 +263,10 @@ pub const ST_MB_NONEMPTY: u32 = 1 << 9;
 /// STATUS bit 10 (live): error queue not empty.
 pub const ST_ERRQ_NONEMPTY: u32 = 1 << 10;
 
+/// The bits of [`IRQ_ENABLE`] that exist: one per STATUS bit (sticky and
+/// live); the others read 0.
+pub const IRQ_ENABLE_MASK: u32 = ST_STICKY | ST_CQ_NONEMPTY | ST_MB_NONEMPTY | ST_ERRQ_NONEMPTY;
+
 /// Counter indices (`CNT_BASE + 4 * index`).
 pub mod cnt {
     /// Packets emitted.
@@ -427,6 +435,8 @@ pub enum Reg {
     Status,
     /// MBOX_CTRL.
     MboxCtrl,
+    /// IRQ_ENABLE.
+    IrqEnable,
     /// Counter index.
     Counter(usize),
     /// Rejections with reason code.
@@ -498,6 +508,7 @@ impl Reg {
                 | Reg::Control
                 | Reg::Status
                 | Reg::MboxCtrl
+                | Reg::IrqEnable
                 | Reg::Counter(_)
                 | Reg::Rej(_)
                 | Reg::ErrqCount
@@ -578,6 +589,7 @@ fn decode_node(off: u32, p: &NiParams) -> Option<Reg> {
         CONTROL => Reg::Control,
         STATUS => Reg::Status,
         MBOX_CTRL => Reg::MboxCtrl,
+        IRQ_ENABLE => Reg::IrqEnable,
         o if (CNT_BASE..CNT_BASE + 4 * cnt::COUNT as u32).contains(&o) => {
             Reg::Counter(((o - CNT_BASE) / 4) as usize)
         }

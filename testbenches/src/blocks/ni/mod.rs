@@ -186,6 +186,9 @@ pub struct NiBench {
     /// Inject only packets the receive path must reject, and leave the
     /// windows as set up (for the zero-bytes-written test).
     only_bad: bool,
+    /// IRQ_ENABLE at set-up and after every software change of it
+    /// (`None`: random, [`NiBench::set_irq_enable`]).
+    irq_enable: Option<u32>,
     /// Many-to-one mailbox burst mode.
     burst: Option<MbBurst>,
     /// The golden model changed since the last `Busy` confirmation.
@@ -287,6 +290,7 @@ impl NiBench {
                 rx_packet_flits(params_p),
             ),
             only_bad: false,
+            irq_enable: None,
             burst: None,
             golden_dirty: true,
             ar_copy: None,
@@ -302,6 +306,12 @@ impl NiBench {
     /// turns it on.
     pub fn set_ar_copies(&mut self, on: bool) {
         self.ar_copies = on;
+    }
+
+    /// Keep IRQ_ENABLE at `mask` (every software write of it writes
+    /// `mask`); random by default.
+    pub fn set_irq_enable(&mut self, mask: u32) {
+        self.irq_enable = Some(mask);
     }
 
     /// Inject only packets the receive path must reject, and never move
@@ -377,6 +387,7 @@ impl Bench for NiBench {
         fresh.ports = self.ports.take();
         fresh.only_bad = self.only_bad;
         fresh.ar_copies = self.ar_copies;
+        fresh.irq_enable = self.irq_enable;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);
         }

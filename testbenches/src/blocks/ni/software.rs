@@ -52,6 +52,13 @@ impl NiBench {
             None => rng.next_u64() as u32 & if rng.chance(0.7) { 0xFFFF } else { !0 },
         };
         self.priv_write(regs::MBOX_CTRL, mb);
+        // The interrupt: from any STATUS bit, mostly the queues'.
+        let irq = if rng.chance(0.5) {
+            regs::ST_CQ_NONEMPTY | regs::ST_MB_NONEMPTY
+        } else {
+            rng.next_u64() as u32
+        };
+        self.priv_write(regs::IRQ_ENABLE, self.irq_enable.unwrap_or(irq));
         self.priv_write(regs::CONTROL, 1);
     }
 
@@ -223,6 +230,7 @@ impl NiBench {
                 regs::COORDS,
                 regs::CONTROL,
                 regs::MBOX_CTRL,
+                regs::IRQ_ENABLE,
                 regs::CNT_BASE + 4 * regs::cnt::TX_PACKETS as u32,
                 regs::CNT_BASE + 4 * regs::cnt::TX_PAYLOAD_BYTES as u32,
                 regs::CNT_BASE + 4 * regs::cnt::RX_PACKETS as u32,
@@ -236,7 +244,7 @@ impl NiBench {
                 regs::ERRQ_W0 + 4 * rng.below(5) as u32,
                 regs::ERRQ_W0 + 4 * rng.below(5) as u32,
                 regs::ERRQ_POP,
-            ][rng.below(22) as usize],
+            ][rng.below(23) as usize],
             5 => regs::CH_PDID_BASE + 4 * rng.below(n.channels as u64) as u32,
             6 => regs::win_reg(
                 rng.below(n.windows as u64) as usize,
@@ -281,8 +289,20 @@ impl NiBench {
                 }
             }
             1 | 2 if rng.chance(0.5) => {
-                // STATUS: write-one-to-clear some sticky bits.
-                self.priv_write(regs::STATUS, rng.next_u64() as u32)
+                // STATUS: write-one-to-clear some sticky bits; or which of
+                // its bits raise the interrupt (the sticky ones alone, the
+                // error queue's, the completions', or any).
+                if rng.chance(0.4) {
+                    let irq = [
+                        regs::ST_STICKY,
+                        regs::ST_ERRQ_NONEMPTY | regs::ST_RX_ERROR,
+                        regs::ST_CQ_NONEMPTY,
+                        rng.next_u64() as u32,
+                    ][rng.below(4) as usize];
+                    self.priv_write(regs::IRQ_ENABLE, self.irq_enable.unwrap_or(irq))
+                } else {
+                    self.priv_write(regs::STATUS, rng.next_u64() as u32)
+                }
             }
             1 | 2 => {
                 let v = rng.next_u64() as u32 & if rng.chance(0.7) { 0xFFFF } else { !0 };

@@ -210,6 +210,7 @@ fn ni_ports(sim: &Sim, n: usize, inner: &AxilPorts) -> Result<NiPorts> {
         m_bready: p("m_axi_bready", 1)?,
         m_bresp: p("m_axi_bresp", 2)?,
         tx_pick: o("unused_ni_tx_pick", 1)?,
+        irq: p("irq", 1)?,
         tx_busy: o("unused_ni_tx_busy", 1)?,
         rsp_pick: o("unused_ni_rsp_pick", 1)?,
         rx_commit: o("unused_ni_rx_commit", 1)?,

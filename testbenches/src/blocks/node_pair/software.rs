@@ -41,6 +41,10 @@ impl NodePairBench {
                 node.write(regs::CH_PDID_BASE + 4 * c as u32, pdid, true, Meta::None);
             }
             node.write(regs::MBOX_CTRL, 1 << 16, true, Meta::None);
+            // The interrupt of a waiting completion or message, as a driver
+            // that sleeps on it would set it.
+            let irq = regs::ST_CQ_NONEMPTY | regs::ST_MB_NONEMPTY;
+            node.write(regs::IRQ_ENABLE, irq, true, Meta::None);
             node.write(regs::CONTROL, 1, true, Meta::None);
         }
     }

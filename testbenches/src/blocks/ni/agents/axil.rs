@@ -66,6 +66,10 @@ pub(crate) struct AxilMaster<M> {
     pend_r: VecDeque<(u32, u32, AxilResp)>,
     bready: bool,
     rready: bool,
+    /// A read performed on the golden model in cycle `.0` (address `.1`):
+    /// the golden `irq()` then, which the registered `irq` output shows in
+    /// the next cycle.
+    irq_due: Option<(u64, u32, bool)>,
 }
 
 impl<M: fmt::Debug> AxilMaster<M> {
@@ -80,6 +84,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
             pend_r: VecDeque::new(),
             bready: false,
             rready: false,
+            irq_due: None,
         }
     }
 
@@ -177,6 +182,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
         golden: &mut Ni,
         r: Report,
     ) -> Result<bool, Mismatch> {
+        self.check_irq(p, r)?;
         if self.lent {
             return Ok(false);
         }
@@ -206,6 +212,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
                     let pr = if prot { Prot::Privileged } else { Prot::User };
                     let (v, resp) = golden.axil_read_prot(addr, pr);
                     self.pend_r.push_back((addr, v, resp));
+                    self.irq_due = Some((r.cycle, addr, golden.irq()));
                 }
                 other => {
                     return r.bad(
@@ -217,6 +224,27 @@ impl<M: fmt::Debug> AxilMaster<M> {
             }
         }
         Ok(wr_fire)
+    }
+
+    /// The interrupt, the cycle after a read: the golden model's `irq()`
+    /// at the read (its state is the RTL's at the start of that cycle, as
+    /// the read's data shows).
+    fn check_irq(&mut self, p: &NiPorts, r: Report) -> Result<(), Mismatch> {
+        if let Some((cycle, addr, want)) = self.irq_due {
+            if r.cycle == cycle + 1 {
+                self.irq_due = None;
+                if p.irq.get() != want as u64 {
+                    return r.bad(
+                        &format!("irq (the cycle after the read of 0x{addr:05x})"),
+                        format!("{}", want as u8),
+                        format!("{}", p.irq.get()),
+                    );
+                }
+            } else if r.cycle > cycle + 1 {
+                self.irq_due = None;
+            }
+        }
+        Ok(())
     }
 
     /// [`AxilMaster::accept_read`] with an interconnect in front: an
@@ -254,6 +282,7 @@ impl<M: fmt::Debug> AxilMaster<M> {
                     let pr = if prot { Prot::Privileged } else { Prot::User };
                     let (v, resp) = golden.axil_read_prot(addr, pr);
                     self.pend_r.push_back((addr, v, resp));
+                    self.irq_due = Some((r.cycle, addr, golden.irq()));
                 }
                 _ => {
                     return r.bad(

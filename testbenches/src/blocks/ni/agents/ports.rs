@@ -60,6 +60,10 @@ pub struct NiPorts {
     /// Class of the packet decided at `rx_commit` (or found Busy at
     /// `rx_busy`).
     pub rx_class: Port,
+    /// The interrupt (registered: in cycle t + 1 it shows the STATUS and
+    /// IRQ_ENABLE of cycle t), checked the cycle after each read
+    /// ([`super::axil::AxilMaster`]).
+    pub irq: Port,
     /// Flits out: `{out}_valid`, `_data`, `_head`, `_tail`, `_vc`.
     pub out_valid: Port,
     pub out_data: Port,
@@ -137,6 +141,7 @@ impl NiPorts {
             m_bready: p("m_bready", 1)?,
             m_bresp: p("m_bresp", 2)?,
             tx_pick: p("tx_pick", 1)?,
+            irq: p("irq", 1)?,
             tx_busy: p("tx_busy", 1)?,
             rsp_pick: p("rsp_pick", 1)?,
             rx_commit: p("rx_commit", 1)?,
