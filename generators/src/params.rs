@@ -306,7 +306,8 @@ fn topology_of(t: &crate::config::Topology) -> Result<TopologyParams> {
                 format!("topology.wrap[{i}]"),
                 true,
                 format!(
-                    "dimension {} has size 1 and so no links to wrap; set wrap[{i}] = false",
+                    "dimension {} has size 1 (topology.dims[{i}] = 1) and so no links to wrap; \
+                     set wrap[{i}] = false",
                     AXES[i]
                 ),
             ));
@@ -446,6 +447,19 @@ pub fn framed_links(
                  (3-bit VC field of a frame trailer); lower it or set link.model = \"ideal\"",
                 router.num_vcs(),
                 exanet_sim::link::MAX_VCS
+            ),
+        ));
+    }
+    // The PHY model counts the latency in cycles (1..=MAX_LINK_LATENCY); the
+    // user set nanoseconds, so the error names that key, not the cycles.
+    let max = exanet_sim::network::params::MAX_LINK_LATENCY;
+    if c.link.model == "framed" && !(1..=max).contains(&(link.latency_cycles as usize)) {
+        return Err(rule(
+            "link.latency_ns",
+            c.link.latency_ns,
+            format!(
+                "is {} cycles at clock.pl_mhz = {}; a framed link needs 1..={max} cycles",
+                link.latency_cycles, c.clock.pl_mhz
             ),
         ));
     }

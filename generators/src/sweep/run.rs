@@ -206,12 +206,13 @@ pub fn write_slurm(dir: &Path, plan: &Plan, exe: &Path) -> Result<PathBuf> {
     }
     let _ = writeln!(
         s,
-        "#\n# exanet sweep `{}`: {n} task(s), one sweep point (or one saturation search) each.\n\
+        "#\n# exanet sweep {:?}: {n} task(s), one sweep point (or one saturation search) each.\n\
          # Submit with `sbatch {}/sweep.sbatch`; when all tasks are done, merge with\n\
          # `exanet sweep collect {}`. EXANET overrides the binary.\n\
          set -euo pipefail\n\
          EXANET=\"${{EXANET:-{}}}\"\n\
          exec \"$EXANET\" sweep task \"{}\" \"$SLURM_ARRAY_TASK_ID\"",
+        // escaped: a line break in the name would end the comment
         plan.name,
         abs.display(),
         abs.display(),
