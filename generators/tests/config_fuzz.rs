@@ -11,12 +11,15 @@
 //! sample of the refused cases goes through the real binary: exit 2 and one
 //! line on stderr naming the key.
 //!
-//! `EXANET_FUZZ_CASES` (default 1500 config + 500 sweep cases) and
-//! `EXANET_FUZZ_SEED` change the run; the failing case's seed is printed.
+//! `EXANET_FUZZ_CASES` (default 1,500: three in four configs, one in four
+//! sweep files; about 30 s) and `EXANET_FUZZ_SEED` change the run; the
+//! failing case's seed is printed. The ignored `many_mutants_and_full_generate`
+//! runs 20,000 cases and sends 10 accepted mutants through the whole of
+//! `generate`, emission included.
 
 use exanet_gen::config;
 use exanet_gen::error::is_usage;
-use exanet_gen::{simulate, sweep};
+use exanet_gen::{generate, simulate, sweep};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,6 +30,11 @@ use toml::{Table, Value};
 const EXE: &str = env!("CARGO_BIN_EXE_exanet");
 /// A case (load, checks, a short simulation) taking longer than this is a hang.
 const CASE_LIMIT: Duration = Duration::from_secs(20);
+/// The same for a case that also runs `generate` (rust-hdl emission).
+const GENERATE_LIMIT: Duration = Duration::from_secs(300);
+/// How many accepted mutants still go through the whole of `generate`
+/// (the long, ignored run sets it).
+static GENERATES_LEFT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 /// Simulations run only on networks up to this many routers, for this many
 /// warm-up + measured cycles (the keys are still checked at any size).
 const SIM_MAX_NODES: u32 = 128;
@@ -34,7 +42,7 @@ const SIM_WARMUP: u64 = 30;
 const SIM_WINDOW: u64 = 120;
 const SIM_DRAIN: u64 = 3000;
 /// At most this many short simulations per run (they are the costly part).
-const SIM_BUDGET: usize = 150;
+const SIM_BUDGET: usize = 100;
 /// Length of a "huge" array.
 const HUGE: usize = 20_000;
 
@@ -227,6 +235,9 @@ fn huge_array(rng: &mut Rng, v: &Value) -> Value {
 enum Expect {
     /// Accepted, or refused naming this key.
     Key(String),
+    /// A deleted key: accepted, or refused naming it or its table (deleting
+    /// the last key of `[vary]` leaves "[vary] is empty").
+    Deleted(String, String),
     /// Refused naming this key.
     Refused(String),
     /// Broken text: accepted, or refused naming the file.
@@ -263,7 +274,11 @@ fn mutate(rng: &mut Rng, base: &str) -> Case {
                 }
                 None => {}
             }
-            (format!("delete {where_}"), Expect::Key(key))
+            let table = match path.first() {
+                Some(Step::Key(t)) if path.len() > 1 => format!("[{t}]"),
+                _ => key.clone(),
+            };
+            (format!("delete {where_}"), Expect::Deleted(key, table))
         }
         1 => {
             let v = at(&mut root, &path);
@@ -373,6 +388,8 @@ fn judge<T>(r: &anyhow::Result<T>, expect: &Expect, file: &Path) -> Result<bool,
     }
     let name = match expect {
         Expect::Key(k) | Expect::Refused(k) => k.clone(),
+        Expect::Deleted(k, t) if !msg.contains(k.as_str()) => t.clone(),
+        Expect::Deleted(k, _) => k.clone(),
         Expect::File => file.file_name().unwrap().to_string_lossy().into_owned(),
     };
     if !msg.contains(&name) {
@@ -382,20 +399,20 @@ fn judge<T>(r: &anyhow::Result<T>, expect: &Expect, file: &Path) -> Result<bool,
 }
 
 /// Every case's start, for the hang watchdog.
-type Current = Arc<Mutex<Option<(Instant, String)>>>;
+type Current = Arc<Mutex<Option<(Instant, String, Duration)>>>;
 
 fn watchdog() -> Current {
     let cur: Current = Arc::new(Mutex::new(None));
     let c = cur.clone();
     std::thread::spawn(move || loop {
         std::thread::sleep(Duration::from_millis(500));
-        if let Some((t, what)) = &*c.lock().unwrap() {
-            if t.elapsed() > CASE_LIMIT {
+        if let Some((t, what, limit)) = &*c.lock().unwrap() {
+            if t.elapsed() > *limit {
                 // straight to stderr: the test harness's capture dies with the abort
                 use std::io::Write;
                 let _ = writeln!(
                     std::io::stderr(),
-                    "config_fuzz: HANG: case ran over {CASE_LIMIT:?}: {what}"
+                    "config_fuzz: HANG: case ran over {limit:?}: {what}"
                 );
                 std::process::abort();
             }
@@ -434,7 +451,29 @@ fn config_case(
     *accepted += 1;
     let loaded = loaded.unwrap();
     let hw = caught(|| loaded.elaborate())?;
-    judge(&hw, expect, file)?;
+    if judge(&hw, expect, file)? && loaded.config != config::load(None, &[]).unwrap().config {
+        let take = GENERATES_LEFT.fetch_update(
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+            |n| n.checked_sub(1),
+        );
+        if take.is_ok() {
+            // what passed the check must generate (exit 0) or be refused as
+            // a usage error (exit 2), never fail inside the emitter (exit 1)
+            let out = file.with_extension("out");
+            let params = hw.as_ref().unwrap();
+            let g = caught(|| generate::generate(&loaded, params, &out, false))?;
+            if let Err(e) = &g {
+                if !is_usage(e) {
+                    return Err(format!(
+                        "generate failed after the check passed: {}",
+                        message(e)
+                    ));
+                }
+            }
+            let _ = std::fs::remove_dir_all(&out);
+        }
+    }
     let setup = caught(|| loaded.elaborate_sim())?;
     if !judge(&setup, expect, file)? {
         return Ok(());
@@ -533,9 +572,24 @@ fn tiny_sweep() -> String {
 
 #[test]
 fn mutated_configs_and_sweeps_fail_cleanly() {
+    fuzz(
+        env_u64("EXANET_FUZZ_SEED", 19),
+        env_u64("EXANET_FUZZ_CASES", 1500) as usize,
+        0,
+    );
+}
+
+/// 20,000 cases, and the first 10 accepted mutants that differ from the
+/// default through the whole of `generate` (emission included).
+#[test]
+#[ignore = "long: about 10 minutes"]
+fn many_mutants_and_full_generate() {
+    fuzz(env_u64("EXANET_FUZZ_SEED", 20), 20_000, 10);
+}
+
+fn fuzz(seed: u64, n: usize, generates: usize) {
+    GENERATES_LEFT.store(generates, std::sync::atomic::Ordering::Relaxed);
     quiet_panics();
-    let seed = env_u64("EXANET_FUZZ_SEED", 19);
-    let n = env_u64("EXANET_FUZZ_CASES", 2000) as usize;
     let tmp = tempfile::tempdir().unwrap();
     let cur = watchdog();
     let start = Instant::now();
@@ -568,9 +622,15 @@ fn mutated_configs_and_sweeps_fail_cleanly() {
         let case = mutate(&mut rng, &base);
         let file = tmp.path().join(format!("case-{i}.toml"));
         std::fs::write(&file, &case.text).unwrap();
+        let limit = if GENERATES_LEFT.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            GENERATE_LIMIT
+        } else {
+            CASE_LIMIT
+        };
         *cur.lock().unwrap() = Some((
             Instant::now(),
             format!("case {i} ({source}): {}", case.what),
+            limit,
         ));
         let t0 = Instant::now();
         let r = if is_sweep {
