@@ -421,9 +421,16 @@ fn watchdog() -> Current {
     cur
 }
 
-/// Panics are the finding: keep their messages, not the default hook's noise.
+/// Panics are the finding: keep their messages, not the default hook's
+/// noise, on this thread only (the other test of this binary keeps its own).
 fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {}));
+    let fuzz = std::thread::current().id();
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() != fuzz {
+            default(info)
+        }
+    }));
 }
 
 fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
