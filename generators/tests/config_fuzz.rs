@@ -35,6 +35,8 @@ const GENERATE_LIMIT: Duration = Duration::from_secs(300);
 /// How many accepted mutants still go through the whole of `generate`
 /// (the long, ignored run sets it).
 static GENERATES_LEFT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// How many went through `generate` (for the summary line).
+static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 /// Simulations run only on networks up to this many routers, for this many
 /// warm-up + measured cycles (the keys are still checked at any size).
 const SIM_MAX_NODES: u32 = 128;
@@ -470,6 +472,7 @@ fn config_case(
             let out = file.with_extension("out");
             let params = hw.as_ref().unwrap();
             let g = caught(|| generate::generate(&loaded, params, &out, false))?;
+            GENERATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if let Err(e) = &g {
                 if !is_usage(e) {
                     return Err(format!(
@@ -685,8 +688,9 @@ fn fuzz(seed: u64, n: usize, generates: usize) {
         }
     }
     eprintln!(
-        "config_fuzz: {n} cases (seed {seed}) in {:.1} s: {accepted} accepted by the first check (load, or a sweep's plan), the rest refused, {sims} short simulations, {planned_tasks} sweep tasks planned, {} problems",
+        "config_fuzz: {n} cases (seed {seed}) in {:.1} s: {accepted} accepted by the first check (load, or a sweep's plan), the rest refused, {sims} short simulations, {planned_tasks} sweep tasks planned, {} through the whole of generate, {} problems",
         start.elapsed().as_secs_f64(),
+        GENERATED.load(std::sync::atomic::Ordering::Relaxed),
         found.len()
     );
     eprintln!(
@@ -798,4 +802,160 @@ fn the_binary_refuses_mutants_with_one_line() {
         assert_eq!(err.trim_end().lines().count(), 1, "{body:?}: {err}");
         assert!(err.contains(want), "{body:?}: want {want:?} in {err}");
     }
+}
+
+fn json_leaves(v: &serde_json::Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, sub) in m {
+                path.push(Step::Key(k.clone()));
+                json_leaves(sub, path, out);
+                path.pop();
+            }
+        }
+        serde_json::Value::Array(a) => {
+            out.push(path.clone());
+            for (i, sub) in a.iter().enumerate() {
+                path.push(Step::Index(i));
+                json_leaves(sub, path, out);
+                path.pop();
+            }
+        }
+        _ => out.push(path.clone()),
+    }
+}
+
+fn json_at<'a>(v: &'a mut serde_json::Value, path: &[Step]) -> &'a mut serde_json::Value {
+    path.iter().fold(v, |v, s| match s {
+        Step::Key(k) => &mut v[k.as_str()],
+        Step::Index(i) => &mut v[*i],
+    })
+}
+
+/// `sweep collect` on a finished sweep whose `plan.json` or one task result
+/// was damaged (a value of another type or out of range, a key deleted, a
+/// huge array, the text cut or a character inserted): no panic, and either
+/// a report or a usage error (exit 2) naming the damaged file.
+#[test]
+fn collect_of_damaged_sweep_folders_fails_cleanly() {
+    use serde_json::Value as J;
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep_file = tmp.path().join("tiny.toml");
+    std::fs::write(&sweep_file, tiny_sweep()).unwrap();
+    let dir = tmp.path().join("done");
+    let plan = sweep::plan(&sweep_file, None, &[], &dir, false).unwrap();
+    sweep::run_local(&dir, &plan, 1, &|_| {}).unwrap();
+    sweep::collect(&dir, false).unwrap();
+    let files: Vec<String> = std::iter::once("plan.json".to_string())
+        .chain((0..plan.tasks.len()).map(|i| format!("tasks/task-{i:04}.json")))
+        .collect();
+    let mut rng = Rng(0x5eed_c011);
+    let cur = watchdog();
+    let mut problems = Vec::new();
+    let n = env_u64("EXANET_FUZZ_CASES", 1500) as usize / 5;
+    let (mut reports, mut refusals) = (0, 0);
+    for case in 0..n {
+        let f = rng.pick(&files).clone();
+        let path = dir.join(&f);
+        let original = std::fs::read_to_string(&path).unwrap();
+        let mut v: J = serde_json::from_str(&original).unwrap();
+        let mut ls = Vec::new();
+        json_leaves(&v, &mut Vec::new(), &mut ls);
+        let at = rng.pick(&ls).clone();
+        let what;
+        let text = match rng.below(6) {
+            0 => {
+                let new = rng
+                    .pick(&[
+                        J::String("fuzz".into()),
+                        J::from(-1),
+                        J::from(u64::MAX),
+                        J::from(1e308),
+                        J::Bool(true),
+                        J::Null,
+                        J::Array(vec![]),
+                        serde_json::json!({"a": 1}),
+                    ])
+                    .clone();
+                what = format!("{f}: {} = {new}", show(&at));
+                *json_at(&mut v, &at) = new;
+                serde_json::to_string(&v).unwrap()
+            }
+            1 => {
+                what = format!("{f}: delete {}", show(&at));
+                match at.split_last() {
+                    Some((Step::Key(k), parent)) => {
+                        if let Some(m) = json_at(&mut v, parent).as_object_mut() {
+                            m.remove(k);
+                        }
+                    }
+                    Some((Step::Index(i), parent)) => {
+                        if let Some(a) = json_at(&mut v, parent).as_array_mut() {
+                            a.remove(*i);
+                        }
+                    }
+                    None => {}
+                }
+                serde_json::to_string(&v).unwrap()
+            }
+            2 => {
+                what = format!("{f}: {} = [{HUGE} copies]", show(&at));
+                let item = json_at(&mut v, &at).clone();
+                *json_at(&mut v, &at) = J::Array(vec![item; HUGE]);
+                serde_json::to_string(&v).unwrap()
+            }
+            3 => {
+                let cut = rng.below(original.len());
+                what = format!("{f}: cut at byte {cut}");
+                original[..cut].to_string()
+            }
+            4 => {
+                let at = rng.below(original.len());
+                let c = *rng.pick(&['{', '}', '"', ',', ']', 'x']);
+                what = format!("{f}: {c:?} inserted at byte {at}");
+                let mut t = original.clone();
+                t.insert(at, c);
+                t
+            }
+            _ => {
+                what = format!("{f}: emptied");
+                String::new()
+            }
+        };
+        std::fs::write(&path, &text).unwrap();
+        *cur.lock().unwrap() = Some((Instant::now(), what.clone(), CASE_LIMIT));
+        let r = caught(|| sweep::collect(&dir, true));
+        *cur.lock().unwrap() = None;
+        let name = Path::new(&f)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        match &r {
+            Ok(Ok(_)) => reports += 1,
+            Ok(Err(_)) => refusals += 1,
+            Err(_) => {}
+        }
+        match r {
+            Err(p) => problems.push(format!("case {case}: {what}: {p}")),
+            Ok(Err(e)) if !is_usage(&e) || !message(&e).contains(&name) => problems.push(format!(
+                "case {case}: {what}: want a usage error naming {name}: {}",
+                message(&e)
+            )),
+            Ok(_) => {}
+        }
+        std::fs::write(&path, &original).unwrap();
+    }
+    eprintln!("config_fuzz: collect of {n} damaged folders: {reports} reports, {refusals} refused");
+    assert!(
+        problems.is_empty(),
+        "{} of {n} damaged folders broke the rules:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

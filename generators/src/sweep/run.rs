@@ -13,7 +13,12 @@ pub fn read_plan(dir: &Path) -> Result<Plan> {
             dir.display()
         ))
     })?;
-    serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))
+    serde_json::from_str(&text).map_err(|e| {
+        usage(format!(
+            "{}: not a plan written by `exanet sweep` ({e}); plan the sweep again",
+            p.display()
+        ))
+    })
 }
 
 fn simulate_at(cfg: &Path, rate: Option<f64>) -> Result<SimResult> {
