@@ -876,6 +876,14 @@ fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
                     plan.tasks.len(),
                     dir.join("points").display()
                 );
+                if plan.tasks.len() > sweep::SLURM_DEFAULT_MAX_ARRAY {
+                    println!(
+                        "note: {} array tasks: Slurm's default MaxArraySize ({}) refuses this array; \
+                         ask for it to be raised (scontrol show config | grep MaxArraySize) or split the sweep",
+                        plan.tasks.len(),
+                        sweep::SLURM_DEFAULT_MAX_ARRAY
+                    );
+                }
                 println!(
                     "submit: sbatch {}; then: exanet sweep collect {}",
                     script.display(),

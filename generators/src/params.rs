@@ -306,7 +306,8 @@ fn topology_of(t: &crate::config::Topology) -> Result<TopologyParams> {
                 format!("topology.wrap[{i}]"),
                 true,
                 format!(
-                    "dimension {} has size 1 and so no links to wrap; set wrap[{i}] = false",
+                    "dimension {} has size 1 (topology.dims[{i}] = 1) and so no links to wrap; \
+                     set wrap[{i}] = false",
                     AXES[i]
                 ),
             ));
@@ -402,8 +403,32 @@ fn timing_of(c: &Config, notes: &mut Vec<String>) -> Result<(ClockParams, LinkPa
         return Err(rule("link.latency_ns", l.latency_ns, "must be >= 0"));
     }
     let period_ns = 1000.0 / pl_mhz;
+    // Bounded before any cycle arithmetic (a latency of 1e59 ns overflowed
+    // the credit round trip): the simulator and the link models take up to
+    // MAX_LINK_LATENCY cycles.
+    let max_latency = exanet_sim::network::params::MAX_LINK_LATENCY;
+    if l.latency_ns / period_ns > max_latency as f64 {
+        return Err(rule(
+            "link.latency_ns",
+            l.latency_ns,
+            format!(
+                "is {:.0} cycles at clock.pl_mhz = {pl_mhz}; at most {max_latency} cycles",
+                (l.latency_ns / period_ns).ceil()
+            ),
+        ));
+    }
     let latency_cycles = ceil_u32(l.latency_ns / period_ns);
     let cycles_per_flit = f64::from(c.packet.flit_bits) / l.gbps / period_ns;
+    if cycles_per_flit > 1e6 {
+        return Err(rule(
+            "link.gbps",
+            l.gbps,
+            format!(
+                "is too slow: one {}-bit flit would take {cycles_per_flit:.0} cycles (at most 1,000,000)",
+                c.packet.flit_bits
+            ),
+        ));
+    }
     let cycles_per_flit_ceil = ceil_u32(cycles_per_flit).max(1);
     let credit_round_trip_cycles = 2 * latency_cycles + 2 * cycles_per_flit_ceil;
     let full_rate_buffer_flits = credit_round_trip_cycles.div_ceil(cycles_per_flit_ceil);
@@ -446,6 +471,19 @@ pub fn framed_links(
                  (3-bit VC field of a frame trailer); lower it or set link.model = \"ideal\"",
                 router.num_vcs(),
                 exanet_sim::link::MAX_VCS
+            ),
+        ));
+    }
+    // The PHY model counts the latency in cycles (1..=MAX_LINK_LATENCY); the
+    // user set nanoseconds, so the error names that key, not the cycles.
+    let max = exanet_sim::network::params::MAX_LINK_LATENCY;
+    if c.link.model == "framed" && !(1..=max).contains(&(link.latency_cycles as usize)) {
+        return Err(rule(
+            "link.latency_ns",
+            c.link.latency_ns,
+            format!(
+                "is {} cycles at clock.pl_mhz = {}; a framed link needs 1..={max} cycles",
+                link.latency_cycles, c.clock.pl_mhz
             ),
         ));
     }
@@ -801,6 +839,18 @@ mod tests {
                 Box::new(|c| c.link.latency_ns = -1.0),
                 "link.latency_ns",
                 ">= 0",
+            ),
+            // found by config fuzzing: these overflowed the cycle arithmetic
+            (
+                Box::new(|c| c.link.latency_ns = 1e59),
+                "link.latency_ns",
+                "at most 4096 cycles",
+            ),
+            (Box::new(|c| c.link.gbps = 1e-300), "link.gbps", "too slow"),
+            (
+                Box::new(|c| c.link.latency_ns = 0.0),
+                "link.latency_ns",
+                "a framed link needs 1..=4096 cycles",
             ),
             (
                 Box::new(|c| c.fpga.part = "xczu7ev-ffvc1156-2-e".into()),

@@ -260,16 +260,18 @@ fn legend(svg: &mut String, keys: &[Key]) {
                     .as_mut()
                     .and_then(|c| c.next())
                     .unwrap_or_else(|| full.clone());
-                let _ = writeln!(
+                let _ = write!(
                     svg,
-                    "<line x1=\"{x0}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"2\"{}/>\
-                     <circle cx=\"{}\" cy=\"{y}\" r=\"3.5\" fill=\"{}\"/>\
-                     <text x=\"{}\" y=\"{}\" font-size=\"12\">{}</text>",
+                    "<line x1=\"{x0}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
                     x0 + 24.0,
                     colour(*i),
                     dash(*i),
-                    x0 + 12.0,
-                    colour(*i),
+                );
+                // the series' own marker shape, as on the curve
+                marker(svg, x0 + 12.0, y, *i, false);
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\" font-size=\"12\">{}</text>",
                     x0 + 30.0,
                     y + 4.0,
                     esc(&label)
@@ -568,12 +570,9 @@ pub fn saturation_chart(name: &str, rows: &[Row], series: &[SeriesSummary]) -> S
     let _ = writeln!(
         svg,
         "<rect x=\"{L}\" y=\"{T}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n\
-         <text class=\"xlabel\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\">series (see legend)</text>\n\
          <text class=\"ylabel\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\" transform=\"rotate(-90 {} {})\">{}</text>",
         R - L,
         B - T,
-        (L + R) / 2.0,
-        B + 42.0,
         L - 52.0,
         (T + B) / 2.0,
         L - 52.0,
@@ -583,15 +582,25 @@ pub fn saturation_chart(name: &str, rows: &[Row], series: &[SeriesSummary]) -> S
     let n = series.len().max(1) as f64;
     let slot = (R - L) / n;
     let bw = (slot * 0.7).min(60.0);
+    let by = B + 10.0;
     let mut keys = Vec::new();
+    // Each bar is captioned with its number and its series' values (the
+    // legend's title names the keys), slanted so twelve or more fit.
+    let labels: Vec<&str> = series.iter().map(|s| s.series.as_str()).collect();
+    let values = compact_labels(&labels).map(|(_, v)| v);
     for (i, s) in series.iter().enumerate() {
         let cx = L + slot * (i as f64 + 0.5);
+        let caption = values
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map_or(s.series.as_str(), String::as_str);
         let top = y.y(s.saturation_throughput);
         let _ = writeln!(
             svg,
             "<rect class=\"bar\" x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\"/>\
              <text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{}{:.3}</text>\
-             <text x=\"{cx:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}: {}</text>",
+             <text class=\"caption\" x=\"{cx:.1}\" y=\"{by:.1}\" text-anchor=\"end\" font-size=\"10\" \
+             transform=\"rotate(-40 {cx:.1} {by:.1})\">{}: {}</text>",
             cx - bw / 2.0,
             B - top,
             colour(i),
@@ -600,9 +609,9 @@ pub fn saturation_chart(name: &str, rows: &[Row], series: &[SeriesSummary]) -> S
             top - 5.0,
             if s.reached { "" } else { "≥" },
             s.saturation_throughput,
-            B + 16.0,
             i + 1,
-            esc(&short_label(&s.series, (slot / 6.0) as usize))
+            // 16 characters slanted at 40 degrees reach the bottom edge
+            esc(&short_label(caption, 16))
         );
         keys.push(Key::Series(format!("{}: {}", i + 1, s.series), i));
     }
@@ -748,6 +757,19 @@ mod tests {
         assert_eq!(fmt_tick(200.0), "200");
         assert_eq!((nice_below(85.0), nice_above(85.0)), (50.0, 100.0));
         assert_eq!((nice_below(2100.0), nice_above(2100.0)), (2000.0, 5000.0));
+    }
+
+    #[test]
+    fn legend_shows_each_series_marker_shape() {
+        let keys: Vec<Key> = (0..12).map(|i| Key::Series(format!("s={i}"), i)).collect();
+        let mut svg = String::new();
+        legend(&mut svg, &keys);
+        // series 10 and 11 reuse colours 0 and 1 with squares, in the legend too
+        assert_eq!(svg.matches("<circle").count(), 10, "{svg}");
+        assert_eq!(svg.matches("<rect").count(), 2, "{svg}");
+        for i in 0..12 {
+            assert!(svg.contains(&format!(">{i}</text>")), "{svg}");
+        }
     }
 
     #[test]

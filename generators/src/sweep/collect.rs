@@ -75,10 +75,24 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
                 continue;
             }
         };
-        let out: TaskOutput =
-            serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))?;
+        // tasks write their file whole (write, then rename): one that does
+        // not parse was edited or damaged, a mistake in the folder (exit 2)
+        let out: TaskOutput = serde_json::from_str(&text).map_err(|e| {
+            usage(format!(
+                "{}: not a task result of `exanet sweep` ({e}); delete it and run the task again \
+                 (`exanet sweep task {} {}`)",
+                p.display(),
+                dir.display(),
+                t.id
+            ))
+        })?;
         if out.task != t.id {
-            anyhow::bail!("{} holds task {}, not {}", p.display(), out.task, t.id);
+            return Err(usage(format!(
+                "{} holds task {}, not {}",
+                p.display(),
+                out.task,
+                t.id
+            )));
         }
         for (i, r) in out.rows.into_iter().enumerate() {
             let _ = writeln!(

@@ -109,6 +109,73 @@ pub struct SlurmOptions {
     pub extra: Vec<String>,
 }
 
+/// Slurm's default `MaxArraySize`: array indices stop at 1000 unless the
+/// cluster raised it (`sbatch` then refuses the whole array).
+pub const SLURM_DEFAULT_MAX_ARRAY: usize = 1001;
+
+impl SlurmOptions {
+    /// The values `sbatch` would refuse (or read as more lines of the
+    /// script), named by key: checked when the sweep is planned, not when
+    /// the job is submitted.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if let Some(t) = &self.time {
+            if !slurm_time_ok(t) {
+                return Err(format!(
+                    "time = {t:?}: must be a Slurm time: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS"
+                ));
+            }
+        }
+        if let Some(m) = &self.mem {
+            let digits = m.trim_end_matches(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't']);
+            let suffix = m.len() - digits.len();
+            if digits.is_empty()
+                || suffix > 1
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+                || digits.bytes().all(|b| b == b'0')
+            {
+                return Err(format!(
+                    "mem = {m:?}: must be a whole number of megabytes, or with a unit K, M, G or T (e.g. \"1500M\", \"2G\")"
+                ));
+            }
+        }
+        if self.max_parallel == Some(0) {
+            return Err("max_parallel = 0: must be at least 1".into());
+        }
+        for (key, v) in [("partition", &self.partition), ("account", &self.account)] {
+            if let Some(v) = v {
+                if v.is_empty()
+                    || !v
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.,".contains(c))
+                {
+                    return Err(format!(
+                        "{key} = {v:?}: must be a Slurm name (letters, digits, - _ . ,)"
+                    ));
+                }
+            }
+        }
+        for (i, e) in self.extra.iter().enumerate() {
+            if !e.starts_with("--") || e.chars().any(char::is_control) {
+                return Err(format!(
+                    "extra[{i}] = {e:?}: must be one sbatch option on one line, e.g. \"--qos=short\""
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Slurm's `--time` forms: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`.
+fn slurm_time_ok(t: &str) -> bool {
+    let num = |s: &str| !s.is_empty() && s.len() <= 6 && s.bytes().all(|b| b.is_ascii_digit());
+    let (days, rest) = match t.split_once('-') {
+        Some((d, r)) => (Some(d), r),
+        None => (None, t),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    days.is_none_or(num) && parts.len() <= 3 && parts.iter().all(|p| num(p))
+}
+
 /// One unit of work: one point, or one series' saturation search.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Task {
@@ -221,6 +288,22 @@ fn short_keys(keys: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// ` (at `LINE`)` for 1-based line `l` of `text`, cut to 80 characters: a
+/// type error in a sweep file then shows the key it is about.
+fn source_line(text: &str, l: usize) -> String {
+    match text.lines().nth(l.saturating_sub(1)).map(str::trim) {
+        Some(t) if !t.is_empty() => {
+            let cut: String = t.chars().take(80).collect();
+            let more = if cut.len() < t.len() { "…" } else { "" };
+            format!(" (at `{cut}{more}`)")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Most points (the cross product of the `[vary]` lists) one sweep plans.
+pub const MAX_POINTS: usize = 10_000;
+
 /// Check `sweep` and write the plan and per-task configs into `dir`.
 ///
 /// `config_override` replaces the file's `base`; `overrides` (`-P`) apply after
@@ -240,18 +323,21 @@ pub fn plan(
     let text = std::fs::read_to_string(sweep)
         .map_err(|e| usage(format!("cannot read sweep file {shown}: {e}")))?;
     let file: SweepFile = toml::from_str(&text).map_err(|e| {
-        let pos = e
+        let (pos, line) = e
             .span()
             .map(|s| {
                 let (l, c) = config::line_col(&text, s.start);
-                format!(":{l}:{c}")
+                (format!(":{l}:{c}"), source_line(&text, l))
             })
             .unwrap_or_default();
         usage(format!(
-            "{shown}{pos}: {}",
+            "{shown}{pos}: {}{line}",
             e.message().lines().collect::<Vec<_>>().join("; ")
         ))
     })?;
+    file.slurm
+        .check()
+        .map_err(|e| usage(format!("{shown}: [slurm] {e}")))?;
     let name = file.name.clone().unwrap_or_else(|| {
         sweep
             .file_stem()
@@ -296,6 +382,22 @@ pub fn plan(
     if vary.is_empty() {
         return Err(usage(format!(
             "{shown}: [vary] is empty; list values for at least one key, e.g. \"traffic.rate\" = [0.1, 0.2]"
+        )));
+    }
+    // Before any value is checked (each check loads a config): a list of a
+    // million values would take minutes to refuse, and write a file per point.
+    let points = vary.iter().fold(1usize, |n, (_, v)| match v {
+        Value::Array(list) => n.saturating_mul(list.len()),
+        _ => n,
+    });
+    if points > MAX_POINTS {
+        let sizes: Vec<String> = vary
+            .iter()
+            .filter_map(|(k, v)| v.as_array().map(|l| format!("`{k}` {}", l.len())))
+            .collect();
+        return Err(usage(format!(
+            "{shown}: [vary] makes {points} points ({}): at most {MAX_POINTS}; split the sweep",
+            sizes.join(" x ")
         )));
     }
     let mut axes: Vec<(String, Vec<String>)> = Vec::new();
@@ -385,7 +487,8 @@ pub fn plan(
         }
         let rel = point_file(id);
         let header = format!(
-            "# exanet sweep `{name}` task {id}: {}\n",
+            // a comment line: the name escaped, never a line break
+            "# exanet sweep {name:?} task {id}: {}\n",
             values
                 .iter()
                 .map(|(k, v)| format!("{k} = {v}"))
@@ -463,6 +566,37 @@ pub use run::{read_plan, run_local, run_task, write_slurm};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slurm_options_sbatch_would_refuse_are_named() {
+        for t in ["30", "30:00", "01:00:00", "2-0", "2-12:00", "1-00:00:00"] {
+            assert!(slurm_time_ok(t), "{t}");
+        }
+        for t in ["", "00:05:00x", "1:2:3:4", "-1", "1-", "a", "1.5", "1-2-3"] {
+            assert!(!slurm_time_ok(t), "{t}");
+        }
+        let with = |f: &dyn Fn(&mut SlurmOptions)| {
+            let mut o = SlurmOptions::default();
+            f(&mut o);
+            o.check()
+        };
+        assert!(with(&|o| o.mem = Some("1500M".into())).is_ok());
+        assert!(with(&|o| o.mem = Some("2G".into())).is_ok());
+        for m in ["1.5G", "G", "0", "2GB", "-1G"] {
+            let e = with(&|o| o.mem = Some(m.into())).unwrap_err();
+            assert!(e.starts_with(&format!("mem = {m:?}")), "{e}");
+        }
+        let e = with(&|o| o.time = Some("1h".into())).unwrap_err();
+        assert!(e.starts_with("time = \"1h\""), "{e}");
+        let e = with(&|o| o.max_parallel = Some(0)).unwrap_err();
+        assert!(e.starts_with("max_parallel = 0"), "{e}");
+        let e = with(&|o| o.partition = Some("a b".into())).unwrap_err();
+        assert!(e.starts_with("partition"), "{e}");
+        // a line break would add a command to the script
+        let e = with(&|o| o.extra = vec!["--qos=x\nrm -rf /".into()]).unwrap_err();
+        assert!(e.starts_with("extra[0]"), "{e}");
+        assert!(with(&|o| o.extra = vec!["--qos=short".into()]).is_ok());
+    }
 
     #[test]
     fn labels_and_short_keys() {

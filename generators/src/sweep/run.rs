@@ -13,7 +13,12 @@ pub fn read_plan(dir: &Path) -> Result<Plan> {
             dir.display()
         ))
     })?;
-    serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))
+    serde_json::from_str(&text).map_err(|e| {
+        usage(format!(
+            "{}: not a plan written by `exanet sweep` ({e}); plan the sweep again",
+            p.display()
+        ))
+    })
 }
 
 fn simulate_at(cfg: &Path, rate: Option<f64>) -> Result<SimResult> {
@@ -206,12 +211,13 @@ pub fn write_slurm(dir: &Path, plan: &Plan, exe: &Path) -> Result<PathBuf> {
     }
     let _ = writeln!(
         s,
-        "#\n# exanet sweep `{}`: {n} task(s), one sweep point (or one saturation search) each.\n\
+        "#\n# exanet sweep {:?}: {n} task(s), one sweep point (or one saturation search) each.\n\
          # Submit with `sbatch {}/sweep.sbatch`; when all tasks are done, merge with\n\
          # `exanet sweep collect {}`. EXANET overrides the binary.\n\
          set -euo pipefail\n\
          EXANET=\"${{EXANET:-{}}}\"\n\
          exec \"$EXANET\" sweep task \"{}\" \"$SLURM_ARRAY_TASK_ID\"",
+        // escaped: a line break in the name would end the comment
         plan.name,
         abs.display(),
         abs.display(),
