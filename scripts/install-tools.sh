@@ -26,11 +26,14 @@ fi
 # (and fail under CI): a single-node Slurm with munge (generators/tests/slurm.rs
 # runs a sweep's sbatch array) and headless Chromium (generators/tests/browser.rs
 # opens a sweep report). About 40 s of apt on a fresh machine.
+# Only with `--tests` (scripts/test.sh): the main job (scripts/run.sh) needs none.
 optional=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
-have slurmctld && have slurmd && have sbatch || optional+=(slurm-wlm)
-have munged || optional+=(munge)
-have chromium || optional+=(chromium)
+if [ "${1:-}" = "--tests" ]; then
+  have slurmctld && have slurmd && have sbatch || optional+=(slurm-wlm)
+  have munged || optional+=(munge)
+  have chromium || optional+=(chromium)
+fi
 if [ ${#need[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ]; then
   exit 0
 fi

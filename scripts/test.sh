@@ -4,7 +4,7 @@
 # without it, so this script installs it and they always run here and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-tools.sh
+bash scripts/install-tools.sh --tests
 # A whole-suite run (CI: from a clean clone) gains nothing from incremental
 # caches but their cost; CARGO_INCREMENTAL=1 keeps them for edit-test loops.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
