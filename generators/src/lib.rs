@@ -15,6 +15,7 @@ pub mod cosim;
 pub mod error;
 pub mod fusesoc;
 pub mod generate;
+pub mod jobs;
 pub mod lint;
 pub mod logic_depth;
 pub mod mutate;

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The destination patterns `traffic.pattern` accepts.
-pub const PATTERNS: [&str; 9] = [
+pub const PATTERNS: [&str; 10] = [
     "uniform",
     "transpose",
     "bit_complement",
@@ -40,6 +40,7 @@ pub const PATTERNS: [&str; 9] = [
     "hotspot",
     "trace",
     "allreduce",
+    "jobs",
 ];
 
 /// A run is *saturated* when it accepts less than this share of what was offered
@@ -67,6 +68,9 @@ pub struct Setup {
     /// The allreduce workload (`traffic.pattern = "allreduce"`); `net`'s
     /// synthetic workload is then its background traffic.
     pub allreduce: Option<crate::allreduce::ArSpec>,
+    /// The job-batch study (`traffic.pattern = "jobs"`); `net` is then
+    /// unused by it.
+    pub jobs: Option<crate::jobs::JobsSpec>,
 }
 
 impl crate::config::Loaded {
@@ -91,11 +95,23 @@ impl crate::config::Loaded {
                 *v = max;
             }
         }
-        let dir = match self.origin("traffic.trace") {
+        let dir_of = |key: &str| match self.origin(key) {
             Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
             _ => None,
         };
-        setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))
+        let dir = dir_of("traffic.trace");
+        let mut s = setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))?;
+        if config.traffic.pattern == "jobs" {
+            let spec = crate::jobs::spec_of(
+                &config,
+                &s.params,
+                dir_of("jobs.profile_file").as_deref(),
+                dir_of("jobs.node_mtbf_file").as_deref(),
+            )
+            .map_err(|e| self.locate(e))?;
+            s.jobs = Some(spec);
+        }
+        Ok(s)
     }
 }
 
@@ -132,6 +148,26 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             net,
             trace: None,
             allreduce: Some(spec),
+            jobs: None,
+        });
+    }
+    if t.pattern == "jobs" {
+        // The [jobs] keys are checked by `elaborate_sim` (they name files
+        // relative to the config); the network parameters stay checked.
+        let workload = Workload::Synthetic {
+            pattern: Pattern::Uniform,
+            rate: 0.0,
+            sizes,
+            class1_fraction: 0.0,
+        };
+        let net = network_of(c, &params, workload)?;
+        return Ok(Setup {
+            config: c.clone(),
+            params,
+            net,
+            trace: None,
+            allreduce: None,
+            jobs: None,
         });
     }
     let (pattern, trace) = pattern_of(t, &params, base_dir)?;
@@ -153,6 +189,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         net,
         trace,
         allreduce: None,
+        jobs: None,
     })
 }
 

@@ -51,6 +51,7 @@ pub struct Fabric {
     pub timing: Timing,
     routes: Vec<RouteCompute>,
     dead: Vec<bool>,
+    any_dead: bool,
     ports: usize,
 }
 
@@ -64,6 +65,7 @@ impl Fabric {
         let ports = t.num_dir_ports();
         Fabric {
             dead: vec![false; t.num_nodes() * ports],
+            any_dead: false,
             routes,
             ports,
             router,
@@ -101,6 +103,7 @@ impl Fabric {
         };
         self.dead[node * self.ports + port] = true;
         self.dead[peer * self.ports + back] = true;
+        self.any_dead = true;
         Ok(LinkId { node, port })
     }
 
@@ -111,7 +114,7 @@ impl Fabric {
 
     /// Whether any link is dead.
     pub fn any_dead(&self) -> bool {
-        self.dead.iter().any(|&d| d)
+        self.any_dead
     }
 
     /// The directed links from router `src` to router `dst`, hop by hop
