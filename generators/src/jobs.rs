@@ -53,6 +53,8 @@ pub struct JobsSpec {
     pub batch: BatchParams,
     /// The profile file read, if any.
     pub profile_file: Option<PathBuf>,
+    /// The node MTBF file read, if any.
+    pub mtbf_file: Option<PathBuf>,
 }
 
 fn resolve(base: Option<&Path>, file: &str) -> PathBuf {
@@ -125,8 +127,10 @@ pub fn spec_of(
         ));
     }
     let mut mtbf_ns = vec![s_to_ns(j.node_mtbf_s); nodes];
+    let mut mtbf_file = None;
     if !j.node_mtbf_file.is_empty() {
         let path = resolve(mtbf_dir, &j.node_mtbf_file);
+        mtbf_file = Some(path.clone());
         let text = std::fs::read_to_string(&path).map_err(|e| {
             rule(
                 "jobs.node_mtbf_file",
@@ -263,6 +267,7 @@ pub fn spec_of(
             seed: c.sim.seed,
         },
         profile_file,
+        mtbf_file,
     })
 }
 
@@ -331,6 +336,9 @@ pub struct JobsResult {
     pub completion_s: f64,
     /// Mean bytes x hops per iteration over all runs.
     pub mean_bytes_hops: f64,
+    /// Mean duration of the completed runs, s (what placement changes
+    /// directly; the batch time also depends on how the jobs pack).
+    pub mean_run_s: f64,
     pub node_failures: usize,
     /// Wall time of the study, s.
     pub wall_s: f64,
@@ -372,6 +380,19 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
         aborted_ratio: r.aborted_ratio,
         completion_s: r.completion_ns * 1e-9,
         mean_bytes_hops: r.mean_bytes_hops,
+        mean_run_s: {
+            let done: Vec<f64> = r
+                .log
+                .iter()
+                .filter(|x| x.outcome == Outcome::Completed)
+                .map(|x| (x.end_ns - x.start_ns) * 1e-9)
+                .collect();
+            if done.is_empty() {
+                0.0
+            } else {
+                done.iter().sum::<f64>() / done.len() as f64
+            }
+        },
         node_failures: r.node_failures.len(),
         wall_s: t0.elapsed().as_secs_f64(),
         runs_log: r
@@ -411,6 +432,11 @@ pub fn text(r: &JobsResult) -> String {
         s,
         "  runs                {} ({} aborted by node failures, {} by dead links; aborted ratio {:.4})",
         r.runs, r.aborted_node, r.aborted_link, r.aborted_ratio
+    );
+    let _ = writeln!(
+        s,
+        "  mean job run time   {:.6} s (completed runs)",
+        r.mean_run_s
     );
     let _ = writeln!(s, "  node failures       {}", r.node_failures);
     let _ = writeln!(

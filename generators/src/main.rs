@@ -828,6 +828,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
     let report = |dir: &std::path::Path, c: &sweep::Collected| {
         for s in &c.series {
+            if let Some((t, a)) = s.batch {
+                println!(
+                    "{:<48} batch completion {t:.6} s, aborted ratio {a:.4}",
+                    s.series
+                );
+                continue;
+            }
             let load = match (s.saturation_load, s.reached) {
                 (Some(l), true) => format!("saturates above {l:.4}"),
                 (Some(l), false) => format!("not saturated up to {l:.4}"),

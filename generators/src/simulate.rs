@@ -519,6 +519,10 @@ pub struct SimResult {
     pub wall_s: f64,
     /// Router-cycles per wall-clock second (not deterministic).
     pub router_cycles_per_s: f64,
+    /// The job-batch study's figures (`traffic.pattern = "jobs"`; its run
+    /// log left out), else `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<crate::jobs::JobsResult>,
 }
 
 /// What the framed links did: occupancy in the measurement window, counters
@@ -610,6 +614,27 @@ pub fn run(s: &Setup) -> Result<SimResult> {
             "\"allreduce\"",
             "is a workload of `exanet simulate` alone (run_allreduce), not of this runner",
         ));
+    }
+    if let Some(spec) = &s.jobs {
+        // A sweep point of the batch study: its figures, no network run.
+        let mut j = crate::jobs::run(&s.config, spec)?;
+        j.runs_log.clear();
+        let d = &s.config.topology.dims;
+        let w = &s.config.topology.wrap;
+        return Ok(SimResult {
+            name: s.config.name.clone(),
+            dims: [d[0], d[1], d[2]],
+            wrap: [w[0], w[1], w[2]],
+            terminals: s.params.router.topology.num_nodes() * s.params.router.topology.local_ports,
+            pattern: "jobs".into(),
+            flit_bits: s.config.packet.flit_bits,
+            clock_mhz: s.config.clock.pl_mhz,
+            seed: s.config.sim.seed,
+            clean: j.given_up == 0,
+            wall_s: j.wall_s,
+            jobs: Some(j),
+            ..SimResult::default()
+        });
     }
     let start = Instant::now();
     let mut net = Network::new(&s.net).context("building the network")?;
@@ -753,6 +778,7 @@ pub fn run(s: &Setup) -> Result<SimResult> {
         links,
         wall_s,
         router_cycles_per_s: r.router_cycles_per_s,
+        jobs: None,
     })
 }
 

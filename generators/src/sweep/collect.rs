@@ -129,6 +129,9 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
             if let Some(res) = r.get_mut("result").and_then(|x| x.as_object_mut()) {
                 res.remove("wall_s");
                 res.remove("router_cycles_per_s");
+                if let Some(j) = res.get_mut("jobs").and_then(|x| x.as_object_mut()) {
+                    j.remove("wall_s");
+                }
             }
         }
     }
@@ -145,7 +148,11 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
         "results.json",
         &(serde_json::to_string_pretty(&json)? + "\n"),
     )?;
-    let plots = plot::sweep_plots(&plan.name, &rows, &series);
+    let plots = if !rows.is_empty() && rows.iter().all(|r| r.result.jobs.is_some()) {
+        crate::plot_jobs::jobs_plots(&plan.name, &rows)
+    } else {
+        plot::sweep_plots(&plan.name, &rows, &series)
+    };
     for (file, svg) in &plots {
         put(file, svg)?;
     }
