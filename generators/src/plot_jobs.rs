@@ -172,6 +172,11 @@ mod tests {
         );
         let p = jobs_plots("s", &rows);
         assert_eq!(p[0].0, "jobs-completion.svg");
-        assert!(p[0].1.contains("placement=failure") && p[1].1.contains("aborted ratio"));
+        assert!(
+            p[0].1.contains("failure") && p[0].1.contains("linear"),
+            "{}",
+            p[0].1
+        );
+        assert!(p[1].1.contains("aborted ratio"));
     }
 }
