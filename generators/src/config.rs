@@ -61,6 +61,8 @@ pub struct Config {
     pub allreduce: Allreduce,
     /// The job-batch study (network simulator, `traffic.pattern = "jobs"`).
     pub jobs: Jobs,
+    /// The QoS mix (network simulator, `traffic.pattern = "qos"`).
+    pub qos: Qos,
     /// Assumptions of `exanet reproduce` that no other section holds.
     pub reproduce: Reproduce,
 }
@@ -251,6 +253,24 @@ pub struct Jobs {
     pub dead_links: Vec<String>,
     /// Aborts after which a job is given up.
     pub max_attempts: u32,
+}
+
+/// `[qos]` (network simulator only, `traffic.pattern = "qos"`)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qos {
+    /// Storage-like stream's offered load, flits per terminal per cycle.
+    pub storage_rate: f64,
+    /// Storage-like stream's payload bytes per packet.
+    pub storage_bytes: u32,
+    /// Storage-like stream's class (0 or 1); the MPI-like stream takes the other.
+    pub storage_class: u32,
+    /// Storage-like stream's destinations (node indices; empty = uniform).
+    pub storage_nodes: Vec<u32>,
+    /// MPI-like stream's offered load, flits per terminal per cycle.
+    pub mpi_rate: f64,
+    /// MPI-like stream's payload bytes per packet.
+    pub mpi_bytes: u32,
 }
 
 impl Default for Traffic {
@@ -865,9 +885,10 @@ mod tests {
         assert_eq!(f["fpga.transceiver"], "\"gth\"");
         // + 1 [reproduce] key (mem_latency_ns)
         assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
-        // + 15 [jobs] keys
+        // + 15 [jobs] keys, + 6 [qos] keys
         assert_eq!(f["jobs.placement"], "\"linear\"");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 15);
+        assert_eq!(f["qos.storage_class"], "0");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 15 + 6);
     }
 
     #[test]

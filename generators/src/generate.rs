@@ -525,11 +525,12 @@ fn shell_word(s: &str) -> String {
 /// network simulator.
 fn hardware_key(k: &str) -> bool {
     // `reproduce.*`: assumptions of `exanet reproduce`'s measurement only;
-    // `jobs.*`: the simulator's job-batch study.
+    // `jobs.*`, `qos.*`: the simulator's job-batch study and QoS mix.
     !(k.starts_with("traffic.")
         || k.starts_with("sim.")
         || k.starts_with("reproduce.")
-        || k.starts_with("jobs."))
+        || k.starts_with("jobs.")
+        || k.starts_with("qos."))
 }
 
 /// SHA-256 of the hardware keys of `c` (`key = value` lines in key order),

@@ -23,7 +23,7 @@ pub mod node_flow;
 pub mod outdir;
 pub mod params;
 pub mod plot;
-pub mod plot_jobs;
+pub mod plot_studies;
 pub mod regmap;
 pub mod reproduce;
 pub mod results;

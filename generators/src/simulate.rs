@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The destination patterns `traffic.pattern` accepts.
-pub const PATTERNS: [&str; 10] = [
+pub const PATTERNS: [&str; 11] = [
     "uniform",
     "transpose",
     "bit_complement",
@@ -41,6 +41,7 @@ pub const PATTERNS: [&str; 10] = [
     "trace",
     "allreduce",
     "jobs",
+    "qos",
 ];
 
 /// A run is *saturated* when it accepts less than this share of what was offered
@@ -90,6 +91,15 @@ impl crate::config::Loaded {
             ("traffic.bytes", &mut t.bytes),
             ("traffic.small_bytes", &mut t.small_bytes),
             ("traffic.large_bytes", &mut t.large_bytes),
+        ] {
+            if *v > max && self.origin(key) == Origin::Default {
+                *v = max;
+            }
+        }
+        let q = &mut config.qos;
+        for (key, v) in [
+            ("qos.storage_bytes", &mut q.storage_bytes),
+            ("qos.mpi_bytes", &mut q.mpi_bytes),
         ] {
             if *v > max && self.origin(key) == Origin::Default {
                 *v = max;
@@ -151,6 +161,18 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             jobs: None,
         });
     }
+    if t.pattern == "qos" {
+        let workload = qos_of(c, &params)?;
+        let net = network_of(c, &params, workload)?;
+        return Ok(Setup {
+            config: c.clone(),
+            params,
+            net,
+            trace: None,
+            allreduce: None,
+            jobs: None,
+        });
+    }
     if t.pattern == "jobs" {
         // The [jobs] keys are checked by `elaborate_sim` (they name files
         // relative to the config); the network parameters stay checked.
@@ -190,6 +212,67 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         trace,
         allreduce: None,
         jobs: None,
+    })
+}
+
+/// The `[qos]` keys as the QoS-mix workload (errors name the key).
+fn qos_of(c: &Config, params: &Params) -> Result<Workload> {
+    let q = &c.qos;
+    if params.router.classes < 2 {
+        return Err(rule(
+            "traffic.pattern",
+            "\"qos\"",
+            "needs router.classes = 2",
+        ));
+    }
+    fraction("qos.storage_rate", q.storage_rate)?;
+    fraction("qos.mpi_rate", q.mpi_rate)?;
+    let max = params.packet.max_payload_bytes;
+    for (key, b) in [
+        ("qos.storage_bytes", q.storage_bytes),
+        ("qos.mpi_bytes", q.mpi_bytes),
+    ] {
+        if b > max {
+            return Err(rule(
+                key,
+                b,
+                format!("must be 0..={max} (packet.max_payload_bytes)"),
+            ));
+        }
+    }
+    if q.storage_class > 1 {
+        return Err(rule("qos.storage_class", q.storage_class, "must be 0 or 1"));
+    }
+    let n = params.router.topology.num_nodes();
+    let storage_pattern = if q.storage_nodes.is_empty() {
+        Pattern::Uniform
+    } else {
+        if q.storage_nodes.iter().any(|&x| x as usize >= n) {
+            return Err(rule(
+                "qos.storage_nodes",
+                format!("{:?}", q.storage_nodes),
+                format!("must be node indices below {n}"),
+            ));
+        }
+        Pattern::Hotspot {
+            fraction: 1.0,
+            nodes: q.storage_nodes.iter().map(|&x| x as usize).collect(),
+        }
+    };
+    let storage_class = q.storage_class as usize;
+    Ok(Workload::QosMix {
+        storage: exanet_sim::network::Stream {
+            pattern: storage_pattern,
+            rate: q.storage_rate,
+            bytes: q.storage_bytes as usize,
+            class: storage_class,
+        },
+        mpi: exanet_sim::network::Stream {
+            pattern: Pattern::Uniform,
+            rate: q.mpi_rate,
+            bytes: q.mpi_bytes as usize,
+            class: 1 - storage_class,
+        },
     })
 }
 
@@ -663,6 +746,20 @@ pub fn run(s: &Setup) -> Result<SimResult> {
                 })
                 .sum();
             ("trace".to_string(), 0.0, flits as f64 / n)
+        }
+        Workload::QosMix { storage, mpi } => {
+            // mean flits per packet of the mix: streams weighted by packet rate
+            let (fs, fm) = (
+                rp.packet_flits(storage.bytes) as f64,
+                rp.packet_flits(mpi.bytes) as f64,
+            );
+            let (ps, pm) = (storage.rate / fs, mpi.rate / fm);
+            let mean = if ps + pm > 0.0 {
+                (storage.rate + mpi.rate) / (ps + pm)
+            } else {
+                fs
+            };
+            ("qos".to_string(), storage.rate + mpi.rate, mean)
         }
     };
     let total = figures(&r.total, gbps_per_flit, ns);

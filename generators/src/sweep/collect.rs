@@ -149,7 +149,11 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
         &(serde_json::to_string_pretty(&json)? + "\n"),
     )?;
     let plots = if !rows.is_empty() && rows.iter().all(|r| r.result.jobs.is_some()) {
-        crate::plot_jobs::jobs_plots(&plan.name, &rows)
+        crate::plot_studies::jobs_plots(&plan.name, &rows)
+    } else if !rows.is_empty() && rows.iter().all(|r| r.result.pattern == "qos") {
+        let mut p = plot::sweep_plots(&plan.name, &rows, &series);
+        p.push(crate::plot_studies::class_p99_plot(&plan.name, &rows));
+        p
     } else {
         plot::sweep_plots(&plan.name, &rows, &series)
     };

@@ -1,10 +1,14 @@
-//! The sweep report's charts of a job-batch study (`traffic.pattern =
-//! "jobs"`): batch completion time and aborted-run ratio against the last
-//! numeric varied key (e.g. `jobs.node_mtbf_s`), one curve per combination
-//! of the other varied keys (e.g. `jobs.placement`). Without a numeric
-//! varied key the points are numbered in sweep order. Kept apart from
-//! [`crate::plot`] (its colours and styles are reused through
-//! [`crate::plot::xy_chart`]).
+//! The sweep report's charts of the architect's studies, against the last
+//! numeric varied key (e.g. `jobs.node_mtbf_s`, `qos.storage_rate`), one
+//! curve per combination of the other varied keys (e.g. `jobs.placement`);
+//! without a numeric varied key the points are numbered in sweep order:
+//! * job batches (`traffic.pattern = "jobs"`): batch completion time and
+//!   aborted-run ratio ([`jobs_plots`]);
+//! * the QoS mix (`traffic.pattern = "qos"`): p99 latency per priority
+//!   class ([`class_p99_plot`]).
+//!
+//! Kept apart from [`crate::plot`] (its colours and styles are reused
+//! through [`crate::plot::xy_chart`]).
 
 use crate::plot::{xy_chart, Curve};
 use crate::results::Row;
@@ -105,6 +109,41 @@ pub fn jobs_plots(name: &str, rows: &[Row]) -> Vec<(String, String)> {
     ]
 }
 
+/// `class-p99.svg`: p99 latency (cycles) of each priority class.
+pub fn class_p99_plot(name: &str, rows: &[Row]) -> (String, String) {
+    let x = x_key(rows);
+    let xl = x.clone().unwrap_or_else(|| "sweep point".into());
+    let mut all: Vec<Curve> = Vec::new();
+    for class in 0..2usize {
+        let c = curves(rows, x.as_deref(), |r| {
+            r.result
+                .per_class
+                .iter()
+                .find(|f| f.class == Some(class) && f.packets > 0)
+                .map(|f| f.latency_cycles.p99 as f64)
+        });
+        for (label, pts) in c {
+            let label = if label == "all" {
+                format!("class {class}")
+            } else {
+                format!("class {class}, {label}")
+            };
+            all.push((label, pts));
+        }
+    }
+    (
+        "class-p99.svg".into(),
+        xy_chart(
+            &format!("{name}: p99 latency per class"),
+            "creation to tail delivered; class 1 has strict priority over class 0",
+            (&xl, "p99 latency (cycles)"),
+            false,
+            &all,
+            None,
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +217,42 @@ mod tests {
             p[0].1
         );
         assert!(p[1].1.contains("aborted ratio"));
+    }
+
+    #[test]
+    fn one_p99_curve_per_class() {
+        use crate::simulate::Figures;
+        let row = |rate: &str, p0: u64, p1: u64| Row {
+            task: 0,
+            series: String::new(),
+            values: vec![("qos.storage_rate".into(), rate.into())],
+            result: SimResult {
+                per_class: [p0, p1]
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &p)| {
+                        let mut f = Figures {
+                            class: Some(c),
+                            packets: 10,
+                            ..Figures::default()
+                        };
+                        f.latency_cycles.p99 = p;
+                        f
+                    })
+                    .collect(),
+                ..SimResult::default()
+            },
+        };
+        let rows = vec![row("0.4", 900, 300), row("0.2", 400, 200)];
+        let (file, svg) = class_p99_plot("q", &rows);
+        assert_eq!(file, "class-p99.svg");
+        assert!(svg.contains("class 0") && svg.contains("class 1"), "{svg}");
+        let c = curves(&rows, Some("qos.storage_rate"), |r| {
+            Some(r.result.per_class[1].latency_cycles.p99 as f64)
+        });
+        assert_eq!(
+            c,
+            vec![("all".to_string(), vec![(0.2, 200.0), (0.4, 300.0)])]
+        );
     }
 }
