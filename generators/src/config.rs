@@ -138,7 +138,8 @@ pub use exanet_hdl::ni::geometry::NiKeys as Ni;
 #[serde(deny_unknown_fields)]
 pub struct Traffic {
     /// Destination pattern: uniform, transpose, bit_complement, bit_reverse,
-    /// tornado, neighbour, hotspot, trace.
+    /// tornado, neighbour, hotspot, trace; or a workload: allreduce
+    /// (`[allreduce]`), jobs (`[jobs]`), qos (`[qos]`).
     pub pattern: String,
     /// Offered load, flits per terminal per cycle.
     pub rate: f64,

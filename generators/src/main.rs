@@ -266,6 +266,11 @@ enum Cmd {
     /// completion time and aborted-run ratio:
     ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=halo -P jobs.placement=topology
     ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=dataflow -P jobs.node_mtbf_s=2000 -P jobs.placement=failure
+    ///
+    /// traffic.pattern = "qos" runs the [qos] mix: a storage-like stream (large
+    /// packets) and an MPI-like stream (small packets), each on one priority
+    /// class, through the same golden routers and links; figures per class:
+    ///   exanet simulate -P traffic.pattern=qos -P qos.storage_rate=0.3 -P qos.mpi_rate=0.02
     #[command(verbatim_doc_comment)]
     Simulate {
         /// Print the result as JSON instead of the text report.
