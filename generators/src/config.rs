@@ -248,8 +248,10 @@ pub struct Jobs {
     pub node_mtbf_s: f64,
     /// CSV `node,mtbf_s` of nodes whose MTBF differs from node_mtbf_s.
     pub node_mtbf_file: String,
-    /// Time a failed node stays down, s.
+    /// Time a failed node or cable stays down, s.
     pub repair_s: f64,
+    /// Mean time between failures of every cable, s (0 = never fails).
+    pub link_mtbf_s: f64,
     /// Dead links for the whole batch, `"node:port"` (port x+, x-, y+, y-, z+, z-).
     pub dead_links: Vec<String>,
     /// Aborts after which a job is given up.
@@ -886,10 +888,10 @@ mod tests {
         assert_eq!(f["fpga.transceiver"], "\"gth\"");
         // + 1 [reproduce] key (mem_latency_ns)
         assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
-        // + 15 [jobs] keys, + 6 [qos] keys
+        // + 16 [jobs] keys, + 6 [qos] keys
         assert_eq!(f["jobs.placement"], "\"linear\"");
         assert_eq!(f["qos.storage_class"], "0");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 15 + 6);
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 16 + 6);
     }
 
     #[test]

@@ -126,6 +126,13 @@ pub fn spec_of(
             "must be a finite number >= 0 (0 = never fails)",
         ));
     }
+    if !(j.link_mtbf_s >= 0.0 && j.link_mtbf_s.is_finite()) {
+        return Err(rule(
+            "jobs.link_mtbf_s",
+            j.link_mtbf_s,
+            "must be a finite number >= 0 (0 = never fails)",
+        ));
+    }
     let mut mtbf_ns = vec![s_to_ns(j.node_mtbf_s); nodes];
     let mut mtbf_file = None;
     if !j.node_mtbf_file.is_empty() {
@@ -258,6 +265,7 @@ pub fn spec_of(
         failures: FailureModel {
             mtbf_ns,
             repair_ns: j.repair_s * 1e9,
+            link_mtbf_ns: s_to_ns(j.link_mtbf_s),
         },
         batch: BatchParams {
             policy,
@@ -340,6 +348,7 @@ pub struct JobsResult {
     /// directly; the batch time also depends on how the jobs pack).
     pub mean_run_s: f64,
     pub node_failures: usize,
+    pub link_failures: usize,
     /// Wall time of the study, s.
     pub wall_s: f64,
     /// Every run: job, start and end (s), outcome.
@@ -394,6 +403,7 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
             }
         },
         node_failures: r.node_failures.len(),
+        link_failures: r.link_failures.len(),
         wall_s: t0.elapsed().as_secs_f64(),
         runs_log: r
             .log
@@ -403,10 +413,11 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
                 ranks: x.nodes.len(),
                 start_s: x.start_ns * 1e-9,
                 end_s: x.end_ns * 1e-9,
-                outcome: match x.outcome {
+                outcome: match &x.outcome {
                     Outcome::Completed => "completed".into(),
                     Outcome::NodeFailed { node } => format!("node {node} failed"),
                     Outcome::DeadLink => "dead link".into(),
+                    Outcome::LinkFailed { link } => format!("link {link} failed"),
                 },
             })
             .collect(),
@@ -430,7 +441,7 @@ pub fn text(r: &JobsResult) -> String {
     let _ = writeln!(s, "  batch completion    {:.6} s", r.completion_s);
     let _ = writeln!(
         s,
-        "  runs                {} ({} aborted by node failures, {} by dead links; aborted ratio {:.4})",
+        "  runs                {} ({} aborted by node failures, {} by dead or failing links; aborted ratio {:.4})",
         r.runs, r.aborted_node, r.aborted_link, r.aborted_ratio
     );
     let _ = writeln!(
@@ -439,6 +450,7 @@ pub fn text(r: &JobsResult) -> String {
         r.mean_run_s
     );
     let _ = writeln!(s, "  node failures       {}", r.node_failures);
+    let _ = writeln!(s, "  cable failures      {}", r.link_failures);
     let _ = writeln!(
         s,
         "  mean bytes x hops   {:.4e} per iteration",

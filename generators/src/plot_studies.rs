@@ -176,6 +176,7 @@ mod tests {
                     mean_bytes_hops: 1.0,
                     mean_run_s: 1.0,
                     node_failures: 0,
+                    link_failures: 0,
                     wall_s: 0.0,
                     runs_log: vec![],
                 }),

@@ -201,6 +201,23 @@ fn jobs_on_failing_nodes_or_dead_links_are_requeued_never_completed() {
     e.push("jobs.placement=failure");
     let v = run(&e);
     assert_eq!((u(&v["completed"]), u(&v["aborted_link"])), (1, 0), "{v}");
+    // failing cables abort the jobs running over them
+    let v = run(&[
+        "jobs.link_mtbf_s=1",
+        "jobs.repair_s=0.001",
+        "jobs.placement=topology",
+    ]);
+    assert!(
+        u(&v["link_failures"]) > 0 && u(&v["aborted_link"]) > 0,
+        "{v}"
+    );
+    assert_eq!(u(&v["aborted_node"]), 0);
+    assert!(v["runs_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["outcome"].as_str().unwrap().ends_with("failed")
+            && r["outcome"].as_str().unwrap().starts_with("link ")));
 }
 
 #[test]
@@ -264,6 +281,7 @@ fn bad_jobs_keys_are_refused_naming_the_key() {
             "jobs.profile_file = \"\": profile = \"file\" needs a CSV or JSON profile file",
         ),
         ("jobs.max_attempts=0", "jobs.max_attempts = 0: must be >= 1"),
+        ("jobs.link_mtbf_s=-2", "jobs.link_mtbf_s = -2"),
     ] {
         let (code, out, err) = exanet(&["simulate", "-P", "traffic.pattern=jobs", "-P", set]);
         assert_eq!(code, 2, "{set}: {out}{err}");

@@ -16,6 +16,10 @@
 //!   job placed with a message path over a dead link aborts after its
 //!   first iteration (the time its first receive times out) and is
 //!   re-queued the same way.
+//! * Link failures: each cable (both directions) fails as a Poisson process
+//!   of mean `link_mtbf_ns` (its own generator, as for nodes) and is down
+//!   for `repair_ns`; a failure aborts every running job with a message
+//!   path over the cable, and while it is down the cable is a dead link.
 //! * A job aborted `max_attempts` times is given up (reported, never
 //!   counted as completed).
 //!
@@ -46,8 +50,10 @@ pub struct JobSpec {
 pub struct FailureModel {
     /// Mean time between failures of each node, ns (infinite = never fails).
     pub mtbf_ns: Vec<f64>,
-    /// Time a failed node stays down, ns.
+    /// Time a failed node or cable stays down, ns.
     pub repair_ns: f64,
+    /// Mean time between failures of each cable, ns (infinite = never fails).
+    pub link_mtbf_ns: f64,
 }
 
 /// How the batch is run.
@@ -75,6 +81,8 @@ pub enum Outcome {
     NodeFailed { node: usize },
     /// A message path crossed a dead link.
     DeadLink,
+    /// Cable `link` (`"node:port"`) failed under it.
+    LinkFailed { link: String },
 }
 
 /// One placement of one job, start to end.
@@ -109,7 +117,7 @@ pub struct BatchReport {
     pub runs: usize,
     /// Runs aborted by a node failure.
     pub aborted_node: usize,
-    /// Runs aborted by a dead link.
+    /// Runs aborted by a dead or failing link.
     pub aborted_link: usize,
     /// Aborted runs / runs started.
     pub aborted_ratio: f64,
@@ -119,6 +127,8 @@ pub struct BatchReport {
     pub mean_bytes_hops: f64,
     /// Node failures during the batch (time ns, node).
     pub node_failures: Vec<(f64, usize)>,
+    /// Cable failures during the batch (time ns, cable `"node:port"`).
+    pub link_failures: Vec<(f64, String)>,
     /// Every run.
     pub log: Vec<Run>,
 }
@@ -147,6 +157,9 @@ pub fn run_batch(
     fm: &FailureModel,
     bp: &BatchParams,
 ) -> Result<BatchReport> {
+    // Cables fail and come back during the batch: a copy of the fabric holds that.
+    let mut fab = fabric.clone();
+    let fabric = &mut fab;
     let n = fabric.nodes();
     if fm.mtbf_ns.len() != n {
         bail!("failure model: {} MTBFs for {n} nodes", fm.mtbf_ns.len());
@@ -173,6 +186,26 @@ pub fn run_batch(
         .map(|i| exp_sample(&mut node_rng[i], fm.mtbf_ns[i]))
         .collect();
     let mut down_until = vec![0.0f64; n];
+    // Cables: the same, from generators of their own. Cables dead from the
+    // start (`dead_links`) never fail or come back.
+    let cables = fabric.cables();
+    let mut cable_rng: Vec<Rng> = (0..cables.len())
+        .map(|i| {
+            Rng::new(bp.seed ^ (0xCAB1_0000_0000 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        })
+        .collect();
+    let static_dead: Vec<bool> = cables.iter().map(|&c| fabric.is_dead(c)).collect();
+    let mut cable_fail: Vec<f64> = (0..cables.len())
+        .map(|i| {
+            if static_dead[i] {
+                f64::INFINITY
+            } else {
+                exp_sample(&mut cable_rng[i], fm.link_mtbf_ns)
+            }
+        })
+        .collect();
+    let mut cable_up_at = vec![0.0f64; cables.len()];
+    let mut link_failures: Vec<(f64, String)> = Vec::new();
     let mut busy: Vec<Option<usize>> = vec![None; n];
     let mut place_rng = Rng::new(bp.seed ^ 0x91AC_E000);
     // Expected run time on a compact block (for the failure-aware risk).
@@ -189,6 +222,8 @@ pub fn run_batch(
         end: f64,
         run: usize,
         dead_link: bool,
+        /// Directed links of its message paths.
+        links: std::collections::HashSet<super::route::LinkId>,
     }
     let mut queue: VecDeque<usize> = (0..jobs.len()).collect();
     let mut running: Vec<Live> = Vec::new();
@@ -241,11 +276,22 @@ pub fn run_batch(
             for &x in &nodes {
                 busy[x] = Some(j);
             }
+            let links = if fm.link_mtbf_ns.is_finite() {
+                spec.profile
+                    .phases
+                    .iter()
+                    .flatten()
+                    .flat_map(|m| fabric.path(nodes[m.src], nodes[m.dst]))
+                    .collect()
+            } else {
+                Default::default()
+            };
             running.push(Live {
                 job: j,
                 end,
                 run: log.len(),
                 dead_link,
+                links,
             });
             log.push(Run {
                 job: j,
@@ -268,17 +314,22 @@ pub fn run_batch(
         let fail = (0..n)
             .map(|i| (next_fail[i], i))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let cable = (0..cables.len())
+            .map(|i| (cable_fail[i], i))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let repair = (0..n)
             .filter(|&i| down_until[i] > t)
             .map(|i| down_until[i])
+            .chain(cable_up_at.iter().copied().filter(|&u| u > t))
             .min_by(f64::total_cmp);
         let te = end.map_or(f64::INFINITY, |e| e.0);
         let tf = fail.map_or(f64::INFINITY, |f| f.0);
+        let tc = cable.map_or(f64::INFINITY, |c| c.0);
         let tr = repair.unwrap_or(f64::INFINITY);
-        if te.is_infinite() && tf.is_infinite() && tr.is_infinite() {
+        if te.is_infinite() && tf.is_infinite() && tc.is_infinite() && tr.is_infinite() {
             bail!("batch stuck at {t} ns: {} jobs queued, none can be placed and no node will come back", queue.len());
         }
-        if te <= tf && te <= tr {
+        if te <= tf && te <= tc && te <= tr {
             let i = end.expect("finite").1;
             let r = running.swap_remove(i);
             t = r.end;
@@ -298,7 +349,7 @@ pub fn run_batch(
             } else {
                 completed += 1;
             }
-        } else if tf <= tr {
+        } else if tf <= tc && tf <= tr {
             let node = fail.expect("finite").1;
             t = tf;
             failures.push((t, node));
@@ -324,8 +375,45 @@ pub fn run_batch(
                     &mut given_up,
                 );
             }
+        } else if tc <= tr {
+            let i = cable.expect("finite").1;
+            t = tc;
+            let c = cables[i];
+            let back = fabric.reverse(c);
+            let name = fabric.link_name(c);
+            fabric.set_cable(c, true);
+            cable_up_at[i] = t + fm.repair_ns;
+            cable_fail[i] = t + fm.repair_ns + exp_sample(&mut cable_rng[i], fm.link_mtbf_ns);
+            link_failures.push((t, name.clone()));
+            let mut k = 0;
+            while k < running.len() {
+                if running[k].links.contains(&c) || running[k].links.contains(&back) {
+                    let r = running.swap_remove(k);
+                    let rec = &mut log[r.run];
+                    rec.end_ns = t;
+                    rec.outcome = Outcome::LinkFailed { link: name.clone() };
+                    for &x in &rec.nodes {
+                        busy[x] = None;
+                    }
+                    requeue(
+                        r.job,
+                        &mut attempts,
+                        bp.max_attempts,
+                        &mut queue,
+                        &mut given_up,
+                    );
+                } else {
+                    k += 1;
+                }
+            }
         } else {
             t = tr;
+        }
+        // Cables whose repair is done are alive again.
+        for i in 0..cables.len() {
+            if !static_dead[i] && cable_up_at[i] <= t && fabric.is_dead(cables[i]) {
+                fabric.set_cable(cables[i], false);
+            }
         }
     }
     let aborted_node = log
@@ -334,7 +422,7 @@ pub fn run_batch(
         .count();
     let aborted_link = log
         .iter()
-        .filter(|r| r.outcome == Outcome::DeadLink)
+        .filter(|r| matches!(r.outcome, Outcome::DeadLink | Outcome::LinkFailed { .. }))
         .count();
     Ok(BatchReport {
         policy: bp.policy.name().into(),
@@ -356,6 +444,7 @@ pub fn run_batch(
             log.iter().map(|r| r.bytes_hops).sum::<f64>() / log.len() as f64
         },
         node_failures: failures,
+        link_failures,
         log,
     })
 }
@@ -428,7 +517,7 @@ mod tests {
                     assert!(r.node_failures.contains(&(run.end_ns, *node)));
                     assert!(run.nodes.contains(node));
                 }
-                Outcome::DeadLink => {}
+                Outcome::DeadLink | Outcome::LinkFailed { .. } => {}
             }
         }
         for j in 0..jobs {
@@ -466,6 +555,7 @@ mod tests {
         let fm = FailureModel {
             mtbf_ns: vec![1.0e10; 128],
             repair_ns: 1.0e6,
+            link_mtbf_ns: f64::INFINITY,
         };
         for pol in PlacementPolicy::NAMES {
             let r = run_batch(
@@ -504,6 +594,7 @@ mod tests {
         let fm = FailureModel {
             mtbf_ns: mtbf,
             repair_ns: 10.0,
+            link_mtbf_ns: f64::INFINITY,
         };
         let r = run_batch(&f, &one, &fm, &params(PlacementPolicy::Linear, 1)).unwrap();
         assert_eq!(
@@ -525,6 +616,7 @@ mod tests {
         let fm = FailureModel {
             mtbf_ns: vec![f64::INFINITY; 128],
             repair_ns: 0.0,
+            link_mtbf_ns: f64::INFINITY,
         };
         let mut p = params(PlacementPolicy::Linear, 1);
         p.max_attempts = 3;
@@ -534,6 +626,54 @@ mod tests {
         p.policy = PlacementPolicy::Failure;
         let r = run_batch(&f, &job, &fm, &p).unwrap();
         assert_eq!((r.completed, r.aborted_link), (1, 0));
+    }
+
+    #[test]
+    fn failing_cables_abort_the_jobs_whose_paths_use_them() {
+        let f = fabric();
+        let jobs = batch(12);
+        // cables fail about once per 5 s each (384 cables: one every ~13 ms)
+        let fm = FailureModel {
+            mtbf_ns: vec![f64::INFINITY; 128],
+            repair_ns: 1.0e6,
+            link_mtbf_ns: 5.0e9,
+        };
+        let r = run_batch(&f, &jobs, &fm, &params(PlacementPolicy::Topology, 3)).unwrap();
+        assert!(
+            r.aborted_link > 0 && r.aborted_node == 0,
+            "{} {}",
+            r.aborted_link,
+            r.aborted_node
+        );
+        check_invariants(&r, 12, 50);
+        for run in &r.log {
+            let paths: std::collections::HashSet<String> = jobs[run.job]
+                .profile
+                .phases
+                .iter()
+                .flatten()
+                .flat_map(|m| f.path(run.nodes[m.src], run.nodes[m.dst]))
+                .flat_map(|l| [f.link_name(l), f.link_name(f.reverse(l))])
+                .collect();
+            let hit = r
+                .link_failures
+                .iter()
+                .find(|(tf, c)| paths.contains(c) && *tf >= run.start_ns && *tf < run.end_ns);
+            match &run.outcome {
+                Outcome::Completed => assert!(hit.is_none(), "{run:?} completed over {hit:?}"),
+                Outcome::LinkFailed { link } => {
+                    assert!(paths.contains(link), "{link} is not on the job's paths");
+                    assert!(r.link_failures.contains(&(run.end_ns, link.clone())));
+                }
+                // placed while a cable on its paths was down for repair
+                Outcome::DeadLink => {}
+                o => panic!("unexpected {o:?}"),
+            }
+        }
+        assert_eq!(
+            r,
+            run_batch(&f, &jobs, &fm, &params(PlacementPolicy::Topology, 3)).unwrap()
+        );
     }
 
     #[test]
@@ -547,6 +687,7 @@ mod tests {
         let fm = FailureModel {
             mtbf_ns: mtbf,
             repair_ns: 1.0e6,
+            link_mtbf_ns: f64::INFINITY,
         };
         let lin = run_batch(&f, &jobs, &fm, &params(PlacementPolicy::Linear, 9)).unwrap();
         let fa = run_batch(&f, &jobs, &fm, &params(PlacementPolicy::Failure, 9)).unwrap();

@@ -51,7 +51,8 @@ pub struct Fabric {
     pub timing: Timing,
     routes: Vec<RouteCompute>,
     dead: Vec<bool>,
-    any_dead: bool,
+    /// Dead directed links (both directions of a cable count).
+    dead_count: usize,
     ports: usize,
 }
 
@@ -65,7 +66,7 @@ impl Fabric {
         let ports = t.num_dir_ports();
         Fabric {
             dead: vec![false; t.num_nodes() * ports],
-            any_dead: false,
+            dead_count: 0,
             routes,
             ports,
             router,
@@ -98,13 +99,12 @@ impl Fabric {
                 let names: Vec<String> = (0..t.num_dir_ports()).map(|q| t.port_name(q)).collect();
                 anyhow::anyhow!("{text:?}: port {p:?} is none of {}", names.join(", "))
             })?;
-        let Some((peer, back)) = t.neighbour(node, port) else {
+        if t.neighbour(node, port).is_none() {
             bail!("{text:?}: port {p} of node {node} has no link (mesh boundary)");
-        };
-        self.dead[node * self.ports + port] = true;
-        self.dead[peer * self.ports + back] = true;
-        self.any_dead = true;
-        Ok(LinkId { node, port })
+        }
+        let l = LinkId { node, port };
+        self.set_cable(l, true);
+        Ok(l)
     }
 
     /// Whether the directed link is dead.
@@ -114,7 +114,53 @@ impl Fabric {
 
     /// Whether any link is dead.
     pub fn any_dead(&self) -> bool {
-        self.any_dead
+        self.dead_count > 0
+    }
+
+    /// The other direction of the cable of `l`.
+    pub fn reverse(&self, l: LinkId) -> LinkId {
+        let (node, port) = self
+            .router
+            .topology
+            .neighbour(l.node, l.port)
+            .expect("a link id names a connected port");
+        LinkId { node, port }
+    }
+
+    /// Every cable once, named by its `+` direction.
+    pub fn cables(&self) -> Vec<LinkId> {
+        let t = &self.router.topology;
+        let mut out = Vec::new();
+        for node in 0..t.num_nodes() {
+            for port in 0..t.num_dir_ports() {
+                if let PortKind::Dir { plus: true, .. } = t.port_kind(port) {
+                    if t.neighbour(node, port).is_some() {
+                        out.push(LinkId { node, port });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Mark both directions of the cable of `l` dead or alive.
+    pub fn set_cable(&mut self, l: LinkId, dead: bool) {
+        for d in [l, self.reverse(l)] {
+            let i = d.node * self.ports + d.port;
+            if self.dead[i] != dead {
+                self.dead[i] = dead;
+                if dead {
+                    self.dead_count += 1;
+                } else {
+                    self.dead_count -= 1;
+                }
+            }
+        }
+    }
+
+    /// `"node:port"` of a link.
+    pub fn link_name(&self, l: LinkId) -> String {
+        format!("{}:{}", l.node, self.router.topology.port_name(l.port))
     }
 
     /// The directed links from router `src` to router `dst`, hop by hop
@@ -238,6 +284,12 @@ pub(crate) mod tests {
         );
         assert!(e("128:x+").contains("node 128 is not below 128 nodes"));
         assert!(e("x+").contains("expected node:port"));
+        // cables: 3 per node on the 8x4x4 torus; bringing one back clears it
+        let cables = f.cables();
+        assert_eq!(cables.len(), 3 * 128);
+        f.set_cable(LinkId { node: 0, port: 0 }, false);
+        assert!(!f.any_dead() && !f.path_is_dead(0, 1));
+        assert_eq!(f.link_name(f.reverse(LinkId { node: 0, port: 0 })), "1:x-");
     }
 
     #[test]
