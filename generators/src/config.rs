@@ -59,6 +59,10 @@ pub struct Config {
     pub sim: Sim,
     /// The allreduce workload (network simulator, `traffic.pattern = "allreduce"`).
     pub allreduce: Allreduce,
+    /// The job-batch study (network simulator, `traffic.pattern = "jobs"`).
+    pub jobs: Jobs,
+    /// The QoS mix (network simulator, `traffic.pattern = "qos"`).
+    pub qos: Qos,
     /// Assumptions of `exanet reproduce` that no other section holds.
     pub reproduce: Reproduce,
 }
@@ -134,7 +138,8 @@ pub use exanet_hdl::ni::geometry::NiKeys as Ni;
 #[serde(deny_unknown_fields)]
 pub struct Traffic {
     /// Destination pattern: uniform, transpose, bit_complement, bit_reverse,
-    /// tornado, neighbour, hotspot, trace.
+    /// tornado, neighbour, hotspot, trace; or a workload: allreduce
+    /// (`[allreduce]`), jobs (`[jobs]`), qos (`[qos]`).
     pub pattern: String,
     /// Offered load, flits per terminal per cycle.
     pub rate: f64,
@@ -212,6 +217,63 @@ pub struct Allreduce {
     pub background_rate: f64,
     /// Longest collective before the run is reported stuck, cycles.
     pub max_cycles: u64,
+}
+
+/// `[jobs]` (network simulator only, `traffic.pattern = "jobs"`; see
+/// [`crate::jobs`])
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Jobs {
+    /// Communication profile: halo, dataflow, allreduce, mixed, file.
+    pub profile: String,
+    /// Profile file, CSV or JSON (profile = "file").
+    pub profile_file: String,
+    /// Jobs in the batch.
+    pub count: u32,
+    /// Ranks of job i = ranks[i mod len] (built-in profiles).
+    pub ranks: Vec<u32>,
+    /// Iterations of each job.
+    pub iterations: u32,
+    /// Halo face / data-flow edge / allreduce vector bytes.
+    pub bytes: u64,
+    /// Compute time per iteration, µs.
+    pub compute_us: f64,
+    /// Placement policy: linear, random, topology, failure.
+    pub placement: String,
+    /// λ of the failure-aware cost, hops per byte per certain failure.
+    pub failure_weight: f64,
+    /// Local-search moves per placement (topology, failure).
+    pub search_iterations: u32,
+    /// Mean time between failures of every node, s (0 = never fails).
+    pub node_mtbf_s: f64,
+    /// CSV `node,mtbf_s` of nodes whose MTBF differs from node_mtbf_s.
+    pub node_mtbf_file: String,
+    /// Time a failed node or cable stays down, s.
+    pub repair_s: f64,
+    /// Mean time between failures of every cable, s (0 = never fails).
+    pub link_mtbf_s: f64,
+    /// Dead links for the whole batch, `"node:port"` (port x+, x-, y+, y-, z+, z-).
+    pub dead_links: Vec<String>,
+    /// Aborts after which a job is given up.
+    pub max_attempts: u32,
+}
+
+/// `[qos]` (network simulator only, `traffic.pattern = "qos"`)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qos {
+    /// Storage-like stream's offered load, flits per terminal per cycle.
+    pub storage_rate: f64,
+    /// Storage-like stream's payload bytes per packet.
+    pub storage_bytes: u32,
+    /// Storage-like stream's class (0 or 1); the MPI-like stream takes the other.
+    pub storage_class: u32,
+    /// Storage-like stream's destinations (node indices; empty = uniform).
+    pub storage_nodes: Vec<u32>,
+    /// MPI-like stream's offered load, flits per terminal per cycle.
+    pub mpi_rate: f64,
+    /// MPI-like stream's payload bytes per packet.
+    pub mpi_bytes: u32,
 }
 
 impl Default for Traffic {
@@ -826,7 +888,10 @@ mod tests {
         assert_eq!(f["fpga.transceiver"], "\"gth\"");
         // + 1 [reproduce] key (mem_latency_ns)
         assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1);
+        // + 16 [jobs] keys, + 6 [qos] keys
+        assert_eq!(f["jobs.placement"], "\"linear\"");
+        assert_eq!(f["qos.storage_class"], "0");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 16 + 6);
     }
 
     #[test]

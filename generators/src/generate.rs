@@ -524,8 +524,13 @@ fn shell_word(s: &str) -> String {
 /// Does key `k` shape the hardware? `[traffic]` and `[sim]` only drive the
 /// network simulator.
 fn hardware_key(k: &str) -> bool {
-    // `reproduce.*`: assumptions of `exanet reproduce`'s measurement only.
-    !(k.starts_with("traffic.") || k.starts_with("sim.") || k.starts_with("reproduce."))
+    // `reproduce.*`: assumptions of `exanet reproduce`'s measurement only;
+    // `jobs.*`, `qos.*`: the simulator's job-batch study and QoS mix.
+    !(k.starts_with("traffic.")
+        || k.starts_with("sim.")
+        || k.starts_with("reproduce.")
+        || k.starts_with("jobs.")
+        || k.starts_with("qos."))
 }
 
 /// SHA-256 of the hardware keys of `c` (`key = value` lines in key order),

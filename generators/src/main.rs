@@ -257,6 +257,20 @@ enum Cmd {
     /// checked bit for bit; latency min/mean/max (cycles, us) per rank count:
     ///   exanet simulate -P traffic.pattern=allreduce -P allreduce.scaling=true
     ///   exanet simulate -P traffic.pattern=allreduce -P allreduce.count=8192 -P allreduce.dtype=f32
+    ///
+    /// traffic.pattern = "jobs" runs the [jobs] batch study instead: a queue
+    /// of jobs with communication profiles (halo, dataflow, allreduce, mixed,
+    /// or a CSV/JSON file) placed by jobs.placement (linear, random, topology,
+    /// failure) as nodes free up, with node failures (jobs.node_mtbf_s,
+    /// jobs.node_mtbf_file) and dead links (jobs.dead_links); reports batch
+    /// completion time and aborted-run ratio:
+    ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=halo -P jobs.placement=topology
+    ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=dataflow -P jobs.node_mtbf_s=2000 -P jobs.placement=failure
+    ///
+    /// traffic.pattern = "qos" runs the [qos] mix: a storage-like stream (large
+    /// packets) and an MPI-like stream (small packets), each on one priority
+    /// class, through the same golden routers and links; figures per class:
+    ///   exanet simulate -P traffic.pattern=qos -P qos.storage_rate=0.3 -P qos.mpi_rate=0.02
     #[command(verbatim_doc_comment)]
     Simulate {
         /// Print the result as JSON instead of the text report.
@@ -759,6 +773,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Simulate { json } => {
             let loaded = cli.cfg.load()?;
             let setup = loaded.elaborate_sim()?;
+            if let Some(spec) = &setup.jobs {
+                let r = exanet_gen::jobs::run(&setup.config, spec)?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    print!("{}", exanet_gen::jobs::text(&r));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if setup.allreduce.is_some() {
                 let r = simulate::run_allreduce(&setup)?;
                 if json {
@@ -810,6 +833,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn run_sweep(cfg: &ConfigArgs, a: SweepArgs) -> Result<ExitCode> {
     let report = |dir: &std::path::Path, c: &sweep::Collected| {
         for s in &c.series {
+            if let Some((t, a)) = s.batch {
+                println!(
+                    "{:<48} batch completion {t:.6} s, aborted ratio {a:.4}",
+                    s.series
+                );
+                continue;
+            }
             let load = match (s.saturation_load, s.reached) {
                 (Some(l), true) => format!("saturates above {l:.4}"),
                 (Some(l), false) => format!("not saturated up to {l:.4}"),

@@ -29,10 +29,13 @@ pub struct SeriesSummary {
     pub reached: bool,
     /// Zero-load latency estimate of the lowest-load point, cycles.
     pub zero_load_cycles: f64,
+    /// Job-batch study series: mean batch completion time (s) and aborted-run ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<(f64, f64)>,
 }
 
 /// The fixed result columns of `results.csv` after `task`, `series` and the varied keys.
-pub const RESULT_COLUMNS: [&str; 31] = [
+pub const RESULT_COLUMNS: [&str; 37] = [
     "pattern",
     "rate",
     "offered_flits",
@@ -64,6 +67,13 @@ pub const RESULT_COLUMNS: [&str; 31] = [
     "link_crc_errors",
     "link_retransmissions",
     "link_downs",
+    // The job-batch study (traffic.pattern = "jobs"; empty otherwise).
+    "jobs_placement",
+    "batch_completion_s",
+    "aborted_ratio",
+    "jobs_given_up",
+    "bytes_hops_mean",
+    "job_run_mean_s",
 ];
 
 pub(crate) fn result_fields(r: &SimResult) -> Vec<String> {
@@ -120,6 +130,24 @@ pub(crate) fn result_fields(r: &SimResult) -> Vec<String> {
         r.links
             .as_ref()
             .map_or(String::new(), |l| l.link_downs.to_string()),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| j.placement.clone()),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| format!("{:.6}", j.completion_s)),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| format!("{:.4}", j.aborted_ratio)),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| j.given_up.to_string()),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| format!("{:.4e}", j.mean_bytes_hops)),
+        r.jobs
+            .as_ref()
+            .map_or(String::new(), |j| format!("{:.6}", j.mean_run_s)),
     ]
 }
 
@@ -155,6 +183,17 @@ pub fn summarize(rows: &[Row]) -> Vec<SeriesSummary> {
                 saturation_gbps: best.map_or(0.0, |r| r.total.accepted_gbps),
                 reached: pts.iter().any(|r| r.saturated),
                 zero_load_cycles: pts.first().map_or(0.0, |r| r.zero_load_cycles),
+                batch: (!pts.is_empty() && pts.iter().all(|r| r.jobs.is_some())).then(|| {
+                    let n = pts.len() as f64;
+                    let sum = |f: fn(&crate::jobs::JobsResult) -> f64| {
+                        pts.iter()
+                            .filter_map(|r| r.jobs.as_ref())
+                            .map(f)
+                            .sum::<f64>()
+                            / n
+                    };
+                    (sum(|j| j.completion_s), sum(|j| j.aborted_ratio))
+                }),
             }
         })
         .collect()

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The destination patterns `traffic.pattern` accepts.
-pub const PATTERNS: [&str; 9] = [
+pub const PATTERNS: [&str; 11] = [
     "uniform",
     "transpose",
     "bit_complement",
@@ -40,6 +40,8 @@ pub const PATTERNS: [&str; 9] = [
     "hotspot",
     "trace",
     "allreduce",
+    "jobs",
+    "qos",
 ];
 
 /// A run is *saturated* when it accepts less than this share of what was offered
@@ -67,6 +69,9 @@ pub struct Setup {
     /// The allreduce workload (`traffic.pattern = "allreduce"`); `net`'s
     /// synthetic workload is then its background traffic.
     pub allreduce: Option<crate::allreduce::ArSpec>,
+    /// The job-batch study (`traffic.pattern = "jobs"`); `net` is then
+    /// unused by it.
+    pub jobs: Option<crate::jobs::JobsSpec>,
 }
 
 impl crate::config::Loaded {
@@ -91,11 +96,32 @@ impl crate::config::Loaded {
                 *v = max;
             }
         }
-        let dir = match self.origin("traffic.trace") {
+        let q = &mut config.qos;
+        for (key, v) in [
+            ("qos.storage_bytes", &mut q.storage_bytes),
+            ("qos.mpi_bytes", &mut q.mpi_bytes),
+        ] {
+            if *v > max && self.origin(key) == Origin::Default {
+                *v = max;
+            }
+        }
+        let dir_of = |key: &str| match self.origin(key) {
             Origin::File { path, .. } => Path::new(&path).parent().map(Path::to_path_buf),
             _ => None,
         };
-        setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))
+        let dir = dir_of("traffic.trace");
+        let mut s = setup(&config, params, dir.as_deref()).map_err(|e| self.locate(e))?;
+        if config.traffic.pattern == "jobs" {
+            let spec = crate::jobs::spec_of(
+                &config,
+                &s.params,
+                dir_of("jobs.profile_file").as_deref(),
+                dir_of("jobs.node_mtbf_file").as_deref(),
+            )
+            .map_err(|e| self.locate(e))?;
+            s.jobs = Some(spec);
+        }
+        Ok(s)
     }
 }
 
@@ -132,6 +158,38 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
             net,
             trace: None,
             allreduce: Some(spec),
+            jobs: None,
+        });
+    }
+    if t.pattern == "qos" {
+        let workload = qos_of(c, &params)?;
+        let net = network_of(c, &params, workload)?;
+        return Ok(Setup {
+            config: c.clone(),
+            params,
+            net,
+            trace: None,
+            allreduce: None,
+            jobs: None,
+        });
+    }
+    if t.pattern == "jobs" {
+        // The [jobs] keys are checked by `elaborate_sim` (they name files
+        // relative to the config); the network parameters stay checked.
+        let workload = Workload::Synthetic {
+            pattern: Pattern::Uniform,
+            rate: 0.0,
+            sizes,
+            class1_fraction: 0.0,
+        };
+        let net = network_of(c, &params, workload)?;
+        return Ok(Setup {
+            config: c.clone(),
+            params,
+            net,
+            trace: None,
+            allreduce: None,
+            jobs: None,
         });
     }
     let (pattern, trace) = pattern_of(t, &params, base_dir)?;
@@ -153,6 +211,68 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         net,
         trace,
         allreduce: None,
+        jobs: None,
+    })
+}
+
+/// The `[qos]` keys as the QoS-mix workload (errors name the key).
+fn qos_of(c: &Config, params: &Params) -> Result<Workload> {
+    let q = &c.qos;
+    if params.router.classes < 2 {
+        return Err(rule(
+            "traffic.pattern",
+            "\"qos\"",
+            "needs router.classes = 2",
+        ));
+    }
+    fraction("qos.storage_rate", q.storage_rate)?;
+    fraction("qos.mpi_rate", q.mpi_rate)?;
+    let max = params.packet.max_payload_bytes;
+    for (key, b) in [
+        ("qos.storage_bytes", q.storage_bytes),
+        ("qos.mpi_bytes", q.mpi_bytes),
+    ] {
+        if b > max {
+            return Err(rule(
+                key,
+                b,
+                format!("must be 0..={max} (packet.max_payload_bytes)"),
+            ));
+        }
+    }
+    if q.storage_class > 1 {
+        return Err(rule("qos.storage_class", q.storage_class, "must be 0 or 1"));
+    }
+    let n = params.router.topology.num_nodes();
+    let storage_pattern = if q.storage_nodes.is_empty() {
+        Pattern::Uniform
+    } else {
+        if q.storage_nodes.iter().any(|&x| x as usize >= n) {
+            return Err(rule(
+                "qos.storage_nodes",
+                format!("{:?}", q.storage_nodes),
+                format!("must be node indices below {n}"),
+            ));
+        }
+        Pattern::Hotspot {
+            fraction: 1.0,
+            nodes: q.storage_nodes.iter().map(|&x| x as usize).collect(),
+        }
+    };
+    let storage_class = q.storage_class as usize;
+    Ok(Workload::QosMix {
+        storage: exanet_sim::network::Stream {
+            pattern: storage_pattern,
+            rate: q.storage_rate,
+            bytes: q.storage_bytes as usize,
+            class: storage_class,
+        },
+        mpi: exanet_sim::network::Stream {
+            pattern: Pattern::Uniform,
+            rate: q.mpi_rate,
+            bytes: q.mpi_bytes as usize,
+            class: 1 - storage_class,
+        },
     })
 }
 
@@ -482,6 +602,10 @@ pub struct SimResult {
     pub wall_s: f64,
     /// Router-cycles per wall-clock second (not deterministic).
     pub router_cycles_per_s: f64,
+    /// The job-batch study's figures (`traffic.pattern = "jobs"`; its run
+    /// log left out), else `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<crate::jobs::JobsResult>,
 }
 
 /// What the framed links did: occupancy in the measurement window, counters
@@ -574,6 +698,27 @@ pub fn run(s: &Setup) -> Result<SimResult> {
             "is a workload of `exanet simulate` alone (run_allreduce), not of this runner",
         ));
     }
+    if let Some(spec) = &s.jobs {
+        // A sweep point of the batch study: its figures, no network run.
+        let mut j = crate::jobs::run(&s.config, spec)?;
+        j.runs_log.clear();
+        let d = &s.config.topology.dims;
+        let w = &s.config.topology.wrap;
+        return Ok(SimResult {
+            name: s.config.name.clone(),
+            dims: [d[0], d[1], d[2]],
+            wrap: [w[0], w[1], w[2]],
+            terminals: s.params.router.topology.num_nodes() * s.params.router.topology.local_ports,
+            pattern: "jobs".into(),
+            flit_bits: s.config.packet.flit_bits,
+            clock_mhz: s.config.clock.pl_mhz,
+            seed: s.config.sim.seed,
+            clean: j.given_up == 0,
+            wall_s: j.wall_s,
+            jobs: Some(j),
+            ..SimResult::default()
+        });
+    }
     let start = Instant::now();
     let mut net = Network::new(&s.net).context("building the network")?;
     let r = net.run();
@@ -601,6 +746,20 @@ pub fn run(s: &Setup) -> Result<SimResult> {
                 })
                 .sum();
             ("trace".to_string(), 0.0, flits as f64 / n)
+        }
+        Workload::QosMix { storage, mpi } => {
+            // mean flits per packet of the mix: streams weighted by packet rate
+            let (fs, fm) = (
+                rp.packet_flits(storage.bytes) as f64,
+                rp.packet_flits(mpi.bytes) as f64,
+            );
+            let (ps, pm) = (storage.rate / fs, mpi.rate / fm);
+            let mean = if ps + pm > 0.0 {
+                (storage.rate + mpi.rate) / (ps + pm)
+            } else {
+                fs
+            };
+            ("qos".to_string(), storage.rate + mpi.rate, mean)
         }
     };
     let total = figures(&r.total, gbps_per_flit, ns);
@@ -716,6 +875,7 @@ pub fn run(s: &Setup) -> Result<SimResult> {
         links,
         wall_s,
         router_cycles_per_s: r.router_cycles_per_s,
+        jobs: None,
     })
 }
 

@@ -13,6 +13,7 @@ pub mod allreduce;
 pub mod bits;
 pub mod common;
 pub mod deadlock;
+pub mod jobs;
 pub mod link;
 pub mod network;
 pub mod ni;

@@ -143,6 +143,9 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
             if let Some(res) = r.get_mut("result").and_then(|x| x.as_object_mut()) {
                 res.remove("wall_s");
                 res.remove("router_cycles_per_s");
+                if let Some(j) = res.get_mut("jobs").and_then(|x| x.as_object_mut()) {
+                    j.remove("wall_s");
+                }
             }
         }
     }
@@ -159,7 +162,15 @@ pub fn collect(dir: &Path, force: bool) -> Result<Collected> {
         "results.json",
         &(serde_json::to_string_pretty(&json)? + "\n"),
     )?;
-    let plots = plot::sweep_plots(&plan.name, &rows, &series);
+    let plots = if !rows.is_empty() && rows.iter().all(|r| r.result.jobs.is_some()) {
+        crate::plot_studies::jobs_plots(&plan.name, &rows)
+    } else if !rows.is_empty() && rows.iter().all(|r| r.result.pattern == "qos") {
+        let mut p = plot::sweep_plots(&plan.name, &rows, &series);
+        p.push(crate::plot_studies::class_p99_plot(&plan.name, &rows));
+        p
+    } else {
+        plot::sweep_plots(&plan.name, &rows, &series)
+    };
     for (file, svg) in &plots {
         put(file, svg)?;
     }

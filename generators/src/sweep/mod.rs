@@ -485,6 +485,16 @@ pub fn plan(
             let abs = std::fs::canonicalize(t).unwrap_or_else(|_| t.clone());
             cfg.traffic.trace = abs.display().to_string();
         }
+        // The job study's files, absolute too (points are read from DIR/points/).
+        if let Some(j) = &setup.jobs {
+            let abs = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            if let Some(p) = &j.profile_file {
+                cfg.jobs.profile_file = abs(p).display().to_string();
+            }
+            if let Some(p) = &j.mtbf_file {
+                cfg.jobs.node_mtbf_file = abs(p).display().to_string();
+            }
+        }
         let rel = point_file(id);
         let header = format!(
             // a comment line: the name escaped, never a line break

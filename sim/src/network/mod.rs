@@ -69,7 +69,7 @@ pub mod watchdog;
 pub use links::{
     End as LinkEnd, FramedLinks, LinkEndIo, LinkKeyError, LinkKeys, LinkReport, LINK_MODELS,
 };
-pub use params::{NetworkParams, Workload};
+pub use params::{NetworkParams, Stream, Workload};
 pub use sim::{Arrival, LocalIo, Network};
 pub use source::HeaderFault;
 pub use stats::{ClassReport, Deadlock, Latency, Report};

@@ -24,6 +24,28 @@ pub enum Workload {
         #[serde(skip)]
         events: Vec<TraceEvent>,
     },
+    /// The QoS mix: a storage-like and an MPI-like stream, independent
+    /// Bernoulli processes per terminal, each on its own priority class.
+    QosMix {
+        /// Large packets, bandwidth-hungry.
+        storage: Stream,
+        /// Small packets, latency-bound.
+        mpi: Stream,
+    },
+}
+
+/// One stream of a [`Workload::QosMix`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stream {
+    /// Destinations.
+    pub pattern: Pattern,
+    /// Offered load, flits per terminal per cycle (0..=1).
+    pub rate: f64,
+    /// Payload bytes of every packet.
+    pub bytes: usize,
+    /// Priority class (class 1 has strict priority over class 0).
+    pub class: usize,
 }
 
 /// Everything a run needs.
@@ -151,6 +173,29 @@ impl NetworkParams {
             }
             if *class1_fraction > 0.0 && self.router.classes < 2 {
                 bail!("traffic.class1_fraction = {class1_fraction}: needs router.classes = 2");
+            }
+        }
+        if let Workload::QosMix { storage, mpi } = &self.workload {
+            for (name, s) in [("storage", storage), ("mpi", mpi)] {
+                if !(0.0..=1.0).contains(&s.rate) {
+                    bail!(
+                        "qos.{name}_rate = {}: must be 0..=1 flits/terminal/cycle",
+                        s.rate
+                    );
+                }
+                if s.bytes > self.max_payload() {
+                    bail!(
+                        "qos.{name}_bytes = {}: must be 0..={}",
+                        s.bytes,
+                        self.max_payload()
+                    );
+                }
+                if s.class >= self.router.classes {
+                    bail!(
+                        "qos: the {name} stream's class {} needs router.classes = 2",
+                        s.class
+                    );
+                }
             }
         }
         Ok(())

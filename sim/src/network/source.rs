@@ -37,6 +37,20 @@ pub(super) struct Source {
     pub(super) next_id: u64,
     /// Whether packets are still being created.
     pub(super) generating: bool,
+    /// The QoS mix's streams; a `gen` entry's terminal carries its stream
+    /// number (1, 2, ...) above [`STREAM_SHIFT`] (0 = the synthetic stream).
+    pub(super) streams: Vec<StreamGen>,
+}
+
+/// Bit of a `gen` entry's terminal field where the stream number starts.
+const STREAM_SHIFT: u32 = 24;
+
+/// One stream of the QoS mix.
+pub(super) struct StreamGen {
+    dests: Destinations,
+    gen_p: f64,
+    bytes: usize,
+    class: usize,
 }
 
 impl Source {
@@ -74,11 +88,34 @@ impl Source {
                 ev.sort_by_key(|e| e.cycle);
                 (None, PacketSizes::default(), 0.0, 0.0, ev)
             }
+            Workload::QosMix { .. } => (None, PacketSizes::default(), 0.0, 0.0, Vec::new()),
         };
         let mut gen = BinaryHeap::new();
         if gen_p > 0.0 {
             for term in 0..terminals {
                 gen.push(Reverse((geometric(&mut rng, gen_p) - 1, term as u32)));
+            }
+        }
+        let mut streams = Vec::new();
+        if let Workload::QosMix { storage, mpi } = &p.workload {
+            anyhow::ensure!(
+                terminals < 1 << STREAM_SHIFT,
+                "{terminals} terminals: too many for the QoS mix"
+            );
+            for s in [storage, mpi] {
+                let gen_p = s.rate / r.packet_flits(s.bytes) as f64;
+                streams.push(StreamGen {
+                    dests: Destinations::new(&s.pattern, topo)?,
+                    gen_p,
+                    bytes: s.bytes,
+                    class: s.class,
+                });
+                if gen_p > 0.0 {
+                    let tag = (streams.len() as u32) << STREAM_SHIFT;
+                    for term in 0..terminals {
+                        gen.push(Reverse((geometric(&mut rng, gen_p) - 1, tag | term as u32)));
+                    }
+                }
             }
         }
         Ok(Source {
@@ -92,6 +129,7 @@ impl Source {
             rng,
             next_id: 1,
             generating: true,
+            streams,
         })
     }
 }
@@ -243,6 +281,17 @@ impl Network {
                 break;
             }
             self.src.gen.pop();
+            let stream = (term >> STREAM_SHIFT) as usize;
+            if stream > 0 {
+                let src = (term & ((1 << STREAM_SHIFT) - 1)) as usize;
+                let s = &self.src.streams[stream - 1];
+                let (bytes, class, gen_p) = (s.bytes, s.class, s.gen_p);
+                let dst = s.dests.dest(src, &mut self.src.rng);
+                self.create(src, dst, bytes, class);
+                let next = t + geometric(&mut self.src.rng, gen_p);
+                self.src.gen.push(Reverse((next, term)));
+                continue;
+            }
             let src = term as usize;
             let dests = self.src.dests.as_ref().expect("synthetic traffic");
             let dst = dests.dest(src, &mut self.src.rng);

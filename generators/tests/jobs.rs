@@ -1,0 +1,290 @@
+//! `exanet simulate` with `traffic.pattern = "jobs"`: every profile runs
+//! under every placement, topology-aware placement beats linear on bytes x
+//! hops and batch time, failure-aware beats linear with fragile nodes,
+//! jobs on failing nodes or dead links are aborted and re-queued (never
+//! silently completed), and bad files and keys are refused naming the
+//! line, field or key.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn exanet(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(EXE)
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("running exanet");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A short batch: 6 jobs of 20 iterations.
+fn run(extra: &[&str]) -> Value {
+    let mut a = vec![
+        "simulate",
+        "--json",
+        "-P",
+        "traffic.pattern=jobs",
+        "-P",
+        "jobs.count=6",
+        "-P",
+        "jobs.iterations=20",
+        "-P",
+        "jobs.search_iterations=3000",
+    ];
+    let owned: Vec<String> = extra
+        .iter()
+        .flat_map(|e| ["-P".to_string(), e.to_string()])
+        .collect();
+    a.extend(owned.iter().map(String::as_str));
+    let (code, out, err) = exanet(&a);
+    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+#[test]
+fn every_profile_runs_under_every_placement() {
+    for profile in [
+        vec!["jobs.profile=halo"],
+        vec!["jobs.profile=dataflow"],
+        vec!["jobs.profile=allreduce"],
+        vec![
+            "jobs.profile=file",
+            "jobs.profile_file=configs/jobs/halo-16.csv",
+        ],
+    ] {
+        for placement in ["linear", "random", "topology", "failure"] {
+            let p = format!("jobs.placement={placement}");
+            let mut extra = profile.clone();
+            extra.push(&p);
+            let v = run(&extra);
+            assert_eq!(v["placement"], placement);
+            assert_eq!(u(&v["completed"]), 6, "{extra:?}: {v}");
+            assert_eq!(u(&v["runs"]), 6);
+            assert_eq!(f(&v["aborted_ratio"]), 0.0);
+            assert!(f(&v["completion_s"]) > 0.0);
+            let log = v["runs_log"].as_array().unwrap();
+            assert!(log.iter().all(|r| r["outcome"] == "completed"));
+            if profile[0].ends_with("file") {
+                assert!(log.iter().all(|r| u(&r["ranks"]) == 16));
+            }
+        }
+    }
+}
+
+#[test]
+fn topology_aware_beats_linear_on_bytes_hops_and_run_time() {
+    for profile in ["halo", "dataflow"] {
+        let p = format!("jobs.profile={profile}");
+        let lin = run(&[&p, "jobs.placement=linear"]);
+        let top = run(&[&p, "jobs.placement=topology"]);
+        let (bl, bt) = (f(&lin["mean_bytes_hops"]), f(&top["mean_bytes_hops"]));
+        assert!(
+            bt < 0.8 * bl,
+            "{profile}: bytes x hops topology {bt} vs linear {bl}"
+        );
+        // the run time of a job, not the batch's (which also depends on packing)
+        let (cl, ct) = (f(&lin["mean_run_s"]), f(&top["mean_run_s"]));
+        assert!(
+            ct < cl,
+            "{profile}: job run time topology {ct} vs linear {cl}"
+        );
+    }
+}
+
+/// Failure-aware placement keeps jobs off the fragile nodes whenever the
+/// queue leaves a choice: fewer aborts than linear and topology-aware, and a
+/// shorter batch than linear (topology-aware, with more aborts but fewer
+/// bytes x hops, may still finish first: see BENCHMARKS.md).
+#[test]
+fn failure_aware_beats_linear_and_aborts_least_with_fragile_nodes() {
+    let common = [
+        "jobs.profile=mixed",
+        "jobs.count=24",
+        "jobs.iterations=200",
+        "jobs.node_mtbf_s=2000",
+        "jobs.node_mtbf_file=configs/jobs/fragile-nodes-8x4x4.csv",
+    ];
+    let with = |p: &str| {
+        let mut e = common.to_vec();
+        e.push(p);
+        run(&e)
+    };
+    let lin = with("jobs.placement=linear");
+    let top = with("jobs.placement=topology");
+    let fa = with("jobs.placement=failure");
+    for (name, other) in [("linear", &lin), ("topology", &top)] {
+        assert!(
+            f(&fa["aborted_ratio"]) < f(&other["aborted_ratio"]),
+            "aborted ratio failure {} vs {name} {}",
+            fa["aborted_ratio"],
+            other["aborted_ratio"]
+        );
+    }
+    assert!(
+        f(&fa["completion_s"]) < f(&lin["completion_s"]),
+        "batch time failure {} vs linear {}",
+        fa["completion_s"],
+        lin["completion_s"]
+    );
+    // same seed, same study
+    let again = with("jobs.placement=failure");
+    assert_eq!(fa["runs_log"], again["runs_log"]);
+}
+
+#[test]
+fn jobs_on_failing_nodes_or_dead_links_are_requeued_never_completed() {
+    let d = tempfile::tempdir().unwrap();
+    let mtbf = d.path().join("m.csv");
+    std::fs::write(&mtbf, "node,mtbf_s\n0,0.000001\n").unwrap();
+    let m = format!("jobs.node_mtbf_file={}", mtbf.display());
+    // one job on every node; node 0 fails within a microsecond of each start
+    let v = run(&[
+        "jobs.count=1",
+        "jobs.ranks=[128]",
+        "jobs.max_attempts=4",
+        "jobs.repair_s=0.001",
+        &m,
+    ]);
+    assert_eq!(
+        (u(&v["completed"]), u(&v["given_up"]), u(&v["runs"])),
+        (0, 1, 4),
+        "{v}"
+    );
+    assert_eq!(u(&v["aborted_node"]), 4);
+    for r in v["runs_log"].as_array().unwrap() {
+        assert_eq!(r["outcome"], "node 0 failed", "{r}");
+        assert!(f(&r["end_s"]) - f(&r["start_s"]) < 1e-3);
+    }
+    // a dead link on linear placement's path: aborted each time; failure-aware goes around it
+    let dead = [
+        "jobs.count=1",
+        "jobs.ranks=[8]",
+        "jobs.max_attempts=3",
+        "jobs.dead_links=[\"0:x+\"]",
+    ];
+    let mut e = dead.to_vec();
+    e.push("jobs.placement=linear");
+    let v = run(&e);
+    assert_eq!(
+        (u(&v["completed"]), u(&v["given_up"]), u(&v["aborted_link"])),
+        (0, 1, 3),
+        "{v}"
+    );
+    assert!(v["runs_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["outcome"] == "dead link"));
+    e.pop();
+    e.push("jobs.placement=failure");
+    let v = run(&e);
+    assert_eq!((u(&v["completed"]), u(&v["aborted_link"])), (1, 0), "{v}");
+    // failing cables abort the jobs running over them
+    let v = run(&[
+        "jobs.link_mtbf_s=1",
+        "jobs.repair_s=0.001",
+        "jobs.placement=topology",
+    ]);
+    assert!(
+        u(&v["link_failures"]) > 0 && u(&v["aborted_link"]) > 0,
+        "{v}"
+    );
+    assert_eq!(u(&v["aborted_node"]), 0);
+    assert!(v["runs_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["outcome"].as_str().unwrap().ends_with("failed")
+            && r["outcome"].as_str().unwrap().starts_with("link ")));
+}
+
+#[test]
+fn malformed_profile_files_are_refused_naming_line_and_field() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = d.path().join("bad.csv");
+    std::fs::write(&csv, "ranks,4\nphase,src,dst,bytes\n0,0,1,64\n0,1,9,64\n").unwrap();
+    let json = d.path().join("bad.json");
+    std::fs::write(
+        &json,
+        "{\"ranks\": 4,\n \"phases\": [[{\"src\": 0, \"dst\": 1, \"bytes\": -3}]]}",
+    )
+    .unwrap();
+    for (file, want) in [
+        (
+            &csv,
+            "bad.csv:4: field `dst`: 9 is not below ranks = 4".to_string(),
+        ),
+        (&json, "bad.json:2:".to_string()),
+    ] {
+        let p = format!("jobs.profile_file={}", file.display());
+        let (code, out, err) = exanet(&[
+            "simulate",
+            "-P",
+            "traffic.pattern=jobs",
+            "-P",
+            "jobs.profile=file",
+            "-P",
+            &p,
+        ]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains("jobs.profile_file = "), "{err}");
+        assert!(err.contains(&want), "{err}");
+    }
+}
+
+#[test]
+fn bad_jobs_keys_are_refused_naming_the_key() {
+    for (set, want) in [
+        (
+            "jobs.placement=slurm",
+            "jobs.placement = \"slurm\": must be one of linear, random, topology, failure",
+        ),
+        (
+            "jobs.ranks=[1]",
+            "jobs.ranks = [1]: must be a non-empty list of rank counts 2..=128",
+        ),
+        ("jobs.ranks=[129]", "jobs.ranks = [129]"),
+        (
+            "jobs.dead_links=[\"0:w+\"]",
+            "port \"w+\" is none of x+, x-, y+, y-, z+, z-",
+        ),
+        ("jobs.node_mtbf_s=-1", "jobs.node_mtbf_s = -1"),
+        ("jobs.count=0", "jobs.count = 0: must be 1..=100000"),
+        (
+            "jobs.profile=lammps",
+            "jobs.profile = \"lammps\": must be one of halo, dataflow, allreduce, mixed, file",
+        ),
+        (
+            "jobs.profile=file",
+            "jobs.profile_file = \"\": profile = \"file\" needs a CSV or JSON profile file",
+        ),
+        ("jobs.max_attempts=0", "jobs.max_attempts = 0: must be >= 1"),
+        ("jobs.link_mtbf_s=-2", "jobs.link_mtbf_s = -2"),
+    ] {
+        let (code, out, err) = exanet(&["simulate", "-P", "traffic.pattern=jobs", "-P", set]);
+        assert_eq!(code, 2, "{set}: {out}{err}");
+        assert!(err.contains(want), "{set}: {err}");
+    }
+}
