@@ -121,12 +121,14 @@
 use super::codes::Codes;
 use super::geometry::{clog2, Geometry, Keys};
 use super::records::Records;
-use super::vgen::{block, pad, render, Queue};
+use super::vgen::{block, pad, render, Bits, Queue, Word};
 use crate::allreduce::ar_check::ArCheckParams;
 use anyhow::{ensure, Result};
 use askama::Template;
-use exanet_sim::allreduce::engine::ArStatus;
+use exanet_sim::allreduce::engine::{ArStatus, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP};
 use exanet_sim::ni::regs;
+use exanet_sim::packet::coords::{Field, COORDS_BITS};
+use exanet_sim::packet::{footer, header};
 
 /// `templates/ni/allreduce.v`.
 #[derive(Template)]
@@ -150,6 +152,29 @@ struct Allreduce<'a> {
     st_ok: String,
     /// The data path of a single rank (`templates/ni/ar_copy.v`).
     copy: String,
+    /// The collective's steps, fragments and timeout (`templates/ni/ar_send.v`).
+    send: String,
+    /// `ArStatus::Timeout` as the child's 3-bit status.
+    st_timeout: String,
+}
+
+/// `templates/ni/ar_send.v`.
+#[derive(Template)]
+#[template(path = "ni/ar_send.v")]
+struct ArSend {
+    /// `ArStatus::Ok` as the child's 3-bit status.
+    st_ok: String,
+    /// Widths of the footer's seq, flags, txid, user, of the coordinates
+    /// and of the header's PDID.
+    seqw: usize,
+    flagsw: usize,
+    txidw: usize,
+    userw: usize,
+    coordsw: usize,
+    pdidw: usize,
+    /// The fragments' footer user field from the checked descriptor's
+    /// communicator, op and dtype (golden `FRAG_USER_*`).
+    user_word: String,
 }
 
 /// `templates/ni/ar_copy.v`.
@@ -199,6 +224,26 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         },
         "ar_copy",
     )?;
+    let fw = |f: Field| f.width as usize;
+    let ub = |f: Field, name| Bits::new(f.offset as usize, f.width as usize, name, false);
+    let userw = fw(footer::USER);
+    let send = render(
+        &ArSend {
+            st_ok: st_ok.clone(),
+            seqw: fw(footer::SEQ),
+            flagsw: fw(footer::FLAGS),
+            txidw: fw(footer::TXID),
+            userw,
+            coordsw: COORDS_BITS as usize,
+            pdidw: fw(header::PDID),
+            user_word: Word::new(userw)
+                .put(ub(FRAG_USER_COMM, "comm"), "ar$0$run_comm", 4)
+                .put(ub(FRAG_USER_OP, "op"), "ar$0$run_op", 3)
+                .put(ub(FRAG_USER_DTYPE, "dtype"), "ar$0$run_dtype", 3)
+                .part(userw, 0),
+        },
+        "ar_send",
+    )?;
     render(
         &Allreduce {
             k: g.keys(),
@@ -213,6 +258,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
             st_ok,
             copy,
+            send,
+            st_timeout: format!("{STATUS_BITS}'d{}", ArStatus::Timeout as u8),
         },
         "allreduce",
     )

@@ -23,18 +23,25 @@ reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
 reg [31:0] ar_ncomp;
 reg        ar_rd_ok;
 reg [31:0] ar_rd_val;
-// A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
-// at once for a failed check, after the copy for a single rank (`cp_fin`).
 reg        ar_done;
 reg  [2:0] ar_stat;
-always @(*) begin
-    ar_done = (ar$0$done && !cp_go) || cp_fin;
-    ar_stat = cp_fin ? {{ st_ok }} : ar$0$status;
-end
 {{ copy }}
+{{ send }}
+// A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
+// at once for a failed check, after the copy for a single rank (`cp_fin`),
+// when a collective ends (`rn_end`: every step done, or the timeout; or
+// the timeout fell during its check, `rn_chk_tmo`).
+always @(*) begin
+    ar_done = (ar$0$done && !cp_go && !rn_go) || cp_fin || rn_end;
+    ar_stat = (cp_fin || rn_ok) ? {{ st_ok }}
+            : (rn_end || rn_chk_tmo) ? {{ st_timeout }}
+            : ar$0$status;
+end
 always @(*) begin
     db_ar = st_ctrl[w_ch]{{ c.bits.ctrl_op }} == {{ c.ar.op_allreduce.b() }};
-    ar_qfull = {{ aw_count_wide }} >= {{ awd }};
+    // While a collective runs, a DOORBELL is refused QUEUE_FULL (the golden
+    // engine queues it: no descriptor queue in the RTL yet).
+    ar_qfull = ({{ aw_count_wide }} >= {{ awd }}) || (rn_st != 2'd0);
     ar$0$clock = clock;
     ar$0$reset = reset;
     ar$0$node = node;
@@ -50,7 +57,7 @@ always @(*) begin
     ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
     ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
     ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0);
+    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0) || ar_prep;
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;
@@ -64,14 +71,15 @@ always @(*) begin
     ar_ent = ar_done ? ar_new : aw_mem[aw_head];
     aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
-    // AR_CNT: COMPLETIONS counts every checked descriptor; no fragment is
-    // sent or received yet, so FRAGS_SENT, FRAGS_RECEIVED and every
+    // AR_CNT: COMPLETIONS counts every checked descriptor, FRAGS_SENT every
+    // fragment picked; none is received yet, so FRAGS_RECEIVED and every
     // AR_REJ[r] read 0.
     ar_rd_ok = 1'b1;
     ar_rd_val = 32'd0;
     if (ar$0$rd_ok) ar_rd_val = ar$0$rd_data;
     else if ((r_off >= {{ c.ar.cnt_first.h() }}) && (r_off < {{ c.ar.cnt_end.h() }})) begin
         if (r_off[3:2] == {{ c.ar.cnt_completions.b() }}) ar_rd_val = ar_ncomp;
+        else if (r_off[3:2] == {{ c.ar.cnt_frags_sent.b() }}) ar_rd_val = ar_nsent;
     end else if (!((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }}))) ar_rd_ok = 1'b0;
 end
 always @(posedge clock) begin
