@@ -16,10 +16,13 @@
 //! need walked by [`ar_sched`](super::ar_sched)), BAD_ADDR (source or
 //! destination misaligned to the element size or past the memory), else OK.
 //!
-//! Not yet here (later slices of issue 15): the collective itself (reads,
-//! fragments, combining, writes), the counters AR_CNT / AR_REJ, the
-//! timeout's effect (AR_TIMEOUT is stored and read back only), and the
-//! refusal to disable a slot a collective runs on (nothing runs yet).
+//! Also here for the collective the NI runs (`ni/ar_send.v`): each slot's
+//! sequence number (`s_seq`, golden `Slot::seq`: zero at every AR_CTRL
+//! write taken, advanced on `seq_adv`), the checked descriptor's steps
+//! walked again (`run`, then one per `run_next` while `run_on`) with the
+//! partner's coordinates (golden `CommBox::coords_of`), and the refusal of
+//! an AR_CTRL write to the slot a collective runs on (`run_on`). The
+//! collective's data path, AR_CNT / AR_REJ and the timeout are in the NI.
 //!
 //! Ports:
 //! - `clock`; `reset` (synchronous: every slot disabled and zero, threshold
@@ -34,6 +37,12 @@
 //!   d_count[32] d_src[42] d_dst[42] d_comm[4] d_pdid[16]` (the posting
 //!   channel's PDID); `busy` from the next cycle until `done` (a one-cycle
 //!   pulse) with `status[3]`.
+//! - the collective: `run`, `run_on`, `run_next`, `seq_adv` in; out the
+//!   step presented (`st_valid`, `st_done`, `st_index[8]`,
+//!   `st_send_lo/hi[32]`, `st_recv_empty`, `st_their_off[36]`,
+//!   `st_dest[22]`), the checked descriptor's slot and codes (`run_pdid`,
+//!   `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`), and
+//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it.
 //!
 //! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,

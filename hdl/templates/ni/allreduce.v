@@ -13,6 +13,7 @@ reg        db_ar;
 reg        ar_qfull;
 reg        ar_hold;
 reg        ar_cq;
+reg        ar_conf;
 reg        ar_drn;
 reg [{{ r.cq.width() - 1 }}:0] ar_ent;
 reg [{{ r.cq.width() - 1 }}:0] ar_new;
@@ -66,8 +67,14 @@ always @(*) begin
     ae_status = (ar_stat == {{ st_ok }}) ? {{ c.cq.ok }} : {{ c.cq.failed }};
     ae_kind = {{ c.cq.allreduce }};
     ar_new = { {{- r.cq.concat("ae_") }}};
-    // Straight into the CQ when it has room and nothing waits; else queued.
-    ar_cq = (ar_done && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
+    // Straight into the CQ when it has room, nothing waits and nothing
+    // else enters the CQ this cycle; else queued. A TIMEOUT falls in any
+    // cycle, also one where a decision or a landing write posts an entry
+    // (the golden model posts that one first, then the TIMEOUT's at the
+    // cycle's end): the TIMEOUT's then enters the CQ in the next cycle
+    // (`ar_drn`, held, so nothing sees it later than the golden's).
+    ar_conf = cq_wr || lp_cq;
+    ar_cq = (ar_done && !ar_conf && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
     ar_ent = ar_done ? ar_new : aw_mem[aw_head];
     aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
@@ -93,7 +100,7 @@ always @(posedge clock) begin
         ar_ncomp <= 32'd0;
 {{ aw_reset }}
     end else begin
-        ar_drn <= wr_fire && a_cqpop && (aw_count != {{ aww }}'d0);
+        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0));
         if (ar$0$chk) begin
             ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
             ar_pdid <= ch_pdid[w_ch];

@@ -523,6 +523,17 @@ impl Engine {
         })
     }
 
+    /// Cycles of [`Engine::advance`] until the running collective times
+    /// out if nothing progresses (`None`: none runs, or timeout 0).
+    pub fn cycles_to_timeout(&self) -> Option<u64> {
+        let r = self.running.as_ref()?;
+        (self.timeout > 0).then(|| {
+            self.timeout
+                .saturating_sub(self.now - r.last_progress)
+                .max(1)
+        })
+    }
+
     /// Completions waiting to be popped.
     pub fn completions_waiting(&self) -> usize {
         self.done.len()

@@ -1,24 +1,30 @@
 //! The `ni` bench's allreduce stimulus (an NI with the engine,
-//! `ni.ar_communicators > 0`): communicator set-up, malformed and (on a
-//! box of one rank) good allreduce descriptors, the engine's registers
-//! read and written.
+//! `ni.ar_communicators > 0`): communicator set-up, malformed and good
+//! allreduce descriptors, the engine's registers read and written.
 //!
-//! The RTL runs the collective of a single rank only (see
-//! `exanet_hdl::ni::allreduce`): its copy of source to destination is
-//! compared burst by burst with the golden engine's writes (check.rs:
-//! AR / AW / W / B, AxUSER = the descriptor's PDID), its completion on the
-//! AXI4-Lite reads. A descriptor that would start a collective of two
-//! ranks or more is **kept out of the stimulus**: every software action
-//! that rings a DOORBELL is first played on a copy of the golden NI, and
-//! dropped when the copy's engine is left running a collective. The
-//! malformed descriptors are so one way each (count 0, count over the
-//! maximum, more scratch than the slot has, a bitwise op on a float type,
-//! an undefined op or dtype, a misaligned or out-of-range address, an
-//! unknown or disabled communicator, one of another PDID, one this node
-//! is not a member of); the good ones copy up to 768 bytes between random
-//! element-aligned places of the source regions (4 KiB pages crossed,
-//! source and destination overlapping at times). The copy is the safety
-//! net for what random register writes change.
+//! What the RTL runs (see `exanet_hdl::ni::allreduce`): the check, a
+//! single rank's copy (compared burst by burst with the golden engine's
+//! writes, check.rs: AR / AW / W / B, AxUSER = the descriptor's PDID), and
+//! of a collective of two ranks or more its fragments (each compared flit
+//! by flit with the golden engine's `emit` at its pick) and its TIMEOUT
+//! (the golden clock moves one cycle per cycle: check.rs), completions on
+//! the AXI4-Lite reads. Every software action that rings a DOORBELL is
+//! first played on a copy of the golden NI, and dropped when an allreduce
+//! DOORBELL in it would queue behind a running collective (the RTL has no
+//! descriptor queue) or would start a collective that was not generated
+//! as a good one. The malformed descriptors are so one way each (count 0,
+//! count over the maximum, more scratch than the slot has, a bitwise op on
+//! a float type, an undefined op or dtype, a misaligned or out-of-range
+//! address, an unknown or disabled communicator, one of another PDID, one
+//! this node is not a member of); the good ones (with
+//! [`NiBench::set_ar_copies`]) copy up to 768 bytes between random
+//! element-aligned places of the source regions on the single-rank slot
+//! (4 KiB pages crossed, source and destination overlapping at times), or
+//! start a collective of up to 3 P bytes on slot 0, a box of 2..=9 ranks
+//! holding this node at a random rank; AR_TIMEOUT is mostly short (1..=3
+//! cycles at times: the timeout falls during the check), at times 0 or
+//! any 32-bit value. The copy is the safety net for what random register
+//! writes change.
 
 use super::{NiBench, Op, REGION};
 use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
@@ -189,7 +195,7 @@ impl NiBench {
         let mut dst = region + esize * rng.below(256);
         let mut comm = 0u32;
         let one = self.ar_copies && n.ar_communicators > ONE_RANK_SLOT;
-        let case = rng.below(if one { 16 } else { 10 });
+        let case = rng.below(if one { 20 } else { 10 });
         let page = match case {
             0..=6 => self.ar_channel_for(0, c),
             8 if n.ar_communicators > 1 => self.ar_channel_for(1, c),

@@ -41,11 +41,13 @@ pub struct NiCoverage {
     /// Collectives of two ranks or more started (good descriptors on slot
     /// 0, whose box holds this node and up to 8 others); their fragments
     /// picked (each compared flit by flit with the golden engine's); the
-    /// collectives ended TIMEOUT (no partner answers in this bench), and
-    /// of those, the ones whose timeout fell before their first fragment.
+    /// collectives ended TIMEOUT (no partner answers in this bench).
     pub ar_collectives: u64,
     pub ar_fragments: u64,
     pub ar_timeouts: u64,
+    /// CQ_COUNT reads software queued in the last cycles before a
+    /// collective's timeout.
+    pub ar_timeout_polls: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,
