@@ -506,7 +506,7 @@ fn allreduce_descriptors_match_the_golden_model() {
 /// Good descriptors on a box of one rank among the general traffic too:
 /// each copy (source to destination in 256-byte chunks, split at 4 KiB
 /// pages) compared burst by burst with the golden engine's writes, the
-/// completions on the AXI4-Lite reads; and on a box of 2..=9 ranks:
+/// completions on the AXI4-Lite reads; and on a box of 2..=32 ranks:
 /// each collective's fragments compared flit by flit with the golden
 /// engine's, its TIMEOUT (no partner answers) in the golden model's cycle
 /// (seed 0x71 once stopped at cycle 4,341: a TIMEOUT in the cycle a
@@ -599,8 +599,9 @@ fn an_edited_allreduce_path_is_caught() {
 
 /// More of a collective's RTL edited, each caught on the fragments' flits:
 /// a step's later fragments landing at the first one's vaddr, no step
-/// index in the footer flags, the partner's x coordinate not wrapped
-/// around the torus. Ignored: three more NI builds (about 45 s each on a
+/// index in the footer flags, the partner's y coordinate not wrapped
+/// around the torus (the bench's node is at y = 1 of a 4-ring; its x = 3
+/// of an 8-ring never wraps with boxes of up to 3 ranks per dimension). Ignored: three more NI builds (about 45 s each on a
 /// loaded machine); the suite's edit test covers the sequence number and
 /// the timeout.
 #[test]
@@ -620,8 +621,8 @@ fn an_edited_fragment_is_caught() {
             true,
         ),
         (
-            "wire [4:0] p_x = p_sx >= 5'd8 ? p_sx - 5'd8 : p_sx;",
-            "wire [4:0] p_x = p_sx;",
+            "wire [4:0] p_y = p_sy >= 5'd4 ? p_sy - 5'd4 : p_sy;",
+            "wire [4:0] p_y = p_sy;",
             "out_data",
             true,
         ),

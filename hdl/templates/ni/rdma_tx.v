@@ -53,7 +53,9 @@ reg [{{ k.cwm1 }}:0] hi_c;
 reg [{{ k.cwm1 }}:0] lo_c;
 reg pick_now;
 reg pick_rd;
+{%- if k.ar %}
 reg pick_ar;
+{%- endif %}
 reg [{{ k.cwm1 }}:0] pick_c;
 reg cand_msg;
 reg mq_room;
@@ -88,12 +90,14 @@ always @(*) begin
     if (rdy[{{ ch }}]) begin lo_v = 1'b1; lo_c = {{ k.cw }}'d{{ ch }}; end
 {%- endfor %}
     pick_rd = (rd_count != {{ rdw }}'d0);
+{%- if k.ar %}
     // The allreduce engine's next fragment, before the channels (golden
     // `emit_request`).
-    pick_ar = {% if k.ar %}!pick_rd && tx_en && ar_frag{% else %}1'b0{% endif %};
+    pick_ar = !pick_rd && tx_en && ar_frag;
+{%- endif %}
     pick_c = hi_v ? hi_c : lo_c;
     // A channel pick would take a message (sent from its slot as it leaves).
-    cand_msg = !pick_rd && !pick_ar && (pq_count[pick_c] != {{ k.sw }}'d0);
+    cand_msg = !pick_rd{% if k.ar %} && !pick_ar{% endif %} && (pq_count[pick_c] != {{ k.sw }}'d0);
     mq_room = ({1'b0, mq_count} + { {{- mqw }}'d0, f_push}) < {{ mqw1 }}'d{{ mqd }};
     be_empty = (mq_count == {{ mqw }}'d0) && !f_push;
     can_pick = !f_load && !ar_v && mq_room && (be_empty || !cand_msg){% if k.ar %}
@@ -101,7 +105,7 @@ always @(*) begin
                // (it waits for the AXI4 master to drain), nor while it
                // checks or copies.
                && !ar_dbp && !ar_hold{% endif %};
-    pick_now = can_pick && (pick_rd || pick_ar || (tx_en && lo_v)) && !reset;
+    pick_now = can_pick && (pick_rd{% if k.ar %} || pick_ar{% endif %} || (tx_en && lo_v)) && !reset;
     eng_load = f_load;
 end
 
@@ -339,8 +343,12 @@ always @(*) begin
     footer_pack$notify = b_notify;
     footer_pack$last = b_last;
     footer_pack$first = b_first;
+{%- if k.ar %}
     // Class-0 packets carry no flags (responses leave by the lane), but
     // an allreduce fragment its step index.
+{%- else %}
+    // Class-0 packets carry no flags (responses leave by the lane).
+{%- endif %}
     footer_pack$flags = {% if k.ar %}b_flags{% else %}8'd0{% endif %};
     footer_pack$src = node;
     footer_pack$txid = b_txid;
@@ -412,7 +420,7 @@ always @(posedge clock) begin
 {%- if k.ar %}
             e_ar <= pick_ar;
 {%- endif %}
-            if (pick_rd || pick_ar) e_msg <= 1'b0;
+            if (pick_rd{% if k.ar %} || pick_ar{% endif %}) e_msg <= 1'b0;
             else begin
                 e_c <= pick_c;
                 e_msg <= (pq_count[pick_c] != {{ k.sw }}'d0);

@@ -20,7 +20,7 @@
 //! [`NiBench::set_ar_copies`]) copy up to 768 bytes between random
 //! element-aligned places of the source regions on the single-rank slot
 //! (4 KiB pages crossed, source and destination overlapping at times), or
-//! start a collective of up to 3 P bytes on slot 0, a box of 2..=9 ranks
+//! start a collective of up to 3 P bytes on slot 0, a box of 2..=32 ranks
 //! holding this node at a random rank; AR_TIMEOUT is mostly short (1..=3
 //! cycles at times: the timeout falls during the check), at times 0 or
 //! any 32-bit value. The copy is the safety net for what random register
@@ -87,21 +87,22 @@ impl NiBench {
         let origin = (me[0] | me[1] << 4 | me[2] << 8) as u32;
         let extent = (ext[0] | ext[1] << 8 | ext[2] << 16) as u32;
         // Slot 0 (with good descriptors in the stimulus, its collectives
-        // run): a box of 2..=9 ranks (1..=3 per dimension in x and y,
-        // non-powers of two among them) holding this node at a random
-        // rank, so its partners lie around it, across the torus wrap.
+        // run): a box of 2..=32 ranks (1..=4 per dimension in x and y,
+        // 1..=2 in z, non-powers of two among them) holding this node at
+        // a random rank, so its partners lie around it, across the torus
+        // wrap (a 4-ring of y taken whole).
         let (origin0, extent0, rank0) = if self.ar_copies {
             let mut e = [
-                1 + rng.below(3.min(d[0]) as u64) as usize,
-                1 + rng.below(3.min(d[1]) as u64) as usize,
-                1,
+                1 + rng.below(4.min(d[0]) as u64) as usize,
+                1 + rng.below(4.min(d[1]) as u64) as usize,
+                1 + rng.below(2.min(d[2]) as u64) as usize,
             ];
-            if e[0] * e[1] == 1 {
+            if e[0] * e[1] * e[2] == 1 {
                 e[0] = 2.min(d[0]);
                 e[1] = if e[0] == 1 { 2.min(d[1]) } else { 1 };
             }
-            let rank = rng.below((e[0] * e[1]) as u64) as usize;
-            let digit = [rank % e[0], rank / e[0], 0];
+            let rank = rng.below((e[0] * e[1] * e[2]) as u64) as usize;
+            let digit = [rank % e[0], rank / e[0] % e[1], rank / (e[0] * e[1])];
             let o: Vec<usize> = (0..3).map(|k| (me[k] + d[k] - digit[k]) % d[k]).collect();
             (
                 (o[0] | o[1] << 4 | o[2] << 8) as u32,
@@ -138,9 +139,15 @@ impl NiBench {
             self.priv_write(w(regs::AR_RANK), rank);
             self.priv_write(w(regs::AR_SCRATCH_LO), (self.rx.land + (1 << 20)) as u32);
             self.priv_write(w(regs::AR_SCRATCH_HI), 0);
+            // (Slot 0's collectives mostly fit: 1 MiB three times in four.)
+            let sizes = if k == 0 && self.ar_copies {
+                [4096, 1 << 20, 1 << 20, 1 << 20]
+            } else {
+                [64, 4096, 1 << 20, 64]
+            };
             self.priv_write(
                 w(regs::AR_SCRATCH_SIZE),
-                [64, 4096, 1 << 20][rng.below(3) as usize],
+                sizes[rng.below(if k == 0 && self.ar_copies { 4 } else { 3 }) as usize],
             );
             self.priv_write(w(regs::AR_CTRL), pdid | 1 << 31);
         }

@@ -39,7 +39,7 @@ pub struct NiCoverage {
     /// chunks split at a 4 KiB page).
     pub ar_copy_chunks: u64,
     /// Collectives of two ranks or more started (good descriptors on slot
-    /// 0, whose box holds this node and up to 8 others); their fragments
+    /// 0, whose box holds this node and up to 31 others); their fragments
     /// picked (each compared flit by flit with the golden engine's); the
     /// collectives ended TIMEOUT (no partner answers in this bench).
     pub ar_collectives: u64,

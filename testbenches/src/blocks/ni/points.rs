@@ -29,7 +29,7 @@ pub fn info() -> BlockInfo {
 /// transaction, the `ni` bench's traffic plus allreduce descriptors:
 /// malformed ones (error completions, nothing written), good ones on a
 /// box of one rank (the copy compared burst by burst) and on a box of
-/// 2..=9 ranks (fragments compared flit by flit, then TIMEOUT: no partner
+/// 2..=32 ranks (fragments compared flit by flit, then TIMEOUT: no partner
 /// answers). What the engine RTL does not do yet (descriptors queued
 /// behind a running collective) is kept out of the stimulus; see
 /// `exanet_hdl::ni::allreduce`.
