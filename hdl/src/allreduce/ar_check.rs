@@ -16,10 +16,13 @@
 //! need walked by [`ar_sched`](super::ar_sched)), BAD_ADDR (source or
 //! destination misaligned to the element size or past the memory), else OK.
 //!
-//! Not yet here (later slices of issue 15): the collective itself (reads,
-//! fragments, combining, writes), the counters AR_CNT / AR_REJ, the
-//! timeout's effect (AR_TIMEOUT is stored and read back only), and the
-//! refusal to disable a slot a collective runs on (nothing runs yet).
+//! Also here for the collective the NI runs (`ni/ar_send.v`): each slot's
+//! sequence number (`s_seq`, golden `Slot::seq`: zero at every AR_CTRL
+//! write taken, advanced on `seq_adv`), the checked descriptor's steps
+//! walked again (`run`, then one per `run_next` while `run_on`) with the
+//! partner's coordinates (golden `CommBox::coords_of`), and the refusal of
+//! an AR_CTRL write to the slot a collective runs on (`run_on`). The
+//! collective's data path, AR_CNT / AR_REJ and the timeout are in the NI.
 //!
 //! Ports:
 //! - `clock`; `reset` (synchronous: every slot disabled and zero, threshold
@@ -34,6 +37,12 @@
 //!   d_count[32] d_src[42] d_dst[42] d_comm[4] d_pdid[16]` (the posting
 //!   channel's PDID); `busy` from the next cycle until `done` (a one-cycle
 //!   pulse) with `status[3]`.
+//! - the collective: `run`, `run_on`, `run_next`, `seq_adv` in; out the
+//!   step presented (`st_valid`, `st_done`, `st_index[8]`,
+//!   `st_send_lo/hi[32]`, `st_recv_empty`, `st_their_off[36]`,
+//!   `st_dest[22]`), the checked descriptor's slot and codes (`run_pdid`,
+//!   `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`), and
+//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it.
 //!
 //! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
@@ -331,6 +340,51 @@ pub struct ArCheck {
     pub src: Signal<Out, Bits<42>>,
     /// The checked descriptor's destination address (held likewise).
     pub dst: Signal<Out, Bits<42>>,
+    /// Walk the checked descriptor's steps again, for its collective (one
+    /// cycle, after `done` with status OK).
+    pub run: Signal<In, bool>,
+    /// A collective of the checked descriptor runs: an AR_CTRL write to its
+    /// slot is refused (golden `set_communicator`), and the steps advance
+    /// on `run_next` only.
+    pub run_on: Signal<In, bool>,
+    /// Take the step presented.
+    pub run_next: Signal<In, bool>,
+    /// Advance the checked descriptor's slot's sequence number (a
+    /// collective that passed the check has completed).
+    pub seq_adv: Signal<In, bool>,
+    /// A step is presented (`st_*`).
+    pub st_valid: Signal<Out, bool>,
+    /// The step list is over.
+    pub st_done: Signal<Out, bool>,
+    /// The step's index (the fragments' footer flags).
+    pub st_index: Signal<Out, Bits<8>>,
+    /// Its send range, in elements (half open).
+    pub st_send_lo: Signal<Out, Bits<32>>,
+    /// End of the send range.
+    pub st_send_hi: Signal<Out, Bits<32>>,
+    /// The step receives nothing.
+    pub st_recv_empty: Signal<Out, bool>,
+    /// Where the send range lands in the partner's bank, in elements.
+    pub st_their_off: Signal<Out, Bits<36>>,
+    /// The partner's coordinates (this node's fpga and reserved bits).
+    pub st_dest: Signal<Out, Bits<22>>,
+    /// The checked descriptor's slot: its PDID.
+    pub run_pdid: Signal<Out, Bits<16>>,
+    /// Its sequence number (the fragments' footer txid).
+    pub run_seq: Signal<Out, Bits<14>>,
+    /// The checked descriptor: communicator, op, dtype, log2 of its
+    /// element bytes.
+    pub run_comm: Signal<Out, Bits<4>>,
+    /// Op code.
+    pub run_op: Signal<Out, Bits<3>>,
+    /// Dtype code.
+    pub run_dtype: Signal<Out, Bits<3>>,
+    /// log2 of the element bytes.
+    pub run_e: Signal<Out, Bits<2>>,
+    /// AR_TIMEOUT as it is after this cycle (the value a write taken now
+    /// sets): the golden model applies a write before the cycle's time
+    /// step.
+    pub timeout: Signal<Out, Bits<32>>,
     /// The step sequencer, walked for the scratch need.
     pub sched: ArSched,
     _body: String,
@@ -365,6 +419,25 @@ impl ArCheck {
             bytes: Default::default(),
             src: Default::default(),
             dst: Default::default(),
+            run: Default::default(),
+            run_on: Default::default(),
+            run_next: Default::default(),
+            seq_adv: Default::default(),
+            st_valid: Default::default(),
+            st_done: Default::default(),
+            st_index: Default::default(),
+            st_send_lo: Default::default(),
+            st_send_hi: Default::default(),
+            st_recv_empty: Default::default(),
+            st_their_off: Default::default(),
+            st_dest: Default::default(),
+            run_pdid: Default::default(),
+            run_seq: Default::default(),
+            run_comm: Default::default(),
+            run_op: Default::default(),
+            run_dtype: Default::default(),
+            run_e: Default::default(),
+            timeout: Default::default(),
             sched: ArSched::new(&p.sched())?,
             _body: ar_check_body(p)?,
         })
@@ -386,6 +459,21 @@ impl Logic for ArCheck {
         self.bytes.connect();
         self.src.connect();
         self.dst.connect();
+        self.st_valid.connect();
+        self.st_done.connect();
+        self.st_index.connect();
+        self.st_send_lo.connect();
+        self.st_send_hi.connect();
+        self.st_recv_empty.connect();
+        self.st_their_off.connect();
+        self.st_dest.connect();
+        self.run_pdid.connect();
+        self.run_seq.connect();
+        self.run_comm.connect();
+        self.run_op.connect();
+        self.run_dtype.connect();
+        self.run_e.connect();
+        self.timeout.connect();
         self.sched.clock.connect();
         self.sched.reset.connect();
         self.sched.start.connect();

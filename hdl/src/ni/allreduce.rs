@@ -53,37 +53,62 @@
 //! order (a packet decided while the DOORBELL waits comes before it, as
 //! its AXI4-Lite write is not accepted yet).
 //!
-//! Not here yet (later slices of issue 15): a collective of two ranks or
-//! more (fragments, scratch, combining through `reduce_alu`; a descriptor
-//! of such a slot that passes the check still completes OK at once and
-//! writes nothing, so the `ni` bench keeps those out of its stimulus, and
-//! `ni.ar_communicators > 0` is refused by [`super::Geometry::new`], so by
-//! `exanet generate`); the collective sequence number (a single rank's
-//! collective sends no fragment, so its `seq` is not observable yet: it
-//! comes with the fragments); FRAGS_SENT, FRAGS_RECEIVED and AR_REJ read
-//! 0, and a received AllreduceFragment is rejected UNSUPPORTED as without
-//! an engine (the golden engine would check it).
+//! **A collective of two ranks or more** (`templates/ni/ar_send.v`, golden
+//! `Engine::emit` and `Engine::advance`): a descriptor checked OK on a
+//! slot whose box holds two ranks or more starts the slot's steps again in
+//! the child's sequencer (`run`), one step at a time (`run_next`). Each
+//! step's send range leaves as AllreduceFragment packets picked by
+//! `rdma_tx`'s scheduler after the read-serve engine and before the
+//! channels (golden `emit_request`), when TX_ENABLE: `min(P, left)` bytes
+//! each, cut every P bytes of the range (not at P boundaries of the
+//! landing address), the payload read over the AXI4 master like an RDMA
+//! write's (ARUSER = the slot's PDID) from the source vector; header dest
+//! = the partner's coordinates (the child's `st_dest`: origin + the rank's
+//! digits, modulo the torus, this node's fpga and reserved bits), PDID =
+//! the slot's, vaddr = the partner's layout offset of the step in bytes +
+//! j·P; footer txid = the slot's sequence number, flags = the step index,
+//! seq = j, first / last, user = communicator · op · dtype (the golden
+//! `FRAG_USER_*` fields). FRAGS_SENT counts them. A step that receives
+//! nothing is done after its last fragment and the next is prepared; a
+//! step that receives waits: no fragment is taken yet (slice 3), so only
+//! the timeout ends it. While a step is prepared (2 cycles or more per
+//! step; the golden model moves on at once) the NI holds as during a check
+//! (`ar_prep` in `ar_hold`), so nothing observes the difference.
+//!
+//! **Sequence numbers** (`s_seq` per slot in `ar_check`, golden
+//! `Engine::finish`): zero at every AR_CTRL write taken, advanced when a
+//! collective that passed the check completes (OK, TIMEOUT; a single
+//! rank's copy included); the fragments' txid.
+//!
+//! **Timeout** (golden `Engine::advance`; the `ni` bench moves the golden
+//! clock one cycle per cycle, after the cycle's other events): `rn_t`
+//! counts the cycles since the collective's last progress (its DOORBELL,
+//! each fragment picked: the golden `last_progress` events; the golden
+//! steps done at those same instants). With AR_TIMEOUT T > 0 (the value a
+//! write sets this cycle, as the golden write comes before the time step),
+//! the cycle where the count reaches T ends the collective TIMEOUT, its
+//! completion in the CQ from the next cycle as the golden model's, `seq`
+//! advanced, the slot free. That is cycle-exact; a timeout that falls
+//! during the check or a step's preparation completes at the hold's end,
+//! unobservable as the NI holds. AR_CTRL of the slot a collective runs on
+//! is refused (golden `set_communicator`).
+//!
+//! Not here yet (later slices of issue 15): receiving fragments (a
+//! received AllreduceFragment is rejected UNSUPPORTED as without an
+//! engine; FRAGS_RECEIVED and AR_REJ read 0), so combining, storing steps
+//! and PROTOCOL; a collective therefore ends TIMEOUT (or OK when no step
+//! receives, which a schedule never gives a rank of two or more). No
+//! descriptor queue: an allreduce DOORBELL while a collective runs is
+//! refused QUEUE_FULL, where the golden engine queues it (the `ni` bench
+//! keeps those out). `ni.ar_communicators > 0` stays refused by
+//! [`super::Geometry::new`], so by `exanet generate`.
 //!
 //! # Design of the remaining data path (the next slices)
 //! Built on what is here, in this order, each checked by the `ni` bench
 //! (then a node pair, then the 2×2×2 run):
-//! 1. **Sequence numbers**: `s_seq[16]` (14 bits) in `ar_check`, zeroed by
-//!    an AR_CTRL write with ENABLE, advanced at every completion of a
-//!    collective that passed the check (OK, PROTOCOL, TIMEOUT; golden
-//!    `Engine::finish`). Observable through the fragments' txid and the
-//!    Stale check, so it comes with 2 and 3.
-//! 2. **Sending** (a fourth class-0 source of `rdma_tx`, between the
-//!    read-serve engine and the channels, the golden `emit_request`
-//!    order): `ar_sched` presents a step (partner rank, send range,
-//!    `their_off`); the engine turns its send range into fragment records
-//!    for the scheduler's packet queue exactly like an RDMA write packet
-//!    (source = src before the first combining step, dst after; AR bursts,
-//!    realigner and payload CRC reused), with header dest = the partner's
-//!    coordinates (origin + rank digits, per dimension mod the torus),
-//!    PDID = the slot's, vaddr = `their_off · esize + j · P`, size; footer
-//!    txid = seq, flags = step index, seq = j, first / last, user = comm ·
-//!    op << 4 · dtype << 7 (the golden `Engine::emit`). Cost: a record mux
-//!    into `e_rec` and the coordinate arithmetic, about 300 LUT.
+//! 1. **Sequence numbers**: done (above).
+//! 2. **Sending**: done (above) for a source before the first combining
+//!    step; after one (slice 4) the send source becomes dst.
 //! 3. **Receiving** (`rdma_rx`): an AllreduceFragment gets the golden
 //!    `Engine::accept` checks in `FragReject` order from per-slot, per-bank,
 //!    per-step records `{next_index[14], bytes[31], closed, src_rank[12],
@@ -110,8 +135,7 @@
 //!    `receive`, each calling `progress`), so a combining step runs, as the
 //!    copy does, with everything else held after the decision (or pick)
 //!    that completes it; the bench then expects its writes at that event.
-//!    TIMEOUT: a cycle counter since the last progress against AR_TIMEOUT,
-//!    completing TIMEOUT, clearing the bank and advancing seq.
+//!    TIMEOUT: done (above); with the receive side it also clears the bank.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile
 //! (`ar_hold`) the AXI4-Lite slave accepts nothing, the receive path
@@ -121,12 +145,14 @@
 use super::codes::Codes;
 use super::geometry::{clog2, Geometry, Keys};
 use super::records::Records;
-use super::vgen::{block, pad, render, Queue};
+use super::vgen::{block, pad, render, Bits, Queue, Word};
 use crate::allreduce::ar_check::ArCheckParams;
 use anyhow::{ensure, Result};
 use askama::Template;
-use exanet_sim::allreduce::engine::ArStatus;
+use exanet_sim::allreduce::engine::{ArStatus, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP};
 use exanet_sim::ni::regs;
+use exanet_sim::packet::coords::{Field, COORDS_BITS};
+use exanet_sim::packet::{footer, header};
 
 /// `templates/ni/allreduce.v`.
 #[derive(Template)]
@@ -150,6 +176,29 @@ struct Allreduce<'a> {
     st_ok: String,
     /// The data path of a single rank (`templates/ni/ar_copy.v`).
     copy: String,
+    /// The collective's steps, fragments and timeout (`templates/ni/ar_send.v`).
+    send: String,
+    /// `ArStatus::Timeout` as the child's 3-bit status.
+    st_timeout: String,
+}
+
+/// `templates/ni/ar_send.v`.
+#[derive(Template)]
+#[template(path = "ni/ar_send.v")]
+struct ArSend {
+    /// `ArStatus::Ok` as the child's 3-bit status.
+    st_ok: String,
+    /// Widths of the footer's seq, flags, txid, user, of the coordinates
+    /// and of the header's PDID.
+    seqw: usize,
+    flagsw: usize,
+    txidw: usize,
+    userw: usize,
+    coordsw: usize,
+    pdidw: usize,
+    /// The fragments' footer user field from the checked descriptor's
+    /// communicator, op and dtype (golden `FRAG_USER_*`).
+    user_word: String,
 }
 
 /// `templates/ni/ar_copy.v`.
@@ -199,6 +248,26 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         },
         "ar_copy",
     )?;
+    let fw = |f: Field| f.width as usize;
+    let ub = |f: Field, name| Bits::new(f.offset as usize, f.width as usize, name, false);
+    let userw = fw(footer::USER);
+    let send = render(
+        &ArSend {
+            st_ok: st_ok.clone(),
+            seqw: fw(footer::SEQ),
+            flagsw: fw(footer::FLAGS),
+            txidw: fw(footer::TXID),
+            userw,
+            coordsw: COORDS_BITS as usize,
+            pdidw: fw(header::PDID),
+            user_word: Word::new(userw)
+                .put(ub(FRAG_USER_COMM, "comm"), "ar$0$run_comm", 4)
+                .put(ub(FRAG_USER_OP, "op"), "ar$0$run_op", 3)
+                .put(ub(FRAG_USER_DTYPE, "dtype"), "ar$0$run_dtype", 3)
+                .part(userw, 0),
+        },
+        "ar_send",
+    )?;
     render(
         &Allreduce {
             k: g.keys(),
@@ -213,6 +282,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
             st_ok,
             copy,
+            send,
+            st_timeout: format!("{STATUS_BITS}'d{}", ArStatus::Timeout as u8),
         },
         "allreduce",
     )

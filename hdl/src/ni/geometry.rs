@@ -305,10 +305,10 @@ pub struct Keys {
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
     /// `ni.ar_communicators` must be 0: the engine's RTL runs descriptor
-    /// checks and single-rank copies, but a descriptor on a communicator of
-    /// two ranks or more that passes the check would complete OK with
-    /// nothing written (the fragment path is not in the RTL yet), a wrong
-    /// result software could not tell from a right one. The slots' boxes
+    /// checks, single-rank copies and the sending half of a collective of
+    /// two ranks or more (its fragments, its timeout), but takes no
+    /// fragment, so such a collective never completes with a result (it
+    /// ends TIMEOUT, or never with AR_TIMEOUT 0). The slots' boxes
     /// are set at run time (AR_EXTENT), so no configuration key can keep
     /// such communicators out; the engine stays out of `exanet generate`
     /// until that path exists.
@@ -370,7 +370,7 @@ impl Geometry {
         }
         if n.ar_communicators != 0 && !engine_check {
             bail!(
-                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks and single-rank copies only, and a collective of two ranks or more would complete OK with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
+                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies, and of a collective of two ranks or more only the sending of its fragments and the timeout: it takes no fragment, so such a collective always ends TIMEOUT with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
                 n.ar_communicators
             );
         }

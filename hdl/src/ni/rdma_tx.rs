@@ -133,7 +133,16 @@ fn record(g: &Geometry) -> Record {
             ("slot", g.sa),
             ("rrlen", w(READ_REQ_LEN)),
             ("rrladdr", w(header::VADDR)),
-        ],
+        ]
+        .into_iter()
+        // An allreduce fragment's footer flags (step index) and user
+        // field (communicator, op, dtype): with the engine only.
+        .chain(
+            g.ar.then_some([("flags", w(footer::FLAGS)), ("user", w(footer::USER))])
+                .into_iter()
+                .flatten(),
+        )
+        .collect(),
         false,
     )
 }
@@ -203,6 +212,9 @@ struct RdmaTx<'a> {
     b_unpack: String,
     /// Zero padding of a slot index to a 14-bit txid.
     txid_pad: String,
+    /// Widths of the footer's flags and user fields.
+    r_flagsw: usize,
+    r_userw: usize,
     /// Zero padding of a 9-bit length to `addr_bits`.
     src_pad: String,
     /// A read request's payload word: `{zero, len, landing address}`.
@@ -258,6 +270,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
                 .put(c.bits.rr_land, "b_rrladdr", 42)
                 .text(),
             txid_pad: pad(14 - g.sa),
+            r_flagsw: footer::FLAGS.width as usize,
+            r_userw: footer::USER.width as usize,
             src_pad: pad(n.addr_bits as usize - 9),
             q_reset: block(q.iter().map(|q| q.reset()).collect()),
             q_update: block(q.iter().map(|q| q.update()).collect()),

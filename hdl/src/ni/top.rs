@@ -324,6 +324,10 @@ impl Logic for Ni {
             a.d_dst.connect();
             a.d_comm.connect();
             a.d_pdid.connect();
+            a.run.connect();
+            a.run_on.connect();
+            a.run_next.connect();
+            a.seq_adv.connect();
         }
     }
 

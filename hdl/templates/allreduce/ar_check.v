@@ -11,6 +11,10 @@ reg [31:0] s_shi    [0:15];
 reg [31:0] s_ssize  [0:15];
 reg [12:0] s_ranks  [0:15];
 reg        s_member [0:15];
+// The collective sequence number of each slot (golden `Slot::seq`): zero
+// at every AR_CTRL write taken, advanced when a collective that passed the
+// check completes (`seq_adv`).
+reg [13:0] s_seq    [0:15];
 reg [31:0] thr_q;
 reg [31:0] tmo_q;
 
@@ -54,8 +58,10 @@ always @(*) begin
     wr_ok_c = 1'b0;
     if (st == S_IDLE && w_algn) begin
         if (wr_addr == {{ k.a_thr }} || wr_addr == {{ k.a_tmo }}) wr_ok_c = 1'b1;
+        // AR_CTRL of the slot a collective runs on is refused (golden
+        // `set_communicator`); other fields of it are, as it is enabled.
         else if (w_comm && w_field == 3'd{{ k.f_ctrl }})
-            wr_ok_c = !wr_data[31] || (w_box_ok && w_rank_ok && w_scr_ok);
+            wr_ok_c = !(run_on && w_slot == q_comm) && (!wr_data[31] || (w_box_ok && w_rank_ok && w_scr_ok));
         else if (w_comm && w_field != 3'd7) wr_ok_c = !w_en;
     end
     wr_ok = wr_ok_c;
@@ -98,6 +104,7 @@ always @(posedge clock) begin
             s_ssize[i] <= 32'd0;
             s_ranks[i] <= 13'd0;
             s_member[i] <= 1'b0;
+            s_seq[i] <= 14'd0;
         end
         thr_q <= {{ k.thr_reset }};
         tmo_q <= 32'd0;
@@ -116,10 +123,15 @@ always @(posedge clock) begin
                     s_ctrl[w_slot] <= wr_data & {{ k.masks[k.f_ctrl] }};
                     s_ranks[w_slot] <= w_ranks[12:0];
                     s_member[w_slot] <= w_member;
+                    s_seq[w_slot] <= 14'd0;
                 end
             endcase
         end
     end
+    // Never on the slot an AR_CTRL write above takes: a collective's slot
+    // refuses AR_CTRL while it runs, and a single rank's copy completes
+    // while the NI holds its AXI4-Lite slave.
+    if (!reset && seq_adv) s_seq[q_comm] <= s_seq[q_comm] + 14'd1;
 end
 
 // ---- descriptor check ----
@@ -163,12 +175,12 @@ wire q_dst_bad = (q_dst[2:0] & q_emask) != 3'd0 || {2'd0, q_dst} + {9'd0, q_byte
 always @(*) begin
     sched$clock = clock;
     sched$reset = reset;
-    sched$start = st == S_Q && q_comm_ok && s_member[q_comm] && q_legal && !q_count_bad;
+    sched$start = (st == S_Q && q_comm_ok && s_member[q_comm] && q_legal && !q_count_bad) || run;
     sched$ranks = s_ranks[q_comm];
     sched$rank = s_rank[q_comm][11:0];
     sched$count = q_count;
     sched$rsag = q_bytes > {3'd0, thr_q};
-    sched$next = 1'b1;
+    sched$next = run_on ? run_next : 1'b1;
     busy = st != S_IDLE;
     done = done_q;
     status = status_q;
@@ -176,6 +188,41 @@ always @(*) begin
     bytes = q_bytes[30:0];
     src = q_src;
     dst = q_dst;
+    st_valid = sched$valid;
+    st_done = sched$done;
+    st_index = sched$index;
+    st_send_lo = sched$send_lo;
+    st_send_hi = sched$send_hi;
+    st_recv_empty = sched$recv_lo == sched$recv_hi;
+    st_their_off = sched$their_off;
+    run_pdid = s_ctrl[q_comm][15:0];
+    run_seq = s_seq[q_comm];
+    run_comm = q_comm;
+    run_op = q_op;
+    run_dtype = q_dtype;
+    run_e = q_e;
+    timeout = (wr && wr_ok_c && wr_addr == {{ k.a_tmo }}) ? wr_data : tmo_q;
+end
+
+// The partner's coordinates (golden `CommBox::coords_of`): the rank's
+// digits in the box (x fastest), each added to the origin modulo the torus.
+wire [11:0] p_ex = {7'd0, s_extent[q_comm][4:0]};
+wire [11:0] p_ey = {7'd0, s_extent[q_comm][12:8]};
+wire [11:0] p_q1 = sched$partner_rank / p_ex;
+wire [11:0] p_dx = sched$partner_rank % p_ex;
+wire [11:0] p_dz = p_q1 / p_ey;
+wire [11:0] p_dy = p_q1 % p_ey;
+wire [4:0] p_sx = {1'b0, s_origin[q_comm][3:0]} + p_dx[4:0];
+wire [4:0] p_sy = {1'b0, s_origin[q_comm][7:4]} + p_dy[4:0];
+wire [4:0] p_sz = {1'b0, s_origin[q_comm][11:8]} + p_dz[4:0];
+wire [4:0] p_x = p_sx >= {{ k.dim[0] }} ? p_sx - {{ k.dim[0] }} : p_sx;
+wire [4:0] p_y = p_sy >= {{ k.dim[1] }} ? p_sy - {{ k.dim[1] }} : p_sy;
+wire [4:0] p_z = p_sz >= {{ k.dim[2] }} ? p_sz - {{ k.dim[2] }} : p_sz;
+always @(*) begin
+    st_dest = node;
+    st_dest{{ k.me[0] }} = p_x[3:0];
+    st_dest{{ k.me[1] }} = p_y[3:0];
+    st_dest{{ k.me[2] }} = p_z[3:0];
 end
 
 always @(posedge clock) begin
@@ -217,10 +264,11 @@ always @(posedge clock) begin
     end
 end
 
-// Not used by the check: the bits of this node's coordinates outside
-// x, y, z, the sequencer's steps (the collective is a later slice), and
-// its `bad` (the rank count of an enabled slot never exceeds the torus);
+// Not used: the sequencer's phase, combine and own layout offset (the
+// receive side is a later slice), and its `bad` (the rank count of an enabled slot never exceeds the torus);
 // `bytes` above 2^30 (refused BAD_COUNT, never copied).
-wire unused_ar_check = &{1'b0, node, sched$valid, sched$bad, sched$index, sched$phase, sched$partner_rank,
-    sched$send_lo, sched$send_hi, sched$recv_lo, sched$recv_hi, sched$combine, sched$my_off, sched$their_off,
+// Of the steps, the collective's sending uses the partner, the send range
+// and where it lands; the digits are below 16 (the extents' range).
+wire unused_ar_check = &{1'b0, node, sched$bad, sched$phase, sched$combine, sched$my_off,
+    p_dx[11:5], p_dy[11:5], p_dz[11:5], p_x[4], p_y[4], p_z[4],
     s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_bytes[34:31], w_rel, r_rel};

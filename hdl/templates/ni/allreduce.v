@@ -13,6 +13,7 @@ reg        db_ar;
 reg        ar_qfull;
 reg        ar_hold;
 reg        ar_cq;
+reg        ar_conf;
 reg        ar_drn;
 reg [{{ r.cq.width() - 1 }}:0] ar_ent;
 reg [{{ r.cq.width() - 1 }}:0] ar_new;
@@ -23,18 +24,25 @@ reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
 reg [31:0] ar_ncomp;
 reg        ar_rd_ok;
 reg [31:0] ar_rd_val;
-// A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
-// at once for a failed check, after the copy for a single rank (`cp_fin`).
 reg        ar_done;
 reg  [2:0] ar_stat;
-always @(*) begin
-    ar_done = (ar$0$done && !cp_go) || cp_fin;
-    ar_stat = cp_fin ? {{ st_ok }} : ar$0$status;
-end
 {{ copy }}
+{{ send }}
+// A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
+// at once for a failed check, after the copy for a single rank (`cp_fin`),
+// when a collective ends (`rn_end`: every step done, or the timeout; or
+// the timeout fell during its check, `rn_chk_tmo`).
+always @(*) begin
+    ar_done = (ar$0$done && !cp_go && !rn_go) || cp_fin || rn_end;
+    ar_stat = (cp_fin || rn_ok) ? {{ st_ok }}
+            : (rn_end || rn_chk_tmo) ? {{ st_timeout }}
+            : ar$0$status;
+end
 always @(*) begin
     db_ar = st_ctrl[w_ch]{{ c.bits.ctrl_op }} == {{ c.ar.op_allreduce.b() }};
-    ar_qfull = {{ aw_count_wide }} >= {{ awd }};
+    // While a collective runs, a DOORBELL is refused QUEUE_FULL (the golden
+    // engine queues it: no descriptor queue in the RTL yet).
+    ar_qfull = ({{ aw_count_wide }} >= {{ awd }}) || (rn_st != 2'd0);
     ar$0$clock = clock;
     ar$0$reset = reset;
     ar$0$node = node;
@@ -50,7 +58,7 @@ always @(*) begin
     ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
     ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
     ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0);
+    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0) || ar_prep;
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;
@@ -59,19 +67,26 @@ always @(*) begin
     ae_status = (ar_stat == {{ st_ok }}) ? {{ c.cq.ok }} : {{ c.cq.failed }};
     ae_kind = {{ c.cq.allreduce }};
     ar_new = { {{- r.cq.concat("ae_") }}};
-    // Straight into the CQ when it has room and nothing waits; else queued.
-    ar_cq = (ar_done && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
+    // Straight into the CQ when it has room, nothing waits and nothing
+    // else enters the CQ this cycle; else queued. A TIMEOUT falls in any
+    // cycle, also one where a decision or a landing write posts an entry
+    // (the golden model posts that one first, then the TIMEOUT's at the
+    // cycle's end): the TIMEOUT's then enters the CQ in the next cycle
+    // (`ar_drn`, held, so nothing sees it later than the golden's).
+    ar_conf = cq_wr || lp_cq;
+    ar_cq = (ar_done && !ar_conf && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
     ar_ent = ar_done ? ar_new : aw_mem[aw_head];
     aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
-    // AR_CNT: COMPLETIONS counts every checked descriptor; no fragment is
-    // sent or received yet, so FRAGS_SENT, FRAGS_RECEIVED and every
+    // AR_CNT: COMPLETIONS counts every checked descriptor, FRAGS_SENT every
+    // fragment picked; none is received yet, so FRAGS_RECEIVED and every
     // AR_REJ[r] read 0.
     ar_rd_ok = 1'b1;
     ar_rd_val = 32'd0;
     if (ar$0$rd_ok) ar_rd_val = ar$0$rd_data;
     else if ((r_off >= {{ c.ar.cnt_first.h() }}) && (r_off < {{ c.ar.cnt_end.h() }})) begin
         if (r_off[3:2] == {{ c.ar.cnt_completions.b() }}) ar_rd_val = ar_ncomp;
+        else if (r_off[3:2] == {{ c.ar.cnt_frags_sent.b() }}) ar_rd_val = ar_nsent;
     end else if (!((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }}))) ar_rd_ok = 1'b0;
 end
 always @(posedge clock) begin
@@ -85,7 +100,7 @@ always @(posedge clock) begin
         ar_ncomp <= 32'd0;
 {{ aw_reset }}
     end else begin
-        ar_drn <= wr_fire && a_cqpop && (aw_count != {{ aww }}'d0);
+        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0));
         if (ar$0$chk) begin
             ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
             ar_pdid <= ch_pdid[w_ch];

@@ -7,6 +7,9 @@ reg        f_push;
 reg [{{ k.cwm1 }}:0] rr;
 reg        e_msg;
 reg        e_rd;
+{%- if k.ar %}
+reg        e_ar;
+{%- endif %}
 reg [31:0] tx_packets;
 reg [31:0] tx_bytes;
 reg        act [0:{{ k.ncm1 }}];
@@ -50,6 +53,9 @@ reg [{{ k.cwm1 }}:0] hi_c;
 reg [{{ k.cwm1 }}:0] lo_c;
 reg pick_now;
 reg pick_rd;
+{%- if k.ar %}
+reg pick_ar;
+{%- endif %}
 reg [{{ k.cwm1 }}:0] pick_c;
 reg cand_msg;
 reg mq_room;
@@ -84,9 +90,14 @@ always @(*) begin
     if (rdy[{{ ch }}]) begin lo_v = 1'b1; lo_c = {{ k.cw }}'d{{ ch }}; end
 {%- endfor %}
     pick_rd = (rd_count != {{ rdw }}'d0);
+{%- if k.ar %}
+    // The allreduce engine's next fragment, before the channels (golden
+    // `emit_request`).
+    pick_ar = !pick_rd && tx_en && ar_frag;
+{%- endif %}
     pick_c = hi_v ? hi_c : lo_c;
     // A channel pick would take a message (sent from its slot as it leaves).
-    cand_msg = !pick_rd && (pq_count[pick_c] != {{ k.sw }}'d0);
+    cand_msg = !pick_rd{% if k.ar %} && !pick_ar{% endif %} && (pq_count[pick_c] != {{ k.sw }}'d0);
     mq_room = ({1'b0, mq_count} + { {{- mqw }}'d0, f_push}) < {{ mqw1 }}'d{{ mqd }};
     be_empty = (mq_count == {{ mqw }}'d0) && !f_push;
     can_pick = !f_load && !ar_v && mq_room && (be_empty || !cand_msg){% if k.ar %}
@@ -94,7 +105,7 @@ always @(*) begin
                // (it waits for the AXI4 master to drain), nor while it
                // checks or copies.
                && !ar_dbp && !ar_hold{% endif %};
-    pick_now = can_pick && (pick_rd || (tx_en && lo_v)) && !reset;
+    pick_now = can_pick && (pick_rd{% if k.ar %} || pick_ar{% endif %} || (tx_en && lo_v)) && !reset;
     eng_load = f_load;
 end
 
@@ -152,18 +163,33 @@ always @(*) begin
         l_rem = l_act ? cur_rem[e_c] : d_len;
         l_seq = l_act ? cur_seq[e_c] : 14'd0;
     end
+{%- if k.ar %}
+    // An allreduce fragment: the next P bytes of its step's send range.
+    if (e_ar) begin
+        l_act = 1'b0;
+        l_src = fr_src[{{ k.abm1 }}:0];
+        l_land = fr_vaddr;
+        l_rem = fr_rem;
+        l_seq = fr_j;
+    end
+{%- endif %}
     l_room = 9'd{{ k.p }} - { {{- roompad }}l_land[{{ k.pam1 }}:0]};
     l_n = (l_rem < {23'd0, l_room}) ? l_rem[8:0] : l_room;
+{%- if k.ar %}
+    // A fragment is cut every P bytes of the send range, not at P
+    // boundaries of its landing address.
+    if (e_ar) l_n = (l_rem < 32'd{{ k.p }}) ? l_rem[8:0] : 9'd{{ k.p }};
+{%- endif %}
     l_last = (l_rem == {23'd0, l_n});
     l_btmp = {5'd0, l_src[3:0]} + l_n + 9'd15;
     l_beats = l_btmp[8:4];
     l_topage = 9'd256 - {1'b0, l_src[11:4]};
     l_split = ({4'd0, l_beats} > l_topage);
-    l_size = e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd) ? {{ c.size.read_req }} : l_n);
+    l_size = e_msg ? ps_len[{e_c, pq_slot}] : ((d_op && !e_rd{% if k.ar %} && !e_ar{% endif %}) ? {{ c.size.read_req }} : l_n);
     l_wtmp = l_size + 9'd15;
     // A packet whose payload is read from memory (write, read response).
-    l_data = !e_msg && (e_rd || !d_op);
-    dq_pop = eng_load && !e_msg && !e_rd && (d_op || l_last);
+    l_data = !e_msg && (e_rd || !d_op{% if k.ar %} || e_ar{% endif %});
+    dq_pop = eng_load && !e_msg && !e_rd{% if k.ar %} && !e_ar{% endif %} && (d_op || l_last);
     rd_pop = eng_load && e_rd && l_last;
     pq_pop = eng_load && e_msg;
     rj_push = eng_load && l_data;
@@ -311,14 +337,19 @@ always @(*) begin
     header_pack$pdid = b_pdid;
     header_pack$vc = 5'd0;
     footer_pack$payload_crc = crc_q;
-    footer_pack$user = 12'd0;
+    footer_pack$user = {% if k.ar %}b_user{% else %}12'd0{% endif %};
     footer_pack$ttl = 15'd0;
     footer_pack$seq = b_seq;
     footer_pack$notify = b_notify;
     footer_pack$last = b_last;
     footer_pack$first = b_first;
+{%- if k.ar %}
+    // Class-0 packets carry no flags (responses leave by the lane), but
+    // an allreduce fragment its step index.
+{%- else %}
     // Class-0 packets carry no flags (responses leave by the lane).
-    footer_pack$flags = 8'd0;
+{%- endif %}
+    footer_pack$flags = {% if k.ar %}b_flags{% else %}8'd0{% endif %};
     footer_pack$src = node;
     footer_pack$txid = b_txid;
     crc32$clock = clock;
@@ -372,6 +403,9 @@ always @(posedge clock) begin
         e_c <= {{ k.cw }}'d0;
         e_msg <= 1'b0;
         e_rd <= 1'b0;
+{%- if k.ar %}
+        e_ar <= 1'b0;
+{%- endif %}
         rs_act <= 1'b0;
         tx_packets <= 32'd0;
         tx_bytes <= 32'd0;
@@ -383,7 +417,10 @@ always @(posedge clock) begin
         f_push <= f_load;
         if (pick_now) begin
             e_rd <= pick_rd;
-            if (pick_rd) e_msg <= 1'b0;
+{%- if k.ar %}
+            e_ar <= pick_ar;
+{%- endif %}
+            if (pick_rd{% if k.ar %} || pick_ar{% endif %}) e_msg <= 1'b0;
             else begin
                 e_c <= pick_c;
                 e_msg <= (pq_count[pick_c] != {{ k.sw }}'d0);
@@ -395,6 +432,10 @@ always @(posedge clock) begin
         if (f_load) begin
             e_size <= l_size;
             tx_bytes <= tx_bytes + {23'd0, l_size};
+{%- if k.ar %}
+            e_flags <= {{ r_flagsw }}'d0;
+            e_user <= {{ r_userw }}'d0;
+{%- endif %}
             if (e_msg) begin
                 e_kind <= 2'd2;
                 e_ptype <= {{ c.pt.mailbox }};
@@ -407,6 +448,21 @@ always @(posedge clock) begin
                 e_notify <= 1'b0;
                 e_txid <= msg_base + { {{- txid_pad }}pq_slot};
                 e_slot <= pq_slot;
+{%- if k.ar %}
+            end else if (e_ar) begin
+                e_kind <= 2'd0;
+                e_ptype <= {{ c.pt.allreduce_fragment }};
+                e_vaddr <= l_land;
+                e_dest <= fr_dest;
+                e_pdid <= fr_pdid;
+                e_seq <= l_seq;
+                e_first <= l_seq == 14'd0;
+                e_last <= l_last;
+                e_notify <= 1'b0;
+                e_txid <= fr_seq;
+                e_flags <= fr_index;
+                e_user <= fr_user;
+{%- endif %}
             end else if (d_op && !e_rd) begin
                 e_kind <= 2'd1;
                 e_ptype <= {{ c.pt.rdma_read_req }};

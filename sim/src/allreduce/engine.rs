@@ -90,7 +90,7 @@ use super::reduce_alu::{ReduceDtype, ReduceOp};
 use super::schedule::{step_count, steps, Algorithm, CommBox, Step, DIMS};
 use crate::ni::memory::{MemWrite, SparseMemory};
 use crate::ni::wire::Packet;
-use crate::packet::coords::Coords;
+use crate::packet::coords::{Coords, Field};
 use crate::packet::footer::Footer;
 use crate::packet::header::{Header, PacketType};
 use anyhow::{bail, Result};
@@ -100,6 +100,24 @@ use std::collections::VecDeque;
 pub const SEQ_BITS: u32 = 14;
 /// Most communicator slots (4-bit id in the footer's user field).
 pub const MAX_COMMUNICATORS: usize = 16;
+/// A fragment's footer user field: the communicator id (bits \[3:0\]).
+pub const FRAG_USER_COMM: Field = Field {
+    name: "frag_comm",
+    offset: 0,
+    width: 4,
+};
+/// A fragment's footer user field: the `reduce_alu` op code (bits \[6:4\]).
+pub const FRAG_USER_OP: Field = Field {
+    name: "frag_op",
+    offset: 4,
+    width: 3,
+};
+/// A fragment's footer user field: the `reduce_alu` dtype code (bits \[9:7\]).
+pub const FRAG_USER_DTYPE: Field = Field {
+    name: "frag_dtype",
+    offset: 7,
+    width: 3,
+};
 
 /// Engine parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,6 +317,9 @@ struct Running {
     op: ReduceOp,
     dtype: ReduceDtype,
     plan: Vec<Step>,
+    /// The schedule chosen at the start (the partners' layouts follow it,
+    /// whatever AR_THRESHOLD becomes while the collective runs).
+    algo: Algorithm,
     /// Scratch offset of each step's receive range (bank-relative).
     layout: Vec<u64>,
     /// Current step in `plan`.
@@ -502,6 +523,17 @@ impl Engine {
         })
     }
 
+    /// Cycles of [`Engine::advance`] until the running collective times
+    /// out if nothing progresses (`None`: none runs, or timeout 0).
+    pub fn cycles_to_timeout(&self) -> Option<u64> {
+        let r = self.running.as_ref()?;
+        (self.timeout > 0).then(|| {
+            self.timeout
+                .saturating_sub(self.now - r.last_progress)
+                .max(1)
+        })
+    }
+
     /// Completions waiting to be popped.
     pub fn completions_waiting(&self) -> usize {
         self.done.len()
@@ -553,6 +585,7 @@ impl Engine {
             op,
             dtype,
             plan,
+            algo,
             layout,
             at: 0,
             sent: 0,
@@ -727,8 +760,7 @@ impl Engine {
         let payload = mem.read(from + (s.send.start * esize + off) as u64, len);
         // Where it lands at the partner: its plan's layout for this step.
         let p = c.comm_box.ranks();
-        let algo = Algorithm::for_size(r.d.count as usize * esize, self.threshold);
-        let theirs = steps(p, s.partner, r.d.count as usize, algo);
+        let theirs = steps(p, s.partner, r.d.count as usize, r.algo);
         let their_layout = layout_of(&theirs, esize);
         let at = theirs
             .iter()
@@ -749,8 +781,10 @@ impl Engine {
         f.set_seq(r.sent as u16).ok()?;
         f.set_first(r.sent == 0);
         f.set_last(r.sent + 1 == total);
-        f.set_user(r.d.comm as u16 | op_dtype_bits(r.d.op, r.d.dtype))
-            .ok()?;
+        f.set_user(
+            FRAG_USER_COMM.put(0, r.d.comm as u64) as u16 | op_dtype_bits(r.d.op, r.d.dtype),
+        )
+        .ok()?;
         let pkt = Packet::build(h, f, &payload);
         let r = self.running.as_mut()?;
         r.sent += 1;
@@ -806,7 +840,7 @@ impl Engine {
         if h.ptype() != PacketType::AllreduceFragment {
             return Err(FragReject::Format);
         }
-        let comm = (f.user() & 0xF) as usize;
+        let comm = FRAG_USER_COMM.get(f.user() as u128) as usize;
         let limit = self.p.step_limit();
         let dims = self.p.dims;
         let (me_fpga, me_reserved) = (self.me_coords.fpga(), self.me_coords.reserved());
@@ -857,7 +891,7 @@ impl Engine {
             return Err(FragReject::Mixed);
         }
         rx.src = Some(src_rank);
-        rx.op_dtype = f.user() & !0xF;
+        rx.op_dtype = f.user() & !(FRAG_USER_COMM.max() as u16);
         rx.next_index += 1;
         rx.bytes += size;
         rx.closed = f.last();
@@ -873,9 +907,9 @@ impl Engine {
     }
 }
 
-/// The footer's op and dtype bits (user\[6:4\], user\[9:7\]).
+/// The footer's op and dtype bits ([`FRAG_USER_OP`], [`FRAG_USER_DTYPE`]).
 fn op_dtype_bits(op: u64, dtype: u64) -> u16 {
-    ((op as u16 & 7) << 4) | ((dtype as u16 & 7) << 7)
+    (FRAG_USER_OP.put(0, op) | FRAG_USER_DTYPE.put(0, dtype)) as u16
 }
 
 /// `a ⊕ b` over little-endian byte vectors of `dtype` elements.

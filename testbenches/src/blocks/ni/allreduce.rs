@@ -1,31 +1,37 @@
 //! The `ni` bench's allreduce stimulus (an NI with the engine,
-//! `ni.ar_communicators > 0`): communicator set-up, malformed and (on a
-//! box of one rank) good allreduce descriptors, the engine's registers
-//! read and written.
+//! `ni.ar_communicators > 0`): communicator set-up, malformed and good
+//! allreduce descriptors, the engine's registers read and written.
 //!
-//! The RTL runs the collective of a single rank only (see
-//! `exanet_hdl::ni::allreduce`): its copy of source to destination is
-//! compared burst by burst with the golden engine's writes (check.rs:
-//! AR / AW / W / B, AxUSER = the descriptor's PDID), its completion on the
-//! AXI4-Lite reads. A descriptor that would start a collective of two
-//! ranks or more is **kept out of the stimulus**: every software action
-//! that rings a DOORBELL is first played on a copy of the golden NI, and
-//! dropped when the copy's engine is left running a collective. The
-//! malformed descriptors are so one way each (count 0, count over the
-//! maximum, more scratch than the slot has, a bitwise op on a float type,
-//! an undefined op or dtype, a misaligned or out-of-range address, an
-//! unknown or disabled communicator, one of another PDID, one this node
-//! is not a member of); the good ones copy up to 768 bytes between random
-//! element-aligned places of the source regions (4 KiB pages crossed,
-//! source and destination overlapping at times). The copy is the safety
-//! net for what random register writes change.
+//! What the RTL runs (see `exanet_hdl::ni::allreduce`): the check, a
+//! single rank's copy (compared burst by burst with the golden engine's
+//! writes, check.rs: AR / AW / W / B, AxUSER = the descriptor's PDID), and
+//! of a collective of two ranks or more its fragments (each compared flit
+//! by flit with the golden engine's `emit` at its pick) and its TIMEOUT
+//! (the golden clock moves one cycle per cycle: check.rs), completions on
+//! the AXI4-Lite reads. Every software action that rings a DOORBELL is
+//! first played on a copy of the golden NI, and dropped when an allreduce
+//! DOORBELL in it would queue behind a running collective (the RTL has no
+//! descriptor queue) or would start a collective that was not generated
+//! as a good one. The malformed descriptors are so one way each (count 0,
+//! count over the maximum, more scratch than the slot has, a bitwise op on
+//! a float type, an undefined op or dtype, a misaligned or out-of-range
+//! address, an unknown or disabled communicator, one of another PDID, one
+//! this node is not a member of); the good ones (with
+//! [`NiBench::set_ar_copies`]) copy up to 768 bytes between random
+//! element-aligned places of the source regions on the single-rank slot
+//! (4 KiB pages crossed, source and destination overlapping at times), or
+//! start a collective of up to 3 P bytes on slot 0, a box of 2..=32 ranks
+//! holding this node at a random rank; AR_TIMEOUT is mostly short (1..=3
+//! cycles at times: the timeout falls during the check), at times 0 or
+//! any 32-bit value. The copy is the safety net for what random register
+//! writes change.
 
 use super::{NiBench, Op, REGION};
 use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
 use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
 use exanet_sim::ni::completion::{CqKind, CQ_W0_KIND, CQ_W0_REASON};
 use exanet_sim::ni::descriptor::{
-    AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID, OP_ALLREDUCE,
+    AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_OP, CTRL_TXID, OP_ALLREDUCE,
 };
 use exanet_sim::ni::regs::{self, ar_comm_reg, Prot};
 use exanet_sim::rng::Rng;
@@ -80,14 +86,46 @@ impl NiBench {
         // This node at the box's origin: rank 0.
         let origin = (me[0] | me[1] << 4 | me[2] << 8) as u32;
         let extent = (ext[0] | ext[1] << 8 | ext[2] << 16) as u32;
+        // Slot 0 (with good descriptors in the stimulus, its collectives
+        // run): a box of 2..=32 ranks (1..=4 per dimension in x and y,
+        // 1..=2 in z, non-powers of two among them) holding this node at
+        // a random rank, so its partners lie around it, across the torus
+        // wrap (a 4-ring of y taken whole).
+        let (origin0, extent0, rank0) = if self.ar_copies {
+            let mut e = [
+                1 + rng.below(4.min(d[0]) as u64) as usize,
+                1 + rng.below(4.min(d[1]) as u64) as usize,
+                1 + rng.below(2.min(d[2]) as u64) as usize,
+            ];
+            if e[0] * e[1] * e[2] == 1 {
+                e[0] = 2.min(d[0]);
+                e[1] = if e[0] == 1 { 2.min(d[1]) } else { 1 };
+            }
+            let rank = rng.below((e[0] * e[1] * e[2]) as u64) as usize;
+            let digit = [rank % e[0], rank / e[0] % e[1], rank / (e[0] * e[1])];
+            let o: Vec<usize> = (0..3).map(|k| (me[k] + d[k] - digit[k]) % d[k]).collect();
+            (
+                (o[0] | o[1] << 4 | o[2] << 8) as u32,
+                (e[0] | e[1] << 8 | e[2] << 16) as u32,
+                rank as u32,
+            )
+        } else {
+            (origin, extent, 0)
+        };
         for k in 0..n.ar_communicators.min(self.slots_set()) {
             let extent = if k == ONE_RANK_SLOT {
                 1 | 1 << 8 | 1 << 16
             } else {
                 extent
             };
+            let (origin, extent) = if k == 0 {
+                (origin0, extent0)
+            } else {
+                (origin, extent)
+            };
             let (rank, pdid) = match k {
-                0 | ONE_RANK_SLOT => (0, pdids[0]),
+                0 => (rank0, pdids[0]),
+                ONE_RANK_SLOT => (0, pdids[0]),
                 1 => (
                     1 + rng.below((ext[0] * ext[1] - 1) as u64) as u32,
                     pdids[1 % pdids.len()],
@@ -101,13 +139,20 @@ impl NiBench {
             self.priv_write(w(regs::AR_RANK), rank);
             self.priv_write(w(regs::AR_SCRATCH_LO), (self.rx.land + (1 << 20)) as u32);
             self.priv_write(w(regs::AR_SCRATCH_HI), 0);
+            // (Slot 0's collectives mostly fit: 1 MiB three times in four.)
+            let sizes = if k == 0 && self.ar_copies {
+                [4096, 1 << 20, 1 << 20, 1 << 20]
+            } else {
+                [64, 4096, 1 << 20, 64]
+            };
             self.priv_write(
                 w(regs::AR_SCRATCH_SIZE),
-                [64, 4096, 1 << 20][rng.below(3) as usize],
+                sizes[rng.below(if k == 0 && self.ar_copies { 4 } else { 3 }) as usize],
             );
             self.priv_write(w(regs::AR_CTRL), pdid | 1 << 31);
         }
         self.priv_write(regs::AR_THRESHOLD, [64, 4096][rng.below(2) as usize]);
+        self.priv_write(regs::AR_TIMEOUT, timeout(rng));
     }
 
     /// Make slot `k` enabled with the PDID of a channel, and return that
@@ -157,10 +202,11 @@ impl NiBench {
         let mut dst = region + esize * rng.below(256);
         let mut comm = 0u32;
         let one = self.ar_copies && n.ar_communicators > ONE_RANK_SLOT;
-        let case = rng.below(if one { 14 } else { 10 });
+        let case = rng.below(if one { 20 } else { 10 });
         let page = match case {
             0..=6 => self.ar_channel_for(0, c),
             8 if n.ar_communicators > 1 => self.ar_channel_for(1, c),
+            14.. => self.ar_channel_for(0, c),
             10.. => self.ar_channel_for(ONE_RANK_SLOT, c),
             _ => page,
         };
@@ -198,6 +244,18 @@ impl NiBench {
             }
             8 => comm = 1,
             9 => comm = 2,
+            14.. => {
+                // A good descriptor on slot 0, a collective of two ranks
+                // or more: up to 3 P of bytes, so a step sends up to 3
+                // fragments (and with a large vector's schedule, some
+                // steps send nothing). It runs until its timeout: no
+                // partner answers in this bench.
+                let p = n.max_payload_bytes as u64;
+                count = (1 + rng.below(3 * p / esize)) as u32;
+                src = region + esize * rng.below((REGION - esize * count as u64) / esize + 1);
+                self.ar_collective = true;
+                self.cov.ar_good_descriptors += 1;
+            }
             _ => {
                 // A good descriptor on the single-rank slot: up to
                 // COPY_MAX_BYTES,
@@ -277,7 +335,7 @@ impl NiBench {
                 regs::AR_THRESHOLD,
                 [0, 64, 4096, rng.bits(20) as u32][rng.below(4) as usize],
             ),
-            1 => (regs::AR_TIMEOUT, rng.bits(32) as u32),
+            1 => (regs::AR_TIMEOUT, timeout(rng)),
             2 => (
                 regs::AR_CNT_BASE + 4 * rng.below(3) as u32,
                 rng.bits(32) as u32,
@@ -294,10 +352,13 @@ impl NiBench {
         self.priv_write(addr, v);
     }
 
-    /// Keep accepted allreduce descriptors out: play the software queue on
-    /// a copy of the golden NI; when a DOORBELL starts a collective there,
-    /// drop the whole action.
+    /// Keep out what the RTL does not do yet: play the software queue on
+    /// a copy of the golden NI; drop the whole action when an allreduce
+    /// DOORBELL in it would queue behind a running collective (the RTL
+    /// has no descriptor queue), or would start a collective not meant to
+    /// (a malformed descriptor that random configuration made good).
     pub(super) fn ar_filter(&mut self) {
+        let meant = std::mem::take(&mut self.ar_collective);
         if !self.has_engine()
             || !self.sw.iter().any(|op| {
                 matches!(op, Op::Write { addr, .. } if *addr >= regs::ch_page(0) && addr % regs::PAGE == regs::DOORBELL)
@@ -307,20 +368,29 @@ impl NiBench {
         }
         let mut g = self.golden.clone();
         let before = g.engine().map_or(0, |e| e.counters().completions);
+        let running = |g: &exanet_sim::ni::Ni| g.engine().is_some_and(|e| !e.idle());
+        let mut started = false;
         for op in &self.sw {
-            match *op {
-                Op::Write { addr, data, prot } => {
-                    let pr = if prot { Prot::Privileged } else { Prot::User };
-                    g.axil_write_prot(addr, data, pr);
-                }
-                Op::Read { .. } | Op::Wait(_) => {}
-            }
-            if g.engine().is_some_and(|e| !e.idle()) {
+            let Op::Write { addr, data, prot } = *op else {
+                continue;
+            };
+            let page = addr - addr % regs::PAGE;
+            let ar_db = addr >= regs::ch_page(0)
+                && addr % regs::PAGE == regs::DOORBELL
+                && CTRL_OP
+                    .get(g.axil_read_prot(page + regs::DESC_CTRL, Prot::Privileged).0 as u128)
+                    == OP_ALLREDUCE as u64;
+            let was = running(&g);
+            let pr = if prot { Prot::Privileged } else { Prot::User };
+            g.axil_write_prot(addr, data, pr);
+            if (ar_db && was) || (running(&g) && !was && !meant) {
                 self.sw.clear();
                 self.cov.ar_kept_out += 1;
                 return;
             }
+            started |= running(&g) && !was;
         }
+        self.cov.ar_collectives += started as u64;
         // The statuses the action's descriptors will complete with: the
         // copy's newest allreduce completions (its CQ drained).
         let new = g.engine().map_or(0, |e| e.counters().completions) - before;
@@ -342,5 +412,17 @@ impl NiBench {
         for &c in codes.iter().rev().take(new as usize) {
             self.cov.ar_status[c & 7] += 1;
         }
+    }
+}
+
+/// An AR_TIMEOUT value: mostly short (a collective of this bench, which
+/// has no partner, ends TIMEOUT within the phase; 1..=3 cycles fall
+/// during the RTL's check or first step), else 0 (never) or any.
+fn timeout(rng: &mut Rng) -> u32 {
+    match rng.below(8) {
+        0 => 0,
+        1 => rng.bits(32) as u32,
+        2 => 1 + rng.below(3) as u32,
+        _ => 1 + rng.below(1500) as u32,
     }
 }

@@ -51,7 +51,26 @@ impl NiBench {
         // 7. Flits: each on `vc` (lane 0) or `resp_vc` (lane 1), with a
         // credit of its VC.
         self.check_flits(p, rep, busy)?;
-        self.check_liveness(p, rep, busy)
+        self.check_liveness(p, rep, busy)?;
+        // 8. Time: the golden engine's clock moves one cycle (a stalled
+        // collective times out here, its completion in the CQ from the
+        // next cycle, as the RTL's).
+        self.advance_golden_time();
+        Ok(())
+    }
+
+    /// One cycle of the golden model's time (`Ni::advance_time`); a
+    /// collective that ends now (TIMEOUT) is counted.
+    fn advance_golden_time(&mut self) {
+        let done = |g: &exanet_sim::ni::Ni| g.engine().map_or(0, |e| e.counters().completions);
+        let before = done(&self.golden);
+        self.golden.advance_time(1);
+        let ended = done(&self.golden) - before;
+        if ended > 0 {
+            self.cov.ar_timeouts += ended;
+            self.cov.ar_status[exanet_sim::allreduce::engine::ArStatus::Timeout as usize] += ended;
+            self.golden_dirty = true;
+        }
     }
 
     /// Coverage: a read of CQ_COUNT, CQ_W0 or STATUS accepted while a
@@ -114,6 +133,7 @@ impl NiBench {
                 self.cov.cq_status[f.flags() as usize & 3] += 1;
             }
             PacketType::RdmaReadResp => self.cov.read_resps += 1,
+            PacketType::AllreduceFragment => self.cov.ar_fragments += 1,
             _ => {
                 self.cov.resp_read_nacks += 1;
                 self.cov.resp_read_busy += (f.flags() == NACK_READ_BUSY) as u64;

@@ -38,6 +38,16 @@ pub struct NiCoverage {
     /// engine's writes: one per chunk; more bursts than chunks means
     /// chunks split at a 4 KiB page).
     pub ar_copy_chunks: u64,
+    /// Collectives of two ranks or more started (good descriptors on slot
+    /// 0, whose box holds this node and up to 31 others); their fragments
+    /// picked (each compared flit by flit with the golden engine's); the
+    /// collectives ended TIMEOUT (no partner answers in this bench).
+    pub ar_collectives: u64,
+    pub ar_fragments: u64,
+    pub ar_timeouts: u64,
+    /// CQ_COUNT reads software queued in the last cycles before a
+    /// collective's timeout.
+    pub ar_timeout_polls: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,

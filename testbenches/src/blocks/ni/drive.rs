@@ -106,6 +106,24 @@ impl NiBench {
                 prot: false,
             });
         }
+        // A collective is about to time out: software polls the queue back
+        // to back, ahead of anything else (its TIMEOUT completion must
+        // appear in the golden model's cycle, not one later).
+        let count = regs::CQ_PAGE + regs::CQ_COUNT;
+        if self
+            .golden
+            .engine()
+            .and_then(|e| e.cycles_to_timeout())
+            .is_some_and(|c| c <= 4)
+            && !matches!(self.sw.front(), Some(Op::Read { addr, .. }) if *addr == count)
+        {
+            self.sw.push_front(Op::Read {
+                addr: count,
+                prot: false,
+            });
+            self.wait = 0;
+            self.cov.ar_timeout_polls += 1;
+        }
         if self.axil.free() && self.wait == 0 {
             if self.sw.is_empty() && self.burst.is_none() && self.rx.busy_run > 100 {
                 // The receive path waits for a queue: software pops.

@@ -197,8 +197,11 @@ pub struct NiBench {
     /// its PDID (ARUSER, AWUSER) and the bursts whose B is still due.
     ar_copy: Option<(u16, usize)>,
     /// Good single-rank allreduce descriptors in the stimulus
-    /// ([`NiBench::set_ar_copies`]).
+    /// ([`NiBench::set_ar_copies`]), and good ones on slot 0 (collectives
+    /// of two ranks or more: fragments sent, then TIMEOUT).
     ar_copies: bool,
+    /// The action being generated posts a good collective descriptor.
+    ar_collective: bool,
     /// Phases ended (every second ends with a reset pulse).
     phases: u64,
 }
@@ -295,6 +298,7 @@ impl NiBench {
             golden_dirty: true,
             ar_copy: None,
             ar_copies: false,
+            ar_collective: false,
             phases: 0,
         })
     }

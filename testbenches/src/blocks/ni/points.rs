@@ -27,14 +27,16 @@ pub fn info() -> BlockInfo {
 /// Registry entry for `exanet cosim allreduce`: the NI with its allreduce
 /// engine (`ar_communicators > 0`) against the golden NI, transaction by
 /// transaction, the `ni` bench's traffic plus allreduce descriptors:
-/// malformed ones (error completions, nothing written) and good ones on a
-/// box of one rank (the copy compared burst by burst). What the engine
-/// RTL does not do yet (a collective of two ranks or more) is kept out of
-/// the stimulus; see `exanet_hdl::ni::allreduce`.
+/// malformed ones (error completions, nothing written), good ones on a
+/// box of one rank (the copy compared burst by burst) and on a box of
+/// 2..=32 ranks (fragments compared flit by flit, then TIMEOUT: no partner
+/// answers). What the engine RTL does not do yet (descriptors queued
+/// behind a running collective) is kept out of the stimulus; see
+/// `exanet_hdl::ni::allreduce`.
 pub fn allreduce_info() -> BlockInfo {
     BlockInfo {
         name: "allreduce",
-        about: "NI with the allreduce engine: descriptor checks, error completions, single-rank copies (no multi-rank collective yet)",
+        about: "NI with the allreduce engine: descriptor checks, error completions, single-rank copies, a collective's fragments and TIMEOUT (no fragment received yet)",
         matrix: allreduce_matrix,
         point: allreduce_point,
     }

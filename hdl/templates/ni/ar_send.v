@@ -1,0 +1,109 @@
+{# ar_send: the allreduce collective of two ranks or more in the NI (see ni/allreduce.rs): its steps walked, each step's send range sent as AllreduceFragment packets through rdma_tx (golden `Engine::emit`), and the no-progress timeout (golden `Engine::advance`). Every code and field layout comes from the golden definitions through the render keys. #}
+// ---- allreduce collective: steps, fragments, timeout ----
+// A descriptor checked OK on a slot of two ranks or more runs here
+// (`rn_st` 1 a step is being prepared by the child's sequencer, 2 its
+// send range goes out as fragments, 3 it waits for its receive, which no
+// RTL takes yet: only the timeout ends it). A step's fragments are picked
+// by rdma_tx's scheduler before the channels (after the read-serve
+// engine), each `min(P, left)` bytes of the send range read over the
+// AXI4 master like an RDMA write's payload, with header dest = the
+// partner's coordinates, PDID = the slot's, vaddr = where the bytes land
+// in the partner's bank (its layout offset of the step, in bytes, plus
+// j·P), and footer txid = the slot's sequence number, flags = the step
+// index, seq = j, first / last, user = communicator, op, dtype. A step
+// with nothing to receive is done after its last fragment: the next one
+// is prepared. While a step is prepared (2 cycles or more; the golden
+// model moves on at once) the NI holds as during a check (`ar_hold`).
+//
+// Time (golden `Engine::advance`, one cycle per cycle): `rn_t` counts the
+// cycles since the collective's last progress (its DOORBELL, a fragment
+// picked), `rn_tn` its value after this cycle; with AR_TIMEOUT (as written
+// this cycle) T > 0, `rn_tn >= T` ends the collective TIMEOUT in this
+// cycle, as the golden model does at this cycle's end: also at the end
+// of the check, when the timeout fell during it (nothing is observable
+// while the NI holds).
+reg  [1:0] rn_st;
+reg [31:0] rn_t;
+reg [31:0] rn_tn;
+reg        rn_event;
+reg        rn_tmo;
+reg        rn_go;
+reg        rn_chk_tmo;
+reg        rn_ok;
+reg        rn_end;
+reg        ar_frag;
+reg        ar_prep;
+reg        ar_next;
+reg [31:0] fr_rem;
+reg [41:0] fr_src;
+reg [41:0] fr_vaddr;
+reg [{{ seqw - 1 }}:0] fr_j;
+reg  [{{ flagsw - 1 }}:0] fr_index;
+reg [{{ coordsw - 1 }}:0] fr_dest;
+reg        fr_rempty;
+reg [{{ txidw - 1 }}:0] fr_seq;
+reg [{{ pdidw - 1 }}:0] fr_pdid;
+reg [{{ userw - 1 }}:0] fr_user;
+reg [31:0] ar_nsent;
+reg [31:0] fr_bytes;
+reg [41:0] fr_from;
+reg [41:0] fr_land;
+always @(*) begin
+    rn_event = ar$0$chk || (pick_now && pick_ar);
+    rn_tn = rn_event ? 32'd1 : ((rn_t == 32'hFFFF_FFFF) ? rn_t : rn_t + 32'd1);
+    rn_tmo = (ar$0$timeout != 32'd0) && (rn_tn >= ar$0$timeout);
+    // The check passed on a slot of two ranks or more.
+    rn_go = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && !rn_tmo;
+    rn_chk_tmo = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && rn_tmo;
+    // Every step done without a receive: the collective is over.
+    rn_ok = (rn_st == 2'd1) && ar$0$st_done && !rn_tmo;
+    rn_end = (rn_st != 2'd0) && (rn_tmo || rn_ok);
+    ar_frag = (rn_st == 2'd2) && (fr_rem != 32'd0);
+    ar_prep = (rn_st == 2'd1) || ((rn_st == 2'd2) && (fr_rem == 32'd0));
+    ar_next = (rn_st == 2'd2) && (fr_rem == 32'd0) && fr_rempty && !rn_tmo;
+    ar$0$run = rn_go;
+    ar$0$run_on = rn_st != 2'd0;
+    ar$0$run_next = ar_next;
+    ar$0$seq_adv = rn_end || rn_chk_tmo || cp_fin;
+    // The step presented, in bytes.
+    fr_bytes = (ar$0$st_send_hi - ar$0$st_send_lo) << ar$0$run_e;
+    fr_from = ar$0$src + ({10'd0, ar$0$st_send_lo} << ar$0$run_e);
+    fr_land = {6'd0, ar$0$st_their_off} << ar$0$run_e;
+end
+always @(posedge clock) begin
+    if (reset) begin
+        rn_st <= 2'd0;
+        rn_t <= 32'd0;
+        ar_nsent <= 32'd0;
+    end else begin
+        rn_t <= rn_tn;
+        if (pick_now && pick_ar) ar_nsent <= ar_nsent + 32'd1;
+        if (rn_go) begin
+            rn_st <= 2'd1;
+            fr_seq <= ar$0$run_seq;
+            fr_pdid <= ar$0$run_pdid;
+            fr_user <= { {{- user_word }}};
+        end else if (rn_end) rn_st <= 2'd0;
+        else case (rn_st)
+            2'd1: if (ar$0$st_valid) begin
+                rn_st <= 2'd2;
+                fr_rem <= fr_bytes;
+                fr_src <= fr_from;
+                fr_vaddr <= fr_land;
+                fr_j <= {{ seqw }}'d0;
+                fr_index <= ar$0$st_index;
+                fr_dest <= ar$0$st_dest;
+                fr_rempty <= ar$0$st_recv_empty;
+            end
+            2'd2: if (fr_rem == 32'd0) rn_st <= fr_rempty ? 2'd1 : 2'd3;
+            default: ;
+        endcase
+        // A fragment loaded: the rest of the step's send range.
+        if (eng_load && e_ar) begin
+            fr_rem <= fr_rem - {23'd0, l_n};
+            fr_src <= fr_src + {33'd0, l_n};
+            fr_vaddr <= fr_vaddr + {33'd0, l_n};
+            fr_j <= fr_j + {{ seqw }}'d1;
+        end
+    end
+end
