@@ -450,7 +450,9 @@ fn an_edited_receive_pipeline_is_caught() {
                 ],
             },
         ],
-        40_000,
+        // Long enough for a decision to meet a landing write's post (the
+        // third edit) under any stimulus mix: runs at ~0.4 M cycles/s.
+        150_000,
         3,
     );
 }
