@@ -62,7 +62,7 @@ pub struct NiPorts {
     pub rx_class: Port,
     /// The interrupt (registered: in cycle t + 1 it shows the STATUS and
     /// IRQ_ENABLE of cycle t), checked the cycle after each read
-    /// ([`super::axil::AxilMaster`]).
+    /// (the AXI4-Lite master agent).
     pub irq: Port,
     /// Flits out: `{out}_valid`, `_data`, `_head`, `_tail`, `_vc`.
     pub out_valid: Port,
