@@ -143,66 +143,46 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         ));
     }
     let sizes = sizes_of(t, params.packet.max_payload_bytes)?;
-    if t.pattern == "allreduce" {
-        let spec = crate::allreduce::spec_of(c, &params)?;
-        let workload = Workload::Synthetic {
-            pattern: Pattern::Uniform,
-            rate: c.allreduce.background_rate,
-            sizes,
-            class1_fraction: 0.0,
-        };
-        let net = network_of(c, &params, workload)?;
-        return Ok(Setup {
-            config: c.clone(),
-            params,
-            net,
-            trace: None,
-            allreduce: Some(spec),
-            jobs: None,
-        });
-    }
-    if t.pattern == "qos" {
-        let workload = qos_of(c, &params)?;
-        let net = network_of(c, &params, workload)?;
-        return Ok(Setup {
-            config: c.clone(),
-            params,
-            net,
-            trace: None,
-            allreduce: None,
-            jobs: None,
-        });
-    }
-    if t.pattern == "jobs" {
+    // The workload, the trace file it came from, and the allreduce spec.
+    let (workload, trace, allreduce) = match t.pattern.as_str() {
+        "allreduce" => (
+            Workload::Synthetic {
+                pattern: Pattern::Uniform,
+                rate: c.allreduce.background_rate,
+                sizes,
+                class1_fraction: 0.0,
+            },
+            None,
+            Some(crate::allreduce::spec_of(c, &params)?),
+        ),
+        "qos" => (qos_of(c, &params)?, None, None),
         // The [jobs] keys are checked by `elaborate_sim` (they name files
         // relative to the config); the network parameters stay checked.
-        let workload = Workload::Synthetic {
-            pattern: Pattern::Uniform,
-            rate: 0.0,
-            sizes,
-            class1_fraction: 0.0,
-        };
-        let net = network_of(c, &params, workload)?;
-        return Ok(Setup {
-            config: c.clone(),
-            params,
-            net,
-            trace: None,
-            allreduce: None,
-            jobs: None,
-        });
-    }
-    let (pattern, trace) = pattern_of(t, &params, base_dir)?;
-    let workload = match &trace {
-        Some(path) => Workload::Trace {
-            events: trace_of(t, path, terminals, params.clock.period_ns)?,
-        },
-        None => Workload::Synthetic {
-            pattern,
-            rate: t.rate,
-            sizes,
-            class1_fraction: t.class1_fraction,
-        },
+        "jobs" => (
+            Workload::Synthetic {
+                pattern: Pattern::Uniform,
+                rate: 0.0,
+                sizes,
+                class1_fraction: 0.0,
+            },
+            None,
+            None,
+        ),
+        _ => {
+            let (pattern, trace) = pattern_of(t, &params, base_dir)?;
+            let workload = match &trace {
+                Some(path) => Workload::Trace {
+                    events: trace_of(t, path, terminals, params.clock.period_ns)?,
+                },
+                None => Workload::Synthetic {
+                    pattern,
+                    rate: t.rate,
+                    sizes,
+                    class1_fraction: t.class1_fraction,
+                },
+            };
+            (workload, trace, None)
+        }
     };
     let net = network_of(c, &params, workload)?;
     Ok(Setup {
@@ -210,7 +190,7 @@ pub fn setup(c: &Config, params: Params, base_dir: Option<&Path>) -> Result<Setu
         params,
         net,
         trace,
-        allreduce: None,
+        allreduce,
         jobs: None,
     })
 }

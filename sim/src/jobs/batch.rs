@@ -334,9 +334,7 @@ pub fn run_batch(
             let r = running.swap_remove(i);
             t = r.end;
             let rec = &mut log[r.run];
-            for &x in &rec.nodes {
-                busy[x] = None;
-            }
+            free_nodes(&rec.nodes, &mut busy);
             if r.dead_link {
                 rec.outcome = Outcome::DeadLink;
                 requeue(
@@ -364,9 +362,7 @@ pub fn run_batch(
                 let rec = &mut log[r.run];
                 rec.end_ns = t;
                 rec.outcome = Outcome::NodeFailed { node };
-                for &x in &rec.nodes {
-                    busy[x] = None;
-                }
+                free_nodes(&rec.nodes, &mut busy);
                 requeue(
                     r.job,
                     &mut attempts,
@@ -392,9 +388,7 @@ pub fn run_batch(
                     let rec = &mut log[r.run];
                     rec.end_ns = t;
                     rec.outcome = Outcome::LinkFailed { link: name.clone() };
-                    for &x in &rec.nodes {
-                        busy[x] = None;
-                    }
+                    free_nodes(&rec.nodes, &mut busy);
                     requeue(
                         r.job,
                         &mut attempts,
@@ -449,6 +443,15 @@ pub fn run_batch(
     })
 }
 
+/// The nodes of a run that ended (completed or aborted) are free again.
+fn free_nodes(nodes: &[usize], busy: &mut [Option<usize>]) {
+    for &x in nodes {
+        busy[x] = None;
+    }
+}
+
+/// Put an aborted `job` back at the head of the queue, or give it up after
+/// `max` attempts.
 fn requeue(
     job: usize,
     attempts: &mut [u32],
