@@ -9,12 +9,14 @@
 # (fpga.transceiver = "{{ transceiver }}") are constrained by their IP; the channel
 # sites follow {% if transceiver == "gth" %}the serial pins' package pins (the wizards' DISABLE_LOC_XDC){% else %}the cores' C_START_LANE{% endif %}, so only package
 # pins and cross-clock exceptions are here.
+{%- for q in quads %}
 
-# Transceiver reference clock {{ refclk_pin }}: {{ refclk_mhz }} MHz. GT reference
+# Transceiver reference clock {{ q.refclk_pin }}: {{ q.refclk_mhz }} MHz. GT reference
 # clock pins take no IOSTANDARD.
-set_property PACKAGE_PIN {{ refclk_p }} [get_ports gt_refclk_clk_p]
-set_property PACKAGE_PIN {{ refclk_n }} [get_ports gt_refclk_clk_n]
-create_clock -name gt_refclk -period {{ refclk_period_ns }} [get_ports gt_refclk_clk_p]
+set_property PACKAGE_PIN {{ q.refclk_p }} [get_ports gt_refclk{{ q.qs }}_clk_p]
+set_property PACKAGE_PIN {{ q.refclk_n }} [get_ports gt_refclk{{ q.qs }}_clk_n]
+create_clock -name gt_refclk{{ q.qs }} -period {{ q.refclk_period_ns }} [get_ports gt_refclk{{ q.qs }}_clk_p]
+{%- endfor %}
 
 # Board reset button.
 set_property PACKAGE_PIN {{ reset_pin }} [get_ports board_reset]
@@ -26,12 +28,14 @@ set_property PACKAGE_PIN {{ l.rx_p }} [get_ports {link{{ l.index }}_gt_rx_rxp[0]
 set_property PACKAGE_PIN {{ l.rx_n }} [get_ports {link{{ l.index }}_gt_rx_rxn[0]}]
 set_property PACKAGE_PIN {{ l.tx_p }} [get_ports {link{{ l.index }}_gt_tx_txp[0]}]
 set_property PACKAGE_PIN {{ l.tx_n }} [get_ports {link{{ l.index }}_gt_tx_txn[0]}]
+{%- if l.has_tx_disable %}
 set_property PACKAGE_PIN {{ l.tx_disable }} [get_ports link{{ l.index }}_tx_disable]
 set_property IOSTANDARD LVCMOS33 [get_ports link{{ l.index }}_tx_disable]
 set_property SLEW SLOW [get_ports link{{ l.index }}_tx_disable]
 set_property DRIVE 8 [get_ports link{{ l.index }}_tx_disable]
 set_false_path -to [get_ports link{{ l.index }}_tx_disable]
 set_output_delay 0 [get_ports link{{ l.index }}_tx_disable]
+{%- endif %}
 {% endfor %}
 # Clock-domain crossings inside the node (pl_clk0 <-> each link's user
 # clock), by the cell names the node top uses (exanet_hdl::node_ports):

@@ -1,5 +1,7 @@
 //! Board descriptions (`constraints/boards/*.toml`): the pins, transceiver
-//! quad and reference clock the node flow's XDC and TCL are made from.
+//! quads and their reference clocks the node flow's XDC and TCL are made
+//! from. Lanes name their quad; links may span quads (the default torus
+//! needs six lanes, the ZCU102's SFP+ quad has four).
 //!
 //! `fpga.board` names a built-in board (`zcu102`, `qfdb`) or a `.toml` file
 //! of the same shape. A board file may mark a value it does not know as the
@@ -32,10 +34,8 @@ pub struct Board {
     pub part: String,
     /// Vivado board part (the PS preset comes from it).
     pub board_part: String,
-    /// Transceiver reference clock.
-    pub refclk: RefClk,
-    /// The transceiver quad of the lanes.
-    pub quad: Quad,
+    /// The transceiver quads the lanes use, each with its reference clock.
+    pub quads: Vec<Quad>,
     /// The PL reset input.
     pub reset: Pin,
     /// Transceiver lanes, in link order.
@@ -64,6 +64,8 @@ pub struct Quad {
     pub name: String,
     /// Its GTHE4_COMMON site.
     pub common: String,
+    /// The reference clock its QPLL0 takes.
+    pub refclk: RefClk,
 }
 
 /// A single-ended pin.
@@ -82,6 +84,8 @@ pub struct Pin {
 pub struct Lane {
     /// Lane name.
     pub name: String,
+    /// The quad it is in (a `quads[].name`).
+    pub quad: String,
     /// GTHE4_CHANNEL site.
     pub channel: String,
     /// RX P pin.
@@ -92,8 +96,17 @@ pub struct Lane {
     pub tx_p: String,
     /// TX N pin.
     pub tx_n: String,
-    /// The optical module's TX_DISABLE pin (LVCMOS33).
-    pub tx_disable: String,
+    /// The optical module's TX_DISABLE pin (LVCMOS33), when the board has
+    /// one (a mezzanine's lane does not).
+    #[serde(default)]
+    pub tx_disable: Option<String>,
+}
+
+/// `(x, y)` of a site name ending `_X<x>Y<y>`.
+fn site_coords(site: &str) -> Option<(u32, u32)> {
+    let xy = site.rsplit_once('_')?.1.strip_prefix('X')?;
+    let (x, y) = xy.split_once('Y')?;
+    Some((x.parse().ok()?, y.parse().ok()?))
 }
 
 impl Lane {
@@ -162,11 +175,70 @@ pub fn parse(text: &str, origin: &str, part: &str) -> Result<Board> {
     if board.lanes.is_empty() {
         bail!("fpga.board: board {origin} has no transceiver lanes (`lanes`)");
     }
-    if !(board.refclk.mhz > 0.0 && board.refclk.mhz <= 1000.0) {
-        bail!(
-            "fpga.board: board {origin}: refclk.mhz = {} is not in (0, 1000]",
-            board.refclk.mhz
-        );
+    if board.quads.is_empty() {
+        bail!("fpga.board: board {origin} has no transceiver quads (`quads`)");
+    }
+    for (q, quad) in board.quads.iter().enumerate() {
+        if !(quad.refclk.mhz > 0.0 && quad.refclk.mhz <= 1000.0) {
+            bail!(
+                "fpga.board: board {origin}: quads[{q}].refclk.mhz = {} is not in (0, 1000]",
+                quad.refclk.mhz
+            );
+        }
+        if board.quads[..q].iter().any(|o| o.name == quad.name) {
+            bail!(
+                "fpga.board: board {origin}: quads[{q}].name {:?} is listed twice",
+                quad.name
+            );
+        }
+        if site_coords(&quad.common).is_none() {
+            bail!(
+                "fpga.board: board {origin}: quads[{q}].common = {:?} is not a site name \
+                 ending in _X<x>Y<y> (GTHE4_COMMON_X1Y3)",
+                quad.common
+            );
+        }
+    }
+    for (i, lane) in board.lanes.iter().enumerate() {
+        let Some(quad) = board.quads.iter().find(|q| q.name == lane.quad) else {
+            let names: Vec<&str> = board.quads.iter().map(|q| q.name.as_str()).collect();
+            bail!(
+                "fpga.board: board {origin}: lanes[{i}].quad = {:?} is not one of the quads ({})",
+                lane.quad,
+                names.join(", ")
+            );
+        };
+        // A channel belongs to the quad whose common site has its X and
+        // its Y / 4 (four channels per quad).
+        let (Some((cx, cy)), Some((qx, qy))) =
+            (site_coords(&lane.channel), site_coords(&quad.common))
+        else {
+            bail!(
+                "fpga.board: board {origin}: lanes[{i}].channel = {:?} is not a site name \
+                 ending in _X<x>Y<y> (GTHE4_CHANNEL_X1Y12)",
+                lane.channel
+            );
+        };
+        if cx != qx || cy / 4 != qy {
+            bail!(
+                "fpga.board: board {origin}: lanes[{i}].channel = {:?} is not in quad {:?} \
+                 ({}): a quad's channels are X{qx}Y{}..X{qx}Y{}",
+                lane.channel,
+                quad.name,
+                quad.common,
+                4 * qy,
+                4 * qy + 3
+            );
+        }
+        if let Some(j) = board.lanes[..i]
+            .iter()
+            .position(|o| o.channel == lane.channel)
+        {
+            bail!(
+                "fpga.board: board {origin}: lanes[{i}].channel = {:?} is also lanes[{j}]'s",
+                lane.channel
+            );
+        }
     }
     Ok(board)
 }
@@ -195,12 +267,47 @@ mod tests {
     const PART: &str = "xczu9eg-ffvb1156-2-e";
 
     #[test]
-    fn zcu102_loads_with_four_sfp_lanes() {
+    fn zcu102_loads_with_four_sfp_and_two_fmc_lanes() {
         let b = load("zcu102", PART).unwrap();
-        assert_eq!(b.lanes.len(), 4);
-        assert_eq!(b.refclk.mhz, 156.25);
+        assert_eq!(b.lanes.len(), 6);
+        assert_eq!(b.quads.len(), 2);
+        assert!(b.quads.iter().all(|q| q.refclk.mhz == 156.25));
         assert_eq!(b.lanes[0].site_xy(), "X1Y12");
         assert_eq!(b.lanes[3].site_xy(), "X1Y15");
+        assert_eq!(b.lanes[4].site_xy(), "X1Y10");
+        assert!(b.lanes[..4].iter().all(|l| l.tx_disable.is_some()));
+        assert!(b.lanes[4..].iter().all(|l| l.tx_disable.is_none()));
+    }
+
+    #[test]
+    fn a_lane_outside_its_quad_or_in_no_quad_is_named() {
+        let text = BUILTIN[0]
+            .1
+            .replacen("GTHE4_CHANNEL_X1Y13", "GTHE4_CHANNEL_X1Y9", 1);
+        let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
+        assert!(
+            e.contains("lanes[1].channel") && e.contains("Quad_X1Y3"),
+            "{e}"
+        );
+        let text = BUILTIN[0]
+            .1
+            .replacen("quad = \"Quad_X1Y3\"", "quad = \"Quad_X0Y3\"", 1);
+        let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
+        assert!(
+            e.contains("lanes[0].quad") && e.contains("Quad_X0Y3"),
+            "{e}"
+        );
+        let text = BUILTIN[0]
+            .1
+            .replacen("GTHE4_CHANNEL_X1Y13", "GTHE4_CHANNEL_X1Y12", 1);
+        let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
+        assert!(
+            e.contains("lanes[1].channel") && e.contains("lanes[0]"),
+            "{e}"
+        );
+        let text = BUILTIN[0].1.replacen("mhz = 156.25", "mhz = 0.0", 1);
+        let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
+        assert!(e.contains("quads[0].refclk.mhz"), "{e}");
     }
 
     #[test]
@@ -208,8 +315,9 @@ mod tests {
         let e = format!("{:#}", load("qfdb", PART).unwrap_err());
         for f in [
             "board_part",
-            "refclk.p",
-            "quad.common",
+            "quads[0].refclk.p",
+            "quads[0].common",
+            "lanes[2].quad",
             "reset.pin",
             "lanes[0].rx_p",
             "lanes[5].tx_disable",
@@ -224,7 +332,7 @@ mod tests {
         let text = BUILTIN[0].1.replacen("\"C8\"", "\"unknown\"", 1);
         let e = format!("{:#}", parse(&text, "t", PART).unwrap_err());
         assert!(
-            e.contains("1 unknown field(s)") && e.contains("refclk.p"),
+            e.contains("1 unknown field(s)") && e.contains("quads[0].refclk.p"),
             "{e}"
         );
     }

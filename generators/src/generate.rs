@@ -753,8 +753,8 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
     let mut node_xdc = false;
     let mut extra_rtl: Vec<String> = Vec::new();
     let mut board_lint: Vec<String> = Vec::new();
-    match crate::node_flow::lanes(params, &board) {
-        Ok(_) => {
+    match crate::node_flow::quad_slots(params, &board) {
+        Ok(slots) => {
             node_xdc = true;
             notes.push(transceiver_note(params.fpga.transceiver).to_string());
             let mut module_files: Vec<String> = tops.iter().flat_map(|t| t.files.clone()).collect();
@@ -764,17 +764,23 @@ pub fn generate(loaded: &Loaded, params: &Params, out: &Path, force: bool) -> Re
                 let pcs = tops.iter().find(|t| t.block == "pcs66").context(
                     "fpga.transceiver = \"gth\" needs the pcs66 block, which was not emitted",
                 )?;
+                let lane = exanet_hdl::transceiver::render_gth_lane(&pcs.top)?;
                 texts.push((
                     crate::node_flow::GTH_LANE_PATH.to_string(),
-                    exanet_hdl::transceiver::render_gth_lane(&pcs.top)?.into_bytes(),
+                    with_header(
+                        exanet_hdl::transceiver::GTH_LANE_TOP,
+                        &lane,
+                        &config.name,
+                        None,
+                    )
+                    .into_bytes(),
                 ));
                 module_files.push(crate::node_flow::GTH_LANE_PATH.to_string());
                 extra_rtl.push(crate::node_flow::GTH_LANE_PATH.to_string());
             }
-            for (module, text) in exanet_hdl::transceiver::render_board_lint(
-                params.fpga.transceiver,
-                params.topology.network_ports,
-            )? {
+            for (module, text) in
+                exanet_hdl::transceiver::render_board_lint(params.fpga.transceiver, &slots)?
+            {
                 let path = format!("{}/{module}.v", crate::node_flow::BOARD_LINT_DIR);
                 board_lint.push(path.clone());
                 texts.push((path, text.into_bytes()));

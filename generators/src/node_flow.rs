@@ -12,7 +12,7 @@ use crate::params::Transceiver;
 use anyhow::{bail, Result};
 use askama::Template;
 use exanet_hdl::node_ports::{self as np, NODE_TOP};
-use exanet_hdl::transceiver::{self as tr, link_nets, GTH_LANE_TOP};
+use exanet_hdl::transceiver::{self as tr, link_nets, quad_suffix, QuadSlot, GTH_LANE_TOP};
 
 /// The node XDC inside the output folder.
 pub const NODE_XDC_PATH: &str = "constraints/node.xdc";
@@ -40,6 +40,30 @@ pub const REGS_BASE: u64 = 0xA000_0000;
 /// Size of the node's register window, bytes (the AXI4-Lite address space).
 pub const REGS_RANGE: u64 = 1 << np::AXIL_ADDR_BITS;
 
+/// One quad the links use, as the templates use it.
+pub struct QuadView {
+    /// Index in order of first use.
+    pub index: u32,
+    /// Suffix of its reference-clock port and buffer.
+    pub qs: String,
+    /// Quad name.
+    pub name: String,
+    /// The link owning its common block.
+    pub owner: u32,
+    /// Reference clock pin name (MGTREFCLK…).
+    pub refclk_pin: String,
+    /// Reference clock P / N package pins.
+    pub refclk_p: String,
+    /// See `refclk_p`.
+    pub refclk_n: String,
+    /// Reference clock, MHz.
+    pub refclk_mhz: String,
+    /// Reference clock, Hz.
+    pub refclk_hz: u64,
+    /// Reference clock period, ns (3 decimals).
+    pub refclk_period_ns: String,
+}
+
 /// One link's lane, as the templates use it.
 pub struct LaneView {
     /// Link index.
@@ -58,8 +82,23 @@ pub struct LaneView {
     pub tx_p: String,
     /// Pins.
     pub tx_n: String,
-    /// TX_DISABLE pin.
+    /// TX_DISABLE pin, when the lane has one (else empty).
     pub tx_disable: String,
+    /// Whether the lane has a TX_DISABLE pin.
+    pub has_tx_disable: bool,
+    /// Its quad's name (`Quad_X1Y3`).
+    pub quad: String,
+    /// Whether this link's core owns its quad's common block.
+    pub owns: bool,
+    /// The link owning its quad's common block.
+    pub owner: u32,
+    /// Suffix of its quad's reference-clock port and buffer
+    /// ([`exanet_hdl::transceiver::quad_suffix`]).
+    pub qs: String,
+    /// Its quad's reference clock, MHz (as the templates print it).
+    pub refclk_mhz: String,
+    /// QPLL0 fractional-N numerator for that reference clock.
+    pub qpll_fracn: u64,
     /// Its nets, each the argument list of one `connect_bd_net`, from
     /// [`exanet_hdl::transceiver::link_nets`] (the list the board-level
     /// lint is made from too).
@@ -79,7 +118,6 @@ struct NodeTcl<'a> {
     gth: bool,
     transceiver: &'a str,
     constants: Vec<(&'static str, u32, u64)>,
-    qpll_fracn: u64,
     user_data_bits: u32,
     int_data_bits: u32,
     lane_top: &'a str,
@@ -87,11 +125,8 @@ struct NodeTcl<'a> {
     axi_data_bits: u32,
     pl_mhz: String,
     reset_pin: &'a str,
-    refclk_pin: &'a str,
-    refclk_mhz: String,
-    refclk_hz: u64,
     line_gbps: String,
-    quad: &'a str,
+    quads: &'a [QuadView],
     lanes: &'a [LaneView],
     regs_base: String,
     regs_range: String,
@@ -105,11 +140,7 @@ struct NodeXdc<'a> {
     board: &'a str,
     part: &'a str,
     pl_mhz: String,
-    refclk_pin: &'a str,
-    refclk_mhz: String,
-    refclk_p: &'a str,
-    refclk_n: &'a str,
-    refclk_period_ns: String,
+    quads: &'a [QuadView],
     reset_pin: &'a str,
     reset_iostandard: &'a str,
     lanes: &'a [LaneView],
@@ -139,10 +170,17 @@ fn with_newline(mut s: String) -> String {
     s
 }
 
+/// QPLL0 fractional-N numerator (24-bit fraction of the feedback divider
+/// line rate / 2 / refclk) for a `refclk_mhz` reference: 0 at 10.3125
+/// Gb/s from 156.25 MHz.
+fn qpll_fracn(refclk_mhz: f64) -> u64 {
+    ((LINE_GBPS * 1000.0 / 2.0 / refclk_mhz).fract() * (1u64 << 24) as f64).round() as u64
+}
+
 /// The links of the node: one per network port of the router, each on the
-/// board lane of the same index; an error naming both counts when the board
-/// has fewer lanes.
-pub fn lanes(p: &Params, board: &Board) -> Result<Vec<LaneView>> {
+/// board lane of the same index, and the quads those lanes use (in order of
+/// first use); an error naming both counts when the board has fewer lanes.
+pub fn lanes(p: &Params, board: &Board) -> Result<(Vec<LaneView>, Vec<QuadView>)> {
     let links = p.topology.network_ports;
     if (board.lanes.len() as u32) < links {
         bail!(
@@ -154,32 +192,77 @@ pub fn lanes(p: &Params, board: &Board) -> Result<Vec<LaneView>> {
         );
     }
     let t = p.fpga.transceiver;
-    Ok(board
-        .lanes
+    let used = &board.lanes[..links as usize];
+    let slots = QuadSlot::plan(&used.iter().map(|l| l.quad.as_str()).collect::<Vec<_>>());
+    let quad_of = |name: &str| {
+        board
+            .quads
+            .iter()
+            .find(|q| q.name == name)
+            .expect("board::parse checks every lane's quad")
+    };
+    let mut quads: Vec<QuadView> = Vec::new();
+    for (l, (lane, slot)) in used.iter().zip(&slots).enumerate() {
+        if slot.owner == l as u32 {
+            let q = quad_of(&lane.quad);
+            quads.push(QuadView {
+                index: slot.quad,
+                qs: quad_suffix(slot.quad),
+                name: q.name.clone(),
+                owner: slot.owner,
+                refclk_pin: q.refclk.pin.clone(),
+                refclk_p: q.refclk.p.clone(),
+                refclk_n: q.refclk.n.clone(),
+                refclk_mhz: num(q.refclk.mhz),
+                refclk_hz: (q.refclk.mhz * 1e6).round() as u64,
+                refclk_period_ns: format!("{:.3}", 1000.0 / q.refclk.mhz),
+            });
+        }
+    }
+    let lanes = used
         .iter()
-        .take(links as usize)
+        .zip(&slots)
         .enumerate()
-        .map(|(i, l)| LaneView {
-            index: i as u32,
-            name: l.name.clone(),
-            channel: l.channel.clone(),
-            site: l.site_xy().to_string(),
-            rx_p: l.rx_p.clone(),
-            rx_n: l.rx_n.clone(),
-            tx_p: l.tx_p.clone(),
-            tx_n: l.tx_n.clone(),
-            tx_disable: l.tx_disable.clone(),
-            nets: link_nets(t, i as u32)
-                .iter()
-                .map(|n| {
-                    n.0.iter()
-                        .map(|ep| format!("[get_bd_pins {ep}]"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect(),
+        .map(|(i, (l, slot))| {
+            let q = quad_of(&l.quad);
+            LaneView {
+                index: i as u32,
+                name: l.name.clone(),
+                channel: l.channel.clone(),
+                site: l.site_xy().to_string(),
+                rx_p: l.rx_p.clone(),
+                rx_n: l.rx_n.clone(),
+                tx_p: l.tx_p.clone(),
+                tx_n: l.tx_n.clone(),
+                tx_disable: l.tx_disable.clone().unwrap_or_default(),
+                has_tx_disable: l.tx_disable.is_some(),
+                quad: l.quad.clone(),
+                owns: slot.owner == i as u32,
+                owner: slot.owner,
+                qs: quad_suffix(slot.quad),
+                refclk_mhz: num(q.refclk.mhz),
+                qpll_fracn: qpll_fracn(q.refclk.mhz),
+                nets: link_nets(t, i as u32, *slot)
+                    .iter()
+                    .map(|n| {
+                        n.0.iter()
+                            .map(|ep| format!("[get_bd_pins {ep}]"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect(),
+            }
         })
-        .collect())
+        .collect();
+    Ok((lanes, quads))
+}
+
+/// The quad slots of the links of `p` on `board` (for the board-level
+/// lint; see [`lanes`]).
+pub fn quad_slots(p: &Params, board: &Board) -> Result<Vec<QuadSlot>> {
+    let (lanes, _) = lanes(p, board)?;
+    let quads: Vec<&str> = lanes.iter().map(|l| l.quad.as_str()).collect();
+    Ok(QuadSlot::plan(&quads))
 }
 
 /// The Verilog files of the node: every generated module file, then the
@@ -195,7 +278,7 @@ pub fn node_files(module_files: &[String]) -> Vec<String> {
 
 /// The node flow's TCL for `p` on `board`.
 pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Result<String> {
-    let lanes = lanes(p, board)?;
+    let (lanes, quads) = lanes(p, board)?;
     let t = p.fpga.transceiver;
     // The block design's constant cells that the nets use.
     let constants = tr::CONSTANTS
@@ -207,10 +290,6 @@ pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Re
                 .any(|l| l.nets.iter().any(|n| n.contains(&format!("{c}/dout"))))
         })
         .collect();
-    // QPLL0 fractional-N numerator (24-bit fraction of the feedback
-    // divider line rate / 2 / refclk): 0 at 10.3125 Gb/s from 156.25 MHz.
-    let qpll_fracn = ((LINE_GBPS * 1000.0 / 2.0 / board.refclk.mhz).fract() * (1u64 << 24) as f64)
-        .round() as u64;
     Ok(with_newline(
         NodeTcl {
             name: &p.name,
@@ -223,7 +302,6 @@ pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Re
             gth: t == Transceiver::Gth,
             transceiver: t.name(),
             constants,
-            qpll_fracn,
             user_data_bits: GT_USER_DATA_BITS,
             int_data_bits: GT_INT_DATA_BITS,
             lane_top: GTH_LANE_TOP,
@@ -231,11 +309,8 @@ pub fn render_node_tcl(p: &Params, board: &Board, module_files: &[String]) -> Re
             axi_data_bits: np::AXI_DATA_BITS,
             pl_mhz: num(p.clock.pl_mhz),
             reset_pin: &board.reset.pin,
-            refclk_pin: &board.refclk.pin,
-            refclk_mhz: num(board.refclk.mhz),
-            refclk_hz: (board.refclk.mhz * 1e6).round() as u64,
             line_gbps: num(LINE_GBPS),
-            quad: &board.quad.name,
+            quads: &quads,
             lanes: &lanes,
             regs_base: format!("0x{REGS_BASE:08X}"),
             regs_range: format!("0x{REGS_RANGE:X}"),
@@ -255,7 +330,7 @@ pub fn user_clk_mhz() -> f64 {
 
 /// The node XDC for `p` on `board`.
 pub fn render_node_xdc(p: &Params, board: &Board) -> Result<String> {
-    let lanes = lanes(p, board)?;
+    let (lanes, quads) = lanes(p, board)?;
     let fastest_mhz = user_clk_mhz().max(p.clock.pl_mhz);
     Ok(with_newline(
         NodeXdc {
@@ -264,11 +339,7 @@ pub fn render_node_xdc(p: &Params, board: &Board) -> Result<String> {
             board: &board.name,
             part: &p.fpga.part,
             pl_mhz: num(p.clock.pl_mhz),
-            refclk_pin: &board.refclk.pin,
-            refclk_mhz: num(board.refclk.mhz),
-            refclk_p: &board.refclk.p,
-            refclk_n: &board.refclk.n,
-            refclk_period_ns: format!("{:.3}", 1000.0 / board.refclk.mhz),
+            quads: &quads,
             reset_pin: &board.reset.pin,
             reset_iostandard: &board.reset.iostandard,
             lanes: &lanes,

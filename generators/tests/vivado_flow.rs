@@ -81,6 +81,58 @@ fn zcu102_node_flow_matches_golden() {
     }
 }
 
+/// The node flow of the built-in default config (8×4×4 torus: six network
+/// links) on the ZCU102: four links on the SFP+ quad, two on FMC HPC0's
+/// quad, each quad with its own reference clock and owner of its common
+/// block.
+fn default_on_zcu102(transceiver: &str) -> (String, String) {
+    let l = load(None, &[format!("fpga.transceiver={transceiver}")]).unwrap();
+    let p = elaborate(&l.config).unwrap();
+    assert_eq!(p.topology.network_ports, 6);
+    let b = board::load(&l.config.fpga.board, &p.fpga.part).unwrap();
+    let files = ["rtl/exanet_router_example.v".to_string()];
+    (
+        render_node_tcl(&p, &b, &files).unwrap(),
+        render_node_xdc(&p, &b).unwrap(),
+    )
+}
+
+#[test]
+fn default_node_flow_spans_two_quads() {
+    for (t, suffix) in [("gth", ""), ("aurora", "-aurora")] {
+        let (tcl, xdc) = default_on_zcu102(t);
+        golden(&format!("node-zcu102-default{suffix}.tcl"), &tcl);
+        golden(&format!("node-zcu102-default{suffix}.xdc"), &xdc);
+        // Both reference clocks, each constrained on its own pins.
+        assert!(xdc.contains("set_property PACKAGE_PIN C8 [get_ports gt_refclk_clk_p]"));
+        assert!(xdc.contains("set_property PACKAGE_PIN G8 [get_ports gt_refclk1_clk_p]"));
+        assert!(xdc.contains("create_clock -name gt_refclk1 -period 6.400"));
+        // The FMC lanes' pins; no TX_DISABLE for them.
+        assert!(xdc.contains("set_property PACKAGE_PIN H2 [get_ports {link4_gt_rx_rxp[0]}]"));
+        assert!(xdc.contains("set_property PACKAGE_PIN H6 [get_ports {link5_gt_tx_txp[0]}]"));
+        assert!(xdc.contains("link3_tx_disable") && !xdc.contains("link4_tx_disable"));
+        assert!(!tcl.contains("link5_tx_disable]"));
+        assert!(tcl.contains("create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:diff_clock_rtl:1.0 gt_refclk1"));
+        if t == "gth" {
+            assert_eq!(tcl.matches("CONFIG.LOCATE_COMMON {CORE}").count(), 2);
+            assert!(
+                tcl.contains("[get_bd_pins refclk_buf1/IBUF_OUT] [get_bd_pins gt_4/gtrefclk00_in]")
+            );
+            assert!(
+                tcl.contains("[get_bd_pins gt_4/qpll0outclk_out] [get_bd_pins gt_5/qpll0clk_in]")
+            );
+            assert!(!tcl.contains("[get_bd_pins gt_0/qpll0outclk_out] [get_bd_pins gt_4/"));
+        } else {
+            assert_eq!(tcl.matches("CONFIG.SupportLevel {1}").count(), 2);
+            assert!(tcl.contains("CONFIG.C_START_QUAD {Quad_X1Y2}"));
+            assert!(tcl.contains("CONFIG.C_START_LANE {X1Y10}"));
+            assert!(tcl.contains(
+                "[get_bd_intf_ports gt_refclk1] [get_bd_intf_pins aurora_4/GT_DIFF_REFCLK1]"
+            ));
+        }
+    }
+}
+
 #[test]
 fn a_bad_transceiver_is_refused_naming_key_and_value() {
     let e = format!("{:#}", mesh_on("zcu102", "gtx").unwrap_err());
@@ -352,6 +404,43 @@ fn gth_board_wiring_lints_clean() {
         return;
     };
     assert!(ok && !err.contains("%Warning"), "{err}");
+}
+
+/// `exanet generate` on the built-in default config writes the node flow
+/// (six links over two quads); its TCL runs under the stubs and its
+/// board-level wiring lints clean.
+#[test]
+fn default_config_node_flow_runs_and_its_wiring_lints_clean() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o");
+    let o = Command::new(EXE)
+        .args(["generate", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!said.contains("not generated"), "{said}");
+    assert!(out.join("vivado/node.tcl").exists() && out.join("constraints/node.xdc").exists());
+    if let Some(t) = tclsh("default_config_node_flow_runs_and_its_wiring_lints_clean") {
+        let r = run_stubbed(&t, &out.join("vivado/node.tcl"), "0.250");
+        assert!(r.ok, "{}", r.stderr);
+        let count = |s: &str| r.calls.iter().filter(|c| c.contains(s)).count();
+        assert_eq!(count("xilinx.com:ip:gtwizard_ultrascale"), 6);
+        assert_eq!(count("CONFIG.C_BUF_TYPE IBUFDSGTE"), 2);
+        assert!(first(&r.calls, "write_hw_platform") > first(&r.calls, "write_bitstream"));
+    }
+    if let Some((ok, err)) = lint_board(
+        "default_config_node_flow_runs_and_its_wiring_lints_clean",
+        &out,
+        &out.join("lint/board"),
+    ) {
+        assert!(ok && !err.contains("%Warning"), "{err}");
+    }
 }
 
 /// The same for `"aurora"`, and a wrong pin name in the wiring is caught

@@ -12,15 +12,22 @@
 //!   10GBASE-R preset: 10.3125 Gb/s from 156.25 MHz, 64B/66B with the
 //!   internal gearbox, 64-bit user data) and the lane adapter
 //!   `exanet_gth_lane` (template `board/gth_lane.v`) around the project's
-//!   `pcs66`: the flag is the 64B/66B sync header. Wizard 0 owns the quad's
-//!   common block (QPLL0); the others are channel-only and take its QPLL0
-//!   clocks and lock.
+//!   `pcs66`: the flag is the 64B/66B sync header. In each quad the wizard
+//!   of the quad's first link owns the common block (QPLL0); the others are
+//!   channel-only and take its QPLL0 clocks and lock.
 //! - **`aurora`**: per link an Aurora 64B/66B core in *framing* mode
 //!   (AXI4-Stream with `tlast`): the flag is `tlast`. Every link-layer frame
 //!   ends with a control word (its trailer) and a standalone control word
 //!   is a one-word Aurora frame, so `ctrl` ↔ `tlast` word for word; each
 //!   control word costs one more 66-bit block (Aurora's end-of-frame
-//!   separator). Core 0 owns the quad's common block.
+//!   separator). In each quad the core of the quad's first link owns the
+//!   common block.
+//!
+//! Links may span several quads (the default 8×4×4 torus needs 6 lanes;
+//! the ZCU102 has 4 SFP+ cages in one quad and the FMC HPC0 lanes in
+//! another): [`QuadSlot`] names, per link, the quad (its index in order of
+//! first use, which also names the quad's reference-clock port and buffer)
+//! and the link that owns that quad's common block.
 //!
 //! Port and CONFIG names of the vendor IP are from PG182 (UltraScale FPGAs
 //! Transceivers Wizard), UG576 (GTH transceivers) and PG074 (Aurora
@@ -219,6 +226,71 @@ pub const OUTSIDE_PINS: &[(&str, Port)] = &[
     ("refclk_buf", o("IBUF_OUT", 1)),
 ];
 
+/// The pin `pin` of a cell outside the lint named `cell` (the reference
+/// clock buffers of the second quad on are `refclk_buf<q>`).
+fn outside_pin(cell: &str, pin: &str) -> Option<Port> {
+    let base =
+        if cell.starts_with("refclk_buf") && cell["refclk_buf".len()..].parse::<u32>().is_ok() {
+            "refclk_buf"
+        } else {
+            cell
+        };
+    OUTSIDE_PINS
+        .iter()
+        .find(|(c, p)| *c == base && p.name == pin)
+        .map(|(_, p)| *p)
+}
+
+/// Where a link's transceiver sits: its quad (index in order of first use
+/// over the links) and the link whose core owns that quad's common block
+/// (the quad's first link).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuadSlot {
+    /// Quad index, 0 for the first quad the links use.
+    pub quad: u32,
+    /// The link owning the quad's common block.
+    pub owner: u32,
+}
+
+impl QuadSlot {
+    /// The slots of `quads[l]` (any quad key per link, in link order).
+    pub fn plan<K: PartialEq>(quads: &[K]) -> Vec<QuadSlot> {
+        let mut seen: Vec<(&K, u32)> = Vec::new();
+        quads
+            .iter()
+            .enumerate()
+            .map(|(l, k)| {
+                let q = match seen.iter().position(|(s, _)| *s == k) {
+                    Some(q) => q,
+                    None => {
+                        seen.push((k, l as u32));
+                        seen.len() - 1
+                    }
+                };
+                QuadSlot {
+                    quad: q as u32,
+                    owner: seen[q].1,
+                }
+            })
+            .collect()
+    }
+
+    /// `links` links in one quad (link 0 owns it).
+    pub fn one_quad(links: u32) -> Vec<QuadSlot> {
+        (0..links).map(|_| QuadSlot { quad: 0, owner: 0 }).collect()
+    }
+}
+
+/// The block design's suffix of quad `q`'s reference-clock port and buffer
+/// (`gt_refclk`, `refclk_buf` for the first quad; `gt_refclk1`, … after).
+pub fn quad_suffix(q: u32) -> String {
+    if q == 0 {
+        String::new()
+    } else {
+        q.to_string()
+    }
+}
+
 /// A constant cell of the block design (`xlconstant`): name, width, value.
 pub const CONSTANTS: &[(&str, u32, u64)] =
     &[("zero1", 1, 0), ("zero3", 3, 0), ("keep_all", 8, 0xFF)];
@@ -269,10 +341,11 @@ fn net(pins: &[String]) -> Net {
     Net(pins.to_vec())
 }
 
-/// The nets of link `l` (of `links`) for transceiver `t`: everything the
-/// block design connects by pin for that link (interface connections and
-/// board ports are the template's).
-pub fn link_nets(t: Transceiver, l: u32) -> Vec<Net> {
+/// The nets of link `l` for transceiver `t`, in quad slot `slot`:
+/// everything the block design connects by pin for that link (interface
+/// connections and board ports are the template's).
+pub fn link_nets(t: Transceiver, l: u32, slot: QuadSlot) -> Vec<Net> {
+    let owns = slot.owner == l;
     let mut nets = Vec::new();
     let node = |p: &str| format!("node/link{l}_{p}");
     // The node's PHY ports.
@@ -323,16 +396,20 @@ pub fn link_nets(t: Transceiver, l: u32) -> Vec<Net> {
                 net(&[gt("rxdatavalid_out"), lane("gt_rxdatavalid")]),
                 net(&[lane("gt_rxgearboxslip"), gt("rxgearboxslip_in")]),
             ]);
-            if l == 0 {
-                nets.push(net(&["refclk_buf/IBUF_OUT".into(), gt("gtrefclk00_in")]));
+            if owns {
+                nets.push(net(&[
+                    format!("refclk_buf{}/IBUF_OUT", quad_suffix(slot.quad)),
+                    gt("gtrefclk00_in"),
+                ]));
             } else {
-                // Channel-only: QPLL0 of wizard 0 (its reset request stays
-                // open: wizard 0's reset controller owns the QPLL). QPLL1 is
-                // not used (tied 0).
+                // Channel-only: QPLL0 of the quad owner's wizard (its reset
+                // request stays open: the owner's reset controller owns the
+                // QPLL). QPLL1 is not used (tied 0).
+                let o = |p: &str| format!("gt_{}/{p}", slot.owner);
                 nets.extend([
-                    net(&["gt_0/qpll0outclk_out".into(), gt("qpll0clk_in")]),
-                    net(&["gt_0/qpll0outrefclk_out".into(), gt("qpll0refclk_in")]),
-                    net(&["gt_0/qpll0lock_out".into(), gt("gtwiz_reset_qpll0lock_in")]),
+                    net(&[o("qpll0outclk_out"), gt("qpll0clk_in")]),
+                    net(&[o("qpll0outrefclk_out"), gt("qpll0refclk_in")]),
+                    net(&[o("qpll0lock_out"), gt("gtwiz_reset_qpll0lock_in")]),
                     net(&["zero1/dout".into(), gt("qpll1clk_in"), gt("qpll1refclk_in")]),
                 ]);
             }
@@ -351,21 +428,13 @@ pub fn link_nets(t: Transceiver, l: u32) -> Vec<Net> {
                 net(&["zero1/dout".into(), a("power_down")]),
                 net(&["zero3/dout".into(), a("loopback")]),
             ]);
-            if l != 0 {
+            if !owns {
+                let o = |p: &str| format!("aurora_{}/{p}", slot.owner);
                 nets.extend([
-                    net(&[
-                        "aurora_0/gt_qpllclk_quad1_out".into(),
-                        a("gt_qpllclk_quad1_in"),
-                    ]),
-                    net(&[
-                        "aurora_0/gt_qpllrefclk_quad1_out".into(),
-                        a("gt_qpllrefclk_quad1_in"),
-                    ]),
-                    net(&[
-                        "aurora_0/gt_qplllock_quad1_out".into(),
-                        a("gt_qplllock_quad1_in"),
-                    ]),
-                    net(&["aurora_0/gt_refclk1_out".into(), a("refclk1_in")]),
+                    net(&[o("gt_qpllclk_quad1_out"), a("gt_qpllclk_quad1_in")]),
+                    net(&[o("gt_qpllrefclk_quad1_out"), a("gt_qpllrefclk_quad1_in")]),
+                    net(&[o("gt_qplllock_quad1_out"), a("gt_qplllock_quad1_in")]),
+                    net(&[o("gt_refclk1_out"), a("refclk1_in")]),
                 ]);
             }
         }
@@ -400,7 +469,8 @@ pub const AURORA_SHARED_BB: &str = "exanet_bb_aurora_shared";
 /// Top module of the board-level lint.
 pub const BOARD_LINT_TOP: &str = "exanet_board_lint";
 
-fn cells(t: Transceiver, links: u32) -> Vec<Cell> {
+fn cells(t: Transceiver, slots: &[QuadSlot]) -> Vec<Cell> {
+    let links = slots.len() as u32;
     let node: Vec<(String, Dir, u32)> = node_ports(links)
         .into_iter()
         .map(|p: NamedPort| (p.name, p.dir, p.width))
@@ -410,7 +480,8 @@ fn cells(t: Transceiver, links: u32) -> Vec<Cell> {
         module: NODE_TOP.into(),
         ports: node,
     }];
-    for l in 0..links {
+    for (l, slot) in (0..links).zip(slots) {
+        let owns = slot.owner == l;
         match t {
             Transceiver::Gth => {
                 out.push(Cell {
@@ -420,13 +491,13 @@ fn cells(t: Transceiver, links: u32) -> Vec<Cell> {
                 });
                 out.push(Cell {
                     name: format!("gt_{l}"),
-                    module: if l == 0 {
+                    module: if owns {
                         GTWIZ_COMMON_BB
                     } else {
                         GTWIZ_CHANNEL_BB
                     }
                     .into(),
-                    ports: if l == 0 {
+                    ports: if owns {
                         ports_of(&[GTWIZ_PORTS, GTWIZ_COMMON_PORTS])
                     } else {
                         ports_of(&[GTWIZ_PORTS, GTWIZ_CHANNEL_PORTS])
@@ -435,13 +506,13 @@ fn cells(t: Transceiver, links: u32) -> Vec<Cell> {
             }
             Transceiver::Aurora => out.push(Cell {
                 name: format!("aurora_{l}"),
-                module: if l == 0 {
+                module: if owns {
                     AURORA_COMMON_BB
                 } else {
                     AURORA_SHARED_BB
                 }
                 .into(),
-                ports: if l == 0 {
+                ports: if owns {
                     ports_of(&[AURORA_PORTS, AURORA_COMMON_PORTS])
                 } else {
                     ports_of(&[AURORA_PORTS, AURORA_SHARED_PORTS])
@@ -594,7 +665,8 @@ fn black_box(module: &str, what: &str, ports: &[(String, Dir, u32)]) -> Result<S
     ))
 }
 
-/// The board-level lint for `links` links on transceiver `t`: one Verilog
+/// The board-level lint for links in quad slots `slots` (one per link) on
+/// transceiver `t`: one Verilog
 /// text holding the black boxes of the vendor IP and the top
 /// [`BOARD_LINT_TOP`], which instantiates the node, the lane adapters (GTH)
 /// and the IP black boxes and wires them by [`link_nets`] exactly as the
@@ -604,17 +676,21 @@ fn black_box(module: &str, what: &str, ports: &[(String, Dir, u32)]) -> Result<S
 /// block-design cell outside the lint) and one width; Verilator then checks
 /// the instances against the modules (the node and adapter RTL are read
 /// with it).
-pub fn render_board_lint(t: Transceiver, links: u32) -> Result<Vec<(String, String)>> {
+pub fn render_board_lint(t: Transceiver, slots: &[QuadSlot]) -> Result<Vec<(String, String)>> {
     let mut nets: Vec<Net> = Vec::new();
-    for l in 0..links {
-        nets.extend(link_nets(t, l));
+    for (l, slot) in slots.iter().enumerate() {
+        nets.extend(link_nets(t, l as u32, *slot));
     }
-    board_lint_of(t, links, &nets)
+    board_lint_of(t, slots, &nets)
 }
 
 /// [`render_board_lint`] over the nets `nets`: `(module, text)` per file.
-fn board_lint_of(t: Transceiver, links: u32, nets: &[Net]) -> Result<Vec<(String, String)>> {
-    let cells = cells(t, links);
+fn board_lint_of(
+    t: Transceiver,
+    slots: &[QuadSlot],
+    nets: &[Net],
+) -> Result<Vec<(String, String)>> {
+    let cells = cells(t, slots);
     // Pin → (net wire) for instantiated cells; the top's extra ports.
     let mut wire_of: BTreeMap<String, String> = BTreeMap::new();
     let mut wires = Vec::new();
@@ -629,10 +705,7 @@ fn board_lint_of(t: Transceiver, links: u32, nets: &[Net]) -> Result<Vec<(String
             };
             return Ok((Some(*d), *w, false));
         }
-        if let Some((_, p)) = OUTSIDE_PINS
-            .iter()
-            .find(|(c, p)| *c == cell && p.name == pin)
-        {
+        if let Some(p) = outside_pin(cell, pin) {
             return Ok((Some(p.dir), p.width, true));
         }
         if let Some((_, w, _)) = CONSTANTS.iter().find(|(c, _, _)| *c == cell) {
@@ -675,10 +748,7 @@ fn board_lint_of(t: Transceiver, links: u32, nets: &[Net]) -> Result<Vec<(String
         let (cell, pin) = driver.split_once('/').unwrap_or((driver.as_str(), ""));
         if let Some((_, cw, v)) = CONSTANTS.iter().find(|(c, _, _)| *c == cell) {
             consts_used.insert(wire.clone(), format!("{cw}'h{v:x}"));
-        } else if OUTSIDE_PINS
-            .iter()
-            .any(|(c, p)| *c == cell && p.name == pin)
-        {
+        } else if outside_pin(cell, pin).is_some() {
             outside_used.insert(wire.clone(), w);
         } else if !wire_of.contains_key(driver) {
             wires.push(if w == 1 {
@@ -800,7 +870,7 @@ mod tests {
     #[test]
     fn lint_renders_for_both_and_every_node_link_port_is_wired() {
         for t in [Transceiver::Gth, Transceiver::Aurora] {
-            let files = render_board_lint(t, 4).unwrap();
+            let files = render_board_lint(t, &QuadSlot::one_quad(4)).unwrap();
             let (top, v) = files.last().unwrap();
             assert_eq!(top, BOARD_LINT_TOP);
             for l in 0..4 {
@@ -822,16 +892,79 @@ mod tests {
         }
     }
 
+    #[test]
+    fn quad_slots_name_each_quads_first_link_as_owner() {
+        let s = QuadSlot::plan(&["A", "A", "B", "A", "B", "C"]);
+        let got: Vec<(u32, u32)> = s.iter().map(|q| (q.quad, q.owner)).collect();
+        assert_eq!(got, [(0, 0), (0, 0), (1, 2), (0, 0), (1, 2), (2, 5)]);
+        assert_eq!(QuadSlot::plan(&[7; 3]), QuadSlot::one_quad(3));
+        assert_eq!(
+            (quad_suffix(0), quad_suffix(2)),
+            (String::new(), "2".to_string())
+        );
+    }
+
+    /// Six links over two quads (the default torus on the ZCU102: four
+    /// SFP+ lanes, two FMC lanes): each quad's first link owns its common
+    /// block and its own reference clock buffer; the others take their
+    /// quad owner's PLL, never the other quad's.
+    #[test]
+    fn links_over_two_quads_take_their_own_quads_pll() {
+        let slots = QuadSlot::plan(&[0, 0, 0, 0, 1, 1]);
+        let gth: Vec<Net> = (0..6)
+            .flat_map(|l| link_nets(Transceiver::Gth, l, slots[l as usize]))
+            .collect();
+        let has = |nets: &[Net], a: &str, b: &str| {
+            nets.iter()
+                .any(|n| n.0.first().map(String::as_str) == Some(a) && n.0.iter().any(|x| x == b))
+        };
+        assert!(has(&gth, "refclk_buf/IBUF_OUT", "gt_0/gtrefclk00_in"));
+        assert!(has(&gth, "refclk_buf1/IBUF_OUT", "gt_4/gtrefclk00_in"));
+        assert!(has(&gth, "gt_0/qpll0outclk_out", "gt_3/qpll0clk_in"));
+        assert!(has(&gth, "gt_4/qpll0outclk_out", "gt_5/qpll0clk_in"));
+        assert!(!has(&gth, "gt_0/qpll0outclk_out", "gt_5/qpll0clk_in"));
+        let aur: Vec<Net> = (0..6)
+            .flat_map(|l| link_nets(Transceiver::Aurora, l, slots[l as usize]))
+            .collect();
+        assert!(has(&aur, "aurora_4/gt_refclk1_out", "aurora_5/refclk1_in"));
+        assert!(!aur
+            .iter()
+            .any(|n| n.0.iter().any(|x| x == "aurora_4/refclk1_in")));
+        for t in [Transceiver::Gth, Transceiver::Aurora] {
+            let files = render_board_lint(t, &slots).unwrap();
+            let (_, v) = files.last().unwrap();
+            // Two owners of a common block, four sharers.
+            let owners = v
+                .matches(if t == Transceiver::Gth {
+                    GTWIZ_COMMON_BB
+                } else {
+                    AURORA_COMMON_BB
+                })
+                .count();
+            assert!(owners >= 2, "{t:?}: {owners}");
+            if t == Transceiver::Gth {
+                assert!(
+                    v.contains("n_refclk_buf1_IBUF_OUT"),
+                    "second quad's clock is a port"
+                );
+            }
+        }
+    }
+
     /// The structural checks name what is wrong: a pin that does not exist,
     /// a net with two drivers, a width mismatch.
     #[test]
     fn a_wrong_pin_two_drivers_or_two_widths_are_refused() {
         let t = Transceiver::Gth;
-        let mut nets = link_nets(t, 0);
+        let one = QuadSlot::one_quad(1);
+        let mut nets = link_nets(t, 0, one[0]);
         fn e(extra: Net, nets: &[Net]) -> String {
             let mut n = nets.to_vec();
             n.push(extra);
-            format!("{:#}", board_lint_of(Transceiver::Gth, 1, &n).unwrap_err())
+            format!(
+                "{:#}",
+                board_lint_of(Transceiver::Gth, &QuadSlot::one_quad(1), &n).unwrap_err()
+            )
         }
         let bad = e(Net(vec!["gt_0/rxheader_outt".into()]), &nets);
         assert!(bad.contains("has no pin `rxheader_outt`"), "{bad}");
@@ -849,7 +982,7 @@ mod tests {
             "gt_0/rxoutclk_out".into(),
             "lane_0/gt_rx_done".into(),
         ]));
-        let bad = format!("{:#}", board_lint_of(t, 1, &nets).unwrap_err());
+        let bad = format!("{:#}", board_lint_of(t, &one, &nets).unwrap_err());
         assert!(bad.contains("on two nets"), "{bad}");
     }
 }

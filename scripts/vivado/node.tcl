@@ -93,17 +93,18 @@ connect_bd_intf_net [get_bd_intf_pins ps/M_AXI_HPM0_FPD] [get_bd_intf_pins regs_
 connect_bd_intf_net [get_bd_intf_pins regs_ic/M00_AXI] [get_bd_intf_pins node/s_axil]
 connect_bd_intf_net [get_bd_intf_pins node/m_axi] [get_bd_intf_pins ps/S_AXI_HP0_FPD]
 connect_bd_net [get_bd_pins node/irq] [get_bd_pins ps/pl_ps_irq0]
-
-# Transceiver reference clock {{ refclk_pin }}, {{ refclk_mhz }} MHz{% if gth %}, through an
-# IBUFDS_GTE4 into the wizard that owns the quad's common block (gt_0).{% else %}, into the core
-# that owns the quad's common block (aurora_0, below).{% endif %}
-create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:diff_clock_rtl:1.0 gt_refclk
-set_property CONFIG.FREQ_HZ {{ refclk_hz }} [get_bd_intf_ports gt_refclk]
+{% for q in quads %}
+# Transceiver reference clock {{ q.refclk_pin }}, {{ q.refclk_mhz }} MHz{% if gth %}, through an
+# IBUFDS_GTE4 into the wizard that owns the quad's common block (gt_{{ q.owner }}).{% else %}, into the core
+# that owns the quad's common block (aurora_{{ q.owner }}, below).{% endif %}
+create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:diff_clock_rtl:1.0 gt_refclk{{ q.qs }}
+set_property CONFIG.FREQ_HZ {{ q.refclk_hz }} [get_bd_intf_ports gt_refclk{{ q.qs }}]
 {%- if gth %}
-create_bd_cell -type ip -vlnv xilinx.com:ip:util_ds_buf refclk_buf
-set_property CONFIG.C_BUF_TYPE {IBUFDSGTE} [get_bd_cells refclk_buf]
-connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins refclk_buf/CLK_IN_D]
+create_bd_cell -type ip -vlnv xilinx.com:ip:util_ds_buf refclk_buf{{ q.qs }}
+set_property CONFIG.C_BUF_TYPE {IBUFDSGTE} [get_bd_cells refclk_buf{{ q.qs }}]
+connect_bd_intf_net [get_bd_intf_ports gt_refclk{{ q.qs }}] [get_bd_intf_pins refclk_buf{{ q.qs }}/CLK_IN_D]
 {%- endif %}
+{%- endfor %}
 
 # SFP+ TX_DISABLE: driven 1 (transmitter on; polarity unverified, see
 # shared/design/ZU9EG-BOARD.md section 3).
@@ -132,50 +133,50 @@ set_property -dict [list CONFIG.CONST_WIDTH {{ "{" }}{{ c.1 }}{{ "}" }} CONFIG.C
 {% for l in lanes %}
 {%- if gth %}
 # Link {{ l.index }} on {{ l.name }} ({{ l.channel }}): one GTH channel at {{ line_gbps }} Gb/s.
-{%- if l.index == 0 %} This wizard owns
+{%- if l.owns %} This wizard owns
 # the quad's common block (QPLL0).{% else %} Channel only: QPLL0
-# of gt_0.{% endif %}
+# of gt_{{ l.owner }}.{% endif %}
 create_bd_cell -type ip -vlnv xilinx.com:ip:gtwizard_ultrascale gt_{{ l.index }}
 set_property CONFIG.preset {GTH-10GBASE-R} [get_bd_cells gt_{{ l.index }}]
 set_property -dict [list \
     CONFIG.TX_LINE_RATE {{ "{" }}{{ line_gbps }}{{ "}" }} \
-    CONFIG.TX_REFCLK_FREQUENCY {{ "{" }}{{ refclk_mhz }}{{ "}" }} \
-    CONFIG.TX_QPLL_FRACN_NUMERATOR {{ "{" }}{{ qpll_fracn }}{{ "}" }} \
+    CONFIG.TX_REFCLK_FREQUENCY {{ "{" }}{{ l.refclk_mhz }}{{ "}" }} \
+    CONFIG.TX_QPLL_FRACN_NUMERATOR {{ "{" }}{{ l.qpll_fracn }}{{ "}" }} \
     CONFIG.TX_USER_DATA_WIDTH {{ "{" }}{{ user_data_bits }}{{ "}" }} \
     CONFIG.TX_INT_DATA_WIDTH {{ "{" }}{{ int_data_bits }}{{ "}" }} \
     CONFIG.RX_LINE_RATE {{ "{" }}{{ line_gbps }}{{ "}" }} \
-    CONFIG.RX_REFCLK_FREQUENCY {{ "{" }}{{ refclk_mhz }}{{ "}" }} \
-    CONFIG.RX_QPLL_FRACN_NUMERATOR {{ "{" }}{{ qpll_fracn }}{{ "}" }} \
+    CONFIG.RX_REFCLK_FREQUENCY {{ "{" }}{{ l.refclk_mhz }}{{ "}" }} \
+    CONFIG.RX_QPLL_FRACN_NUMERATOR {{ "{" }}{{ l.qpll_fracn }}{{ "}" }} \
     CONFIG.RX_USER_DATA_WIDTH {{ "{" }}{{ user_data_bits }}{{ "}" }} \
     CONFIG.RX_INT_DATA_WIDTH {{ "{" }}{{ int_data_bits }}{{ "}" }} \
     CONFIG.FREERUN_FREQUENCY {{ "{" }}{{ pl_mhz }}{{ "}" }} \
-    CONFIG.LOCATE_COMMON {{ "{" }}{% if l.index == 0 %}CORE{% else %}EXAMPLE_DESIGN{% endif %}{{ "}" }} \
+    CONFIG.LOCATE_COMMON {{ "{" }}{% if l.owns %}CORE{% else %}EXAMPLE_DESIGN{% endif %}{{ "}" }} \
     CONFIG.LOCATE_RESET_CONTROLLER {CORE} \
     CONFIG.LOCATE_TX_USER_CLOCKING {CORE} \
     CONFIG.LOCATE_RX_USER_CLOCKING {EXAMPLE_DESIGN} \
     CONFIG.LOCATE_USER_DATA_WIDTH_SIZING {CORE} \
-    CONFIG.ENABLE_OPTIONAL_PORTS {{ "{" }}{% if l.index == 0 %}qpll0lock_out{% endif %}{{ "}" }} \
+    CONFIG.ENABLE_OPTIONAL_PORTS {{ "{" }}{% if l.owns %}qpll0lock_out{% endif %}{{ "}" }} \
     CONFIG.DISABLE_LOC_XDC {1} \
 ] [get_bd_cells gt_{{ l.index }}]
 create_bd_cell -type module -reference {{ lane_top }} lane_{{ l.index }}
 {%- else %}
 # Link {{ l.index }} on {{ l.name }} ({{ l.channel }}): one lane at {{ line_gbps }} Gb/s,
-# framing, no flow control.{% if l.index == 0 %} This core owns the quad's common block
-# (shared logic in the core).{% else %} Shares aurora_0's common block (shared logic
-# in the example design: QPLL clocks from aurora_0).{% endif %}
+# framing, no flow control.{% if l.owns %} This core owns the quad's common block
+# (shared logic in the core).{% else %} Shares aurora_{{ l.owner }}'s common block (shared logic
+# in the example design: QPLL clocks from aurora_{{ l.owner }}).{% endif %}
 create_bd_cell -type ip -vlnv xilinx.com:ip:aurora_64b66b aurora_{{ l.index }}
 set_property -dict [list \
     CONFIG.C_AURORA_LANES {1} \
     CONFIG.C_LINE_RATE {{ "{" }}{{ line_gbps }}{{ "}" }} \
-    CONFIG.C_REFCLK_FREQUENCY {{ "{" }}{{ refclk_mhz }}{{ "}" }} \
+    CONFIG.C_REFCLK_FREQUENCY {{ "{" }}{{ l.refclk_mhz }}{{ "}" }} \
     CONFIG.C_INIT_CLK {{ "{" }}{{ pl_mhz }}{{ "}" }} \
-    CONFIG.C_START_QUAD {{ "{" }}{{ quad }}{{ "}" }} \
+    CONFIG.C_START_QUAD {{ "{" }}{{ l.quad }}{{ "}" }} \
     CONFIG.C_START_LANE {{ "{" }}{{ l.site }}{{ "}" }} \
-    CONFIG.C_REFCLK_SOURCE {{ "{" }}MGTREFCLK0_of_{{ quad }}{{ "}" }} \
+    CONFIG.C_REFCLK_SOURCE {{ "{" }}MGTREFCLK0_of_{{ l.quad }}{{ "}" }} \
     CONFIG.interface_mode {Framing} \
     CONFIG.flow_mode {None} \
     CONFIG.drp_mode {Native} \
-    CONFIG.SupportLevel {{ "{" }}{% if l.index == 0 %}1{% else %}0{% endif %}{{ "}" }} \
+    CONFIG.SupportLevel {{ "{" }}{% if l.owns %}1{% else %}0{% endif %}{{ "}" }} \
 ] [get_bd_cells aurora_{{ l.index }}]
 {%- endif %}
 {%- for n in l.nets %}
@@ -191,16 +192,20 @@ connect_bd_net [get_bd_ports link{{ l.index }}_gt_rx_rxn] [get_bd_pins gt_{{ l.i
 connect_bd_net [get_bd_pins gt_{{ l.index }}/gthtxp_out] [get_bd_ports link{{ l.index }}_gt_tx_txp]
 connect_bd_net [get_bd_pins gt_{{ l.index }}/gthtxn_out] [get_bd_ports link{{ l.index }}_gt_tx_txn]
 {%- else %}
-{%- if l.index == 0 %}
-connect_bd_intf_net [get_bd_intf_ports gt_refclk] [get_bd_intf_pins aurora_0/GT_DIFF_REFCLK1]
+{%- if l.owns %}
+connect_bd_intf_net [get_bd_intf_ports gt_refclk{{ l.qs }}] [get_bd_intf_pins aurora_{{ l.index }}/GT_DIFF_REFCLK1]
 {%- endif %}
 create_bd_intf_port -mode Slave -vlnv xilinx.com:display_aurora:GT_Serial_Transceiver_Pins_RX_rtl:1.0 link{{ l.index }}_gt_rx
 create_bd_intf_port -mode Master -vlnv xilinx.com:display_aurora:GT_Serial_Transceiver_Pins_TX_rtl:1.0 link{{ l.index }}_gt_tx
 connect_bd_intf_net [get_bd_intf_ports link{{ l.index }}_gt_rx] [get_bd_intf_pins aurora_{{ l.index }}/GT_SERIAL_RX]
 connect_bd_intf_net [get_bd_intf_ports link{{ l.index }}_gt_tx] [get_bd_intf_pins aurora_{{ l.index }}/GT_SERIAL_TX]
 {%- endif %}
+{%- if l.has_tx_disable %}
 create_bd_port -dir O link{{ l.index }}_tx_disable
 connect_bd_net [get_bd_pins tx_enable/dout] [get_bd_ports link{{ l.index }}_tx_disable]
+{%- else %}
+# {{ l.name }} has no TX_DISABLE pin on this board (a mezzanine's lane).
+{%- endif %}
 {% endfor %}
 # Register window of the node: {{ regs_base }}, {{ regs_range }} bytes.
 assign_bd_address -offset {{ regs_base }} -range {{ regs_range }} [get_bd_addr_segs node/s_axil/reg0]
