@@ -158,8 +158,12 @@ pub fn spec_of(
     // The fabric: golden routes, rates from [link] / [clock] / [packet].
     let flit_bytes = u64::from(c.packet.flit_bits / 8);
     let period = params.clock.period_ns;
+    let (link_bytes_per_ns, frame_words_per_flit) = link_rate(c, params)?;
     let timing = Timing {
-        link_bytes_per_ns: c.link.gbps / 8.0,
+        link_bytes_per_ns,
+        frame_words_per_flit,
+        flit_bytes,
+        cycle_ns: period,
         ni_bytes_per_ns: flit_bytes as f64 / period,
         hop_ns: router_cycles(c.packet.flit_bits) * period
             + params.link.latency_cycles as f64 * period,
@@ -277,6 +281,27 @@ pub fn spec_of(
         profile_file,
         mtbf_file,
     })
+}
+
+/// The data rate of a link in the flow model, bytes per ns: what the
+/// simulator's links carry. Framed links: the PHY's words per cycle, less
+/// one trailer word per frame (a frame closes at `frame_flits` or at its
+/// third packet tail, so full packets make frames of `min(frame_flits, 3 ×
+/// max_packet_flits)` flits). Ideal wires: one flit per cycle. With it,
+/// the PHY words per flit (0 for ideal wires: no store-and-forward).
+fn link_rate(c: &Config, params: &Params) -> Result<(f64, f64)> {
+    let period = params.clock.period_ns;
+    let r = &params.router;
+    let Some(f) = crate::params::framed_links(c, r, &params.link, c.sim.seed, &mut Vec::new())?
+    else {
+        return Ok((f64::from(c.packet.flit_bits / 8) / period, 0.0));
+    };
+    let w = f.link.words_per_flit() as f64;
+    let flits = f.link.frame_flits.min(3 * r.max_packet_flits) as f64;
+    Ok((
+        f.words_per_cycle * 8.0 / period * (flits * w) / (flits * w + 1.0),
+        w,
+    ))
 }
 
 /// `node,mtbf_s` lines (`#` comments, an optional `node,mtbf_s` header);
@@ -422,6 +447,172 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
             })
             .collect(),
     })
+}
+
+/// One job of a validation run ([`validate`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidatedJob {
+    pub job: usize,
+    pub profile: String,
+    pub ranks: usize,
+    pub nodes: Vec<usize>,
+    /// Flow model: one iteration, µs.
+    pub flow_us: f64,
+    /// Cycle level: mean iteration, µs.
+    pub cycle_us: f64,
+    /// (flow − cycle) / cycle, %.
+    pub error_pct: f64,
+    /// Cycle level: each phase of the first iteration, µs, beside the
+    /// flow model's.
+    pub phases_cycle_us: Vec<f64>,
+    pub phases_flow_us: Vec<f64>,
+    /// Packets the job sent in the cycle-level run.
+    pub packets: u64,
+}
+
+/// The report of `exanet simulate --validate`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidateResult {
+    pub name: String,
+    pub dims: [u32; 3],
+    pub placement: String,
+    pub link_model: String,
+    pub iterations: u64,
+    pub jobs: Vec<ValidatedJob>,
+    /// Largest |error_pct| over the jobs.
+    pub max_abs_error_pct: f64,
+    /// Cycles the network simulator ran, and its wall time, s.
+    pub cycles: u64,
+    pub wall_s: f64,
+}
+
+/// Largest cycle count of a validation run.
+pub const MAX_VALIDATE_CYCLES: u64 = 200_000_000;
+
+/// The flow model against the cycle-level network: the jobs at the head of
+/// the queue that fit on the machine together are placed by the policy (as
+/// the batch would at time 0, no failures) and run `jobs.iterations`
+/// iterations both through the flow model and, packet by packet, through
+/// the golden network of `net` ([`exanet_sim::jobs::replay`]).
+pub fn validate(
+    c: &Config,
+    s: &JobsSpec,
+    net: &exanet_sim::network::NetworkParams,
+    period_ns: f64,
+) -> Result<ValidateResult> {
+    use exanet_sim::jobs::placement::{place, Placement};
+    use exanet_sim::jobs::replay::{replay, ReplayJob};
+    let t0 = std::time::Instant::now();
+    let f = &s.fabric;
+    let n = f.nodes();
+    let mut free = vec![true; n];
+    let risk = vec![0.0; n];
+    let mut rng = exanet_sim::rng::Rng::new(s.batch.seed ^ 0x91AC_E000);
+    let mut placed: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, j) in s.jobs.iter().enumerate() {
+        let ctx = Placement {
+            free: &free,
+            risk: &risk,
+            failure_weight: s.batch.failure_weight,
+            search_iterations: s.batch.search_iterations,
+        };
+        let Some(nodes) = place(s.batch.policy, &j.profile, f, &ctx, &mut rng) else {
+            break;
+        };
+        for &x in &nodes {
+            free[x] = false;
+        }
+        placed.push((i, nodes));
+    }
+    let compute_cycles = (c.jobs.compute_us * 1e3 / period_ns).round() as u64;
+    let iterations = u64::from(c.jobs.iterations);
+    let rj: Vec<ReplayJob> = placed
+        .iter()
+        .map(|(i, nodes)| ReplayJob {
+            profile: &s.jobs[*i].profile,
+            nodes,
+            iterations,
+            compute_cycles,
+        })
+        .collect();
+    let out = replay(net, &rj, MAX_VALIDATE_CYCLES)?;
+    let mut cycles = 0;
+    let jobs: Vec<ValidatedJob> = placed
+        .iter()
+        .zip(&out)
+        .map(|((i, nodes), r)| {
+            let spec = &s.jobs[*i];
+            let phases_flow: Vec<f64> = spec
+                .profile
+                .phases
+                .iter()
+                .map(|ph| f.phase_ns(ph, nodes) * 1e-3)
+                .collect();
+            let flow_us =
+                compute_cycles as f64 * period_ns * 1e-3 + phases_flow.iter().sum::<f64>();
+            let cycle_us = r.mean_iteration_cycles() * period_ns * 1e-3;
+            cycles = cycles.max(r.iteration_cycles.iter().sum::<u64>());
+            ValidatedJob {
+                job: *i,
+                profile: spec.profile.name.clone(),
+                ranks: spec.profile.ranks,
+                nodes: nodes.clone(),
+                flow_us,
+                cycle_us,
+                error_pct: 100.0 * (flow_us - cycle_us) / cycle_us,
+                phases_cycle_us: r
+                    .first_phase_cycles
+                    .iter()
+                    .map(|&x| x as f64 * period_ns * 1e-3)
+                    .collect(),
+                phases_flow_us: phases_flow,
+                packets: r.packets,
+            }
+        })
+        .collect();
+    let d = &c.topology.dims;
+    Ok(ValidateResult {
+        name: c.name.clone(),
+        dims: [d[0], d[1], d[2]],
+        placement: s.batch.policy.name().into(),
+        link_model: c.link.model.clone(),
+        iterations,
+        max_abs_error_pct: jobs.iter().map(|j| j.error_pct.abs()).fold(0.0, f64::max),
+        jobs,
+        cycles,
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// The one-screen report of [`validate`].
+pub fn validate_text(r: &ValidateResult) -> String {
+    let mut s = String::new();
+    let [x, y, z] = r.dims;
+    let _ = writeln!(
+        s,
+        "{}: flow model vs cycle-level network on {x}x{y}x{z} ({} links), placement {}, {} iterations",
+        r.name, r.link_model, r.placement, r.iterations
+    );
+    for j in &r.jobs {
+        let _ = writeln!(
+            s,
+            "  job {} {} ({} ranks, {} packets): iteration flow {:.3} us, cycle level {:.3} us, error {:+.1} %",
+            j.job, j.profile, j.ranks, j.packets, j.flow_us, j.cycle_us, j.error_pct
+        );
+        let ph: Vec<String> = j
+            .phases_flow_us
+            .iter()
+            .zip(&j.phases_cycle_us)
+            .map(|(f, c)| format!("{f:.3}/{c:.3}"))
+            .collect();
+        let _ = writeln!(s, "    phases (flow/cycle, us): {}", ph.join(" "));
+    }
+    let _ = writeln!(
+        s,
+        "  max |error| {:.1} %; {} cycles simulated in {:.2} s",
+        r.max_abs_error_pct, r.cycles, r.wall_s
+    );
+    s
 }
 
 /// The one-screen report.

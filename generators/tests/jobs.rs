@@ -288,3 +288,68 @@ fn bad_jobs_keys_are_refused_naming_the_key() {
         assert!(err.contains(want), "{set}: {err}");
     }
 }
+
+/// `simulate --validate`: one job's iterations through the flow model and
+/// through the cycle-level golden network (framed links).
+fn validate(extra: &[&str]) -> Value {
+    let mut a = vec![
+        "simulate",
+        "--json",
+        "--validate",
+        "-P",
+        "traffic.pattern=jobs",
+        "-P",
+        "jobs.compute_us=0",
+    ];
+    let owned: Vec<String> = extra
+        .iter()
+        .flat_map(|e| ["-P".to_string(), e.to_string()])
+        .collect();
+    a.extend(owned.iter().map(String::as_str));
+    let (code, out, err) = exanet(&a);
+    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// The flow model's iteration time agrees with the cycle-level network
+/// within the tolerance BENCHMARKS.md "Job studies" documents for
+/// bandwidth-bound phases (16 KiB messages): 5 %. The phases are checked
+/// one by one too, so an error that cancels over an iteration still fails.
+#[test]
+fn flow_model_agrees_with_the_cycle_level_network() {
+    for profile in ["halo", "dataflow"] {
+        let p = format!("jobs.profile={profile}");
+        let v = validate(&[
+            "topology.dims=[4,4,4]",
+            &p,
+            "jobs.count=1",
+            "jobs.ranks=[64]",
+            "jobs.iterations=2",
+            "jobs.bytes=16384",
+        ]);
+        let j = &v["jobs"][0];
+        assert_eq!(u(&j["ranks"]), 64, "{v}");
+        assert!(u(&j["packets"]) > 10_000, "{v}");
+        let e = f(&j["error_pct"]);
+        assert!(e.abs() < 5.0, "{profile}: flow vs cycle level {e} %: {v}");
+        let (pf, pc) = (
+            j["phases_flow_us"].as_array().unwrap(),
+            j["phases_cycle_us"].as_array().unwrap(),
+        );
+        assert_eq!(pf.len(), pc.len());
+        for (a, b) in pf.iter().zip(pc) {
+            let (a, b) = (f(a), f(b));
+            assert!(
+                (a - b).abs() < 0.08 * b,
+                "{profile}: phase flow {a} vs cycle {b} us: {v}"
+            );
+        }
+    }
+    // without the job pattern, --validate says what it needs
+    let (code, _, err) = exanet(&["simulate", "--validate"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--validate checks the job model: it needs traffic.pattern = \"jobs\""),
+        "{err}"
+    );
+}
