@@ -276,6 +276,7 @@ pub fn spec_of(
             failure_weight: j.failure_weight,
             search_iterations: u64::from(j.search_iterations),
             max_attempts: j.max_attempts,
+            contention: j.contention,
             seed: c.sim.seed,
         },
         profile_file,
@@ -456,8 +457,11 @@ pub struct ValidatedJob {
     pub profile: String,
     pub ranks: usize,
     pub nodes: Vec<usize>,
-    /// Flow model: one iteration, µs.
+    /// Flow model: one iteration, µs (sharing links with the other jobs
+    /// when `jobs.contention` is on) ...
     pub flow_us: f64,
+    /// ... and alone on the machine.
+    pub flow_alone_us: f64,
     /// Cycle level: mean iteration, µs.
     pub cycle_us: f64,
     /// (flow − cycle) / cycle, %.
@@ -478,6 +482,8 @@ pub struct ValidateResult {
     pub placement: String,
     pub link_model: String,
     pub iterations: u64,
+    /// `jobs.contention`.
+    pub contention: bool,
     pub jobs: Vec<ValidatedJob>,
     /// Largest |error_pct| over the jobs.
     pub max_abs_error_pct: f64,
@@ -502,6 +508,7 @@ pub fn validate(
 ) -> Result<ValidateResult> {
     use exanet_sim::jobs::placement::{place, Placement};
     use exanet_sim::jobs::replay::{replay, ReplayJob};
+    use exanet_sim::jobs::sharing::{shared_iteration_ns, JobLoad};
     let t0 = std::time::Instant::now();
     let f = &s.fabric;
     let n = f.nodes();
@@ -536,11 +543,23 @@ pub fn validate(
         })
         .collect();
     let out = replay(net, &rj, MAX_VALIDATE_CYCLES)?;
+    let compute_ns = compute_cycles as f64 * period_ns;
+    let loads: Vec<JobLoad> = placed
+        .iter()
+        .map(|(i, nodes)| JobLoad::of(f, &s.jobs[*i].profile, compute_ns, nodes))
+        .collect();
+    let alone: Vec<f64> = loads.iter().map(|l| l.alone_ns(f)).collect();
+    let flow: Vec<f64> = if s.batch.contention {
+        shared_iteration_ns(f, &loads.iter().collect::<Vec<_>>())
+    } else {
+        alone.clone()
+    };
     let mut cycles = 0;
     let jobs: Vec<ValidatedJob> = placed
         .iter()
         .zip(&out)
-        .map(|((i, nodes), r)| {
+        .enumerate()
+        .map(|(k, ((i, nodes), r))| {
             let spec = &s.jobs[*i];
             let phases_flow: Vec<f64> = spec
                 .profile
@@ -548,8 +567,7 @@ pub fn validate(
                 .iter()
                 .map(|ph| f.phase_ns(ph, nodes) * 1e-3)
                 .collect();
-            let flow_us =
-                compute_cycles as f64 * period_ns * 1e-3 + phases_flow.iter().sum::<f64>();
+            let flow_us = flow[k] * 1e-3;
             let cycle_us = r.mean_iteration_cycles() * period_ns * 1e-3;
             cycles = cycles.max(r.iteration_cycles.iter().sum::<u64>());
             ValidatedJob {
@@ -558,6 +576,7 @@ pub fn validate(
                 ranks: spec.profile.ranks,
                 nodes: nodes.clone(),
                 flow_us,
+                flow_alone_us: alone[k] * 1e-3,
                 cycle_us,
                 error_pct: 100.0 * (flow_us - cycle_us) / cycle_us,
                 phases_cycle_us: r
@@ -577,6 +596,7 @@ pub fn validate(
         placement: s.batch.policy.name().into(),
         link_model: c.link.model.clone(),
         iterations,
+        contention: s.batch.contention,
         max_abs_error_pct: jobs.iter().map(|j| j.error_pct.abs()).fold(0.0, f64::max),
         jobs,
         cycles,
@@ -590,14 +610,14 @@ pub fn validate_text(r: &ValidateResult) -> String {
     let [x, y, z] = r.dims;
     let _ = writeln!(
         s,
-        "{}: flow model vs cycle-level network on {x}x{y}x{z} ({} links), placement {}, {} iterations",
-        r.name, r.link_model, r.placement, r.iterations
+        "{}: flow model vs cycle-level network on {x}x{y}x{z} ({} links), placement {}, {} iterations, contention {}",
+        r.name, r.link_model, r.placement, r.iterations, r.contention
     );
     for j in &r.jobs {
         let _ = writeln!(
             s,
-            "  job {} {} ({} ranks, {} packets): iteration flow {:.3} us, cycle level {:.3} us, error {:+.1} %",
-            j.job, j.profile, j.ranks, j.packets, j.flow_us, j.cycle_us, j.error_pct
+            "  job {} {} ({} ranks, {} packets): iteration flow {:.3} us (alone {:.3}), cycle level {:.3} us, error {:+.1} %",
+            j.job, j.profile, j.ranks, j.packets, j.flow_us, j.flow_alone_us, j.cycle_us, j.error_pct
         );
         let ph: Vec<String> = j
             .phases_flow_us
