@@ -668,7 +668,7 @@ pub fn text(r: &JobsResult) -> String {
         r.mean_bytes_hops
     );
     let _ = writeln!(s, "  wall time           {:.2} s", r.wall_s);
-    let _ = writeln!(s, "  model: flow level on the golden routes (busiest link / NI / longest path per phase), see README \"Job studies\"");
+    let _ = writeln!(s, "  model: flow level on the golden routes (per phase: busiest link / NI / serial NI / packet, plus the path latency; jobs share links with jobs.contention), see README \"Job studies\"");
     s
 }
 
