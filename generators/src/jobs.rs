@@ -108,6 +108,17 @@ pub fn spec_of(
             "must be a finite number >= 0",
         ));
     }
+    let backfill = match j.queue.as_str() {
+        "fcfs" => false,
+        "backfill" => true,
+        _ => {
+            return Err(rule(
+                "jobs.queue",
+                format!("{:?}", j.queue),
+                "must be one of fcfs, backfill",
+            ))
+        }
+    };
     if j.max_attempts == 0 {
         return Err(rule("jobs.max_attempts", 0, "must be >= 1"));
     }
@@ -277,6 +288,7 @@ pub fn spec_of(
             search_iterations: u64::from(j.search_iterations),
             max_attempts: j.max_attempts,
             contention: j.contention,
+            backfill,
             seed: c.sim.seed,
         },
         profile_file,

@@ -286,6 +286,10 @@ fn bad_jobs_keys_are_refused_naming_the_key() {
         ),
         ("jobs.max_attempts=0", "jobs.max_attempts = 0: must be >= 1"),
         ("jobs.link_mtbf_s=-2", "jobs.link_mtbf_s = -2"),
+        (
+            "jobs.queue=sjf",
+            "jobs.queue = \"sjf\": must be one of fcfs, backfill",
+        ),
     ] {
         let (code, out, err) = exanet(&["simulate", "-P", "traffic.pattern=jobs", "-P", set]);
         assert_eq!(code, 2, "{set}: {out}{err}");
