@@ -4,8 +4,9 @@
 //!   by the policy as soon as enough nodes are free and live; jobs behind it
 //!   wait, unless `backfill` (EASY): then when the head cannot start, its
 //!   reservation is the earliest running-job end by which enough nodes are
-//!   free, and a later job starts now if it is expected (timed alone) to
-//!   end by then or fits in the nodes left over at it.
+//!   free, and a later job starts now if it is expected to end by then
+//!   (its iterations on a compact block, timed alone: what a user's time
+//!   request would say) or fits in the nodes left over at it.
 //! * A placed job runs `iterations × (compute + Σ phases)` ns (phase times
 //!   from [`Fabric::phase_ns`] on its placement). With `contention`, the
 //!   running jobs share links ([`super::sharing`]): whenever a job starts
@@ -29,6 +30,8 @@
 //!   path over the cable, and while it is down the cable is a dead link.
 //! * A job aborted `max_attempts` times is given up (reported, never
 //!   counted as completed).
+//! * More than `max_failures` node and cable failures in one batch is an
+//!   error (MTBFs far below the batch's length), not a run without end.
 //!
 //! Every run is recorded with its outcome, so a test can check that no
 //! run completed over a node failure.
@@ -41,6 +44,10 @@ use crate::rng::Rng;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Node and cable failures a batch of `exanet simulate` may simulate
+/// before it is refused (`BatchParams::max_failures`).
+pub const MAX_FAILURES: usize = 2_000_000;
 
 /// One job of the batch.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,9 +86,13 @@ pub struct BatchParams {
     /// timed as if alone.
     pub contention: bool,
     /// EASY backfill: when the head job cannot start, later jobs start if
-    /// they are expected (timed alone) to end by the head's reservation or
-    /// fit in the nodes left over at it; false = first come, first served.
+    /// they are expected (on a compact block, alone) to end by the head's
+    /// reservation or fit in the nodes left over at it; false = first come,
+    /// first served.
     pub backfill: bool,
+    /// Node and cable failures the batch may simulate before it is refused
+    /// ([`MAX_FAILURES`] in `exanet simulate`).
+    pub max_failures: usize,
     /// Seed of the failures and of random placement.
     pub seed: u64,
 }
@@ -266,6 +277,16 @@ pub fn run_batch(
                 .map(|i| busy[i].is_none() && down_until[i] <= t)
                 .collect();
             let spec = &jobs[j];
+            if let Some((ts, extra)) = shadow {
+                // Backfill only a job expected to end by the head's
+                // reservation, or one that fits in the nodes left over then.
+                // Expected: its iterations on a compact block, alone (what
+                // a user's time request would say; no placement needed).
+                if t + ideal[j] > ts && spec.profile.ranks > extra {
+                    k += 1;
+                    continue;
+                }
+            }
             let risk: Vec<f64> = fm
                 .mtbf_ns
                 .iter()
@@ -319,17 +340,10 @@ pub fn run_batch(
                 continue;
             };
             let iter = load.alone_ns(fabric);
-            if k > 0 {
-                // Backfill only a job expected to end by the head's
-                // reservation, or one that fits in the nodes left over then.
-                let (ts, extra) = shadow.as_mut().expect("set when the head is blocked");
-                let ranks = nodes.len();
-                if t + spec.iterations as f64 * iter > *ts {
-                    if ranks > *extra {
-                        k += 1;
-                        continue;
-                    }
-                    *extra -= ranks;
+            if let Some((ts, extra)) = shadow.as_mut() {
+                if t + ideal[j] > *ts {
+                    // Runs past the reservation: uses nodes left over at it.
+                    *extra -= nodes.len();
                 }
             }
             queue.remove(k);
@@ -425,6 +439,16 @@ pub fn run_batch(
         let tr = repair.unwrap_or(f64::INFINITY);
         if te.is_infinite() && tf.is_infinite() && tc.is_infinite() && tr.is_infinite() {
             bail!("batch stuck at {t} ns: {} jobs queued, none can be placed and no node will come back", queue.len());
+        }
+        if failures.len() + link_failures.len() >= bp.max_failures && tf.min(tc) < te.min(tr) {
+            bail!(
+                "more than {} node and cable failures by {:.6} s with {} jobs still to run: \
+                 the node or cable MTBF (jobs.node_mtbf_s, jobs.node_mtbf_file, jobs.link_mtbf_s) \
+                 is far below the batch's length",
+                bp.max_failures,
+                t * 1e-9,
+                queue.len() + running.len()
+            );
         }
         if te <= tf && te <= tc && te <= tr {
             let i = end.expect("finite").1;
@@ -601,6 +625,7 @@ mod tests {
             max_attempts: 50,
             contention: true,
             backfill: false,
+            max_failures: MAX_FAILURES,
             seed,
         }
     }
@@ -872,10 +897,15 @@ mod tests {
         }
     }
 
-    /// EASY backfill: a 100-rank job waits behind a 64-rank one on 128
-    /// nodes; short 16-rank jobs behind it start at once with backfill
-    /// (FCFS: only after the big one), the big one never starts later than
-    /// under FCFS, and the batch ends sooner.
+    /// EASY backfill: a 100-rank job (the head) waits behind a 64-rank one
+    /// on 128 nodes, so 28 nodes are left over at its reservation. Behind
+    /// it: a long 40-rank job (would run past the reservation on more than
+    /// 28 nodes: waits), a short 40-rank job (ends by the reservation:
+    /// starts at once) and a long 16-rank job (fits in the 28: starts at
+    /// once). FCFS starts none of them before the head; the head never
+    /// starts later than under FCFS; the jobs end sooner on average. Timed without
+    /// link sharing, so only the queue differs (with sharing, backfilled
+    /// jobs can slow the running ones: the estimate is timed alone).
     #[test]
     fn backfill_starts_short_jobs_without_delaying_the_head() {
         let f = fabric();
@@ -884,7 +914,13 @@ mod tests {
             iterations,
             compute_ns: 1.0e5,
         };
-        let jobs = vec![job(64, 100), job(100, 100), job(16, 10), job(16, 10)];
+        let jobs = vec![
+            job(64, 100),
+            job(100, 100),
+            job(40, 1000),
+            job(40, 10),
+            job(16, 1000),
+        ];
         let fm = FailureModel {
             mtbf_ns: vec![f64::INFINITY; 128],
             repair_ns: 0.0,
@@ -893,24 +929,31 @@ mod tests {
         let run = |backfill| {
             let bp = BatchParams {
                 backfill,
+                contention: false,
                 ..params(PlacementPolicy::Linear, 1)
             };
             run_batch(&f, &jobs, &fm, &bp).unwrap()
         };
         let (fcfs, easy) = (run(false), run(true));
         let start = |r: &BatchReport, j: usize| r.log.iter().find(|x| x.job == j).unwrap().start_ns;
-        assert!(
-            start(&fcfs, 2) > 0.0,
-            "FCFS: the short job waits for the head"
-        );
-        assert_eq!(start(&easy, 2), 0.0, "backfilled");
-        assert_eq!(start(&easy, 3), 0.0, "backfilled");
+        for j in 2..5 {
+            assert!(
+                start(&fcfs, j) >= start(&fcfs, 1) && start(&fcfs, 1) > 0.0,
+                "FCFS: job {j} waits for the head"
+            );
+        }
+        assert!(start(&easy, 2) >= start(&easy, 1), "would delay the head");
+        assert_eq!(start(&easy, 3), 0.0, "ends by the reservation");
+        assert_eq!(start(&easy, 4), 0.0, "fits in the nodes left over");
         assert!(
             start(&easy, 1) <= start(&fcfs, 1),
             "the head is not delayed"
         );
-        assert!(easy.completion_ns < fcfs.completion_ns);
-        assert_eq!(easy.completed, 4);
+        // the long 40-rank job ends the batch either way; the others end sooner
+        let ends = |r: &BatchReport| r.log.iter().map(|x| x.end_ns).sum::<f64>();
+        assert!(ends(&easy) < ends(&fcfs));
+        assert!(easy.completion_ns <= fcfs.completion_ns);
+        assert_eq!((easy.completed, fcfs.completed), (5, 5));
         // no node holds two running jobs
         for a in &easy.log {
             for b in &easy.log {
@@ -919,5 +962,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A node failing far more often than the batch is long (and used by
+    /// no job, so nothing stops it) is refused after `max_failures`
+    /// failures, naming the keys, instead of running without end.
+    #[test]
+    fn endless_failures_are_refused_naming_the_keys() {
+        let f = fabric();
+        let mut mtbf_ns = vec![f64::INFINITY; 128];
+        mtbf_ns[127] = 1.0;
+        let fm = FailureModel {
+            mtbf_ns,
+            repair_ns: 0.0,
+            link_mtbf_ns: f64::INFINITY,
+        };
+        let jobs = vec![JobSpec {
+            profile: Profile::halo3d(16, 4096).unwrap(),
+            iterations: 100,
+            compute_ns: 1.0e5,
+        }];
+        let bp = BatchParams {
+            max_failures: 1000,
+            ..params(PlacementPolicy::Linear, 1)
+        };
+        let e = format!("{:#}", run_batch(&f, &jobs, &fm, &bp).unwrap_err());
+        assert!(
+            e.starts_with("more than 1000 node and cable failures by "),
+            "{e}"
+        );
+        assert!(e.contains("with 1 jobs still to run"), "{e}");
+        assert!(
+            e.contains("jobs.node_mtbf_s, jobs.node_mtbf_file, jobs.link_mtbf_s"),
+            "{e}"
+        );
+        // the same batch with a sane MTBF completes
+        let fm = FailureModel {
+            mtbf_ns: vec![f64::INFINITY; 128],
+            ..fm
+        };
+        assert_eq!(run_batch(&f, &jobs, &fm, &bp).unwrap().completed, 1);
     }
 }
