@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::params::{rule, Params};
 use anyhow::Result;
-use exanet_sim::jobs::batch::Outcome;
+use exanet_sim::jobs::batch::{Outcome, TooManyFailures, MAX_FAILURES};
 use exanet_sim::jobs::placement::PlacementPolicy;
 use exanet_sim::jobs::route::Timing;
 use exanet_sim::jobs::{
@@ -30,6 +30,12 @@ pub const PROFILES: [&str; 5] = ["halo", "dataflow", "allreduce", "mixed", "file
 
 /// Largest batch.
 pub const MAX_JOBS: u32 = 100_000;
+
+/// Most local-search moves per placement (`jobs.search_iterations`).
+pub const MAX_SEARCH: u32 = 10_000_000;
+
+/// Most aborts of one job (`jobs.max_attempts`).
+pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// Router cycles per hop at zero load (2, 3 with 64-bit flits; see `simulate`).
 fn router_cycles(flit_bits: u32) -> f64 {
@@ -119,8 +125,19 @@ pub fn spec_of(
             ))
         }
     };
-    if j.max_attempts == 0 {
-        return Err(rule("jobs.max_attempts", 0, "must be >= 1"));
+    if !(1..=MAX_ATTEMPTS).contains(&j.max_attempts) {
+        return Err(rule(
+            "jobs.max_attempts",
+            j.max_attempts,
+            format!("must be 1..={MAX_ATTEMPTS}"),
+        ));
+    }
+    if j.search_iterations > MAX_SEARCH {
+        return Err(rule(
+            "jobs.search_iterations",
+            j.search_iterations,
+            format!("must be 0..={MAX_SEARCH}"),
+        ));
     }
     if !(j.repair_s >= 0.0 && j.repair_s.is_finite()) {
         return Err(rule(
@@ -289,6 +306,7 @@ pub fn spec_of(
             max_attempts: j.max_attempts,
             contention: j.contention,
             backfill,
+            max_failures: MAX_FAILURES,
             seed: c.sim.seed,
         },
         profile_file,
@@ -369,6 +387,10 @@ pub struct JobsResult {
     /// `jobs.profile` (a file: its path).
     pub profile: String,
     pub placement: String,
+    /// `jobs.queue`: fcfs or backfill (absent in results written before it:
+    /// fcfs).
+    #[serde(default = "fcfs")]
+    pub queue: String,
     pub seed: u64,
     pub jobs: usize,
     pub completed: usize,
@@ -393,6 +415,10 @@ pub struct JobsResult {
     pub runs_log: Vec<RunRow>,
 }
 
+fn fcfs() -> String {
+    "fcfs".into()
+}
+
 /// One run of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRow {
@@ -406,7 +432,15 @@ pub struct RunRow {
 /// Run the study.
 pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
     let t0 = std::time::Instant::now();
-    let r: BatchReport = run_batch(&s.fabric, &s.jobs, &s.failures, &s.batch)?;
+    // Failures far more frequent than the batch is long come from the
+    // MTBF keys: a usage error (exit 2), like a bad key.
+    let r: BatchReport = run_batch(&s.fabric, &s.jobs, &s.failures, &s.batch).map_err(|e| {
+        if e.is::<TooManyFailures>() {
+            crate::error::usage(format!("{e:#}"))
+        } else {
+            e
+        }
+    })?;
     let profile = match &s.profile_file {
         Some(p) => p.display().to_string(),
         None => c.jobs.profile.clone(),
@@ -417,6 +451,7 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
         dims: [d[0], d[1], d[2]],
         profile,
         placement: r.policy.clone(),
+        queue: c.jobs.queue.clone(),
         seed: c.sim.seed,
         jobs: r.jobs,
         completed: r.completed,
@@ -653,8 +688,8 @@ pub fn text(r: &JobsResult) -> String {
     let [x, y, z] = r.dims;
     let _ = writeln!(
         s,
-        "{}: job batch on {x}x{y}x{z}, profile {}, placement {}, seed {}",
-        r.name, r.profile, r.placement, r.seed
+        "{}: job batch on {x}x{y}x{z}, profile {}, placement {}, queue {}, seed {}",
+        r.name, r.profile, r.placement, r.queue, r.seed
     );
     let _ = writeln!(
         s,

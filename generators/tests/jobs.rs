@@ -284,17 +284,134 @@ fn bad_jobs_keys_are_refused_naming_the_key() {
             "jobs.profile=file",
             "jobs.profile_file = \"\": profile = \"file\" needs a CSV or JSON profile file",
         ),
-        ("jobs.max_attempts=0", "jobs.max_attempts = 0: must be >= 1"),
+        ("jobs.max_attempts=0", "jobs.max_attempts = 0: must be 1..=1000"),
         ("jobs.link_mtbf_s=-2", "jobs.link_mtbf_s = -2"),
         (
             "jobs.queue=sjf",
             "jobs.queue = \"sjf\": must be one of fcfs, backfill",
         ),
+        ("jobs.count=100001", "jobs.count = 100001: must be 1..=100000"),
+        ("jobs.iterations=0", "jobs.iterations = 0: must be >= 1"),
+        ("jobs.bytes=0", "jobs.bytes = 0: must be 1..=2^40"),
+        (
+            "jobs.compute_us=-1",
+            "jobs.compute_us = -1: must be a finite number >= 0",
+        ),
+        (
+            "jobs.compute_us=nan",
+            "jobs.compute_us = NaN: must be a finite number >= 0",
+        ),
+        (
+            "jobs.failure_weight=-1",
+            "jobs.failure_weight = -1: must be a finite number >= 0",
+        ),
+        (
+            "jobs.repair_s=-1",
+            "jobs.repair_s = -1: must be a finite number >= 0",
+        ),
+        (
+            "jobs.search_iterations=10000001",
+            "jobs.search_iterations = 10000001: must be 0..=10000000",
+        ),
+        (
+            "jobs.max_attempts=1001",
+            "jobs.max_attempts = 1001: must be 1..=1000",
+        ),
+        (
+            "jobs.dead_links=[\"999:x+\"]",
+            "jobs.dead_links = [\"999:x+\"]: \"999:x+\": node 999 is not below 128 nodes",
+        ),
+        (
+            "jobs.node_mtbf_file=no-such-file.csv",
+            "jobs.node_mtbf_file = \"no-such-file.csv\": cannot read no-such-file.csv",
+        ),
+        (
+            "jobs.node_mtbf_file=configs/jobs/halo-16.csv",
+            "jobs.node_mtbf_file = \"configs/jobs/halo-16.csv\": configs/jobs/halo-16.csv:5: field `node`: \"ranks\" is not a node index",
+        ),
+        (
+            "jobs.profile_file=no-such-file.csv",
+            "jobs.profile_file = \"no-such-file.csv\": cannot read no-such-file.csv",
+        ),
+        (
+            "jobs.count=many",
+            "key `jobs.count`: expected an integer, found a string",
+        ),
+        (
+            "jobs.contention=1",
+            "key `jobs.contention`: expected a boolean",
+        ),
+        ("jobs.speed=1", "unknown key `speed` in [jobs]"),
     ] {
         let (code, out, err) = exanet(&["simulate", "-P", "traffic.pattern=jobs", "-P", set]);
         assert_eq!(code, 2, "{set}: {out}{err}");
         assert!(err.contains(want), "{set}: {err}");
     }
+}
+
+/// A batch that meets failures far more often than it is long is refused
+/// (exit 2, naming the MTBF keys) instead of running without end: node 5
+/// fails every nanosecond, failure-aware placement keeps the one job off
+/// it, so nothing else ends the batch.
+#[test]
+fn endless_failures_are_refused_naming_the_keys() {
+    let d = tempfile::tempdir().unwrap();
+    let mtbf = d.path().join("m.csv");
+    std::fs::write(&mtbf, "5,0.000000001\n").unwrap();
+    let m = format!("jobs.node_mtbf_file={}", mtbf.display());
+    let (code, out, err) = exanet(&[
+        "simulate",
+        "-P",
+        "traffic.pattern=jobs",
+        "-P",
+        "jobs.count=1",
+        "-P",
+        "jobs.ranks=[8]",
+        "-P",
+        "jobs.repair_s=0",
+        "-P",
+        "jobs.placement=failure",
+        "-P",
+        &m,
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("more than 2000000 node and cable failures by ")
+            && err.contains("(jobs.node_mtbf_s, jobs.node_mtbf_file, jobs.link_mtbf_s)"),
+        "{err}"
+    );
+}
+
+/// `jobs.queue = "backfill"`: with jobs of 64, 100 and 16 ranks in turn on
+/// 128 nodes, the 100-rank job waits behind the first 64-rank one; under
+/// FCFS every later job waits with it, under backfill the 16-rank job
+/// behind it starts at once. Both batches complete every job, the report
+/// names the queue.
+#[test]
+fn backfill_starts_a_small_job_behind_a_waiting_head() {
+    let q = |queue: &str| {
+        run(&[
+            "jobs.count=3",
+            "jobs.ranks=[64,100,16]",
+            &format!("jobs.queue={queue}"),
+        ])
+    };
+    let (fcfs, easy) = (q("fcfs"), q("backfill"));
+    let start = |v: &Value, j: u64| {
+        let log = v["runs_log"].as_array().unwrap();
+        f(&log.iter().find(|r| u(&r["job"]) == j).unwrap()["start_s"])
+    };
+    assert_eq!(
+        (fcfs["queue"].as_str(), easy["queue"].as_str()),
+        (Some("fcfs"), Some("backfill"))
+    );
+    assert_eq!((u(&fcfs["completed"]), u(&easy["completed"])), (3, 3));
+    assert!(
+        start(&fcfs, 1) > 0.0 && start(&fcfs, 2) >= start(&fcfs, 1),
+        "{fcfs}"
+    );
+    assert_eq!(start(&easy, 2), 0.0, "{easy}");
+    assert!(start(&easy, 1) <= start(&fcfs, 1), "{easy}\n{fcfs}");
 }
 
 /// `simulate --validate`: one job's iterations through the flow model and

@@ -49,6 +49,19 @@ use std::collections::VecDeque;
 /// before it is refused (`BatchParams::max_failures`).
 pub const MAX_FAILURES: usize = 2_000_000;
 
+/// The error of a batch refused after `max_failures` failures (the caller
+/// can tell it from a model error: it comes from the MTBFs asked for).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TooManyFailures(pub String);
+
+impl std::fmt::Display for TooManyFailures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TooManyFailures {}
+
 /// One job of the batch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
@@ -441,14 +454,15 @@ pub fn run_batch(
             bail!("batch stuck at {t} ns: {} jobs queued, none can be placed and no node will come back", queue.len());
         }
         if failures.len() + link_failures.len() >= bp.max_failures && tf.min(tc) < te.min(tr) {
-            bail!(
+            return Err(TooManyFailures(format!(
                 "more than {} node and cable failures by {:.6} s with {} jobs still to run: \
                  the node or cable MTBF (jobs.node_mtbf_s, jobs.node_mtbf_file, jobs.link_mtbf_s) \
                  is far below the batch's length",
                 bp.max_failures,
                 t * 1e-9,
                 queue.len() + running.len()
-            );
+            ))
+            .into());
         }
         if te <= tf && te <= tc && te <= tr {
             let i = end.expect("finite").1;
@@ -986,7 +1000,9 @@ mod tests {
             max_failures: 1000,
             ..params(PlacementPolicy::Linear, 1)
         };
-        let e = format!("{:#}", run_batch(&f, &jobs, &fm, &bp).unwrap_err());
+        let e = run_batch(&f, &jobs, &fm, &bp).unwrap_err();
+        assert!(e.is::<TooManyFailures>());
+        let e = format!("{e:#}");
         assert!(
             e.starts_with("more than 1000 node and cable failures by "),
             "{e}"
