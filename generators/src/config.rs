@@ -256,6 +256,11 @@ pub struct Jobs {
     pub dead_links: Vec<String>,
     /// Aborts after which a job is given up.
     pub max_attempts: u32,
+    /// Running jobs share links (fair share with duty cycles); false = each
+    /// job timed as if alone on the machine.
+    pub contention: bool,
+    /// Queue discipline: fcfs, backfill (EASY).
+    pub queue: String,
 }
 
 /// `[qos]` (network simulator only, `traffic.pattern = "qos"`)
@@ -888,10 +893,10 @@ mod tests {
         assert_eq!(f["fpga.transceiver"], "\"gth\"");
         // + 1 [reproduce] key (mem_latency_ns)
         assert_eq!(f["reproduce.mem_latency_ns"], "100.0");
-        // + 16 [jobs] keys, + 6 [qos] keys
+        // + 18 [jobs] keys, + 6 [qos] keys
         assert_eq!(f["jobs.placement"], "\"linear\"");
         assert_eq!(f["qos.storage_class"], "0");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 16 + 6);
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6);
     }
 
     #[test]

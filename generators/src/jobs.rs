@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::params::{rule, Params};
 use anyhow::Result;
-use exanet_sim::jobs::batch::Outcome;
+use exanet_sim::jobs::batch::{Outcome, TooManyFailures, MAX_FAILURES};
 use exanet_sim::jobs::placement::PlacementPolicy;
 use exanet_sim::jobs::route::Timing;
 use exanet_sim::jobs::{
@@ -30,6 +30,12 @@ pub const PROFILES: [&str; 5] = ["halo", "dataflow", "allreduce", "mixed", "file
 
 /// Largest batch.
 pub const MAX_JOBS: u32 = 100_000;
+
+/// Most local-search moves per placement (`jobs.search_iterations`).
+pub const MAX_SEARCH: u32 = 10_000_000;
+
+/// Most aborts of one job (`jobs.max_attempts`).
+pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// Router cycles per hop at zero load (2, 3 with 64-bit flits; see `simulate`).
 fn router_cycles(flit_bits: u32) -> f64 {
@@ -108,8 +114,30 @@ pub fn spec_of(
             "must be a finite number >= 0",
         ));
     }
-    if j.max_attempts == 0 {
-        return Err(rule("jobs.max_attempts", 0, "must be >= 1"));
+    let backfill = match j.queue.as_str() {
+        "fcfs" => false,
+        "backfill" => true,
+        _ => {
+            return Err(rule(
+                "jobs.queue",
+                format!("{:?}", j.queue),
+                "must be one of fcfs, backfill",
+            ))
+        }
+    };
+    if !(1..=MAX_ATTEMPTS).contains(&j.max_attempts) {
+        return Err(rule(
+            "jobs.max_attempts",
+            j.max_attempts,
+            format!("must be 1..={MAX_ATTEMPTS}"),
+        ));
+    }
+    if j.search_iterations > MAX_SEARCH {
+        return Err(rule(
+            "jobs.search_iterations",
+            j.search_iterations,
+            format!("must be 0..={MAX_SEARCH}"),
+        ));
     }
     if !(j.repair_s >= 0.0 && j.repair_s.is_finite()) {
         return Err(rule(
@@ -158,8 +186,12 @@ pub fn spec_of(
     // The fabric: golden routes, rates from [link] / [clock] / [packet].
     let flit_bytes = u64::from(c.packet.flit_bits / 8);
     let period = params.clock.period_ns;
+    let (link_bytes_per_ns, frame_words_per_flit) = link_rate(c, params)?;
     let timing = Timing {
-        link_bytes_per_ns: c.link.gbps / 8.0,
+        link_bytes_per_ns,
+        frame_words_per_flit,
+        flit_bytes,
+        cycle_ns: period,
         ni_bytes_per_ns: flit_bytes as f64 / period,
         hop_ns: router_cycles(c.packet.flit_bits) * period
             + params.link.latency_cycles as f64 * period,
@@ -272,11 +304,35 @@ pub fn spec_of(
             failure_weight: j.failure_weight,
             search_iterations: u64::from(j.search_iterations),
             max_attempts: j.max_attempts,
+            contention: j.contention,
+            backfill,
+            max_failures: MAX_FAILURES,
             seed: c.sim.seed,
         },
         profile_file,
         mtbf_file,
     })
+}
+
+/// The data rate of a link in the flow model, bytes per ns: what the
+/// simulator's links carry. Framed links: the PHY's words per cycle, less
+/// one trailer word per frame (a frame closes at `frame_flits` or at its
+/// third packet tail, so full packets make frames of `min(frame_flits, 3 ×
+/// max_packet_flits)` flits). Ideal wires: one flit per cycle. With it,
+/// the PHY words per flit (0 for ideal wires: no store-and-forward).
+fn link_rate(c: &Config, params: &Params) -> Result<(f64, f64)> {
+    let period = params.clock.period_ns;
+    let r = &params.router;
+    let Some(f) = crate::params::framed_links(c, r, &params.link, c.sim.seed, &mut Vec::new())?
+    else {
+        return Ok((f64::from(c.packet.flit_bits / 8) / period, 0.0));
+    };
+    let w = f.link.words_per_flit() as f64;
+    let flits = f.link.frame_flits.min(3 * r.max_packet_flits) as f64;
+    Ok((
+        f.words_per_cycle * 8.0 / period * (flits * w) / (flits * w + 1.0),
+        w,
+    ))
 }
 
 /// `node,mtbf_s` lines (`#` comments, an optional `node,mtbf_s` header);
@@ -331,6 +387,10 @@ pub struct JobsResult {
     /// `jobs.profile` (a file: its path).
     pub profile: String,
     pub placement: String,
+    /// `jobs.queue`: fcfs or backfill (absent in results written before it:
+    /// fcfs).
+    #[serde(default = "fcfs")]
+    pub queue: String,
     pub seed: u64,
     pub jobs: usize,
     pub completed: usize,
@@ -355,6 +415,10 @@ pub struct JobsResult {
     pub runs_log: Vec<RunRow>,
 }
 
+fn fcfs() -> String {
+    "fcfs".into()
+}
+
 /// One run of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRow {
@@ -368,7 +432,15 @@ pub struct RunRow {
 /// Run the study.
 pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
     let t0 = std::time::Instant::now();
-    let r: BatchReport = run_batch(&s.fabric, &s.jobs, &s.failures, &s.batch)?;
+    // Failures far more frequent than the batch is long come from the
+    // MTBF keys: a usage error (exit 2), like a bad key.
+    let r: BatchReport = run_batch(&s.fabric, &s.jobs, &s.failures, &s.batch).map_err(|e| {
+        if e.is::<TooManyFailures>() {
+            crate::error::usage(format!("{e:#}"))
+        } else {
+            e
+        }
+    })?;
     let profile = match &s.profile_file {
         Some(p) => p.display().to_string(),
         None => c.jobs.profile.clone(),
@@ -379,6 +451,7 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
         dims: [d[0], d[1], d[2]],
         profile,
         placement: r.policy.clone(),
+        queue: c.jobs.queue.clone(),
         seed: c.sim.seed,
         jobs: r.jobs,
         completed: r.completed,
@@ -424,14 +497,199 @@ pub fn run(c: &Config, s: &JobsSpec) -> Result<JobsResult> {
     })
 }
 
+/// One job of a validation run ([`validate`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidatedJob {
+    pub job: usize,
+    pub profile: String,
+    pub ranks: usize,
+    pub nodes: Vec<usize>,
+    /// Flow model: one iteration, µs (sharing links with the other jobs
+    /// when `jobs.contention` is on) ...
+    pub flow_us: f64,
+    /// ... and alone on the machine.
+    pub flow_alone_us: f64,
+    /// Cycle level: mean iteration, µs.
+    pub cycle_us: f64,
+    /// (flow − cycle) / cycle, %.
+    pub error_pct: f64,
+    /// Cycle level: each phase of the first iteration, µs, beside the
+    /// flow model's.
+    pub phases_cycle_us: Vec<f64>,
+    pub phases_flow_us: Vec<f64>,
+    /// Packets the job sent in the cycle-level run.
+    pub packets: u64,
+}
+
+/// The report of `exanet simulate --validate`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidateResult {
+    pub name: String,
+    pub dims: [u32; 3],
+    pub placement: String,
+    pub link_model: String,
+    pub iterations: u64,
+    /// `jobs.contention`.
+    pub contention: bool,
+    pub jobs: Vec<ValidatedJob>,
+    /// Largest |error_pct| over the jobs.
+    pub max_abs_error_pct: f64,
+    /// Cycles the network simulator ran, and its wall time, s.
+    pub cycles: u64,
+    pub wall_s: f64,
+}
+
+/// Largest cycle count of a validation run.
+pub const MAX_VALIDATE_CYCLES: u64 = 200_000_000;
+
+/// The flow model against the cycle-level network: the jobs at the head of
+/// the queue that fit on the machine together are placed by the policy (as
+/// the batch would at time 0, no failures) and run `jobs.iterations`
+/// iterations both through the flow model and, packet by packet, through
+/// the golden network of `net` ([`exanet_sim::jobs::replay`]).
+pub fn validate(
+    c: &Config,
+    s: &JobsSpec,
+    net: &exanet_sim::network::NetworkParams,
+    period_ns: f64,
+) -> Result<ValidateResult> {
+    use exanet_sim::jobs::placement::{place, Placement};
+    use exanet_sim::jobs::replay::{replay, ReplayJob};
+    use exanet_sim::jobs::sharing::{shared_iteration_ns, JobLoad};
+    let t0 = std::time::Instant::now();
+    let f = &s.fabric;
+    let n = f.nodes();
+    let mut free = vec![true; n];
+    let risk = vec![0.0; n];
+    let mut rng = exanet_sim::rng::Rng::new(s.batch.seed ^ 0x91AC_E000);
+    let mut placed: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, j) in s.jobs.iter().enumerate() {
+        let ctx = Placement {
+            free: &free,
+            risk: &risk,
+            failure_weight: s.batch.failure_weight,
+            search_iterations: s.batch.search_iterations,
+        };
+        let Some(nodes) = place(s.batch.policy, &j.profile, f, &ctx, &mut rng) else {
+            break;
+        };
+        for &x in &nodes {
+            free[x] = false;
+        }
+        placed.push((i, nodes));
+    }
+    let compute_cycles = (c.jobs.compute_us * 1e3 / period_ns).round() as u64;
+    let iterations = u64::from(c.jobs.iterations);
+    let rj: Vec<ReplayJob> = placed
+        .iter()
+        .map(|(i, nodes)| ReplayJob {
+            profile: &s.jobs[*i].profile,
+            nodes,
+            iterations,
+            compute_cycles,
+        })
+        .collect();
+    let out = replay(net, &rj, MAX_VALIDATE_CYCLES)?;
+    let compute_ns = compute_cycles as f64 * period_ns;
+    let loads: Vec<JobLoad> = placed
+        .iter()
+        .map(|(i, nodes)| JobLoad::of(f, &s.jobs[*i].profile, compute_ns, nodes))
+        .collect();
+    let alone: Vec<f64> = loads.iter().map(|l| l.alone_ns(f)).collect();
+    let flow: Vec<f64> = if s.batch.contention {
+        shared_iteration_ns(f, &loads.iter().collect::<Vec<_>>())
+    } else {
+        alone.clone()
+    };
+    let mut cycles = 0;
+    let jobs: Vec<ValidatedJob> = placed
+        .iter()
+        .zip(&out)
+        .enumerate()
+        .map(|(k, ((i, nodes), r))| {
+            let spec = &s.jobs[*i];
+            let phases_flow: Vec<f64> = spec
+                .profile
+                .phases
+                .iter()
+                .map(|ph| f.phase_ns(ph, nodes) * 1e-3)
+                .collect();
+            let flow_us = flow[k] * 1e-3;
+            let cycle_us = r.mean_iteration_cycles() * period_ns * 1e-3;
+            cycles = cycles.max(r.iteration_cycles.iter().sum::<u64>());
+            ValidatedJob {
+                job: *i,
+                profile: spec.profile.name.clone(),
+                ranks: spec.profile.ranks,
+                nodes: nodes.clone(),
+                flow_us,
+                flow_alone_us: alone[k] * 1e-3,
+                cycle_us,
+                error_pct: 100.0 * (flow_us - cycle_us) / cycle_us,
+                phases_cycle_us: r
+                    .first_phase_cycles
+                    .iter()
+                    .map(|&x| x as f64 * period_ns * 1e-3)
+                    .collect(),
+                phases_flow_us: phases_flow,
+                packets: r.packets,
+            }
+        })
+        .collect();
+    let d = &c.topology.dims;
+    Ok(ValidateResult {
+        name: c.name.clone(),
+        dims: [d[0], d[1], d[2]],
+        placement: s.batch.policy.name().into(),
+        link_model: c.link.model.clone(),
+        iterations,
+        contention: s.batch.contention,
+        max_abs_error_pct: jobs.iter().map(|j| j.error_pct.abs()).fold(0.0, f64::max),
+        jobs,
+        cycles,
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// The one-screen report of [`validate`].
+pub fn validate_text(r: &ValidateResult) -> String {
+    let mut s = String::new();
+    let [x, y, z] = r.dims;
+    let _ = writeln!(
+        s,
+        "{}: flow model vs cycle-level network on {x}x{y}x{z} ({} links), placement {}, {} iterations, contention {}",
+        r.name, r.link_model, r.placement, r.iterations, r.contention
+    );
+    for j in &r.jobs {
+        let _ = writeln!(
+            s,
+            "  job {} {} ({} ranks, {} packets): iteration flow {:.3} us (alone {:.3}), cycle level {:.3} us, error {:+.1} %",
+            j.job, j.profile, j.ranks, j.packets, j.flow_us, j.flow_alone_us, j.cycle_us, j.error_pct
+        );
+        let ph: Vec<String> = j
+            .phases_flow_us
+            .iter()
+            .zip(&j.phases_cycle_us)
+            .map(|(f, c)| format!("{f:.3}/{c:.3}"))
+            .collect();
+        let _ = writeln!(s, "    phases (flow/cycle, us): {}", ph.join(" "));
+    }
+    let _ = writeln!(
+        s,
+        "  max |error| {:.1} %; {} cycles simulated in {:.2} s",
+        r.max_abs_error_pct, r.cycles, r.wall_s
+    );
+    s
+}
+
 /// The one-screen report.
 pub fn text(r: &JobsResult) -> String {
     let mut s = String::new();
     let [x, y, z] = r.dims;
     let _ = writeln!(
         s,
-        "{}: job batch on {x}x{y}x{z}, profile {}, placement {}, seed {}",
-        r.name, r.profile, r.placement, r.seed
+        "{}: job batch on {x}x{y}x{z}, profile {}, placement {}, queue {}, seed {}",
+        r.name, r.profile, r.placement, r.queue, r.seed
     );
     let _ = writeln!(
         s,
@@ -457,7 +715,7 @@ pub fn text(r: &JobsResult) -> String {
         r.mean_bytes_hops
     );
     let _ = writeln!(s, "  wall time           {:.2} s", r.wall_s);
-    let _ = writeln!(s, "  model: flow level on the golden routes (busiest link / NI / longest path per phase), see README \"Job studies\"");
+    let _ = writeln!(s, "  model: flow level on the golden routes (per phase: busiest link / NI / serial NI / packet, plus the path latency; jobs share links with jobs.contention), see README \"Job studies\"");
     s
 }
 

@@ -266,6 +266,9 @@ enum Cmd {
     /// completion time and aborted-run ratio:
     ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=halo -P jobs.placement=topology
     ///   exanet simulate -P traffic.pattern=jobs -P jobs.profile=dataflow -P jobs.node_mtbf_s=2000 -P jobs.placement=failure
+    /// --validate runs the first jobs of the queue through both the flow model
+    /// and the cycle-level network (golden NIs' packets, routers, links):
+    ///   exanet simulate -P traffic.pattern=jobs -P jobs.count=1 -P jobs.ranks=[64] -P jobs.iterations=3 --validate
     ///
     /// traffic.pattern = "qos" runs the [qos] mix: a storage-like stream (large
     /// packets) and an MPI-like stream (small packets), each on one priority
@@ -276,6 +279,12 @@ enum Cmd {
         /// Print the result as JSON instead of the text report.
         #[arg(long)]
         json: bool,
+        /// With traffic.pattern = "jobs": instead of the batch, check the
+        /// flow model against the cycle-level network (the jobs at the head of
+        /// the queue that fit together, placed by jobs.placement, run
+        /// jobs.iterations iterations through both; iteration times and error).
+        #[arg(long)]
+        validate: bool,
     },
     /// Run a parameter sweep (cross product of value lists) and plot it.
     ///
@@ -770,9 +779,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let block = a.block.as_deref().unwrap_or_default();
             run_cosim(block, &a)
         }
-        Cmd::Simulate { json } => {
+        Cmd::Simulate { json, validate } => {
             let loaded = cli.cfg.load()?;
             let setup = loaded.elaborate_sim()?;
+            if validate {
+                let Some(spec) = &setup.jobs else {
+                    return Err(usage(format!(
+                        "--validate checks the job model: it needs traffic.pattern = \"jobs\", not {:?}",
+                        setup.config.traffic.pattern
+                    )));
+                };
+                let r = exanet_gen::jobs::validate(
+                    &setup.config,
+                    spec,
+                    &setup.net,
+                    setup.params.clock.period_ns,
+                )?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    print!("{}", exanet_gen::jobs::validate_text(&r));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if let Some(spec) = &setup.jobs {
                 let r = exanet_gen::jobs::run(&setup.config, spec)?;
                 if json {

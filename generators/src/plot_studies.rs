@@ -164,6 +164,7 @@ mod tests {
                     dims: [8, 4, 4],
                     profile: "halo".into(),
                     placement: placement.into(),
+                    queue: "fcfs".into(),
                     seed: 1,
                     jobs: 1,
                     completed: 1,

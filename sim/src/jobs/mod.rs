@@ -30,7 +30,9 @@
 pub mod batch;
 pub mod placement;
 pub mod profile;
+pub mod replay;
 pub mod route;
+pub mod sharing;
 
 pub use batch::{run_batch, BatchParams, BatchReport, FailureModel, JobSpec};
 pub use placement::{place, Placement, PlacementPolicy};

@@ -8,6 +8,7 @@ use crate::router::route_compute::RouteCompute;
 use crate::router::RouterParams;
 use crate::topology::PortKind;
 use anyhow::{bail, Result};
+use std::collections::HashMap;
 
 /// A directed router-to-router link: the one leaving `node` through `port`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,6 +34,14 @@ pub struct Timing {
     pub max_payload: u64,
     /// Header + footer bytes of one packet on the wire.
     pub packet_overhead: u64,
+    /// Bytes of one flit.
+    pub flit_bytes: u64,
+    /// One router cycle, ns.
+    pub cycle_ns: f64,
+    /// Framed links: PHY words per flit (a link receiver passes a frame on
+    /// only after its trailer's CRC, so a packet pays its frame's words and
+    /// the trailer at every hop); 0 = ideal wires (cut-through).
+    pub frame_words_per_flit: f64,
 }
 
 impl Timing {
@@ -40,6 +49,42 @@ impl Timing {
     pub fn wire_bytes(&self, bytes: u64) -> u64 {
         bytes + bytes.div_ceil(self.max_payload) * self.packet_overhead
     }
+
+    /// Flits of the first packet of a message of `bytes` payload.
+    pub fn first_packet_flits(&self, bytes: u64) -> u64 {
+        bytes.min(self.max_payload).div_ceil(self.flit_bytes)
+            + self.packet_overhead / self.flit_bytes
+    }
+
+    /// Zero-load latency of a message's first packet over `hops` hops, ns,
+    /// as two parts: the pipeline (`base + hops × hop`, paid once per
+    /// phase on top of its bandwidth terms) and the packet's serialization
+    /// (its flits after the head, and on framed links its frame's words +
+    /// trailer + one register at every hop: a term of the phase's maximum).
+    pub fn latency_parts_ns(&self, hops: usize, bytes: u64) -> (f64, f64) {
+        let flits = self.first_packet_flits(bytes) as f64;
+        let per_hop = if self.frame_words_per_flit > 0.0 {
+            flits * self.frame_words_per_flit + 2.0
+        } else {
+            0.0
+        };
+        (
+            self.base_ns + hops as f64 * self.hop_ns,
+            (flits - 1.0 + hops as f64 * per_hop) * self.cycle_ns,
+        )
+    }
+}
+
+/// What one phase of a job asks of the fabric ([`Fabric::phase_demand`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseDemand {
+    /// Wire bytes per directed link.
+    pub links: HashMap<LinkId, u64>,
+    /// The NI, serial-NI and packet serialization terms, ns (the phase
+    /// lasts the longest of them and of the link term ...).
+    pub own_ns: f64,
+    /// ... plus the longest path's pipeline latency, ns.
+    pub pipeline_ns: f64,
 }
 
 /// The torus, its routing and its dead links.
@@ -204,31 +249,56 @@ impl Fabric {
         self.router.topology.hops(src, dst)
     }
 
-    /// Duration of one phase, ns, with ranks on `nodes` (flow level: the
-    /// busiest link, the busiest NI, or the longest path's latency,
-    /// whichever is longest).
-    pub fn phase_ns(&self, phase: &[Message], nodes: &[usize]) -> f64 {
+    /// What one phase asks of the fabric with ranks on `nodes`: wire bytes
+    /// per directed link, and the terms no other job changes (NIs, latency).
+    pub fn phase_demand(&self, phase: &[Message], nodes: &[usize]) -> PhaseDemand {
         let tm = &self.timing;
-        let mut link_load: std::collections::HashMap<LinkId, u64> = Default::default();
-        let mut inj: std::collections::HashMap<usize, u64> = Default::default();
-        let mut ej: std::collections::HashMap<usize, u64> = Default::default();
-        let mut longest = 0usize;
+        let mut links: HashMap<LinkId, u64> = HashMap::new();
+        let mut inj: HashMap<usize, u64> = HashMap::new();
+        let mut ej: HashMap<usize, u64> = HashMap::new();
+        let (mut pipeline, mut packet) = (0.0f64, 0.0f64);
+        let mut paths = Vec::with_capacity(phase.len());
         for m in phase {
             let (a, b) = (nodes[m.src], nodes[m.dst]);
             let w = tm.wire_bytes(m.bytes);
             *inj.entry(a).or_insert(0) += w;
             *ej.entry(b).or_insert(0) += w;
             let path = self.path(a, b);
-            longest = longest.max(path.len());
-            for l in path {
-                *link_load.entry(l).or_insert(0) += w;
+            let (p, s) = tm.latency_parts_ns(path.len(), m.bytes);
+            pipeline = pipeline.max(p);
+            packet = packet.max(s);
+            for &l in &path {
+                *links.entry(l).or_insert(0) += w;
+            }
+            paths.push((a, w, path));
+        }
+        let most = |m: &HashMap<usize, u64>| m.values().copied().max().unwrap_or(0) as f64;
+        let ni = most(&inj).max(most(&ej)) / tm.ni_bytes_per_ns;
+        // An NI sends its messages one after the other (one FIFO per
+        // class), each no faster than a link.
+        let mut serial: HashMap<usize, u64> = HashMap::new();
+        for (a, w, path) in &paths {
+            if !path.is_empty() {
+                *serial.entry(*a).or_insert(0) += w;
             }
         }
-        let link = link_load.values().copied().max().unwrap_or(0) as f64 / tm.link_bytes_per_ns;
-        let ni =
-            inj.values().chain(ej.values()).copied().max().unwrap_or(0) as f64 / tm.ni_bytes_per_ns;
-        let latency = tm.base_ns + longest as f64 * tm.hop_ns;
-        link.max(ni).max(latency)
+        let serial = most(&serial) / tm.ni_bytes_per_ns.min(tm.link_bytes_per_ns);
+        PhaseDemand {
+            links,
+            own_ns: ni.max(serial).max(packet),
+            pipeline_ns: pipeline,
+        }
+    }
+
+    /// Duration of one phase, ns, with ranks on `nodes` (flow level: the
+    /// longest of the busiest link, the busiest NI, the busiest NI's
+    /// messages one after the other at the link rate, and a packet's
+    /// serialization, plus the longest path's pipeline latency).
+    pub fn phase_ns(&self, phase: &[Message], nodes: &[usize]) -> f64 {
+        let d = self.phase_demand(phase, nodes);
+        let link =
+            d.links.values().copied().max().unwrap_or(0) as f64 / self.timing.link_bytes_per_ns;
+        link.max(d.own_ns) + d.pipeline_ns
     }
 }
 
@@ -244,6 +314,9 @@ pub(crate) mod tests {
             base_ns: 12.8,
             max_payload: 256,
             packet_overhead: 32,
+            flit_bytes: 16,
+            cycle_ns: 6.4,
+            frame_words_per_flit: 0.0,
         }
     }
 
@@ -296,11 +369,32 @@ pub(crate) mod tests {
     fn phase_time_is_the_bottleneck() {
         let f = Fabric::new(RouterParams::default(), timing());
         let m = |src, dst, bytes| Message { src, dst, bytes };
-        // two 25.6 kB messages over the same link 1 -> 2: 2 x 28800 wire bytes at 1.25 B/ns
+        // two 25.6 kB messages over the same link 1 -> 2: 2 x 28800 wire bytes
+        // at 1.25 B/ns, plus the pipeline of the 2-hop path
         let ns = f.phase_ns(&[m(0, 2, 25_600), m(1, 2, 25_600)], &[0, 1, 2]);
-        assert!((ns - 2.0 * 28_800.0 / 1.25).abs() < 1e-6, "{ns}");
-        // a tiny message: latency bound
+        assert!(
+            (ns - (2.0 * 28_800.0 / 1.25 + 12.8 + 2.0 * 112.8)).abs() < 1e-6,
+            "{ns}"
+        );
+        // a tiny message (3 flits, 40 wire bytes): the pipeline + its bytes at the link rate
         let ns = f.phase_ns(&[m(0, 1, 8)], &[0, 4]);
-        assert!((ns - (12.8 + 4.0 * 112.8)).abs() < 1e-6, "{ns}");
+        assert!(
+            (ns - (12.8 + 4.0 * 112.8 + 40.0 / 1.25)).abs() < 1e-6,
+            "{ns}"
+        );
+        // framed links: 3 flits x 2 words + trailer + register at each hop
+        let mut g = f.clone();
+        g.timing.frame_words_per_flit = 2.0;
+        let ns = g.phase_ns(&[m(0, 1, 8)], &[0, 4]);
+        assert!(
+            (ns - (12.8 + 4.0 * 112.8 + (2.0 + 4.0 * 8.0) * 6.4)).abs() < 1e-6,
+            "{ns}"
+        );
+        // one NI, two messages over different links: one after the other at the link rate
+        let ns = f.phase_ns(&[m(0, 1, 25_600), m(0, 2, 25_600)], &[1, 0, 2]);
+        assert!(
+            (ns - (2.0 * 28_800.0 / 1.25 + 12.8 + 112.8)).abs() < 1e-6,
+            "{ns}"
+        );
     }
 }

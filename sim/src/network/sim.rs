@@ -90,6 +90,9 @@ pub struct Network {
     raw_expect: HashMap<(u32, u128), u32>,
     /// Raw packets delivered and not yet taken.
     arrivals: Vec<Arrival>,
+    /// Ids of scoreboard packets delivered and not yet taken (`None`: not
+    /// recorded; see [`Network::record_deliveries`]).
+    delivered_ids: Option<Vec<u64>>,
 }
 
 /// A raw packet ([`Network::send_raw`]) whose tail reached its terminal.
@@ -219,6 +222,7 @@ impl Network {
             links,
             raw_expect: HashMap::new(),
             arrivals: Vec::new(),
+            delivered_ids: None,
             p: p.clone(),
         })
     }
@@ -369,6 +373,9 @@ impl Network {
             } else if let Some(rec) =
                 self.eps[term].receive(&inbox.flit, self.words, term as u32, &mut self.sb)
             {
+                if let Some(log) = self.delivered_ids.as_mut() {
+                    log.push(crate::router::header_fields::dva(rec.header));
+                }
                 self.delivered_packet(rec);
             }
         }
@@ -620,6 +627,21 @@ impl Network {
     /// Raw packets delivered since the last call, in delivery order.
     pub fn take_arrivals(&mut self) -> Vec<Arrival> {
         std::mem::take(&mut self.arrivals)
+    }
+
+    /// Record the id of every scoreboard packet ([`Network::send`]) whose
+    /// tail reaches its terminal, for [`Network::take_delivered`] (off by
+    /// default: a driver that waits for its own packets turns it on).
+    pub fn record_deliveries(&mut self, on: bool) {
+        self.delivered_ids = on.then(Vec::new);
+    }
+
+    /// Ids of the scoreboard packets delivered since the last call, in
+    /// delivery order (empty unless [`Network::record_deliveries`] is on).
+    pub fn take_delivered(&mut self) -> Vec<u64> {
+        self.delivered_ids
+            .as_mut()
+            .map_or_else(Vec::new, std::mem::take)
     }
 
     /// Packets queued (not yet started) at terminal `term` in class `class`.
