@@ -1,7 +1,7 @@
 //! `exanet mutate` end to end: a small fixed sample of mutants per
-//! primitive block, so a bench that loses its teeth fails here; the full
-//! campaigns (larger samples, the router, NI and network) are in
-//! `BENCHMARKS.md` with their commands.
+//! primitive block and per link-layer block, so a bench that loses its
+//! teeth fails here; the full campaigns (larger samples, the router, NI
+//! and network) are in `BENCHMARKS.md` with their commands.
 
 use exanet_tb::cosim::skip_without_verilator;
 use serde_json::Value;
@@ -12,10 +12,15 @@ const EXE: &str = env!("CARGO_BIN_EXE_exanet");
 /// Run `exanet mutate block` on a sample of `count` mutants and return its
 /// JSON report.
 fn mutate(block: &str, point: Option<&str>, count: usize, cycles: u64) -> Value {
+    mutate_seeded(block, point, count, cycles, 7)
+}
+
+/// [`mutate`] with the sample's (and the stimulus's) seed.
+fn mutate_seeded(block: &str, point: Option<&str>, count: usize, cycles: u64, seed: u64) -> Value {
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("r.json");
     let o = Command::new(EXE)
-        .args(["mutate", block, "--jobs", "2", "--seed", "7"])
+        .args(["mutate", block, "--jobs", "2", "--seed", &seed.to_string()])
         .args(point.map(|p| ["--point", p]).into_iter().flatten())
         .args([
             "--count",
@@ -77,6 +82,36 @@ fn primitive_benches_kill_a_fixed_sample_of_mutants() {
         );
     }
 }
+
+/// Every link-layer bench kills its sample (a few mutants each, at the
+/// block's default point, short runs): no survivor, every mutant built.
+/// The seeds draw no mutant that BENCHMARKS.md lists as equivalent.
+#[test]
+fn link_benches_kill_a_fixed_sample_of_mutants() {
+    if skip_without_verilator() {
+        return;
+    }
+    for (block, count, cycles, seed) in LINK_SAMPLE {
+        let r = mutate_seeded(block, None, count, cycles, seed);
+        let runs = r["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), count, "{block}: {r}");
+        let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
+        assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
+        assert_eq!(
+            r["killed"].as_u64().unwrap(),
+            count as u64,
+            "{block}: every mutant of the sample builds and is killed: {r}"
+        );
+    }
+}
+
+/// (block, mutants, cycles, seed) of the link-layer CI sample.
+const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
+    ("retry_buffer", 3, 20_000, 7),
+    ("link_status", 3, 20_000, 7),
+    ("link_tx", 2, 30_000, 7),
+    ("link_rx", 2, 30_000, 7),
+];
 
 /// A mutant the bench cannot see is reported as survived: a bench that
 /// runs no cycles sees nothing, so every built mutant survives.

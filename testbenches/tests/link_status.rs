@@ -40,6 +40,12 @@ fn reads_writes_and_errors_are_all_reached() {
         ],
         100,
     );
+    // Mid-run resets (one cycle in 2,000) land with a response pending.
+    assert_reached(
+        "link_status",
+        &[("resets with a response pending", c.resets_busy)],
+        2,
+    );
 }
 
 #[test]

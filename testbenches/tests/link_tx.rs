@@ -48,6 +48,9 @@ fn stimulus_reaches_every_case() {
             ("training cycles", c.training),
             ("frames", c.frames),
             ("delivered flits", c.delivered),
+            ("mid-run resets", c.resets),
+            ("silent-peer cycles", c.silent),
+            ("timeouts while the peer is silent", c.silent_timeouts),
         ],
         2,
     );

@@ -229,6 +229,12 @@ impl LinkPair {
         self.inject = false;
     }
 
+    /// Change the offered load (`PairOptions::rate`) from this cycle on:
+    /// benches run phases of light and heavy traffic on one pair.
+    pub fn set_rate(&mut self, rate: f64) {
+        self.o.rate = rate;
+    }
+
     /// Every sent flit delivered and nothing left in flight.
     pub fn quiet(&self) -> bool {
         (0..2).all(|e| {

@@ -18,6 +18,11 @@
 //! sealed with a sequence number ahead (a gap), a control word with a bad
 //! CRC, garbage while training, a frame longer than `frame_flits`.
 //!
+//! A synchronous reset at random times (every 5,000 to 25,000 cycles)
+//! returns the RTL, the golden model and everything around it (both far
+//! ends, PHYs, source, router and scoreboard, rebuilt from the seed) to
+//! power-on together.
+//!
 //! Every output is compared every cycle: the router flit (while valid),
 //! the status bus for `link_tx`, every counter. A scoreboard checks that
 //! the router receives every flit sent exactly once, in order per VC,
@@ -191,6 +196,8 @@ pub struct LinkRxCoverage {
     pub bad_acks: u64,
     /// Directed injections per kind (order of [`INJECT_KINDS`]).
     pub injected: [u64; 6],
+    /// Mid-run resets.
+    pub resets: u64,
 }
 
 #[derive(Clone)]
@@ -254,6 +261,10 @@ pub struct LinkRxBench {
     kinds: Vec<usize>,
     fault: Option<LinkRxFault>,
     ports: Option<Ports>,
+    /// Bench cycle of the next mid-run reset.
+    reset_at: u64,
+    /// This cycle's synchronous reset.
+    resetting: bool,
     golden: LinkRx,
     far_tx: LinkTx,
     far_rx: LinkRx,
@@ -327,6 +338,8 @@ impl LinkRxBench {
             kinds,
             fault,
             ports: None,
+            reset_at: 0,
+            resetting: false,
             pt,
             p,
         })
@@ -557,7 +570,8 @@ impl Bench for LinkRxBench {
             };
             let (a, b) = (rng.next_u64(), rng.next_u64());
             self.phy = Some([mk(a), mk(b)]);
-            self.switch_at = 3000 + rng.below(20_000);
+            self.switch_at = cycle + 3000 + rng.below(20_000);
+            self.reset_at = cycle + 5_000 + rng.below(20_000);
         }
         // Lane down/up.
         if self.downs_wanted() && cycle >= self.switch_at {
@@ -660,8 +674,10 @@ impl Bench for LinkRxBench {
             Some(LinkRxFault::LaneAlwaysUp) => self.golden_inputs.lane_up = true,
             None => {}
         }
+        self.resetting = cycle == self.reset_at;
+        self.cov.resets += self.resetting as u64;
         let p = self.ports.as_ref().expect("bind before drive");
-        p.reset.set(0);
+        p.reset.set(self.resetting as u64);
         p.phy_rx_valid.set(word.is_some() as u64);
         let w = word.unwrap_or_default();
         p.phy_rx_ctrl.set(w.ctrl as u64);
@@ -752,17 +768,28 @@ impl Bench for LinkRxBench {
     }
 
     fn advance(&mut self) {
+        if self.resetting {
+            // Power-on for the block and everything around it (the RTL saw
+            // `reset`); the coverage goes on adding up.
+            let mut fresh = LinkRxBench::with_fault(self.pt.clone(), self.fault)
+                .expect("the point was validated when the bench was made");
+            fresh.ports = self.ports.take();
+            fresh.cov = self.cov;
+            *self = fresh;
+            return;
+        }
         let before = self.golden.outputs().status.nack_count;
+        let b = *self.golden.counters();
         self.golden.tick(&self.golden_inputs);
         let g = &self.golden;
         self.cov.nacks += (g.outputs().status.nack_count != before) as u64;
         let c = g.counters();
-        self.cov.frames = c.frames_received;
-        self.cov.crc_errors = c.crc_errors;
-        self.cov.duplicates = c.duplicates;
-        self.cov.seq_errors = c.seq_errors;
-        self.cov.ctrl_crc_errors = c.ctrl_crc_errors;
-        self.cov.training_errors = c.training_errors;
+        self.cov.frames += c.frames_received - b.frames_received;
+        self.cov.crc_errors += c.crc_errors - b.crc_errors;
+        self.cov.duplicates += c.duplicates - b.duplicates;
+        self.cov.seq_errors += c.seq_errors - b.seq_errors;
+        self.cov.ctrl_crc_errors += c.ctrl_crc_errors - b.ctrl_crc_errors;
+        self.cov.training_errors += c.training_errors - b.training_errors;
     }
 }
 

@@ -5,7 +5,9 @@
 //! registers of every link, unaligned addresses, addresses beyond the last
 //! link) with random `arvalid`/`rready` timing and tries random writes with
 //! random `bready`. Every output (ready signals, read response and data,
-//! write response) is compared every cycle.
+//! write response) is compared every cycle. A synchronous reset at random
+//! (about one cycle in 2,000) returns the RTL and the golden model to
+//! power-on together; the master drops what it held.
 
 use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
@@ -69,6 +71,8 @@ pub struct LinkStatusCoverage {
     pub writes: u64,
     /// Read responses held by `rready` low.
     pub read_stalls: u64,
+    /// Resets with a read or write response pending.
+    pub resets_busy: u64,
 }
 
 #[derive(Clone)]
@@ -103,6 +107,8 @@ pub struct LinkStatusBench {
     /// Last cycle's read / write request was not taken: hold it (AXI).
     ar_held: bool,
     aw_held: bool,
+    /// This cycle's synchronous reset.
+    reset: bool,
 }
 
 impl LinkStatusBench {
@@ -120,6 +126,7 @@ impl LinkStatusBench {
             cov: LinkStatusCoverage::default(),
             ar_held: false,
             aw_held: false,
+            reset: false,
         })
     }
 
@@ -202,6 +209,7 @@ impl Bench for LinkStatusBench {
         self.cov = LinkStatusCoverage::default();
         self.ar_held = false;
         self.aw_held = false;
+        self.reset = false;
     }
 
     fn drive(&mut self, rng: &mut Rng, _cycle: u64) {
@@ -258,7 +266,9 @@ impl Bench for LinkStatusBench {
         self.cov.read_stalls += (o.rvalid && !i.rready) as u64;
         self.cov.writes += o.awready as u64;
         // To the RTL.
-        p.reset.set(0);
+        self.reset = rng.chance(1.0 / 2_000.0);
+        self.cov.resets_busy += (self.reset && (o.rvalid || o.bvalid)) as u64;
+        p.reset.set(self.reset as u64);
         let st = i
             .links
             .iter()
@@ -304,6 +314,13 @@ impl Bench for LinkStatusBench {
 
     fn advance(&mut self) {
         let (i, o) = (&self.inputs, self.expected);
+        if self.reset {
+            // Power-on; the master starts afresh.
+            self.golden = LinkStatus::new(self.pt.links).expect("checked");
+            self.ar_held = false;
+            self.aw_held = false;
+            return;
+        }
         self.ar_held = i.arvalid && !o.arready;
         self.aw_held = i.awvalid && i.wvalid && !o.awready;
         self.golden.tick(&self.inputs);

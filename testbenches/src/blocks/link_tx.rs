@@ -13,6 +13,17 @@
 //! checks that the far router receives every flit exactly once, in order,
 //! intact (a scoreboard error is a mismatch on port `scoreboard`).
 //!
+//! Three things change during a run (issue 19, mutation analysis): the
+//! offered load moves between phases (from isolated packets to a full
+//! link, so the VC round robin meets every rotation with one VC pending);
+//! phases in which the peer is silent (no control word reaches the status
+//! side: no acks, nacks or credits) make retransmit timeouts frequent, also
+//! right after the link comes up; and a synchronous reset at random times
+//! returns the RTL, and the whole golden link around it (both ends, PHYs,
+//! sources and scoreboard, rebuilt from the seed), to power-on together.
+//! Silence is applied to the RTL's status inputs and to a golden `link_tx`
+//! beside end 0's, which the RTL is compared with (without `forge`).
+//!
 //! With `forge=true` the status side also carries forged control words
 //! (acks of frames never sent, credit returns for more flits than were
 //! sent) when `link_rx` decoded none; a second golden `link_tx` fed the
@@ -175,6 +186,12 @@ pub struct LinkTxCoverage {
     pub frames: u64,
     /// Flits delivered to the far router.
     pub delivered: u64,
+    /// Mid-run resets.
+    pub resets: u64,
+    /// Cycles in which the peer was silent.
+    pub silent: u64,
+    /// Timeouts during silent phases.
+    pub silent_timeouts: u64,
 }
 
 #[derive(Clone)]
@@ -243,6 +260,12 @@ pub struct LinkTxBench {
     pending: Option<Mismatch>,
     prev_up: bool,
     cov: LinkTxCoverage,
+    /// Bench cycle of the next mid-run reset.
+    reset_at: u64,
+    /// Cycles left in this load phase.
+    phase_left: u64,
+    /// Cycles left in this silent-peer phase.
+    silent_left: u64,
 }
 
 impl LinkTxBench {
@@ -269,6 +292,9 @@ impl LinkTxBench {
             pending: None,
             prev_up: false,
             cov: LinkTxCoverage::default(),
+            reset_at: 0,
+            phase_left: 0,
+            silent_left: 0,
         })
     }
 
@@ -282,7 +308,11 @@ impl LinkTxBench {
         &self.params
     }
 
-    fn build(&mut self, rng: &mut Rng) -> Result<()> {
+    fn build(&mut self, rng: &mut Rng, cycle: u64) -> Result<()> {
+        self.reset_at = cycle + 4_000 + rng.below(16_000);
+        self.phase_left = 0;
+        self.silent_left = 0;
+        self.prev_up = false;
         let p = &self.params;
         let mut down = Vec::new();
         if self.pt.downs {
@@ -318,7 +348,7 @@ impl LinkTxBench {
             seed: rng.next_u64(),
         };
         let pair = LinkPair::new(p, &phy, PhySchedule { down }, o)?;
-        if self.fault.is_some() {
+        if self.fault.is_some() || !self.pt.forge {
             self.golden = Some(pair.end(0).0.clone());
         }
         if self.pt.forge {
@@ -412,12 +442,22 @@ impl Bench for LinkTxBench {
         self.pending = None;
         self.prev_up = false;
         self.cov = LinkTxCoverage::default();
+        self.reset_at = 0;
+        self.phase_left = 0;
+        self.silent_left = 0;
     }
 
     fn drive(&mut self, rng: &mut Rng, cycle: u64) {
         if self.pair.is_none() {
-            self.build(rng).expect("a validated point builds");
+            self.build(rng, cycle).expect("a validated point builds");
         }
+        if self.phase_left == 0 {
+            // Isolated packets .. a full link.
+            let rate = [0.02, 0.1, 0.3, 0.6, 1.0][rng.below(5) as usize];
+            self.pair.as_mut().expect("built").set_rate(rate);
+            self.phase_left = 1_000 + rng.below(8_000);
+        }
+        self.phase_left -= 1;
         let p = self.ports.clone().expect("bind before drive");
         // The RTL's registered outputs of this cycle drive the link.
         let rtl = TxOutputs {
@@ -435,23 +475,62 @@ impl Bench for LinkTxBench {
         };
         self.expected = g_out;
         self.expected_counters = g_cnt;
-        let had_frame = tx0.frame_open();
+        let (had_frame, before) = match &self.golden {
+            Some(g) => (g.frame_open(), *g.counters()),
+            None => (tx0.frame_open(), *tx0.counters()),
+        };
         let no_ctrl = pair.end(0).1.outputs().status.peer_ctrl.is_none();
         let forge = (self.pt.forge && no_ctrl && rng.chance(0.003)).then(|| self.forge(rng));
-        let before = *tx0.counters();
         let delivered_before = pair.report(0).delivered;
         let pair = self.pair.as_mut().expect("built");
         let ti = pair.step_hooked(Some(rtl), forge);
-        // Coverage from end 0's golden view.
         let tx0 = pair.end(0).0;
-        let after = *tx0.counters();
+        // A silent peer: no control word reaches the status side, starting
+        // at random and often as the link comes up (a lost ack after a
+        // replay), long enough for the retransmit timeout to fire.
+        let up = ti.rx.state == LinkState::Up;
+        if self.golden.is_some() && self.silent_left == 0 {
+            let p_start = if up && !self.prev_up {
+                0.5
+            } else {
+                1.0 / 6_000.0
+            };
+            if rng.chance(p_start) {
+                let t = self.params.timeout as u64;
+                self.silent_left = t / 2 + rng.below(4 * t);
+            }
+        }
+        let silent = self.silent_left > 0;
+        self.silent_left = self.silent_left.saturating_sub(1);
+        let mut ri = ti;
+        if silent {
+            ri.rx.peer_ctrl = None;
+        }
+        // The golden beside the pair (silence, faults) and the shadow (forged words).
+        let mut gi = ri;
+        match self.fault {
+            Some(LinkTxFault::IgnoreReady) => gi.ready = true,
+            Some(LinkTxFault::IgnorePeerCtrl) => gi.rx.peer_ctrl = None,
+            None => {}
+        }
+        if let Some(g) = self.golden.as_mut() {
+            g.tick(&gi);
+        }
+        // Coverage from the view of the golden model the RTL is compared with.
+        let after = match &self.golden {
+            Some(g) => *g.counters(),
+            None => *tx0.counters(),
+        };
         let c = &mut self.cov;
-        if ti.rx.peer_ctrl.is_some_and(|x| x.nack) && after.retransmissions > before.retransmissions
+        if gi.rx.peer_ctrl.is_some_and(|x| x.nack) && after.retransmissions > before.retransmissions
         {
             c.nack_replays += 1;
         }
         c.timeouts += after.timeouts - before.timeouts;
-        let up = ti.rx.state == LinkState::Up;
+        c.silent += silent as u64;
+        if silent {
+            c.silent_timeouts += after.timeouts - before.timeouts;
+        }
         c.down_mid_frame += (self.prev_up && !up && had_frame) as u64;
         self.prev_up = up;
         c.ready_gaps += (g_out.word.is_some() && !ti.ready) as u64;
@@ -467,16 +546,6 @@ impl Bench for LinkTxBench {
                 expected: "every flit once, in order, intact".into(),
                 actual: r.first_error.clone().unwrap_or_default(),
             });
-        }
-        // The golden beside the pair (faults) and the shadow (forged words).
-        let mut gi = ti;
-        match self.fault {
-            Some(LinkTxFault::IgnoreReady) => gi.ready = true,
-            Some(LinkTxFault::IgnorePeerCtrl) => gi.rx.peer_ctrl = None,
-            None => {}
-        }
-        if let Some(g) = self.golden.as_mut() {
-            g.tick(&gi);
         }
         if let Some(s) = self.shadow.as_mut() {
             let mut si = ti;
@@ -504,9 +573,18 @@ impl Bench for LinkTxBench {
                 }
             }
         }
-        // This cycle's inputs to the RTL.
+        // This cycle's inputs to the RTL; a mid-run reset returns it, and
+        // (from the next cycle) a new golden link, to power-on.
+        let ti = ri;
         let f = ti.flit.unwrap_or_default();
-        p.reset.set(0);
+        let reset = cycle == self.reset_at;
+        if reset {
+            self.pair = None;
+            self.golden = None;
+            self.shadow = None;
+            self.cov.resets += 1;
+        }
+        p.reset.set(reset as u64);
         p.in_valid.set(ti.flit.is_some() as u64);
         let words: Vec<u32> = f.data[..self.params.words_per_flit()]
             .iter()
