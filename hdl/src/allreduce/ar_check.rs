@@ -42,7 +42,12 @@
 //!   `st_send_lo/hi[32]`, `st_recv_empty`, `st_their_off[36]`,
 //!   `st_dest[22]`), the checked descriptor's slot and codes (`run_pdid`,
 //!   `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`), and
-//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it.
+//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it;
+//! - the receive path's slot look-up (combinational): `fq_comm[4]` in; out
+//!   that slot's `fq_ctrl[32]`, `fq_origin[12]`, `fq_extent[21]`,
+//!   `fq_seq[14]`, `fq_scratch[42]`, `fq_ssize[32]`; and `clr` with
+//!   `clr_slot[4]` in a cycle an AR_CTRL write is taken (its receive records
+//!   start again, golden `set_communicator`).
 //!
 //! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
@@ -385,6 +390,18 @@ pub struct ArCheck {
     /// sets): the golden model applies a write before the cycle's time
     /// step.
     pub timeout: Signal<Out, Bits<32>>,
+    /// The receive path's look-up: a fragment's communicator id, and its
+    /// slot's registers and sequence number.
+    pub fq_comm: Signal<In, Bits<4>>,
+    pub fq_ctrl: Signal<Out, Bits<32>>,
+    pub fq_origin: Signal<Out, Bits<12>>,
+    pub fq_extent: Signal<Out, Bits<21>>,
+    pub fq_seq: Signal<Out, Bits<14>>,
+    pub fq_scratch: Signal<Out, Bits<42>>,
+    pub fq_ssize: Signal<Out, Bits<32>>,
+    /// An AR_CTRL write is taken this cycle, on slot `clr_slot`.
+    pub clr: Signal<Out, bool>,
+    pub clr_slot: Signal<Out, Bits<4>>,
     /// The step sequencer, walked for the scratch need.
     pub sched: ArSched,
     _body: String,
@@ -438,6 +455,15 @@ impl ArCheck {
             run_dtype: Default::default(),
             run_e: Default::default(),
             timeout: Default::default(),
+            fq_comm: Default::default(),
+            fq_ctrl: Default::default(),
+            fq_origin: Default::default(),
+            fq_extent: Default::default(),
+            fq_seq: Default::default(),
+            fq_scratch: Default::default(),
+            fq_ssize: Default::default(),
+            clr: Default::default(),
+            clr_slot: Default::default(),
             sched: ArSched::new(&p.sched())?,
             _body: ar_check_body(p)?,
         })
@@ -474,6 +500,14 @@ impl Logic for ArCheck {
         self.run_dtype.connect();
         self.run_e.connect();
         self.timeout.connect();
+        self.fq_ctrl.connect();
+        self.fq_origin.connect();
+        self.fq_extent.connect();
+        self.fq_seq.connect();
+        self.fq_scratch.connect();
+        self.fq_ssize.connect();
+        self.clr.connect();
+        self.clr_slot.connect();
         self.sched.clock.connect();
         self.sched.reset.connect();
         self.sched.start.connect();

@@ -149,9 +149,12 @@ use super::vgen::{block, pad, render, Bits, Queue, Word};
 use crate::allreduce::ar_check::ArCheckParams;
 use anyhow::{ensure, Result};
 use askama::Template;
-use exanet_sim::allreduce::engine::{ArStatus, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP};
+use exanet_sim::allreduce::engine::{
+    ArStatus, FragReject, FRAG_REJECTS, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP,
+};
+use exanet_sim::ni::ni::fragment_reason;
 use exanet_sim::ni::regs;
-use exanet_sim::packet::coords::{Field, COORDS_BITS};
+use exanet_sim::packet::coords::{self, Field, COORDS_BITS};
 use exanet_sim::packet::{footer, header};
 
 /// `templates/ni/allreduce.v`.
@@ -180,6 +183,52 @@ struct Allreduce<'a> {
     send: String,
     /// `ArStatus::Timeout` as the child's 3-bit status.
     st_timeout: String,
+    /// The fragments received (`templates/ni/ar_recv.v`).
+    recv: String,
+}
+
+/// The `FragReject` codes the receive checks give, as 4-bit literals.
+struct FragCodes {
+    comm: String,
+    pdid: String,
+    stale: String,
+    source: String,
+    step: String,
+    range: String,
+    duplicate: String,
+    gap: String,
+    mixed: String,
+}
+
+/// `templates/ni/ar_recv.v`.
+#[derive(Template)]
+#[template(path = "ni/ar_recv.v")]
+struct ArRecv {
+    /// Index bits of a record: slot, bank, step; records (2^iw) and
+    /// their width.
+    sb: usize,
+    tb: usize,
+    iw: usize,
+    rn: usize,
+    rw: usize,
+    /// Rejection codes, and each one's NI reason (golden `fragment_reason`).
+    fr: FragCodes,
+    ni_map: Vec<(String, String)>,
+    nrej: usize,
+    /// The step limit (golden `EngineParams::step_limit`), 8-bit.
+    limit: String,
+    /// The torus dimensions, 6-bit.
+    d: [String; 3],
+    /// Coordinate fields' bit ranges: x, y, z, fpga, reserved.
+    cx: String,
+    cy: String,
+    cz: String,
+    cf: String,
+    cr: String,
+    /// The footer's user field width.
+    userw: usize,
+    /// Bits of the index signals above the slot bits, unused.
+    unused_hi: String,
 }
 
 /// `templates/ni/ar_send.v`.
@@ -268,6 +317,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         },
         "ar_send",
     )?;
+    let recv = recv_verilog(g)?;
     render(
         &Allreduce {
             k: g.keys(),
@@ -284,8 +334,96 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             copy,
             send,
             st_timeout: format!("{STATUS_BITS}'d{}", ArStatus::Timeout as u8),
+            recv,
         },
         "allreduce",
+    )
+}
+
+/// Bits of a receive record (`ar_recv.v`): next index 15, bytes 32,
+/// closed 1, the source's box offsets 12, the footer user field above the
+/// communicator id.
+fn record_bits() -> usize {
+    15 + 32 + 1 + 12 + (footer::USER.width - FRAG_USER_COMM.width) as usize
+}
+
+/// `templates/ni/ar_recv.v` of the NI `g`.
+fn recv_verilog(g: &Geometry) -> Result<String> {
+    let n = &g.p.ni;
+    let ep = n
+        .engine()
+        .ok_or_else(|| anyhow::anyhow!("NI RTL: the receive records need ni.ar_communicators > 0"))?;
+    let limit = ep.step_limit();
+    ensure!(
+        limit < 256 && FRAG_USER_COMM.offset == 0 && FRAG_USER_COMM.width == 4,
+        "NI RTL: the receive check takes a step limit below 256 ({limit}) and the communicator id in user[3:0]"
+    );
+    ensure!(
+        record_bits() == 68 && footer::USER.width == 12,
+        "NI RTL: ar_recv.v's record layout assumes a 12-bit footer user field"
+    );
+    let sb = clog2(n.ar_communicators).max(1);
+    let tb = clog2(limit).max(1);
+    let iw = sb + 1 + tb;
+    let l4 = |r: FragReject| format!("4'd{}", r as u8);
+    let all = [
+        FragReject::Comm,
+        FragReject::Pdid,
+        FragReject::Stale,
+        FragReject::Source,
+        FragReject::Step,
+        FragReject::Range,
+        FragReject::Duplicate,
+        FragReject::Gap,
+        FragReject::Mixed,
+    ];
+    let rng = |f: Field| format!("[{}:{}]", f.offset + f.width - 1, f.offset);
+    let hi = |w: usize| {
+        if sb < w {
+            format!("[{}:{sb}]", w - 1)
+        } else {
+            String::new()
+        }
+    };
+    let unused_hi: String = ["af_c", "ar$0$clr_slot", "ar$0$run_comm"]
+        .iter()
+        .filter(|_| sb < 4)
+        .map(|s| format!(", {s}{}", hi(4)))
+        .collect();
+    render(
+        &ArRecv {
+            sb,
+            tb,
+            iw,
+            rn: 1 << iw,
+            rw: record_bits(),
+            fr: FragCodes {
+                comm: l4(FragReject::Comm),
+                pdid: l4(FragReject::Pdid),
+                stale: l4(FragReject::Stale),
+                source: l4(FragReject::Source),
+                step: l4(FragReject::Step),
+                range: l4(FragReject::Range),
+                duplicate: l4(FragReject::Duplicate),
+                gap: l4(FragReject::Gap),
+                mixed: l4(FragReject::Mixed),
+            },
+            ni_map: all
+                .iter()
+                .map(|&r| (l4(r), format!("4'd{}", fragment_reason(r).code())))
+                .collect(),
+            nrej: FRAG_REJECTS,
+            limit: format!("8'd{limit}"),
+            d: n.torus_dims.map(|d| format!("6'd{d}")),
+            cx: rng(coords::X),
+            cy: rng(coords::Y),
+            cz: rng(coords::Z),
+            cf: rng(coords::FPGA),
+            cr: rng(coords::RESERVED),
+            userw: footer::USER.width as usize,
+            unused_hi,
+        },
+        "ar_recv",
     )
 }
 

@@ -328,6 +328,7 @@ impl Logic for Ni {
             a.run_on.connect();
             a.run_next.connect();
             a.seq_adv.connect();
+            a.fq_comm.connect();
         }
     }
 

@@ -202,6 +202,17 @@ always @(*) begin
     run_dtype = q_dtype;
     run_e = q_e;
     timeout = (wr && wr_ok_c && wr_addr == {{ k.a_tmo }}) ? wr_data : tmo_q;
+    // The receive path's look-up of a fragment's slot (the NI checks it).
+    fq_ctrl = s_ctrl[fq_comm];
+    fq_origin = s_origin[fq_comm][11:0];
+    fq_extent = s_extent[fq_comm][20:0];
+    fq_seq = s_seq[fq_comm];
+    fq_scratch = {s_shi[fq_comm][9:0], s_slo[fq_comm]};
+    fq_ssize = s_ssize[fq_comm];
+    // An AR_CTRL write taken: the slot's receive records start again
+    // (golden `set_communicator` makes fresh banks).
+    clr = wr && wr_ok_c && w_comm && w_field == 3'd{{ k.f_ctrl }};
+    clr_slot = w_slot;
 end
 
 // The partner's coordinates (golden `CommBox::coords_of`): the rank's

@@ -23,11 +23,13 @@ reg [{{ r.cq.at("txid").width - 1 }}:0] ar_txid;
 reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
 reg [31:0] ar_ncomp;
 reg        ar_rd_ok;
+reg [11:0] ar_rej_i;
 reg [31:0] ar_rd_val;
 reg        ar_done;
 reg  [2:0] ar_stat;
 {{ copy }}
 {{ send }}
+{{ recv }}
 // A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
 // at once for a failed check, after the copy for a single rank (`cp_fin`),
 // when a collective ends (`rn_end`: every step done, or the timeout; or
@@ -79,15 +81,18 @@ always @(*) begin
     aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
     // AR_CNT: COMPLETIONS counts every checked descriptor, FRAGS_SENT every
-    // fragment picked; none is received yet, so FRAGS_RECEIVED and every
-    // AR_REJ[r] read 0.
+    // fragment picked, FRAGS_RECEIVED every fragment accepted; AR_REJ[r]
+    // the fragments the engine's check r rejected.
     ar_rd_ok = 1'b1;
     ar_rd_val = 32'd0;
+    ar_rej_i = r_off - {{ c.ar.rej_first.h() }};
     if (ar$0$rd_ok) ar_rd_val = ar$0$rd_data;
     else if ((r_off >= {{ c.ar.cnt_first.h() }}) && (r_off < {{ c.ar.cnt_end.h() }})) begin
         if (r_off[3:2] == {{ c.ar.cnt_completions.b() }}) ar_rd_val = ar_ncomp;
         else if (r_off[3:2] == {{ c.ar.cnt_frags_sent.b() }}) ar_rd_val = ar_nsent;
-    end else if (!((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }}))) ar_rd_ok = 1'b0;
+        else if (r_off[3:2] == {{ c.ar.cnt_frags_received.b() }}) ar_rd_val = ar_nrecv;
+    end else if ((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }})) ar_rd_val = ar_rej[ar_rej_i[5:2]];
+    else ar_rd_ok = 1'b0;
 end
 always @(posedge clock) begin
     if (aw_push) aw_mem[aw_tail] <= ar_new;
@@ -111,4 +116,4 @@ always @(posedge clock) begin
 end
 // The child's AXI4-Lite read answer is used only through ar_rd_ok's decode;
 // the counter offsets' low bits are word alignment (checked by the decode).
-wire unused_allreduce = &{1'b0, r_off[1:0]};
+wire unused_allreduce = &{1'b0, r_off[1:0], ar_rej_i[11:6], ar_rej_i[1:0]};

@@ -49,7 +49,7 @@ reg [31:0] fr_bytes;
 reg [41:0] fr_from;
 reg [41:0] fr_land;
 always @(*) begin
-    rn_event = ar$0$chk || (pick_now && pick_ar);
+    rn_event = ar$0$chk || (pick_now && pick_ar) || af_prog;
     rn_tn = rn_event ? 32'd1 : ((rn_t == 32'hFFFF_FFFF) ? rn_t : rn_t + 32'd1);
     rn_tmo = (ar$0$timeout != 32'd0) && (rn_tn >= ar$0$timeout);
     // The check passed on a slot of two ranks or more.

@@ -534,6 +534,26 @@ impl Engine {
         })
     }
 
+    /// The sequence number slot `id` is on (`None`: disabled or no such
+    /// slot).
+    pub fn slot_seq(&self, id: usize) -> Option<u16> {
+        self.slots.get(id)?.as_ref().map(|s| s.seq)
+    }
+
+    /// The receive record of step `step` in the bank of sequence number
+    /// `seq` of slot `id`: the next fragment index it takes, and whether it
+    /// is closed (`None`: disabled or no such slot or step).
+    pub fn step_rx(&self, id: usize, seq: u16, step: usize) -> Option<(u16, bool)> {
+        let s = self.slots.get(id)?.as_ref()?;
+        let r = s.banks[(seq & 1) as usize].get(step)?;
+        Some((r.next_index, r.closed))
+    }
+
+    /// The step limit of this engine's torus ([`EngineParams::step_limit`]).
+    pub fn step_limit(&self) -> usize {
+        self.p.step_limit()
+    }
+
     /// Completions waiting to be popped.
     pub fn completions_waiting(&self) -> usize {
         self.done.len()

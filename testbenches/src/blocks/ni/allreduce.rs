@@ -34,6 +34,9 @@ use exanet_sim::ni::descriptor::{
     AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_OP, CTRL_TXID, OP_ALLREDUCE,
 };
 use exanet_sim::ni::regs::{self, ar_comm_reg, Prot};
+use exanet_sim::ni::Packet;
+use exanet_sim::packet::footer::Footer;
+use exanet_sim::packet::header::{Header, PacketType};
 use exanet_sim::rng::Rng;
 
 /// Communicator slots the set-up enables: 0 a member slot with the first
@@ -424,5 +427,152 @@ fn timeout(rng: &mut Rng) -> u32 {
         1 => rng.bits(32) as u32,
         2 => 1 + rng.below(3) as u32,
         _ => 1 + rng.below(1500) as u32,
+    }
+}
+
+/// Share of the receive agent's packets (general mode, NI with an engine)
+/// that are allreduce fragments.
+const FRAG_SHARE: f64 = 0.25;
+
+impl NiBench {
+    /// An allreduce fragment for the receive path (general mode, NI with
+    /// an engine), instead of a packet of [`NiBench::rx_packet`] one time
+    /// in four: `None` otherwise.
+    pub(super) fn maybe_ar_fragment(&mut self, rng: &mut Rng) -> Option<(Vec<u128>, usize)> {
+        (self.has_engine() && rng.chance(FRAG_SHARE)).then(|| self.ar_fragment(rng))
+    }
+
+    /// An AllreduceFragment to this node, well formed for one of the
+    /// enabled slots (its PDID, the sequence number it is on or the next,
+    /// a source in its box, a step below the limit, inside half its
+    /// scratch area, the step's next fragment index) or forged in one way:
+    /// another PDID, a stale or future sequence number, a source outside
+    /// the box or on another board, a step past the limit, past the bank,
+    /// a duplicate or a gap in the fragment indices, a source other than
+    /// the step's earlier fragments', size 0, a communicator not enabled.
+    /// A source coordinate is at times given past the torus (the golden
+    /// `rank_of` takes it modulo the torus). Slot 0's fragments never
+    /// close a step (`last` = 0): its collectives run, and a closed step
+    /// would be combined, which the RTL does not do yet; the other slots'
+    /// close steps freely (no collective runs on them: the stimulus keeps
+    /// those out). Each is compared as every received packet is:
+    /// decision, error entry, AR_CNT / AR_REJ, the scratch write burst by
+    /// burst (split at a 4 KiB page) with AWUSER = its PDID.
+    fn ar_fragment(&mut self, rng: &mut Rng) -> (Vec<u128>, usize) {
+        let n = self.params.ni.clone();
+        let d = n.torus_dims;
+        let e = self.golden.engine().expect("an NI with the engine");
+        let limit = e.step_limit();
+        let k = if rng.chance(0.05) {
+            (n.ar_communicators + rng.below((MAX_COMMUNICATORS - n.ar_communicators) as u64 + 1) as usize)
+                .min(MAX_COMMUNICATORS - 1)
+        } else {
+            rng.below(n.ar_communicators as u64) as usize
+        };
+        let seq = e.slot_seq(k).unwrap_or(0);
+        let reg = |f| {
+            if k < n.ar_communicators {
+                self.golden
+                    .axil_read_prot(ar_comm_reg(k, f), Prot::Privileged)
+                    .0
+            } else {
+                0
+            }
+        };
+        let (ctrl, origin, extent, ssize) = (
+            reg(regs::AR_CTRL),
+            reg(regs::AR_ORIGIN),
+            reg(regs::AR_EXTENT),
+            reg(regs::AR_SCRATCH_SIZE) as u64,
+        );
+        let o = [origin & 15, origin >> 4 & 15, origin >> 8 & 15].map(|v| v as usize);
+        let ex = [extent & 31, extent >> 8 & 31, extent >> 16 & 31].map(|v| (v as usize).max(1));
+        let mut pdid = ctrl as u16;
+        let mut txid = if rng.chance(0.6) {
+            seq
+        } else {
+            (seq + 1) & 0x3FFF
+        };
+        let case = rng.below(20);
+        // The source: a member of the box (its offsets), this board.
+        let mut off = [0, 1, 2].map(|i| rng.below(ex[i].min(d[i]) as u64) as usize);
+        let mut board = (self.me.fpga(), self.me.reserved());
+        if case == 3 {
+            match (0..3).find(|&i| ex[i] < d[i]) {
+                Some(i) if rng.chance(0.7) => off[i] = ex[i] + rng.below((d[i] - ex[i]) as u64) as usize,
+                _ if rng.chance(0.5) => board.0 ^= 1 + rng.below(3) as u8,
+                _ => board.1 ^= 1 + rng.bits(7) as u8,
+            }
+        }
+        let mut src = self.me;
+        for i in 0..3 {
+            let mut c = (o[i] + off[i]) % d[i];
+            // At times the same place named past the torus.
+            if c + d[i] < 16 && rng.chance(0.1) {
+                c += d[i];
+            }
+            match i {
+                0 => src.set_x(c as u8),
+                1 => src.set_y(c as u8),
+                _ => src.set_z(c as u8),
+            }
+            .expect("4-bit coordinates");
+        }
+        src.set_fpga(board.0 & 3).expect("2-bit fpga");
+        src.set_reserved(board.1).expect("8-bit reserved");
+        let mut step = rng.below(limit.min(4) as u64) as usize;
+        let p = n.max_payload_bytes as u64;
+        let mut size = 1 + rng.below(p);
+        let half = ssize / 2;
+        let mut vaddr = if half >= size {
+            // Mostly near a 4 KiB page of the bank (crossing it at times).
+            if rng.chance(0.4) && half > 4096 + p {
+                4096 * (1 + rng.below((half - p) / 4096)) - rng.below(p)
+            } else {
+                rng.below(half - size + 1)
+            }
+        } else {
+            0
+        };
+        match case {
+            0 => pdid ^= 1 + rng.bits(15) as u16,
+            1 => txid = (seq + 2 + rng.below(0x3FFE) as u16) & 0x3FFF,
+            4 => step = limit + rng.below((256 - limit) as u64) as usize,
+            5 => vaddr = half.saturating_sub(size) + 1 + rng.below(64),
+            7 => size = 0,
+            _ => {}
+        }
+        let (next, _closed) = e.step_rx(k, txid, step).unwrap_or((0, false));
+        let index = match case {
+            6 if next > 0 => rng.below(next as u64) as u16,
+            8 => next + 1 + rng.below(3) as u16,
+            // A source other than the step's first fragment's (Mixed when
+            // it has one).
+            _ => next,
+        };
+        if case == 9 {
+            let c = (src.x() as usize + 1) % d[0];
+            src.set_x(c as u8).expect("4-bit x");
+        }
+        let last = k != 0 && rng.chance(0.4);
+        let user = k as u16 | (rng.bits(8) as u16) << 4;
+        let mut h = Header::new(PacketType::AllreduceFragment, self.me);
+        h.set_pdid(pdid)
+            .expect("16-bit PDID")
+            .set_vaddr(vaddr & ((1 << 42) - 1))
+            .expect("42-bit vaddr");
+        let mut f = Footer::new(src);
+        f.set_txid(txid)
+            .expect("14-bit txid")
+            .set_flags(step as u8)
+            .expect("8-bit flags")
+            .set_seq(index & 0x3FFF)
+            .expect("14-bit seq")
+            .set_user(user)
+            .expect("12-bit user");
+        f.set_first(index == 0).set_last(last);
+        let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
+        self.cov.ar_frags_sent_in += 1;
+        (Packet::build(h, f, &payload).words, 0)
     }
 }

@@ -195,7 +195,9 @@ impl NiBench {
         };
         self.count_class_order(class, seq);
         let before = *self.golden.counters();
+        let ar_before = self.golden.engine().map(|e| *e.counters());
         let outcome = self.golden.receive_packet_on(&pkt, class);
+        self.count_fragment(&pkt, ar_before);
         self.check_ack_while_sending(&pkt, class, outcome, rep)?;
         let read_req = Header::decode(pkt.header_word())
             .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq);
@@ -220,6 +222,28 @@ impl NiBench {
         }
         self.expect_rx_writes(&pkt, outcome, class, vc);
         Ok(())
+    }
+
+    /// Coverage of an allreduce fragment decided: accepted (closing a
+    /// step or not) or rejected by the engine, by reason (its counters
+    /// `before` the decision and now).
+    fn count_fragment(
+        &mut self,
+        pkt: &Packet,
+        before: Option<exanet_sim::allreduce::engine::EngineCounters>,
+    ) {
+        let (Some(b), Some(e)) = (before, self.golden.engine()) else {
+            return;
+        };
+        let a = *e.counters();
+        if a.fragments_received > b.fragments_received {
+            self.cov.ar_frags_accepted += 1;
+            self.cov.ar_frags_closing +=
+                Footer::from_bits(pkt.footer_word()).is_ok_and(|f| f.last()) as u64;
+        }
+        for (r, (x, y)) in a.rejected.iter().zip(b.rejected).enumerate() {
+            self.cov.ar_frag_rejected[r] += x - y;
+        }
     }
 
     /// Coverage of the decision order: decisions per class; a class-1
@@ -312,6 +336,17 @@ impl NiBench {
     fn expect_rx_writes(&mut self, pkt: &Packet, outcome: RxOutcome, class: usize, vc: u8) {
         let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
         let writes = self.golden.take_writes();
+        // An accepted allreduce fragment: the engine's write to scratch,
+        // through the receive write burst (split at a 4 KiB page), its B
+        // posting nothing.
+        if Header::decode(pkt.header_word())
+            .is_ok_and(|(h, _)| h.ptype() == PacketType::AllreduceFragment)
+        {
+            self.cov.ar_frag_bursts += self.rx.wr.expect_fragment(writes, pdid) as u64;
+            self.rx.owed[class].push_back((vc, pkt.words.len()));
+            self.rx.wait_commit = 0;
+            return;
+        }
         // An accepted data packet: one write; with last = 1 it posts a
         // completion when it lands.
         let posts = outcome == RxOutcome::Accepted

@@ -48,6 +48,14 @@ pub struct NiCoverage {
     /// CQ_COUNT reads software queued in the last cycles before a
     /// collective's timeout.
     pub ar_timeout_polls: u64,
+    /// Allreduce fragments sent into the receive path; those the engine
+    /// accepted (and of them the ones closing a step), their scratch
+    /// write bursts, and those it rejected by `FragReject` code.
+    pub ar_frags_sent_in: u64,
+    pub ar_frags_accepted: u64,
+    pub ar_frags_closing: u64,
+    pub ar_frag_bursts: u64,
+    pub ar_frag_rejected: [u64; 10],
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,
