@@ -75,6 +75,36 @@
 //! step; the golden model moves on at once) the NI holds as during a check
 //! (`ar_prep` in `ar_hold`), so nothing observes the difference.
 //!
+//! **Receiving** (`templates/ni/ar_recv.v`, golden `Engine::accept`): an
+//! AllreduceFragment that passed the NI's checks (`rdma_rx`, with `1 <=
+//! size <= P`) is checked in `FragReject` order against its slot (the
+//! child's combinational look-up `fq_*` by the footer's communicator id)
+//! and its step's receive record: Comm (slot not enabled), Pdid, Stale
+//! (txid neither the slot's `s_seq` nor the next), Source (not in the box
+//! modulo the torus, or another board's fpga / reserved bits), Step
+//! (flags ≥ the golden step limit), Range (vaddr + size past half the
+//! scratch area), Duplicate (index below the record's next, or the step
+//! closed), Gap (above it), Mixed (a source other than the step's first
+//! fragment's). A rejected one is counted in AR_REJ\[r\] and reported by
+//! the NI with the golden `fragment_reason` (error entry, REJ, RX_ERROR),
+//! nothing written. An accepted one advances its record (next index,
+//! bytes, closed = last, the source's box offsets, the footer's op and
+//! dtype bits), counts in FRAGS_RECEIVED, and is written by `rdma_rx`'s
+//! write burst at scratch + (txid & 1) · size/2 + vaddr (two bursts at a
+//! 4 KiB page), its B posting nothing; one of the running collective's
+//! current sequence number is its progress (`rn_t` starts again).
+//!
+//! Records: one per slot, bank and step, `{next_index[15], bytes[32],
+//! closed, offsets[12], op_dtype[8]}` = 68 bits at `{slot, bank, step}`
+//! (2^(slot bits + 1 + step bits) entries: 128 at four slots on 8×4×4,
+//! LUTRAM), zero until a valid bit (FFs) is set; a bank's valid bits
+//! clear in one cycle when its collective ends (`seq_adv`, golden
+//! `finish`) and a slot's when an AR_CTRL write is taken on it (golden
+//! `set_communicator`), both after the cycle's decision (the golden
+//! order: packet, AXI4-Lite write, time step). Storing the source's box
+//! offsets rather than its coordinates gives the golden rank comparison
+//! (a coordinate past the torus names the same rank).
+//!
 //! **Sequence numbers** (`s_seq` per slot in `ar_check`, golden
 //! `Engine::finish`): zero at every AR_CTRL write taken, advanced when a
 //! collective that passed the check completes (OK, TIMEOUT; a single
@@ -93,11 +123,10 @@
 //! unobservable as the NI holds. AR_CTRL of the slot a collective runs on
 //! is refused (golden `set_communicator`).
 //!
-//! Not here yet (later slices of issue 15): receiving fragments (a
-//! received AllreduceFragment is rejected UNSUPPORTED as without an
-//! engine; FRAGS_RECEIVED and AR_REJ read 0), so combining, storing steps
-//! and PROTOCOL; a collective therefore ends TIMEOUT (or OK when no step
-//! receives, which a schedule never gives a rank of two or more). No
+//! Not here yet (later slices of issue 15): combining and storing steps
+//! and PROTOCOL (a step whose receive is closed is not used: a collective
+//! of two ranks or more still ends TIMEOUT; the `ni` bench never closes a
+//! step of the slot its collectives run on). No
 //! descriptor queue: an allreduce DOORBELL while a collective runs is
 //! refused QUEUE_FULL, where the golden engine queues it (the `ni` bench
 //! keeps those out). `ni.ar_communicators > 0` stays refused by
@@ -109,16 +138,7 @@
 //! 1. **Sequence numbers**: done (above).
 //! 2. **Sending**: done (above) for a source before the first combining
 //!    step; after one (slice 4) the send source becomes dst.
-//! 3. **Receiving** (`rdma_rx`): an AllreduceFragment gets the golden
-//!    `Engine::accept` checks in `FragReject` order from per-slot, per-bank,
-//!    per-step records `{next_index[14], bytes[31], closed, src_rank[12],
-//!    op_dtype[6]}` = 64 bits × 2 banks × `step_limit` (16 at 8×4×4) ×
-//!    slots (4): 128 × 64 bits of LUTRAM (~130 LUT as RAM64M), a bank
-//!    cleared by a valid-bit vector per bank (FFs), not by a walk. An
-//!    accepted fragment is written through the receive write burst
-//!    (`mw_addr` = scratch + bank · size/2 + vaddr), its B posting nothing;
-//!    a rejected one counts in `AR_REJ[r]` (10 × 32-bit counters, FFs) and
-//!    FRAGS_RECEIVED / FRAGS_SENT count the rest.
+//! 3. **Receiving**: done (above).
 //! 4. **Combining**: when a step's receive is closed (golden `step_ready`:
 //!    partner, size, op and dtype checked, else PROTOCOL), per chunk of P
 //!    bytes: read the partial (src or dst) and the received bytes

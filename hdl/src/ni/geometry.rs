@@ -305,9 +305,9 @@ pub struct Keys {
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
     /// `ni.ar_communicators` must be 0: the engine's RTL runs descriptor
-    /// checks, single-rank copies and the sending half of a collective of
-    /// two ranks or more (its fragments, its timeout), but takes no
-    /// fragment, so such a collective never completes with a result (it
+    /// checks, single-rank copies, a collective's sending and receiving of
+    /// fragments and its timeout, but does not combine a received step
+    /// yet, so such a collective never completes with a result (it
     /// ends TIMEOUT, or never with AR_TIMEOUT 0). The slots' boxes
     /// are set at run time (AR_EXTENT), so no configuration key can keep
     /// such communicators out; the engine stays out of `exanet generate`
@@ -370,7 +370,7 @@ impl Geometry {
         }
         if n.ar_communicators != 0 && !engine_check {
             bail!(
-                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies, and of a collective of two ranks or more only the sending of its fragments and the timeout: it takes no fragment, so such a collective always ends TIMEOUT with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
+                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies, and of a collective of two ranks or more the sending and receiving of its fragments and the timeout, but does not combine a received step yet, so such a collective always ends TIMEOUT with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
                 n.ar_communicators
             );
         }

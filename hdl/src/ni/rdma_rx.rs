@@ -74,6 +74,15 @@
 //! decision is made in a cycle a landing write posts (one push per queue
 //! and cycle), nor for a data packet while the landing queue is full.
 //!
+//! **Allreduce fragments** (with the engine, `ni.ar_communicators > 0`):
+//! after the type rule `1 <= size <= P` (else FORMAT) the engine's checks
+//! decide (`templates/ni/ar_recv.v`, see [`super::allreduce`]); a rejected
+//! fragment is reported with the golden `fragment_reason` and touches no
+//! transfer tracking (its txid is a collective's number), an accepted one
+//! is written to its scratch place by the same write burst as a data
+//! packet's payload, split in two bursts where it crosses a 4 KiB page
+//! (a fragment's place is not aligned to P), each B posting nothing.
+//!
 //! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
 //! the trusted fields or sticky ERRQ_OVERFLOW, nothing written); accepted
