@@ -704,7 +704,12 @@ fn an_edited_fragment_receive_is_caught() {
             "",
             true,
         ),
-        ("af_vn[af_k] = 1'b0;", "af_vn[af_k] = af_vn[af_k];", "", true),
+        (
+            "af_vn[af_k] = 1'b0;",
+            "af_vn[af_k] = af_vn[af_k];",
+            "",
+            true,
+        ),
     ]);
 }
 

@@ -370,9 +370,9 @@ fn record_bits() -> usize {
 /// `templates/ni/ar_recv.v` of the NI `g`.
 fn recv_verilog(g: &Geometry) -> Result<String> {
     let n = &g.p.ni;
-    let ep = n
-        .engine()
-        .ok_or_else(|| anyhow::anyhow!("NI RTL: the receive records need ni.ar_communicators > 0"))?;
+    let ep = n.engine().ok_or_else(|| {
+        anyhow::anyhow!("NI RTL: the receive records need ni.ar_communicators > 0")
+    })?;
     let limit = ep.step_limit();
     ensure!(
         limit < 256 && FRAG_USER_COMM.offset == 0 && FRAG_USER_COMM.width == 4,

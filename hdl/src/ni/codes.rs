@@ -844,11 +844,7 @@ impl Codes {
                 ),
                 cnt_completions: lit(2, AR_CNT_COMPLETIONS as u64, "ar.cnt_completions"),
                 cnt_frags_sent: lit(2, AR_CNT_FRAGS_SENT as u64, "ar.cnt_frags_sent"),
-                cnt_frags_received: lit(
-                    2,
-                    AR_CNT_FRAGS_RECEIVED as u64,
-                    "ar.cnt_frags_received",
-                ),
+                cnt_frags_received: lit(2, AR_CNT_FRAGS_RECEIVED as u64, "ar.cnt_frags_received"),
             },
             size: Sizes {
                 read_req: lit(9, READ_REQ_BYTES as u64, "size.read_req"),

@@ -464,7 +464,8 @@ impl NiBench {
         let e = self.golden.engine().expect("an NI with the engine");
         let limit = e.step_limit();
         let k = if rng.chance(0.05) {
-            (n.ar_communicators + rng.below((MAX_COMMUNICATORS - n.ar_communicators) as u64 + 1) as usize)
+            (n.ar_communicators
+                + rng.below((MAX_COMMUNICATORS - n.ar_communicators) as u64 + 1) as usize)
                 .min(MAX_COMMUNICATORS - 1)
         } else {
             rng.below(n.ar_communicators as u64) as usize
@@ -499,7 +500,9 @@ impl NiBench {
         let mut board = (self.me.fpga(), self.me.reserved());
         if case == 3 {
             match (0..3).find(|&i| ex[i] < d[i]) {
-                Some(i) if rng.chance(0.7) => off[i] = ex[i] + rng.below((d[i] - ex[i]) as u64) as usize,
+                Some(i) if rng.chance(0.7) => {
+                    off[i] = ex[i] + rng.below((d[i] - ex[i]) as u64) as usize
+                }
                 _ if rng.chance(0.5) => board.0 ^= 1 + rng.below(3) as u8,
                 _ => board.1 ^= 1 + rng.bits(7) as u8,
             }
