@@ -560,7 +560,9 @@ fn allreduce_descriptors_match_the_golden_model() {
 /// within the bench's 2000 cycles while DOORBELLs wait for the AXI4
 /// master (seed 0x71 once stopped there at cycle 54,246: the receive path
 /// was held for the whole transmit drain, now only for the receive
-/// writes' drain; see `exanet_hdl::ni::allreduce`).
+/// writes' drain; see `exanet_hdl::ni::allreduce`); and allreduce
+/// fragments received, well formed or forged, against the golden engine's
+/// `accept` (decision, counters, the scratch write burst by burst).
 #[test]
 fn allreduce_single_rank_copies_match_the_golden_model() {
     if skip_without_verilator() {

@@ -113,7 +113,8 @@
 //! **Timeout** (golden `Engine::advance`; the `ni` bench moves the golden
 //! clock one cycle per cycle, after the cycle's other events): `rn_t`
 //! counts the cycles since the collective's last progress (its DOORBELL,
-//! each fragment picked: the golden `last_progress` events; the golden
+//! each fragment picked, each fragment of its sequence number accepted:
+//! the golden `last_progress` events; the golden
 //! steps done at those same instants). With AR_TIMEOUT T > 0 (the value a
 //! write sets this cycle, as the golden write comes before the time step),
 //! the cycle where the count reaches T ends the collective TIMEOUT, its

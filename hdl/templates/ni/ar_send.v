@@ -2,8 +2,8 @@
 // ---- allreduce collective: steps, fragments, timeout ----
 // A descriptor checked OK on a slot of two ranks or more runs here
 // (`rn_st` 1 a step is being prepared by the child's sequencer, 2 its
-// send range goes out as fragments, 3 it waits for its receive, which no
-// RTL takes yet: only the timeout ends it). A step's fragments are picked
+// send range goes out as fragments, 3 it waits for its receive, which
+// ar_recv.v takes but nothing combines yet: only the timeout ends it). A step's fragments are picked
 // by rdma_tx's scheduler before the channels (after the read-serve
 // engine), each `min(P, left)` bytes of the send range read over the
 // AXI4 master like an RDMA write's payload, with header dest = the
@@ -17,7 +17,8 @@
 //
 // Time (golden `Engine::advance`, one cycle per cycle): `rn_t` counts the
 // cycles since the collective's last progress (its DOORBELL, a fragment
-// picked), `rn_tn` its value after this cycle; with AR_TIMEOUT (as written
+// picked, a fragment of its sequence number accepted: `af_prog`), `rn_tn`
+// its value after this cycle; with AR_TIMEOUT (as written
 // this cycle) T > 0, `rn_tn >= T` ends the collective TIMEOUT in this
 // cycle, as the golden model does at this cycle's end: also at the end
 // of the check, when the timeout fell during it (nothing is observable

@@ -8,7 +8,10 @@
 //! of a collective of two ranks or more its fragments (each compared flit
 //! by flit with the golden engine's `emit` at its pick) and its TIMEOUT
 //! (the golden clock moves one cycle per cycle: check.rs), completions on
-//! the AXI4-Lite reads. Every software action that rings a DOORBELL is
+//! the AXI4-Lite reads; and the fragments the receive agent sends in (one
+//! packet in four, `NiBench::ar_fragment`), each decided as the golden
+//! engine's `accept` (error entries, AR_REJ, AR_CNT on the reads) and, when
+//! accepted, written to scratch burst by burst (check.rs). Every software action that rings a DOORBELL is
 //! first played on a copy of the golden NI, and dropped when an allreduce
 //! DOORBELL in it would queue behind a running collective (the RTL has no
 //! descriptor queue) or would start a collective that was not generated
