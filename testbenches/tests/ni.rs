@@ -611,10 +611,11 @@ fn allreduce_single_rank_copies_match_the_golden_model() {
 /// status OK, the completion counter stepping by 2, the wrong txid) is
 /// caught on an AXI4-Lite read; the single-rank copy's (a chunk of the
 /// wrong length, a write not split at a 4 KiB page) on the AXI4 writes;
-/// a collective's (the sequence number never advancing: a later
-/// collective's fragments carry the old txid; the timeout one cycle late:
+/// a collective's (the sequence number never advancing: a received
+/// fragment of the next collective lands in the wrong bank, or is taken
+/// where the golden engine finds it stale; the timeout one cycle late:
 /// a completion read before the RTL posts it, or a fragment picked that
-/// the golden model no longer sends) on the flits or anywhere; a received
+/// the golden model no longer sends) on the writes or anywhere; a received
 /// fragment's (every one written to bank 0) on the AXI4 writes.
 #[test]
 fn an_edited_allreduce_path_is_caught() {
@@ -645,7 +646,7 @@ fn an_edited_allreduce_path_is_caught() {
         (
             "s_seq[q_comm] <= s_seq[q_comm] + 14'd1;",
             "s_seq[q_comm] <= s_seq[q_comm] + 14'd0;",
-            "out_data",
+            "m_aw",
             true,
         ),
         (
