@@ -105,7 +105,11 @@ always @(posedge clock) begin
         ar_ncomp <= 32'd0;
 {{ aw_reset }}
     end else begin
-        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0));
+        // A completion due in the cycle of a CQ_POP that finds the CQ full
+        // (a TIMEOUT) enters it in the next cycle, held: the golden model
+        // pops first (the AXI4-Lite write), then times out and drains.
+        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0))
+                  || (ar_done && cq_full && cq_pop && (aw_count == {{ aww }}'d0));
         if (ar$0$chk) begin
             ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
             ar_pdid <= ch_pdid[w_ch];
