@@ -40,8 +40,11 @@
 //! - the collective: `run`, `run_on`, `run_next`, `seq_adv` in; out the
 //!   step presented (`st_valid`, `st_done`, `st_index[8]`,
 //!   `st_send_lo/hi[32]`, `st_recv_empty`, `st_their_off[36]`,
-//!   `st_dest[22]`), the checked descriptor's slot and codes (`run_pdid`,
-//!   `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`), and
+//!   `st_dest[22]`; for the combining step `st_recv_lo/hi[32]`,
+//!   `st_combine`, `st_my_off[36]`, `st_partner[12]`, the partner's
+//!   digits in the box), the checked descriptor's slot and codes
+//!   (`run_pdid`, `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`,
+//!   `run_scratch[42]`, `run_half[31]`), and
 //!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it;
 //! - the receive path's slot look-up (combinational): `fq_comm[4]` in; out
 //!   that slot's `fq_ctrl[32]`, `fq_origin[12]`, `fq_extent[21]`,
@@ -373,6 +376,21 @@ pub struct ArCheck {
     pub st_their_off: Signal<Out, Bits<36>>,
     /// The partner's coordinates (this node's fpga and reserved bits).
     pub st_dest: Signal<Out, Bits<22>>,
+    /// Its receive range, in elements (half open; empty when equal).
+    pub st_recv_lo: Signal<Out, Bits<32>>,
+    /// End of the receive range.
+    pub st_recv_hi: Signal<Out, Bits<32>>,
+    /// The received bytes are combined with the partial (else stored).
+    pub st_combine: Signal<Out, bool>,
+    /// Where the receive range lies in this rank's bank, in elements.
+    pub st_my_off: Signal<Out, Bits<36>>,
+    /// The partner's offsets in the box (its rank's digits, 4 bits each:
+    /// x, y, z), as the receive records store a fragment's source.
+    pub st_partner: Signal<Out, Bits<12>>,
+    /// The checked descriptor's slot: its scratch area and half its size
+    /// (one bank), in bytes.
+    pub run_scratch: Signal<Out, Bits<42>>,
+    pub run_half: Signal<Out, Bits<31>>,
     /// The checked descriptor's slot: its PDID.
     pub run_pdid: Signal<Out, Bits<16>>,
     /// Its sequence number (the fragments' footer txid).
@@ -448,6 +466,13 @@ impl ArCheck {
             st_recv_empty: Default::default(),
             st_their_off: Default::default(),
             st_dest: Default::default(),
+            st_recv_lo: Default::default(),
+            st_recv_hi: Default::default(),
+            st_combine: Default::default(),
+            st_my_off: Default::default(),
+            st_partner: Default::default(),
+            run_scratch: Default::default(),
+            run_half: Default::default(),
             run_pdid: Default::default(),
             run_seq: Default::default(),
             run_comm: Default::default(),
@@ -493,6 +518,13 @@ impl Logic for ArCheck {
         self.st_recv_empty.connect();
         self.st_their_off.connect();
         self.st_dest.connect();
+        self.st_recv_lo.connect();
+        self.st_recv_hi.connect();
+        self.st_combine.connect();
+        self.st_my_off.connect();
+        self.st_partner.connect();
+        self.run_scratch.connect();
+        self.run_half.connect();
         self.run_pdid.connect();
         self.run_seq.connect();
         self.run_comm.connect();

@@ -70,8 +70,7 @@
 //! seq = j, first / last, user = communicator · op · dtype (the golden
 //! `FRAG_USER_*` fields). FRAGS_SENT counts them. A step that receives
 //! nothing is done after its last fragment and the next is prepared; a
-//! step that receives waits: no fragment is taken yet (slice 3), so only
-//! the timeout ends it. While a step is prepared (2 cycles or more per
+//! step that receives waits for its receive (below, Combining). While a step is prepared (2 cycles or more per
 //! step; the golden model moves on at once) the NI holds as during a check
 //! (`ar_prep` in `ar_hold`), so nothing observes the difference.
 //!
@@ -124,39 +123,44 @@
 //! unobservable as the NI holds. AR_CTRL of the slot a collective runs on
 //! is refused (golden `set_communicator`).
 //!
-//! Not here yet (later slices of issue 15): combining and storing steps
-//! and PROTOCOL (a step whose receive is closed is not used: a collective
-//! of two ranks or more still ends TIMEOUT; the `ni` bench never closes a
-//! step of the slot its collectives run on). No
-//! descriptor queue: an allreduce DOORBELL while a collective runs is
-//! refused QUEUE_FULL, where the golden engine queues it (the `ni` bench
-//! keeps those out). `ni.ar_communicators > 0` stays refused by
-//! [`super::Geometry::new`], so by `exanet generate`.
+//! **Combining** (`templates/ni/ar_copy.v` run by `ar_send.v`, golden
+//! `Engine::step_ready` and `Engine::do_step`): a step is ready when all
+//! its fragments are picked and its receive record (bank `seq & 1`) is
+//! closed. The golden model does it at the event that made it ready (the
+//! step's last fragment picked, or the closing fragment accepted); from
+//! that event the NI holds (`cb_wait` in `ar_hold`; a timeout due meanwhile
+//! waits for the step's writes, `cb_due`), so every later access sees the
+//! state the golden step leaves. A record from another source than the
+//! partner (its box digits, `st_partner`), of another byte count, op or
+//! dtype ends the collective PROTOCOL. Else, once the AXI4 master is quiet
+//! (its receive writes land meanwhile, `cb_drn`: the received bytes must be
+//! in memory), the copy machine runs the step chunk by chunk
+//! (`max_payload_bytes`): a storing step copies the receive range from
+//! scratch to the destination; a combining step reads the received chunk
+//! into `cp_buf` and the partial (source before this rank's first
+//! combining step, destination after: `rn_indst`, which the later steps'
+//! fragments read too) into `cb_buf`, streams both realigned to the
+//! destination through the `reduce_alu` child `alu$0` (one 128-bit flit per
+//! cycle, 6 cycles of latency, partial as `a`), collects the results in
+//! `cb_res` and writes the chunk (one AW burst, two at a 4 KiB page), its
+//! B responses taken before the next chunk is read: the golden chunk order.
+//! Then the next step is prepared (`run_next`), or the collective completes
+//! OK. Buffers: three of 32 × 128 bits (LUTRAM), no vector-sized storage.
 //!
-//! # Design of the remaining data path (the next slices)
-//! Built on what is here, in this order, each checked by the `ni` bench
-//! (then a node pair, then the 2×2×2 run):
-//! 1. **Sequence numbers**: done (above).
-//! 2. **Sending**: done (above) for a source before the first combining
-//!    step; after one (slice 4) the send source becomes dst.
-//! 3. **Receiving**: done (above).
-//! 4. **Combining**: when a step's receive is closed (golden `step_ready`:
-//!    partner, size, op and dtype checked, else PROTOCOL), per chunk of P
-//!    bytes: read the partial (src or dst) and the received bytes
-//!    (scratch) with the copy's AR/R side into two chunk buffers (this
-//!    block's `cp_buf` and a second one, 32 × 128 LUTRAM each), realign
-//!    both to the chunk's first element (two 256→128 shifters, ~600 LUT
-//!    each; the copy's write realigner is the third), stream the 128-bit
-//!    pairs through `reduce_alu` (one flit per cycle, its pipeline
-//!    latency; no vector-sized buffer, no BRAM), and write the result with
-//!    the copy's AW/W/B side, one write per chunk (golden `do_step`); a
-//!    storing step is this copy from scratch. Estimate for 2–4: ~3–4 k LUT
-//!    plus `reduce_alu` (its DSPs) over the NI's 14.5 k, 0 BRAM36.
-//! 5. **Time**: the golden model steps at fragment events (`emit`,
-//!    `receive`, each calling `progress`), so a combining step runs, as the
-//!    copy does, with everything else held after the decision (or pick)
-//!    that completes it; the bench then expects its writes at that event.
-//!    TIMEOUT: done (above); with the receive side it also clears the bank.
+//! Known limits of this slice: no descriptor queue (an allreduce DOORBELL
+//! while a collective runs is refused QUEUE_FULL, where the golden engine
+//! queues it; the `ni` bench keeps those out). While a ready step waits for
+//! the AXI4 master to go quiet, the receive path decides nothing: the
+//! transmit reads of packets picked before it drain only as the network
+//! returns credits, so in a network where those credits wait for this NI
+//! to consume a packet the wait is a cycle (the DOORBELL's wait avoids it
+//! by deciding until the transmit side is quiet; the step cannot, as the
+//! golden model has done it already). Landing writes that post a
+//! completion may land during that wait, before the collective's own
+//! completion where the golden model posts it after. Both are for the next
+//! slice (a reserved payload buffer for fragment reads; the step's
+//! completion ordered at its event). `ni.ar_communicators > 0` stays
+//! refused by [`super::Geometry::new`], so by `exanet generate`.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile
 //! (`ar_hold`) the AXI4-Lite slave accepts nothing, the receive path
@@ -206,6 +210,8 @@ struct Allreduce<'a> {
     st_timeout: String,
     /// The fragments received (`templates/ni/ar_recv.v`).
     recv: String,
+    /// `ArStatus::Protocol` as the child's 3-bit status.
+    st_protocol: String,
 }
 
 /// The `FragReject` codes the receive checks give, as 4-bit literals.
@@ -250,6 +256,9 @@ struct ArRecv {
     userw: usize,
     /// Bits of the index signals above the slot bits, unused.
     unused_hi: String,
+    /// Padding of `{dtype, op}` to the record's user bits above the
+    /// communicator id.
+    opdt_pad: String,
 }
 
 /// `templates/ni/ar_send.v`.
@@ -258,6 +267,8 @@ struct ArRecv {
 struct ArSend {
     /// `ArStatus::Ok` as the child's 3-bit status.
     st_ok: String,
+    /// The fragment payload: `max_payload_bytes`.
+    p: usize,
     /// Widths of the footer's seq, flags, txid, user, of the coordinates
     /// and of the header's PDID.
     seqw: usize,
@@ -324,6 +335,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     let send = render(
         &ArSend {
             st_ok: st_ok.clone(),
+            p: n.max_payload_bytes,
             seqw: fw(footer::SEQ),
             flagsw: fw(footer::FLAGS),
             txidw: fw(footer::TXID),
@@ -356,6 +368,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             send,
             st_timeout: format!("{STATUS_BITS}'d{}", ArStatus::Timeout as u8),
             recv,
+            st_protocol: format!("{STATUS_BITS}'d{}", ArStatus::Protocol as u8),
         },
         "allreduce",
     )
@@ -383,6 +396,16 @@ fn recv_verilog(g: &Geometry) -> Result<String> {
         record_bits() == 68 && footer::USER.width == 12,
         "NI RTL: ar_recv.v's record layout assumes a 12-bit footer user field"
     );
+    // The step's check compares the record's user bits above the
+    // communicator id with {pad, dtype, op}.
+    ensure!(
+        FRAG_USER_OP.offset == FRAG_USER_COMM.width
+            && FRAG_USER_DTYPE.offset == FRAG_USER_OP.offset + FRAG_USER_OP.width
+            && FRAG_USER_OP.width == 3
+            && FRAG_USER_DTYPE.width == 3,
+        "NI RTL: ar_recv.v's step check takes the op right above the communicator id and the dtype above it, 3 bits each"
+    );
+    let opdt_hi = footer::USER.width - FRAG_USER_DTYPE.offset - FRAG_USER_DTYPE.width;
     let sb = clog2(n.ar_communicators).max(1);
     let tb = clog2(limit).max(1);
     let iw = sb + 1 + tb;
@@ -443,6 +466,7 @@ fn recv_verilog(g: &Geometry) -> Result<String> {
             cr: rng(coords::RESERVED),
             userw: footer::USER.width as usize,
             unused_hi,
+            opdt_pad: pad(opdt_hi as usize),
         },
         "ar_recv",
     )

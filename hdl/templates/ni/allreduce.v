@@ -32,11 +32,13 @@ reg  [2:0] ar_stat;
 {{ recv }}
 // A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
 // at once for a failed check, after the copy for a single rank (`cp_fin`),
-// when a collective ends (`rn_end`: every step done, or the timeout; or
-// the timeout fell during its check, `rn_chk_tmo`).
+// when a collective ends (`rn_end`: every step done, a step's receive
+// breaking the schedule (PROTOCOL), or the timeout; or the timeout fell
+// during its check, `rn_chk_tmo`).
 always @(*) begin
     ar_done = (ar$0$done && !cp_go && !rn_go) || cp_fin || rn_end;
     ar_stat = (cp_fin || rn_ok) ? {{ st_ok }}
+            : cb_bad ? {{ st_protocol }}
             : (rn_end || rn_chk_tmo) ? {{ st_timeout }}
             : ar$0$status;
 end
@@ -60,7 +62,7 @@ always @(*) begin
     ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
     ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
     ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0) || ar_prep;
+    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 4'd0) || ar_prep || cb_wait;
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;

@@ -47,6 +47,24 @@ reg [31:0] ar_nrecv;
 reg [31:0] ar_rej [0:{{ nrej - 1 }}];
 reg  [{{ iw - 1 }}:0] af_ki;
 integer    af_k;
+// The running collective's current step's record (golden `step_ready`):
+// closed, and from the partner with the step's bytes, op and dtype.
+reg  [{{ iw - 1 }}:0] cb_idx;
+reg [{{ rw - 1 }}:0] cb_r;
+reg        cb_closed;
+reg        cb_rok;
+reg [31:0] cb_need;
+reg        cb_trig_rx;
+always @(*) begin
+    cb_idx = {ar$0$run_comm[{{ sb - 1 }}:0], ar$0$run_seq[0], fr_index[{{ tb - 1 }}:0]};
+    cb_r = af_v[cb_idx] ? af_rec[cb_idx] : {{ rw }}'d0;
+    cb_closed = cb_r[{{ rw - 48 }}];
+    cb_need = (ar$0$st_recv_hi - ar$0$st_recv_lo) << ar$0$run_e;
+    cb_rok = (cb_r[{{ rw - 49 }}:{{ rw - 60 }}] == ar$0$st_partner) && (cb_r[{{ rw - 16 }}:{{ rw - 47 }}] == cb_need)
+             && (cb_r[{{ rw - 61 }}:0] == { {{- opdt_pad }}ar$0$run_dtype, ar$0$run_op});
+    // The fragment accepted now closes the step the collective waits on.
+    cb_trig_rx = af_prog && (rn_st == 2'd3) && footer_unpack$last && (footer_unpack$flags == fr_index);
+end
 always @(*) begin
     af_c = footer_unpack$user[3:0];
     ar$0$fq_comm = af_c;
@@ -125,9 +143,10 @@ always @(posedge clock) begin
     end
 end
 // The offsets fit 4 bits (each below its extent, at most 16).
-// The record's op and dtype bits are for the combining step's check
-// (next slice); the extent fields' top bits and the size's bit 0 (the
+// The fragment's record's op and dtype bits are checked on the step's
+// record (cb_r, whose next index is not: a closed record's count is its
+// bytes'); the extent fields' top bits and the size's bit 0 (the
 // bank is half the area) are not the engine's.
 wire unused_ar_recv = &{1'b0, af_ox[5:4], af_oy[5:4], af_oz[5:4], af_end[43:42], ar$0$fq_ctrl[30:16],
-                        af_r[{{ rw - 61 }}:0], ar$0$fq_extent[15:13], ar$0$fq_extent[7:5], ar$0$fq_ssize[0],
+                        af_r[{{ rw - 61 }}:0], cb_r[{{ rw - 1 }}:{{ rw - 15 }}], ar$0$fq_extent[15:13], ar$0$fq_extent[7:5], ar$0$fq_ssize[0],
                         af_ki[{{ tb - 1 }}:0]{{ unused_hi }}};

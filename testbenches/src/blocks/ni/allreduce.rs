@@ -30,7 +30,7 @@
 //! writes change.
 
 use super::{NiBench, Op, REGION};
-use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
+use exanet_sim::allreduce::engine::{FRAG_USER_DTYPE, FRAG_USER_OP, MAX_COMMUNICATORS};
 use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
 use exanet_sim::ni::completion::{CqKind, CQ_W0_KIND, CQ_W0_REASON};
 use exanet_sim::ni::descriptor::{
@@ -41,6 +41,7 @@ use exanet_sim::ni::Packet;
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
 use exanet_sim::rng::Rng;
+use std::collections::VecDeque;
 
 /// Communicator slots the set-up enables: 0 a member slot with the first
 /// channel's PDID and a small scratch area, 1 a slot this node is not a
@@ -462,6 +463,9 @@ impl NiBench {
     /// decision, error entry, AR_CNT / AR_REJ, the scratch write burst by
     /// burst (split at a 4 KiB page) with AWUSER = its PDID.
     fn ar_fragment(&mut self, rng: &mut Rng) -> (Vec<u128>, usize) {
+        if let Some(words) = self.partner_fragment(rng) {
+            return (words, 0);
+        }
         let n = self.params.ni.clone();
         let d = n.torus_dims;
         let e = self.golden.engine().expect("an NI with the engine");
@@ -472,6 +476,14 @@ impl NiBench {
                 .min(MAX_COMMUNICATORS - 1)
         } else {
             rng.below(n.ar_communicators as u64) as usize
+        };
+        // With collectives that run (good descriptors on slot 0), its
+        // partners' fragments are the only ones it gets (a random one
+        // would break their order: Gap, Mixed, a step closed early).
+        let k = if k == 0 && self.ar_copies && n.ar_communicators > 1 {
+            1 + rng.below(n.ar_communicators as u64 - 1) as usize
+        } else {
+            k
         };
         let seq = e.slot_seq(k).unwrap_or(0);
         let reg = |f| {
@@ -580,5 +592,55 @@ impl NiBench {
         let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
         self.cov.ar_frags_sent_in += 1;
         (Packet::build(h, f, &payload).words, 0)
+    }
+}
+
+/// The partners of slot 0's running collective, as the receive agent plays
+/// them: their fragments not yet sent in, in order (golden
+/// `Engine::partner_fragments`), and the collective's op and dtype codes.
+pub(super) struct Partner {
+    /// Communicator and sequence number of the collective.
+    pub key: (u8, u16),
+    frags: VecDeque<(Header, Footer)>,
+    pub op: usize,
+    pub dtype: usize,
+    /// Counted among the collectives that ended OK.
+    pub counted: bool,
+}
+
+/// Share of the receive agent's fragments (with collectives running on
+/// slot 0) that are its partners' next fragment.
+const PARTNER_SHARE: f64 = 0.8;
+
+impl NiBench {
+    /// The next fragment of a partner of slot 0's running collective
+    /// (random payload bytes of the golden size: any bit pattern, NaNs
+    /// and subnormals among the floats'), most of the time while one has
+    /// fragments left; `None` otherwise.
+    fn partner_fragment(&mut self, rng: &mut Rng) -> Option<Vec<u128>> {
+        if !self.ar_copies {
+            return None;
+        }
+        let e = self.golden.engine()?;
+        let key = e.running().filter(|k| k.0 == 0)?;
+        if self.ar_partner.as_ref().is_none_or(|p| p.key != key) {
+            let frags: VecDeque<(Header, Footer)> = e.partner_fragments().into();
+            let user = frags.front().map_or(0, |(_, f)| f.user() as u64);
+            self.ar_partner = Some(Partner {
+                key,
+                frags,
+                op: FRAG_USER_OP.get(user as u128) as usize,
+                dtype: FRAG_USER_DTYPE.get(user as u128) as usize,
+                counted: false,
+            });
+        }
+        if !rng.chance(PARTNER_SHARE) {
+            return None;
+        }
+        let (h, f) = self.ar_partner.as_mut()?.frags.pop_front()?;
+        let payload: Vec<u8> = (0..h.size()).map(|_| rng.bits(8) as u8).collect();
+        self.cov.ar_frags_sent_in += 1;
+        self.cov.ar_partner_frags += 1;
+        Some(Packet::build(h, f, &payload).words)
     }
 }

@@ -56,6 +56,17 @@ pub struct NiCoverage {
     pub ar_frags_closing: u64,
     pub ar_frag_bursts: u64,
     pub ar_frag_rejected: [u64; 10],
+    /// Partner fragments of slot 0's running collective sent in (the
+    /// partners' exact fragments, golden `partner_fragments`); steps
+    /// combined or stored (golden writes at a pick or a decision) and
+    /// their write bursts; collectives that ended OK after combining, by
+    /// op code and by dtype code; collectives ended PROTOCOL.
+    pub ar_partner_frags: u64,
+    pub ar_steps_done: u64,
+    pub ar_step_bursts: u64,
+    pub ar_combined_ok: u64,
+    pub ar_combined_op: [u64; 8],
+    pub ar_combined_dtype: [u64; 8],
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,
