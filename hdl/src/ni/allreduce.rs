@@ -157,9 +157,10 @@
 //! by deciding until the transmit side is quiet; the step cannot, as the
 //! golden model has done it already). Landing writes that post a
 //! completion may land during that wait, before the collective's own
-//! completion where the golden model posts it after. Both are for the next
-//! slice (a reserved payload buffer for fragment reads; the step's
-//! completion ordered at its event). `ni.ar_communicators > 0` stays
+//! completion where the golden model posts it after (the `ni` bench found
+//! it with more float sums in its stimulus: BENCHMARKS.md). Both are for
+//! the next slice (a reserved payload buffer for fragment reads; those
+//! landings' CQ entries held until the step's writes are done). `ni.ar_communicators > 0` stays
 //! refused by [`super::Geometry::new`], so by `exanet generate`.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile

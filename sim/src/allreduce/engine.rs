@@ -1039,6 +1039,8 @@ mod tests {
         rejected: Vec<(usize, usize, FragReject)>,
         /// PDID of each communicator id.
         pdids: HashMap<u8, u16>,
+        /// Every fragment delivered: (to, packet).
+        delivered: Vec<(usize, Packet)>,
     }
 
     fn index_of(dims: [usize; 3], c: [usize; 3]) -> usize {
@@ -1068,6 +1070,7 @@ mod tests {
                 rng: Rng::new(seed),
                 rejected: Vec::new(),
                 pdids: HashMap::new(),
+                delivered: Vec::new(),
             }
         }
 
@@ -1116,6 +1119,7 @@ mod tests {
                 for k in keys {
                     if self.rng.chance(0.5) {
                         if let Some(pkt) = self.wire.get_mut(&k).unwrap().pop_front() {
+                            self.delivered.push((k.1, pkt.clone()));
                             let (e, m) = &mut self.nodes[k.1];
                             if let Err(why) = e.receive(&pkt, m) {
                                 self.rejected.push((k.0, k.1, why));
@@ -1329,6 +1333,60 @@ mod tests {
                 })
                 .collect();
             assert_eq!(read_vec(m, SRC + 64, n, 4), want, "rank {r}");
+        }
+    }
+
+    /// `partner_fragments` lists exactly the fragments the partners send
+    /// each rank (header, footer but the payload CRC), on a box of six
+    /// ranks (pre/post steps) with both schedules.
+    #[test]
+    fn partner_fragments_are_what_the_partners_send() {
+        let mut net = Net::new([3, 2, 1], 23);
+        let members = net.set_comm(0, CommBox::whole([3, 2, 1]), 6);
+        for (txid, threshold) in [(1u16, 4096), (2, 16)] {
+            let mut want = Vec::new();
+            for &node in &members {
+                let (e, m) = &mut net.nodes[node];
+                e.set_threshold(threshold);
+                write_vec(m, SRC, &[7; 40], 4);
+                e.post(ArDescriptor {
+                    op: ReduceOp::Sum.code(),
+                    dtype: ReduceDtype::U32.code(),
+                    count: 40,
+                    src: SRC,
+                    dst: DST,
+                    comm: 0,
+                    txid,
+                    pdid: 6,
+                })
+                .unwrap();
+                e.progress(m);
+                assert!(e.running().is_some());
+                for (h, f) in e.partner_fragments() {
+                    want.push((node, h.to_bits(), f.to_bits()));
+                }
+            }
+            net.delivered.clear();
+            net.run();
+            let mut got: Vec<_> = net
+                .delivered
+                .iter()
+                .map(|(to, pkt)| {
+                    let mut f = Footer::from_bits(pkt.footer_word()).unwrap();
+                    f.set_payload_crc(0).unwrap();
+                    (*to, pkt.header_word(), f.to_bits())
+                })
+                .collect();
+            want.sort();
+            got.sort();
+            assert!(!want.is_empty());
+            assert_eq!(want, got, "threshold {threshold}");
+            for &node in &members {
+                assert_eq!(
+                    net.nodes[node].0.pop_completion().unwrap().status,
+                    ArStatus::Ok
+                );
+            }
         }
     }
 

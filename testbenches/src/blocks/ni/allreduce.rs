@@ -6,7 +6,11 @@
 //! single rank's copy (compared burst by burst with the golden engine's
 //! writes, check.rs: AR / AW / W / B, AxUSER = the descriptor's PDID), and
 //! of a collective of two ranks or more its fragments (each compared flit
-//! by flit with the golden engine's `emit` at its pick) and its TIMEOUT
+//! by flit with the golden engine's `emit` at its pick), its partners'
+//! fragments (played by the receive agent from the golden
+//! `partner_fragments`, random bytes), its combining and storing steps
+//! (the golden writes at the event that made a step ready, compared burst
+//! by burst: every result byte), its OK completion, or its TIMEOUT
 //! (the golden clock moves one cycle per cycle: check.rs), completions on
 //! the AXI4-Lite reads; and the fragments the receive agent sends in (one
 //! packet in four, `NiBench::ar_fragment`), each decided as the golden
@@ -255,8 +259,9 @@ impl NiBench {
                 // A good descriptor on slot 0, a collective of two ranks
                 // or more: up to 3 P of bytes, so a step sends up to 3
                 // fragments (and with a large vector's schedule, some
-                // steps send nothing). It runs until its timeout: no
-                // partner answers in this bench.
+                // steps send nothing). Its partners answer through the
+                // receive agent (`partner_fragment`), most of the time
+                // fast enough; else it times out.
                 let p = n.max_payload_bytes as u64;
                 count = (1 + rng.below(3 * p / esize)) as u32;
                 src = region + esize * rng.below((REGION - esize * count as u64) / esize + 1);

@@ -407,6 +407,9 @@ impl NiBench {
             self.cov.ar_combined_ok += 1;
             self.cov.ar_combined_op[pt.op & 7] += 1;
             self.cov.ar_combined_dtype[pt.dtype & 7] += 1;
+            let float = exanet_sim::allreduce::reduce_alu::ReduceDtype::from_code(pt.dtype as u64)
+                .is_some_and(|d| d.is_float());
+            self.cov.ar_combined_fsum += (pt.op == 0 && float) as u64;
         }
     }
 

@@ -60,13 +60,15 @@ pub struct NiCoverage {
     /// partners' exact fragments, golden `partner_fragments`); steps
     /// combined or stored (golden writes at a pick or a decision) and
     /// their write bursts; collectives that ended OK after combining, by
-    /// op code and by dtype code; collectives ended PROTOCOL.
+    /// op code and by dtype code.
     pub ar_partner_frags: u64,
     pub ar_steps_done: u64,
     pub ar_step_bursts: u64,
     pub ar_combined_ok: u64,
     pub ar_combined_op: [u64; 8],
     pub ar_combined_dtype: [u64; 8],
+    /// Of those, float sums (`fp_add` in `reduce_alu`).
+    pub ar_combined_fsum: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,
