@@ -155,13 +155,20 @@
 //! returns credits, so in a network where those credits wait for this NI
 //! to consume a packet the wait is a cycle (the DOORBELL's wait avoids it
 //! by deciding until the transmit side is quiet; the step cannot, as the
-//! golden model has done it already). Landing writes that post a
-//! completion may land during that wait, before the collective's own
-//! completion where the golden model posts it after (the `ni` bench found
-//! it with more float sums in its stimulus: BENCHMARKS.md). Both are for
-//! the next slice (a reserved payload buffer for fragment reads; those
-//! landings' CQ entries held until the step's writes are done). `ni.ar_communicators > 0` stays
+//! golden model has done it already); for the next slice (a reserved
+//! payload buffer for fragment reads). `ni.ar_communicators > 0` stays
 //! refused by [`super::Geometry::new`], so by `exanet generate`.
+//!
+//! Landing writes that post a completion and land during that wait (their
+//! B taken: the step needs the received bytes in memory) have their CQ
+//! entries held (`lh`, as deep as the landing queue, their CQ slots still
+//! reserved) until the step and what follows it at once are done: the
+//! golden model did the step at the event that made it ready and, for the
+//! last step, posted the collective's completion then, before those
+//! writes landed. When the collective's timeout falls during the wait,
+//! the entries landed before it drain ahead of its TIMEOUT, the others
+//! after, as the golden model posts them. Unobservable meanwhile: the NI
+//! holds its AXI4-Lite slave and its receive decisions.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile
 //! (`ar_hold`) the AXI4-Lite slave accepts nothing, the receive path
@@ -197,6 +204,12 @@ struct Allreduce<'a> {
     aw_update: String,
     /// Its count bits, its depth, and the count widened to compare.
     aww: usize,
+    /// The held landing completions' queue (as deep as the landing queue):
+    /// storage, resets, updates, count bits.
+    lh_storage: String,
+    lh_reset: String,
+    lh_update: String,
+    lhw: usize,
     awd: String,
     aw_count_wide: String,
     /// Padding of a 3-bit `ArStatus` to the completion's reason field.
@@ -317,6 +330,12 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;
+    let lh = Queue {
+        name: "lh",
+        width: r.cq.width(),
+        abits: super::rdma_rx::LQA,
+        depth: 1 << super::rdma_rx::LQA,
+    };
     let st_ok = format!("{STATUS_BITS}'d{}", ArStatus::Ok as u8);
     ensure!(
         (16..=256).contains(&n.max_payload_bytes) && n.max_payload_bytes.is_multiple_of(16),
@@ -361,6 +380,10 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             aw_reset: block(aw.reset()),
             aw_update: block(aw.update()),
             aww,
+            lh_storage: block(lh.decl_mem() + &lh.decl_ptrs()),
+            lh_reset: block(lh.reset()),
+            lh_update: block(lh.update()),
+            lhw: super::rdma_rx::LQA + 1,
             awd: format!("8'd{}", n.ar_queue_depth),
             aw_count_wide: format!("{{{}aw_count}}", pad(8 - aww)),
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),

@@ -127,7 +127,7 @@ use exanet_sim::packet::footer::FLAGS;
 
 /// Index bits of the landing queue: up to `2^LQA` accepted data packets'
 /// writes in flight (decided, B not yet taken).
-const LQA: usize = 3;
+pub(super) const LQA: usize = 3;
 
 /// `name` (`width` bits) as a `bits`-bit expression: zero-extended or
 /// truncated (the value always fits).
@@ -170,6 +170,8 @@ struct RdmaRx<'a> {
     rvpad: String,
     cqpad: String,
     rqpad: String,
+    /// Zero padding of the held landing completions' count to 16 bits.
+    lhpad: String,
     pmodpad: String,
     /// Landing-queue depth.
     lqd: usize,
@@ -263,6 +265,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             rvpad: pad(10 - (g.rxa + 1)),
             cqpad: pad(16 - (g.cqa + 1)),
             rqpad: pad(16 - (g.rqa + 1)),
+            lhpad: pad(16 - (LQA + 1)),
             pmodpad: pad(10 - g.pa),
             lqd: 1 << LQA,
             mbkx: fit("mb_k", 5, g.rxa),

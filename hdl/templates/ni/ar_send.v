@@ -81,7 +81,7 @@ always @(*) begin
     // out at that cycle's end at the earliest: a timeout falling from that
     // event until the step is written waits for it (the NI holds, nothing
     // sees the difference), then ends the collective.
-    cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0))
+    cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0)) || lh_pop
              || ((rn_st == 2'd2) && ((fr_rem == 32'd0) || cb_sent) && !fr_rempty && cb_closed)
              || (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && !fr_rempty && cb_closed);
     rn_tmx = rn_tmo && !cb_due;

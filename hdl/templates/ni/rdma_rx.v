@@ -111,7 +111,7 @@ reg        lp_post;
 always @(*) begin
     mb_full = (mb_count == {{ mbw }}'d{{ k.mbd }});
     // Entries of writes still landing hold their slots.
-    cq_full = ({ {{- cqpad }}cq_count} + {11'd0, lq_cqh}) >= 16'd{{ k.cqd }};
+    cq_full = ({ {{- cqpad }}cq_count} + {11'd0, lq_cqh}{% if k.ar %} + { {{- lhpad }}lh_count}{% endif %}) >= 16'd{{ k.cqd }};
     // The response lane's pop of this cycle comes first (golden order).
     rq_full = ({ {{- rqpad }}rq_count} - {15'd0, rsp_go} + {11'd0, lq_rqh}) >= 16'd{{ k.rqd }};
     rd_full = (rd_count == {{ k.rdw }}'d{{ k.rdd }});
@@ -349,7 +349,8 @@ end
 // B), pops by software (CQ_POP, MB_POP) and by the scheduler (responses).
 reg        cq_wr;
 reg        rq_wr;
-reg        lp_cq;
+reg        lp_cq;{% if k.ar %}
+reg        lp_cqd;{% endif %}
 reg        lp_rq;
 reg        lq_push;
 reg        lq_pop;
@@ -376,9 +377,12 @@ always @(*) begin
     rq_wr = x_commit && x_need_rq && !x_defer;
     lq_push = x_write || mw_push2;
     lq_pop = w_land;
-    lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};
+    lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};{% if k.ar %}
+    // Straight into the CQ, unless held while an allreduce step waits
+    // (`lh_push`, allreduce.v).
+    lp_cqd = lp_cq && !lh_push;{% endif %}
     lp_rq = w_land && lq_rd{{ r.lq.at("rq_v") }};
-    cq_push = cq_wr || lp_cq{% if k.ar %} || ar_cq{% endif %};
+    cq_push = cq_wr || lp_cq{% if k.ar %}d || ar_cq || lh_pop{% endif %};
     rq_push = rq_wr || lp_rq;
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != {{ cqw }}'d0) || cq_push);
@@ -406,8 +410,9 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
-    else if (lp_cq) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
-    else if (ar_cq) cq_mem[cq_tail] <= ar_ent;{% endif %}
+    else if (lp_cq{% if k.ar %}d{% endif %}) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
+    else if (ar_cq) cq_mem[cq_tail] <= ar_ent;
+    else if (lh_pop) cq_mem[cq_tail] <= lh_mem[lh_head];{% endif %}
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
     else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
     // (A second burst's B posts nothing.)

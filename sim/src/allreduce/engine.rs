@@ -2,9 +2,14 @@
 //! like the NI's own model ([`crate::ni`]), with the same packet format and
 //! the same sparse memory.
 //!
-//! This doc is the contract the engine's RTL will match fragment for
-//! fragment and write for write. It is not yet joined to the NI's register
-//! file; [`Engine`] is driven directly (descriptors, communicator settings,
+//! This doc is the contract the engine's RTL (the NI's, `hdl/src/ni/allreduce.rs`)
+//! matches fragment for fragment and write for write. The golden NI
+//! ([`crate::ni::Ni`]) owns an [`Engine`] when its parameters give it
+//! communicators, and drives it from its register file (communicator
+//! registers, allreduce descriptors and their DOORBELL), its receive path
+//! (fragments accepted), its scheduler (fragments picked) and its time;
+//! the engine's completions enter the NI's completion queue. The tests
+//! here drive an [`Engine`] directly (descriptors, communicator settings,
 //! packets in and out, time).
 //!
 //! # Communicators (privileged registers)

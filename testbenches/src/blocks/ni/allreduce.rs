@@ -206,7 +206,7 @@ impl NiBench {
             dtype = types[rng.below(types.len() as u64) as usize];
         }
         let (mut opc, mut dtc) = (op.code() as u32, dtype.code() as u32);
-        let esize = dtype.bits() as u64 / 8;
+        let mut esize = dtype.bits() as u64 / 8;
         let mut count = 1 + rng.below(64) as u32;
         let region = self.regions[rng.below(self.regions.len() as u64) as usize];
         let mut src = region + esize * rng.below(256);
@@ -261,7 +261,17 @@ impl NiBench {
                 // fragments (and with a large vector's schedule, some
                 // steps send nothing). Its partners answer through the
                 // receive agent (`partner_fragment`), most of the time
-                // fast enough; else it times out.
+                // fast enough; else it times out. Four in ten are float
+                // sums (`fp_add` in the NI's `reduce_alu`).
+                if rng.chance(0.4) {
+                    let f = if rng.chance(0.5) {
+                        ReduceDtype::F32
+                    } else {
+                        ReduceDtype::F64
+                    };
+                    (opc, dtc) = (ReduceOp::Sum.code() as u32, f.code() as u32);
+                    esize = f.bits() as u64 / 8;
+                }
                 let p = n.max_payload_bytes as u64;
                 count = (1 + rng.below(3 * p / esize)) as u32;
                 src = region + esize * rng.below((REGION - esize * count as u64) / esize + 1);
