@@ -290,7 +290,9 @@ always @(*) begin
 end
 // Bits the copy does not use: the beat counts' rounding bits, the top of
 // the realigning window (at most 15 bytes of the upper word are taken),
-// the masks' carry bit, and the high bits of lengths at most {{ p }}.
+// the masks' carry bit, and the high bits of lengths at most {{ p }};
+// the beats left to the 4 KiB page's end above 31 (a split takes them
+// only when fewer than the burst's beats, at most 31).
 // The ALU's `bad` (the check let only legal op/dtype pairs through).
-wire unused_ar_copy = &{1'b0, cp_rtmp[9], cp_rtmp[3:0], cp_wtmp[9], cp_wtmp[3:0], cp_cat[255:248], cp_hi16[9:5],
+wire unused_ar_copy = &{1'b0, cp_rtmp[9], cp_rtmp[3:0], cp_wtmp[9], cp_wtmp[3:0], cp_wtop[8:5], cp_cat[255:248], cp_hi16[9:5],
                        cp_mhi[16], cp_mlo[16], cp_nlen[30:9], cb_cata[255:248], cb_catb[255:248], alu$0$bad};
