@@ -40,9 +40,17 @@
 //! - the collective: `run`, `run_on`, `run_next`, `seq_adv` in; out the
 //!   step presented (`st_valid`, `st_done`, `st_index[8]`,
 //!   `st_send_lo/hi[32]`, `st_recv_empty`, `st_their_off[36]`,
-//!   `st_dest[22]`), the checked descriptor's slot and codes (`run_pdid`,
-//!   `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`), and
-//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it.
+//!   `st_dest[22]`; for the combining step `st_recv_lo/hi[32]`,
+//!   `st_combine`, `st_my_off[36]`, `st_partner[12]`, the partner's
+//!   digits in the box), the checked descriptor's slot and codes
+//!   (`run_pdid`, `run_seq`, `run_comm`, `run_op`, `run_dtype`, `run_e`,
+//!   `run_scratch[42]`, `run_half[31]`), and
+//!   `timeout[32]`, AR_TIMEOUT as a write this cycle leaves it;
+//! - the receive path's slot look-up (combinational): `fq_comm[4]` in; out
+//!   that slot's `fq_ctrl[32]`, `fq_origin[12]`, `fq_extent[21]`,
+//!   `fq_seq[14]`, `fq_scratch[42]`, `fq_ssize[32]`; and `clr` with
+//!   `clr_slot[4]` in a cycle an AR_CTRL write is taken (its receive records
+//!   start again, golden `set_communicator`).
 //!
 //! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
@@ -368,6 +376,21 @@ pub struct ArCheck {
     pub st_their_off: Signal<Out, Bits<36>>,
     /// The partner's coordinates (this node's fpga and reserved bits).
     pub st_dest: Signal<Out, Bits<22>>,
+    /// Its receive range, in elements (half open; empty when equal).
+    pub st_recv_lo: Signal<Out, Bits<32>>,
+    /// End of the receive range.
+    pub st_recv_hi: Signal<Out, Bits<32>>,
+    /// The received bytes are combined with the partial (else stored).
+    pub st_combine: Signal<Out, bool>,
+    /// Where the receive range lies in this rank's bank, in elements.
+    pub st_my_off: Signal<Out, Bits<36>>,
+    /// The partner's offsets in the box (its rank's digits, 4 bits each:
+    /// x, y, z), as the receive records store a fragment's source.
+    pub st_partner: Signal<Out, Bits<12>>,
+    /// The checked descriptor's slot: its scratch area and half its size
+    /// (one bank), in bytes.
+    pub run_scratch: Signal<Out, Bits<42>>,
+    pub run_half: Signal<Out, Bits<31>>,
     /// The checked descriptor's slot: its PDID.
     pub run_pdid: Signal<Out, Bits<16>>,
     /// Its sequence number (the fragments' footer txid).
@@ -385,6 +408,18 @@ pub struct ArCheck {
     /// sets): the golden model applies a write before the cycle's time
     /// step.
     pub timeout: Signal<Out, Bits<32>>,
+    /// The receive path's look-up: a fragment's communicator id, and its
+    /// slot's registers and sequence number.
+    pub fq_comm: Signal<In, Bits<4>>,
+    pub fq_ctrl: Signal<Out, Bits<32>>,
+    pub fq_origin: Signal<Out, Bits<12>>,
+    pub fq_extent: Signal<Out, Bits<21>>,
+    pub fq_seq: Signal<Out, Bits<14>>,
+    pub fq_scratch: Signal<Out, Bits<42>>,
+    pub fq_ssize: Signal<Out, Bits<32>>,
+    /// An AR_CTRL write is taken this cycle, on slot `clr_slot`.
+    pub clr: Signal<Out, bool>,
+    pub clr_slot: Signal<Out, Bits<4>>,
     /// The step sequencer, walked for the scratch need.
     pub sched: ArSched,
     _body: String,
@@ -431,6 +466,13 @@ impl ArCheck {
             st_recv_empty: Default::default(),
             st_their_off: Default::default(),
             st_dest: Default::default(),
+            st_recv_lo: Default::default(),
+            st_recv_hi: Default::default(),
+            st_combine: Default::default(),
+            st_my_off: Default::default(),
+            st_partner: Default::default(),
+            run_scratch: Default::default(),
+            run_half: Default::default(),
             run_pdid: Default::default(),
             run_seq: Default::default(),
             run_comm: Default::default(),
@@ -438,6 +480,15 @@ impl ArCheck {
             run_dtype: Default::default(),
             run_e: Default::default(),
             timeout: Default::default(),
+            fq_comm: Default::default(),
+            fq_ctrl: Default::default(),
+            fq_origin: Default::default(),
+            fq_extent: Default::default(),
+            fq_seq: Default::default(),
+            fq_scratch: Default::default(),
+            fq_ssize: Default::default(),
+            clr: Default::default(),
+            clr_slot: Default::default(),
             sched: ArSched::new(&p.sched())?,
             _body: ar_check_body(p)?,
         })
@@ -467,6 +518,13 @@ impl Logic for ArCheck {
         self.st_recv_empty.connect();
         self.st_their_off.connect();
         self.st_dest.connect();
+        self.st_recv_lo.connect();
+        self.st_recv_hi.connect();
+        self.st_combine.connect();
+        self.st_my_off.connect();
+        self.st_partner.connect();
+        self.run_scratch.connect();
+        self.run_half.connect();
         self.run_pdid.connect();
         self.run_seq.connect();
         self.run_comm.connect();
@@ -474,6 +532,14 @@ impl Logic for ArCheck {
         self.run_dtype.connect();
         self.run_e.connect();
         self.timeout.connect();
+        self.fq_ctrl.connect();
+        self.fq_origin.connect();
+        self.fq_extent.connect();
+        self.fq_seq.connect();
+        self.fq_scratch.connect();
+        self.fq_ssize.connect();
+        self.clr.connect();
+        self.clr_slot.connect();
         self.sched.clock.connect();
         self.sched.reset.connect();
         self.sched.start.connect();

@@ -70,10 +70,39 @@
 //! seq = j, first / last, user = communicator · op · dtype (the golden
 //! `FRAG_USER_*` fields). FRAGS_SENT counts them. A step that receives
 //! nothing is done after its last fragment and the next is prepared; a
-//! step that receives waits: no fragment is taken yet (slice 3), so only
-//! the timeout ends it. While a step is prepared (2 cycles or more per
+//! step that receives waits for its receive (below, Combining). While a step is prepared (2 cycles or more per
 //! step; the golden model moves on at once) the NI holds as during a check
 //! (`ar_prep` in `ar_hold`), so nothing observes the difference.
+//!
+//! **Receiving** (`templates/ni/ar_recv.v`, golden `Engine::accept`): an
+//! AllreduceFragment that passed the NI's checks (`rdma_rx`, with `1 <=
+//! size <= P`) is checked in `FragReject` order against its slot (the
+//! child's combinational look-up `fq_*` by the footer's communicator id)
+//! and its step's receive record: Comm (slot not enabled), Pdid, Stale
+//! (txid neither the slot's `s_seq` nor the next), Source (not in the box
+//! modulo the torus, or another board's fpga / reserved bits), Step
+//! (flags ≥ the golden step limit), Range (vaddr + size past half the
+//! scratch area), Duplicate (index below the record's next, or the step
+//! closed), Gap (above it), Mixed (a source other than the step's first
+//! fragment's). A rejected one is counted in AR_REJ\[r\] and reported by
+//! the NI with the golden `fragment_reason` (error entry, REJ, RX_ERROR),
+//! nothing written. An accepted one advances its record (next index,
+//! bytes, closed = last, the source's box offsets, the footer's op and
+//! dtype bits), counts in FRAGS_RECEIVED, and is written by `rdma_rx`'s
+//! write burst at scratch + (txid & 1) · size/2 + vaddr (two bursts at a
+//! 4 KiB page), its B posting nothing; one of the running collective's
+//! current sequence number is its progress (`rn_t` starts again).
+//!
+//! Records: one per slot, bank and step, `{next_index[15], bytes[32],
+//! closed, offsets[12], op_dtype[8]}` = 68 bits at `{slot, bank, step}`
+//! (2^(slot bits + 1 + step bits) entries: 128 at four slots on 8×4×4,
+//! LUTRAM), zero until a valid bit (FFs) is set; a bank's valid bits
+//! clear in one cycle when its collective ends (`seq_adv`, golden
+//! `finish`) and a slot's when an AR_CTRL write is taken on it (golden
+//! `set_communicator`), both after the cycle's decision (the golden
+//! order: packet, AXI4-Lite write, time step). Storing the source's box
+//! offsets rather than its coordinates gives the golden rank comparison
+//! (a coordinate past the torus names the same rank).
 //!
 //! **Sequence numbers** (`s_seq` per slot in `ar_check`, golden
 //! `Engine::finish`): zero at every AR_CTRL write taken, advanced when a
@@ -83,7 +112,8 @@
 //! **Timeout** (golden `Engine::advance`; the `ni` bench moves the golden
 //! clock one cycle per cycle, after the cycle's other events): `rn_t`
 //! counts the cycles since the collective's last progress (its DOORBELL,
-//! each fragment picked: the golden `last_progress` events; the golden
+//! each fragment picked, each fragment of its sequence number accepted:
+//! the golden `last_progress` events; the golden
 //! steps done at those same instants). With AR_TIMEOUT T > 0 (the value a
 //! write sets this cycle, as the golden write comes before the time step),
 //! the cycle where the count reaches T ends the collective TIMEOUT, its
@@ -93,49 +123,52 @@
 //! unobservable as the NI holds. AR_CTRL of the slot a collective runs on
 //! is refused (golden `set_communicator`).
 //!
-//! Not here yet (later slices of issue 15): receiving fragments (a
-//! received AllreduceFragment is rejected UNSUPPORTED as without an
-//! engine; FRAGS_RECEIVED and AR_REJ read 0), so combining, storing steps
-//! and PROTOCOL; a collective therefore ends TIMEOUT (or OK when no step
-//! receives, which a schedule never gives a rank of two or more). No
-//! descriptor queue: an allreduce DOORBELL while a collective runs is
-//! refused QUEUE_FULL, where the golden engine queues it (the `ni` bench
-//! keeps those out). `ni.ar_communicators > 0` stays refused by
-//! [`super::Geometry::new`], so by `exanet generate`.
+//! **Combining** (`templates/ni/ar_copy.v` run by `ar_send.v`, golden
+//! `Engine::step_ready` and `Engine::do_step`): a step is ready when all
+//! its fragments are picked and its receive record (bank `seq & 1`) is
+//! closed. The golden model does it at the event that made it ready (the
+//! step's last fragment picked, or the closing fragment accepted); from
+//! that event the NI holds (`cb_wait` in `ar_hold`; a timeout due meanwhile
+//! waits for the step's writes, `cb_due`), so every later access sees the
+//! state the golden step leaves. A record from another source than the
+//! partner (its box digits, `st_partner`), of another byte count, op or
+//! dtype ends the collective PROTOCOL. Else, once the AXI4 master is quiet
+//! (its receive writes land meanwhile, `cb_drn`: the received bytes must be
+//! in memory), the copy machine runs the step chunk by chunk
+//! (`max_payload_bytes`): a storing step copies the receive range from
+//! scratch to the destination; a combining step reads the received chunk
+//! into `cp_buf` and the partial (source before this rank's first
+//! combining step, destination after: `rn_indst`, which the later steps'
+//! fragments read too) into `cb_buf`, streams both realigned to the
+//! destination through the `reduce_alu` child `alu$0` (one 128-bit flit per
+//! cycle, 6 cycles of latency, partial as `a`), collects the results in
+//! `cb_res` and writes the chunk (one AW burst, two at a 4 KiB page), its
+//! B responses taken before the next chunk is read: the golden chunk order.
+//! Then the next step is prepared (`run_next`), or the collective completes
+//! OK. Buffers: three of 32 × 128 bits (LUTRAM), no vector-sized storage.
 //!
-//! # Design of the remaining data path (the next slices)
-//! Built on what is here, in this order, each checked by the `ni` bench
-//! (then a node pair, then the 2×2×2 run):
-//! 1. **Sequence numbers**: done (above).
-//! 2. **Sending**: done (above) for a source before the first combining
-//!    step; after one (slice 4) the send source becomes dst.
-//! 3. **Receiving** (`rdma_rx`): an AllreduceFragment gets the golden
-//!    `Engine::accept` checks in `FragReject` order from per-slot, per-bank,
-//!    per-step records `{next_index[14], bytes[31], closed, src_rank[12],
-//!    op_dtype[6]}` = 64 bits × 2 banks × `step_limit` (16 at 8×4×4) ×
-//!    slots (4): 128 × 64 bits of LUTRAM (~130 LUT as RAM64M), a bank
-//!    cleared by a valid-bit vector per bank (FFs), not by a walk. An
-//!    accepted fragment is written through the receive write burst
-//!    (`mw_addr` = scratch + bank · size/2 + vaddr), its B posting nothing;
-//!    a rejected one counts in `AR_REJ[r]` (10 × 32-bit counters, FFs) and
-//!    FRAGS_RECEIVED / FRAGS_SENT count the rest.
-//! 4. **Combining**: when a step's receive is closed (golden `step_ready`:
-//!    partner, size, op and dtype checked, else PROTOCOL), per chunk of P
-//!    bytes: read the partial (src or dst) and the received bytes
-//!    (scratch) with the copy's AR/R side into two chunk buffers (this
-//!    block's `cp_buf` and a second one, 32 × 128 LUTRAM each), realign
-//!    both to the chunk's first element (two 256→128 shifters, ~600 LUT
-//!    each; the copy's write realigner is the third), stream the 128-bit
-//!    pairs through `reduce_alu` (one flit per cycle, its pipeline
-//!    latency; no vector-sized buffer, no BRAM), and write the result with
-//!    the copy's AW/W/B side, one write per chunk (golden `do_step`); a
-//!    storing step is this copy from scratch. Estimate for 2–4: ~3–4 k LUT
-//!    plus `reduce_alu` (its DSPs) over the NI's 14.5 k, 0 BRAM36.
-//! 5. **Time**: the golden model steps at fragment events (`emit`,
-//!    `receive`, each calling `progress`), so a combining step runs, as the
-//!    copy does, with everything else held after the decision (or pick)
-//!    that completes it; the bench then expects its writes at that event.
-//!    TIMEOUT: done (above); with the receive side it also clears the bank.
+//! Known limits of this slice: no descriptor queue (an allreduce DOORBELL
+//! while a collective runs is refused QUEUE_FULL, where the golden engine
+//! queues it; the `ni` bench keeps those out). While a ready step waits for
+//! the AXI4 master to go quiet, the receive path decides nothing: the
+//! transmit reads of packets picked before it drain only as the network
+//! returns credits, so in a network where those credits wait for this NI
+//! to consume a packet the wait is a cycle (the DOORBELL's wait avoids it
+//! by deciding until the transmit side is quiet; the step cannot, as the
+//! golden model has done it already); for the next slice (a reserved
+//! payload buffer for fragment reads). `ni.ar_communicators > 0` stays
+//! refused by [`super::Geometry::new`], so by `exanet generate`.
+//!
+//! Landing writes that post a completion and land during that wait (their
+//! B taken: the step needs the received bytes in memory) have their CQ
+//! entries held (`lh`, as deep as the landing queue, their CQ slots still
+//! reserved) until the step and what follows it at once are done: the
+//! golden model did the step at the event that made it ready and, for the
+//! last step, posted the collective's completion then, before those
+//! writes landed. When the collective's timeout falls during the wait,
+//! the entries landed before it drain ahead of its TIMEOUT, the others
+//! after, as the golden model posts them. Unobservable meanwhile: the NI
+//! holds its AXI4-Lite slave and its receive decisions.
 //!
 //! Timing: the check takes 3 cycles or more (see `ar_check`); meanwhile
 //! (`ar_hold`) the AXI4-Lite slave accepts nothing, the receive path
@@ -149,9 +182,12 @@ use super::vgen::{block, pad, render, Bits, Queue, Word};
 use crate::allreduce::ar_check::ArCheckParams;
 use anyhow::{ensure, Result};
 use askama::Template;
-use exanet_sim::allreduce::engine::{ArStatus, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP};
+use exanet_sim::allreduce::engine::{
+    ArStatus, FragReject, FRAG_REJECTS, FRAG_USER_COMM, FRAG_USER_DTYPE, FRAG_USER_OP,
+};
+use exanet_sim::ni::ni::fragment_reason;
 use exanet_sim::ni::regs;
-use exanet_sim::packet::coords::{Field, COORDS_BITS};
+use exanet_sim::packet::coords::{self, Field, COORDS_BITS};
 use exanet_sim::packet::{footer, header};
 
 /// `templates/ni/allreduce.v`.
@@ -168,6 +204,12 @@ struct Allreduce<'a> {
     aw_update: String,
     /// Its count bits, its depth, and the count widened to compare.
     aww: usize,
+    /// The held landing completions' queue (as deep as the landing queue):
+    /// storage, resets, updates, count bits.
+    lh_storage: String,
+    lh_reset: String,
+    lh_update: String,
+    lhw: usize,
     awd: String,
     aw_count_wide: String,
     /// Padding of a 3-bit `ArStatus` to the completion's reason field.
@@ -180,6 +222,57 @@ struct Allreduce<'a> {
     send: String,
     /// `ArStatus::Timeout` as the child's 3-bit status.
     st_timeout: String,
+    /// The fragments received (`templates/ni/ar_recv.v`).
+    recv: String,
+    /// `ArStatus::Protocol` as the child's 3-bit status.
+    st_protocol: String,
+}
+
+/// The `FragReject` codes the receive checks give, as 4-bit literals.
+struct FragCodes {
+    comm: String,
+    pdid: String,
+    stale: String,
+    source: String,
+    step: String,
+    range: String,
+    duplicate: String,
+    gap: String,
+    mixed: String,
+}
+
+/// `templates/ni/ar_recv.v`.
+#[derive(Template)]
+#[template(path = "ni/ar_recv.v")]
+struct ArRecv {
+    /// Index bits of a record: slot, bank, step; records (2^iw) and
+    /// their width.
+    sb: usize,
+    tb: usize,
+    iw: usize,
+    rn: usize,
+    rw: usize,
+    /// Rejection codes, and each one's NI reason (golden `fragment_reason`).
+    fr: FragCodes,
+    ni_map: Vec<(String, String)>,
+    nrej: usize,
+    /// The step limit (golden `EngineParams::step_limit`), 8-bit.
+    limit: String,
+    /// The torus dimensions, 6-bit.
+    d: [String; 3],
+    /// Coordinate fields' bit ranges: x, y, z, fpga, reserved.
+    cx: String,
+    cy: String,
+    cz: String,
+    cf: String,
+    cr: String,
+    /// The footer's user field width.
+    userw: usize,
+    /// Bits of the index signals above the slot bits, unused.
+    unused_hi: String,
+    /// Padding of `{dtype, op}` to the record's user bits above the
+    /// communicator id.
+    opdt_pad: String,
 }
 
 /// `templates/ni/ar_send.v`.
@@ -188,6 +281,8 @@ struct Allreduce<'a> {
 struct ArSend {
     /// `ArStatus::Ok` as the child's 3-bit status.
     st_ok: String,
+    /// The fragment payload: `max_payload_bytes`.
+    p: usize,
     /// Widths of the footer's seq, flags, txid, user, of the coordinates
     /// and of the header's PDID.
     seqw: usize,
@@ -235,6 +330,12 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;
+    let lh = Queue {
+        name: "lh",
+        width: r.cq.width(),
+        abits: super::rdma_rx::LQA,
+        depth: 1 << super::rdma_rx::LQA,
+    };
     let st_ok = format!("{STATUS_BITS}'d{}", ArStatus::Ok as u8);
     ensure!(
         (16..=256).contains(&n.max_payload_bytes) && n.max_payload_bytes.is_multiple_of(16),
@@ -254,6 +355,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     let send = render(
         &ArSend {
             st_ok: st_ok.clone(),
+            p: n.max_payload_bytes,
             seqw: fw(footer::SEQ),
             flagsw: fw(footer::FLAGS),
             txidw: fw(footer::TXID),
@@ -268,6 +370,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         },
         "ar_send",
     )?;
+    let recv = recv_verilog(g)?;
     render(
         &Allreduce {
             k: g.keys(),
@@ -277,6 +380,10 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             aw_reset: block(aw.reset()),
             aw_update: block(aw.update()),
             aww,
+            lh_storage: block(lh.decl_mem() + &lh.decl_ptrs()),
+            lh_reset: block(lh.reset()),
+            lh_update: block(lh.update()),
+            lhw: super::rdma_rx::LQA + 1,
             awd: format!("8'd{}", n.ar_queue_depth),
             aw_count_wide: format!("{{{}aw_count}}", pad(8 - aww)),
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
@@ -284,8 +391,108 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             copy,
             send,
             st_timeout: format!("{STATUS_BITS}'d{}", ArStatus::Timeout as u8),
+            recv,
+            st_protocol: format!("{STATUS_BITS}'d{}", ArStatus::Protocol as u8),
         },
         "allreduce",
+    )
+}
+
+/// Bits of a receive record (`ar_recv.v`): next index 15, bytes 32,
+/// closed 1, the source's box offsets 12, the footer user field above the
+/// communicator id.
+fn record_bits() -> usize {
+    15 + 32 + 1 + 12 + (footer::USER.width - FRAG_USER_COMM.width) as usize
+}
+
+/// `templates/ni/ar_recv.v` of the NI `g`.
+fn recv_verilog(g: &Geometry) -> Result<String> {
+    let n = &g.p.ni;
+    let ep = n.engine().ok_or_else(|| {
+        anyhow::anyhow!("NI RTL: the receive records need ni.ar_communicators > 0")
+    })?;
+    let limit = ep.step_limit();
+    ensure!(
+        limit < 256 && FRAG_USER_COMM.offset == 0 && FRAG_USER_COMM.width == 4,
+        "NI RTL: the receive check takes a step limit below 256 ({limit}) and the communicator id in user[3:0]"
+    );
+    ensure!(
+        record_bits() == 68 && footer::USER.width == 12,
+        "NI RTL: ar_recv.v's record layout assumes a 12-bit footer user field"
+    );
+    // The step's check compares the record's user bits above the
+    // communicator id with {pad, dtype, op}.
+    ensure!(
+        FRAG_USER_OP.offset == FRAG_USER_COMM.width
+            && FRAG_USER_DTYPE.offset == FRAG_USER_OP.offset + FRAG_USER_OP.width
+            && FRAG_USER_OP.width == 3
+            && FRAG_USER_DTYPE.width == 3,
+        "NI RTL: ar_recv.v's step check takes the op right above the communicator id and the dtype above it, 3 bits each"
+    );
+    let opdt_hi = footer::USER.width - FRAG_USER_DTYPE.offset - FRAG_USER_DTYPE.width;
+    let sb = clog2(n.ar_communicators).max(1);
+    let tb = clog2(limit).max(1);
+    let iw = sb + 1 + tb;
+    let l4 = |r: FragReject| format!("4'd{}", r as u8);
+    let all = [
+        FragReject::Comm,
+        FragReject::Pdid,
+        FragReject::Stale,
+        FragReject::Source,
+        FragReject::Step,
+        FragReject::Range,
+        FragReject::Duplicate,
+        FragReject::Gap,
+        FragReject::Mixed,
+    ];
+    let rng = |f: Field| format!("[{}:{}]", f.offset + f.width - 1, f.offset);
+    let hi = |w: usize| {
+        if sb < w {
+            format!("[{}:{sb}]", w - 1)
+        } else {
+            String::new()
+        }
+    };
+    let unused_hi: String = ["af_c", "ar$0$clr_slot", "ar$0$run_comm"]
+        .iter()
+        .filter(|_| sb < 4)
+        .map(|s| format!(", {s}{}", hi(4)))
+        .collect();
+    render(
+        &ArRecv {
+            sb,
+            tb,
+            iw,
+            rn: 1 << iw,
+            rw: record_bits(),
+            fr: FragCodes {
+                comm: l4(FragReject::Comm),
+                pdid: l4(FragReject::Pdid),
+                stale: l4(FragReject::Stale),
+                source: l4(FragReject::Source),
+                step: l4(FragReject::Step),
+                range: l4(FragReject::Range),
+                duplicate: l4(FragReject::Duplicate),
+                gap: l4(FragReject::Gap),
+                mixed: l4(FragReject::Mixed),
+            },
+            ni_map: all
+                .iter()
+                .map(|&r| (l4(r), format!("4'd{}", fragment_reason(r).code())))
+                .collect(),
+            nrej: FRAG_REJECTS,
+            limit: format!("8'd{limit}"),
+            d: n.torus_dims.map(|d| format!("6'd{d}")),
+            cx: rng(coords::X),
+            cy: rng(coords::Y),
+            cz: rng(coords::Z),
+            cf: rng(coords::FPGA),
+            cr: rng(coords::RESERVED),
+            userw: footer::USER.width as usize,
+            unused_hi,
+            opdt_pad: pad(opdt_hi as usize),
+        },
+        "ar_recv",
     )
 }
 

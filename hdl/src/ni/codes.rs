@@ -28,7 +28,9 @@ use exanet_sim::ni::errors::RejectReason;
 use exanet_sim::ni::packetizer::{ACK_FLAGS, NACK_FULL};
 use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
 use exanet_sim::ni::rdma_tx::{READ_REQ_BYTES, READ_REQ_LAND, READ_REQ_LEN};
-use exanet_sim::ni::regs::{self, cnt, ChError, AR_CNT_COMPLETIONS, AR_CNT_FRAGS_SENT};
+use exanet_sim::ni::regs::{
+    self, cnt, ChError, AR_CNT_COMPLETIONS, AR_CNT_FRAGS_RECEIVED, AR_CNT_FRAGS_SENT,
+};
 use exanet_sim::ni::Ni as GoldenNi;
 use exanet_sim::packet::coords::{Coords, Field};
 use exanet_sim::packet::footer::FLAGS;
@@ -386,6 +388,8 @@ pub struct ArCodes {
     pub cnt_completions: Lit,
     /// AR_CNT index of FRAGS_SENT.
     pub cnt_frags_sent: Lit,
+    /// AR_CNT index of FRAGS_RECEIVED.
+    pub cnt_frags_received: Lit,
 }
 
 /// Bits of the RTL's reject reason (ERRQ W0, the REJ\[r\] index).
@@ -840,6 +844,7 @@ impl Codes {
                 ),
                 cnt_completions: lit(2, AR_CNT_COMPLETIONS as u64, "ar.cnt_completions"),
                 cnt_frags_sent: lit(2, AR_CNT_FRAGS_SENT as u64, "ar.cnt_frags_sent"),
+                cnt_frags_received: lit(2, AR_CNT_FRAGS_RECEIVED as u64, "ar.cnt_frags_received"),
             },
             size: Sizes {
                 read_req: lit(9, READ_REQ_BYTES as u64, "size.read_req"),

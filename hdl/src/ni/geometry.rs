@@ -305,13 +305,14 @@ pub struct Keys {
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
     /// `ni.ar_communicators` must be 0: the engine's RTL runs descriptor
-    /// checks, single-rank copies and the sending half of a collective of
-    /// two ranks or more (its fragments, its timeout), but takes no
-    /// fragment, so such a collective never completes with a result (it
-    /// ends TIMEOUT, or never with AR_TIMEOUT 0). The slots' boxes
-    /// are set at run time (AR_EXTENT), so no configuration key can keep
-    /// such communicators out; the engine stays out of `exanet generate`
-    /// until that path exists.
+    /// checks, single-rank copies and collectives of two ranks or more
+    /// (fragments sent and received, steps combined or stored, PROTOCOL,
+    /// the timeout), checked against the golden NI by the `ni` bench, but
+    /// it has no descriptor queue yet, and a ready step's wait for a quiet
+    /// AXI4 master holds the receive path while the transmit reads wait
+    /// for credits, a cycle through the network (see
+    /// `super::allreduce`). The engine stays out of `exanet generate`
+    /// until both are resolved and a multi-node run has checked it.
     pub fn new(p: &NiRtlParams) -> Result<Geometry> {
         Self::derive(p, false)
     }
@@ -370,7 +371,7 @@ impl Geometry {
         }
         if n.ar_communicators != 0 && !engine_check {
             bail!(
-                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies, and of a collective of two ranks or more only the sending of its fragments and the timeout: it takes no fragment, so such a collective always ends TIMEOUT with no result written (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
+                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies and collectives of two ranks or more, but has no descriptor queue yet and a ready step may wait for transmit credits with the receive path held (a possible cycle through the network), and no multi-node run has checked it yet (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
                 n.ar_communicators
             );
         }

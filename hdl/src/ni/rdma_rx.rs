@@ -74,6 +74,15 @@
 //! decision is made in a cycle a landing write posts (one push per queue
 //! and cycle), nor for a data packet while the landing queue is full.
 //!
+//! **Allreduce fragments** (with the engine, `ni.ar_communicators > 0`):
+//! after the type rule `1 <= size <= P` (else FORMAT) the engine's checks
+//! decide (`templates/ni/ar_recv.v`, see [`super::allreduce`]); a rejected
+//! fragment is reported with the golden `fragment_reason` and touches no
+//! transfer tracking (its txid is a collective's number), an accepted one
+//! is written to its scratch place by the same write burst as a data
+//! packet's payload, split in two bursts where it crosses a 4 KiB page
+//! (a fragment's place is not aligned to P), each B posting nothing.
+//!
 //! Effects: the reject path (RX_PACKETS, RX_REJECTED, REJ\[r\],
 //! HDR_CORRECTED, sticky RX_ERROR / HDR_CORRECTED, an error-queue entry of
 //! the trusted fields or sticky ERRQ_OVERFLOW, nothing written); accepted
@@ -118,7 +127,7 @@ use exanet_sim::packet::footer::FLAGS;
 
 /// Index bits of the landing queue: up to `2^LQA` accepted data packets'
 /// writes in flight (decided, B not yet taken).
-const LQA: usize = 3;
+pub(super) const LQA: usize = 3;
 
 /// `name` (`width` bits) as a `bits`-bit expression: zero-extended or
 /// truncated (the value always fits).
@@ -161,6 +170,8 @@ struct RdmaRx<'a> {
     rvpad: String,
     cqpad: String,
     rqpad: String,
+    /// Zero padding of the held landing completions' count to 16 bits.
+    lhpad: String,
     pmodpad: String,
     /// Landing-queue depth.
     lqd: usize,
@@ -254,6 +265,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             rvpad: pad(10 - (g.rxa + 1)),
             cqpad: pad(16 - (g.cqa + 1)),
             rqpad: pad(16 - (g.rqa + 1)),
+            lhpad: pad(16 - (LQA + 1)),
             pmodpad: pad(10 - g.pa),
             lqd: 1 << LQA,
             mbkx: fit("mb_k", 5, g.rxa),

@@ -4,6 +4,7 @@
 use super::codes::Codes;
 use super::records::Records;
 use crate::allreduce::ar_check::ArCheck;
+use crate::allreduce::reduce_alu::ReduceAlu;
 use crate::common::crc32::Crc32;
 use crate::emit::{emit, Emitted};
 use crate::packet::footer::{FooterPack, FooterUnpack};
@@ -33,16 +34,20 @@ macro_rules! ni_block {
             /// The allreduce engine's registers and descriptor check: one
             /// with an engine (`ni.ar_communicators > 0`), else none.
             ar: Vec<ArCheck>,
+            /// The allreduce engine's combining datapath (one 128-bit flit
+            /// per cycle): one with an engine, else none.
+            alu: Vec<ReduceAlu<128>>,
             _body: String,
         }
 
         impl Ni {
             /// Every port at its default, every child new, and the body.
-            fn assemble(body: String, ar: Vec<ArCheck>) -> Result<Ni> {
+            fn assemble(body: String, ar: Vec<ArCheck>, alu: Vec<ReduceAlu<128>>) -> Result<Ni> {
                 Ok(Ni {
                     $( $port: Default::default(), )*
                     $( $child: <$cty>::new()?, )*
                     ar,
+                    alu,
                     _body: body,
                 })
             }
@@ -231,12 +236,15 @@ impl Ni {
     }
 
     fn of(g: &Geometry) -> Result<Ni> {
-        let ar = if g.ar {
-            vec![ArCheck::new(&super::allreduce::check_params(g))?]
+        let (ar, alu) = if g.ar {
+            (
+                vec![ArCheck::new(&super::allreduce::check_params(g))?],
+                vec![ReduceAlu::<128>::new()?],
+            )
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
-        Ni::assemble(body(g, false)?, ar)
+        Ni::assemble(body(g, false)?, ar, alu)
     }
 }
 
@@ -328,6 +336,16 @@ impl Logic for Ni {
             a.run_on.connect();
             a.run_next.connect();
             a.seq_adv.connect();
+            a.fq_comm.connect();
+        }
+        for a in &mut self.alu {
+            a.clock.connect();
+            a.reset.connect();
+            a.in_valid.connect();
+            a.op.connect();
+            a.dtype.connect();
+            a.a.connect();
+            a.b.connect();
         }
     }
 

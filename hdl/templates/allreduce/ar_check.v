@@ -195,6 +195,13 @@ always @(*) begin
     st_send_hi = sched$send_hi;
     st_recv_empty = sched$recv_lo == sched$recv_hi;
     st_their_off = sched$their_off;
+    st_recv_lo = sched$recv_lo;
+    st_recv_hi = sched$recv_hi;
+    st_combine = sched$combine;
+    st_my_off = sched$my_off;
+    st_partner = {p_dx[3:0], p_dy[3:0], p_dz[3:0]};
+    run_scratch = {s_shi[q_comm][9:0], s_slo[q_comm]};
+    run_half = s_ssize[q_comm][31:1];
     run_pdid = s_ctrl[q_comm][15:0];
     run_seq = s_seq[q_comm];
     run_comm = q_comm;
@@ -202,6 +209,17 @@ always @(*) begin
     run_dtype = q_dtype;
     run_e = q_e;
     timeout = (wr && wr_ok_c && wr_addr == {{ k.a_tmo }}) ? wr_data : tmo_q;
+    // The receive path's look-up of a fragment's slot (the NI checks it).
+    fq_ctrl = s_ctrl[fq_comm];
+    fq_origin = s_origin[fq_comm][11:0];
+    fq_extent = s_extent[fq_comm][20:0];
+    fq_seq = s_seq[fq_comm];
+    fq_scratch = {s_shi[fq_comm][9:0], s_slo[fq_comm]};
+    fq_ssize = s_ssize[fq_comm];
+    // An AR_CTRL write taken: the slot's receive records start again
+    // (golden `set_communicator` makes fresh banks).
+    clr = wr && wr_ok_c && w_comm && w_field == 3'd{{ k.f_ctrl }};
+    clr_slot = w_slot;
 end
 
 // The partner's coordinates (golden `CommBox::coords_of`): the rank's
@@ -264,11 +282,10 @@ always @(posedge clock) begin
     end
 end
 
-// Not used: the sequencer's phase, combine and own layout offset (the
-// receive side is a later slice), and its `bad` (the rank count of an enabled slot never exceeds the torus);
+// Not used: the sequencer's phase, and its `bad` (the rank count of an enabled slot never exceeds the torus);
 // `bytes` above 2^30 (refused BAD_COUNT, never copied).
 // Of the steps, the collective's sending uses the partner, the send range
 // and where it lands; the digits are below 16 (the extents' range).
-wire unused_ar_check = &{1'b0, node, sched$bad, sched$phase, sched$combine, sched$my_off,
+wire unused_ar_check = &{1'b0, node, sched$bad, sched$phase,
     p_dx[11:5], p_dy[11:5], p_dz[11:5], p_x[4], p_y[4], p_z[4],
     s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_bytes[34:31], w_rel, r_rel};

@@ -8,6 +8,20 @@
 // landing writes' reservations) waits here, oldest first; each CQ_POP
 // moves the oldest one in, in the cycle after the pop (held too).
 {{ aw_storage }}
+// Landing writes' completions held while an allreduce step waits for a
+// quiet AXI4 master (`cb_drn`): the golden model did the step (and, for
+// the last one, posted the collective's completion) at the event that
+// made it ready, before those writes landed; they enter the CQ, oldest
+// first, once the step and what follows it at once are done (`lh_pop`,
+// the NI still held: nothing sees the CQ meanwhile). Their slots stay
+// reserved (cq_full).
+{{ lh_storage }}
+reg        ar_hold_s;
+reg        lh_push;
+reg        lh_pop;
+reg        lh_early;
+reg [{{ lhw - 1 }}:0] lh_nb;
+reg        rn_tmo_q;
 {{ r.cq.decl("ae_") }}
 reg        db_ar;
 reg        ar_qfull;
@@ -23,18 +37,22 @@ reg [{{ r.cq.at("txid").width - 1 }}:0] ar_txid;
 reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid;
 reg [31:0] ar_ncomp;
 reg        ar_rd_ok;
+reg [11:0] ar_rej_i;
 reg [31:0] ar_rd_val;
 reg        ar_done;
 reg  [2:0] ar_stat;
 {{ copy }}
 {{ send }}
+{{ recv }}
 // A checked descriptor's completion is due (`ar_done`, status `ar_stat`):
 // at once for a failed check, after the copy for a single rank (`cp_fin`),
-// when a collective ends (`rn_end`: every step done, or the timeout; or
-// the timeout fell during its check, `rn_chk_tmo`).
+// when a collective ends (`rn_end`: every step done, a step's receive
+// breaking the schedule (PROTOCOL), or the timeout; or the timeout fell
+// during its check, `rn_chk_tmo`).
 always @(*) begin
     ar_done = (ar$0$done && !cp_go && !rn_go) || cp_fin || rn_end;
     ar_stat = (cp_fin || rn_ok) ? {{ st_ok }}
+            : cb_bad ? {{ st_protocol }}
             : (rn_end || rn_chk_tmo) ? {{ st_timeout }}
             : ar$0$status;
 end
@@ -58,7 +76,17 @@ always @(*) begin
     ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
     ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
     ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold = ar$0$busy || ar$0$done || ar_drn || (cp_st != 3'd0) || ar_prep;
+    ar_hold_s = ar$0$busy || ar$0$done || ar_drn || (cp_st != 4'd0) || ar_prep || cb_wait;
+    ar_hold = ar_hold_s || (lh_count != {{ lhw }}'d0);
+    // A landing B is taken while held only during a step's wait.
+    lh_push = lp_cq && ar_hold;
+    // They drain once the NI would no longer hold; or, when the collective
+    // has timed out meanwhile (it ends TIMEOUT once the step is written),
+    // those landed before the golden model's timeout (`lh_nb`, the oldest)
+    // drain first, ahead of the TIMEOUT (which waits for them: cb_due).
+    // Decisions, CQ_POP and landings wait for ar_hold meanwhile.
+    lh_early = (lh_nb != {{ lhw }}'d0) && rn_tmo && !cb_wait && (cp_st == 4'd0) && !ar$0$busy && !ar$0$done && !ar_drn;
+    lh_pop = (lh_count != {{ lhw }}'d0) && (!ar_hold_s || lh_early);
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;
@@ -73,24 +101,28 @@ always @(*) begin
     // (the golden model posts that one first, then the TIMEOUT's at the
     // cycle's end): the TIMEOUT's then enters the CQ in the next cycle
     // (`ar_drn`, held, so nothing sees it later than the golden's).
-    ar_conf = cq_wr || lp_cq;
+    ar_conf = cq_wr || lp_cqd || lh_pop;
     ar_cq = (ar_done && !ar_conf && !cq_full && (aw_count == {{ aww }}'d0)) || (ar_drn && !cq_full && (aw_count != {{ aww }}'d0));
     ar_ent = ar_done ? ar_new : aw_mem[aw_head];
     aw_push = ar_done && !ar_cq;
     aw_pop = ar_drn && ar_cq;
     // AR_CNT: COMPLETIONS counts every checked descriptor, FRAGS_SENT every
-    // fragment picked; none is received yet, so FRAGS_RECEIVED and every
-    // AR_REJ[r] read 0.
+    // fragment picked, FRAGS_RECEIVED every fragment accepted; AR_REJ[r]
+    // the fragments the engine's check r rejected.
     ar_rd_ok = 1'b1;
     ar_rd_val = 32'd0;
+    ar_rej_i = r_off - {{ c.ar.rej_first.h() }};
     if (ar$0$rd_ok) ar_rd_val = ar$0$rd_data;
     else if ((r_off >= {{ c.ar.cnt_first.h() }}) && (r_off < {{ c.ar.cnt_end.h() }})) begin
         if (r_off[3:2] == {{ c.ar.cnt_completions.b() }}) ar_rd_val = ar_ncomp;
         else if (r_off[3:2] == {{ c.ar.cnt_frags_sent.b() }}) ar_rd_val = ar_nsent;
-    end else if (!((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }}))) ar_rd_ok = 1'b0;
+        else if (r_off[3:2] == {{ c.ar.cnt_frags_received.b() }}) ar_rd_val = ar_nrecv;
+    end else if ((r_off >= {{ c.ar.rej_first.h() }}) && (r_off < {{ c.ar.rej_end.h() }})) ar_rd_val = ar_rej[ar_rej_i[5:2]];
+    else ar_rd_ok = 1'b0;
 end
 always @(posedge clock) begin
     if (aw_push) aw_mem[aw_tail] <= ar_new;
+    if (lh_push) lh_mem[lh_tail] <= lq_rd{{ r.lq.at("cq") }};
 end
 always @(posedge clock) begin
     if (reset) begin
@@ -99,16 +131,28 @@ always @(posedge clock) begin
         ar_pdid <= {{ r.cq.at("pdid").width }}'d0;
         ar_ncomp <= 32'd0;
 {{ aw_reset }}
+{{ lh_reset }}
+        lh_nb <= {{ lhw }}'d0;
+        rn_tmo_q <= 1'b0;
     end else begin
-        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0));
+        // A completion due in the cycle of a CQ_POP that finds the CQ full
+        // (a TIMEOUT) enters it in the next cycle, held: the golden model
+        // pops first (the AXI4-Lite write), then times out and drains.
+        ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0))
+                  || (ar_done && cq_full && cq_pop && (aw_count == {{ aww }}'d0));
         if (ar$0$chk) begin
             ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
             ar_pdid <= ch_pdid[w_ch];
         end
         if (ar_done) ar_ncomp <= ar_ncomp + 32'd1;
 {{ aw_update }}
+{{ lh_update }}
+        // A landing in the cycle the timeout falls posts first (golden
+        // order), so it counts as landed before it.
+        rn_tmo_q <= rn_tmo;
+        lh_nb <= lh_nb + ((lh_push && !rn_tmo_q) ? {{ lhw }}'d1 : {{ lhw }}'d0) - ((lh_pop && (lh_nb != {{ lhw }}'d0)) ? {{ lhw }}'d1 : {{ lhw }}'d0);
     end
 end
 // The child's AXI4-Lite read answer is used only through ar_rd_ok's decode;
 // the counter offsets' low bits are word alignment (checked by the decode).
-wire unused_allreduce = &{1'b0, r_off[1:0]};
+wire unused_allreduce = &{1'b0, r_off[1:0], ar_rej_i[11:6], ar_rej_i[1:0]};

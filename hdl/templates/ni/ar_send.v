@@ -2,8 +2,9 @@
 // ---- allreduce collective: steps, fragments, timeout ----
 // A descriptor checked OK on a slot of two ranks or more runs here
 // (`rn_st` 1 a step is being prepared by the child's sequencer, 2 its
-// send range goes out as fragments, 3 it waits for its receive, which no
-// RTL takes yet: only the timeout ends it). A step's fragments are picked
+// send range goes out as fragments, 3 it waits for its receive, which
+// ar_recv.v takes; once closed the step is combined or stored by
+// ar_copy.v's machine, then the next step is prepared). A step's fragments are picked
 // by rdma_tx's scheduler before the channels (after the read-serve
 // engine), each `min(P, left)` bytes of the send range read over the
 // AXI4 master like an RDMA write's payload, with header dest = the
@@ -17,7 +18,8 @@
 //
 // Time (golden `Engine::advance`, one cycle per cycle): `rn_t` counts the
 // cycles since the collective's last progress (its DOORBELL, a fragment
-// picked), `rn_tn` its value after this cycle; with AR_TIMEOUT (as written
+// picked, a fragment of its sequence number accepted: `af_prog`), `rn_tn`
+// its value after this cycle; with AR_TIMEOUT (as written
 // this cycle) T > 0, `rn_tn >= T` ends the collective TIMEOUT in this
 // cycle, as the golden model does at this cycle's end: also at the end
 // of the check, when the timeout fell during it (nothing is observable
@@ -48,26 +50,65 @@ reg [31:0] ar_nsent;
 reg [31:0] fr_bytes;
 reg [41:0] fr_from;
 reg [41:0] fr_land;
+reg        rn_indst;
+reg        rn_tmx;
+reg        cb_sent;
+reg        cb_wait;
+reg        cb_bad;
+reg        cb_drn;
+reg        cb_go;
+reg        cb_due;
+reg [41:0] cb_from;
+reg [41:0] cb_mine;
+reg [41:0] cb_to;
+reg [30:0] cb_bytes;
 always @(*) begin
-    rn_event = ar$0$chk || (pick_now && pick_ar);
+    rn_event = ar$0$chk || (pick_now && pick_ar) || af_prog;
     rn_tn = rn_event ? 32'd1 : ((rn_t == 32'hFFFF_FFFF) ? rn_t : rn_t + 32'd1);
     rn_tmo = (ar$0$timeout != 32'd0) && (rn_tn >= ar$0$timeout);
+    // The current step is ready (every fragment picked, its receive
+    // closed: `cb_closed`, ar_recv.v) and waits (`cb_wait`, the NI held):
+    // PROTOCOL when the record breaks the schedule (`cb_bad`: another
+    // source than the partner, another byte count, op or dtype), else its
+    // combining or storing step starts once the AXI4 master is quiet
+    // (`cb_go`; meanwhile receive writes may land, `cb_drn`).
+    cb_wait = (rn_st == 2'd3) && cb_closed;
+    cb_bad = cb_wait && !cb_rok;
+    cb_drn = cb_wait && cb_rok && (cp_st == 4'd0);
+    cb_go = cb_drn && ar_quiet;
+    // The golden model does the step at the event that makes it ready (a
+    // fragment accepted, or the step's last fragment picked) and times
+    // out at that cycle's end at the earliest: a timeout falling from that
+    // event until the step is written waits for it (the NI holds, nothing
+    // sees the difference), then ends the collective.
+    cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0)) || lh_pop
+             || ((rn_st == 2'd2) && ((fr_rem == 32'd0) || cb_sent) && !fr_rempty && cb_closed)
+             || (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && !fr_rempty && cb_closed);
+    rn_tmx = rn_tmo && !cb_due;
+    // Where the step's bytes are: its receive range in this rank's bank,
+    // the partial (the source before this rank's first combining step,
+    // the destination after), the destination.
+    cb_bytes = cb_need[30:0];
+    cb_from = ar$0$run_scratch + (ar$0$run_seq[0] ? {11'd0, ar$0$run_half} : 42'd0)
+              + ({6'd0, ar$0$st_my_off} << ar$0$run_e);
+    cb_mine = (rn_indst ? ar$0$dst : ar$0$src) + ({10'd0, ar$0$st_recv_lo} << ar$0$run_e);
+    cb_to = ar$0$dst + ({10'd0, ar$0$st_recv_lo} << ar$0$run_e);
     // The check passed on a slot of two ranks or more.
     rn_go = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && !rn_tmo;
     rn_chk_tmo = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && rn_tmo;
     // Every step done without a receive: the collective is over.
     rn_ok = (rn_st == 2'd1) && ar$0$st_done && !rn_tmo;
-    rn_end = (rn_st != 2'd0) && (rn_tmo || rn_ok);
+    rn_end = (rn_st != 2'd0) && (rn_tmx || rn_ok || cb_bad);
     ar_frag = (rn_st == 2'd2) && (fr_rem != 32'd0);
     ar_prep = (rn_st == 2'd1) || ((rn_st == 2'd2) && (fr_rem == 32'd0));
     ar_next = (rn_st == 2'd2) && (fr_rem == 32'd0) && fr_rempty && !rn_tmo;
     ar$0$run = rn_go;
     ar$0$run_on = rn_st != 2'd0;
-    ar$0$run_next = ar_next;
+    ar$0$run_next = ar_next || cp_sfin;
     ar$0$seq_adv = rn_end || rn_chk_tmo || cp_fin;
     // The step presented, in bytes.
     fr_bytes = (ar$0$st_send_hi - ar$0$st_send_lo) << ar$0$run_e;
-    fr_from = ar$0$src + ({10'd0, ar$0$st_send_lo} << ar$0$run_e);
+    fr_from = (rn_indst ? ar$0$dst : ar$0$src) + ({10'd0, ar$0$st_send_lo} << ar$0$run_e);
     fr_land = {6'd0, ar$0$st_their_off} << ar$0$run_e;
 end
 always @(posedge clock) begin
@@ -78,8 +119,12 @@ always @(posedge clock) begin
     end else begin
         rn_t <= rn_tn;
         if (pick_now && pick_ar) ar_nsent <= ar_nsent + 32'd1;
+        if (pick_now && pick_ar && (fr_rem <= 32'd{{ p }})) cb_sent <= 1'b1;
+        if (cb_go && ar$0$st_combine) rn_indst <= 1'b1;
         if (rn_go) begin
             rn_st <= 2'd1;
+            rn_indst <= 1'b0;
+            cb_sent <= 1'b0;
             fr_seq <= ar$0$run_seq;
             fr_pdid <= ar$0$run_pdid;
             fr_user <= { {{- user_word }}};
@@ -87,6 +132,7 @@ always @(posedge clock) begin
         else case (rn_st)
             2'd1: if (ar$0$st_valid) begin
                 rn_st <= 2'd2;
+                cb_sent <= 1'b0;
                 fr_rem <= fr_bytes;
                 fr_src <= fr_from;
                 fr_vaddr <= fr_land;
@@ -96,6 +142,8 @@ always @(posedge clock) begin
                 fr_rempty <= ar$0$st_recv_empty;
             end
             2'd2: if (fr_rem == 32'd0) rn_st <= fr_rempty ? 2'd1 : 2'd3;
+            // The step written: the next one.
+            2'd3: if (cp_sfin) rn_st <= 2'd1;
             default: ;
         endcase
         // A fragment loaded: the rest of the step's send range.

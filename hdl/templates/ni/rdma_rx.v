@@ -48,6 +48,11 @@ reg  [4:0] mw_beats;
 reg  [3:0] mw_off;
 reg  [8:0] mw_size;
 reg [41:0] mw_addr;
+// A write crossing a 4 KiB page (an allreduce fragment's may): two bursts,
+// the first of `mw_b1` beats; `mw_p2` while the second is sent.
+reg        mw_split;
+reg  [4:0] mw_b1;
+reg        mw_p2;
 reg [15:0] mw_pdid;
 reg [31:0] rx_packets;
 reg [31:0] rx_rejected;
@@ -106,7 +111,7 @@ reg        lp_post;
 always @(*) begin
     mb_full = (mb_count == {{ mbw }}'d{{ k.mbd }});
     // Entries of writes still landing hold their slots.
-    cq_full = ({ {{- cqpad }}cq_count} + {11'd0, lq_cqh}) >= 16'd{{ k.cqd }};
+    cq_full = ({ {{- cqpad }}cq_count} + {11'd0, lq_cqh}{% if k.ar %} + { {{- lhpad }}lh_count}{% endif %}) >= 16'd{{ k.cqd }};
     // The response lane's pop of this cycle comes first (golden order).
     rq_full = ({ {{- rqpad }}rq_count} - {15'd0, rsp_go} + {11'd0, lq_rqh}) >= 16'd{{ k.rqd }};
     rd_full = (rd_count == {{ k.rdw }}'d{{ k.rdd }});
@@ -115,7 +120,7 @@ always @(*) begin
 {%- endfor %}
     tk_f1 = ~tk_v & (tk_v + {{ k.pd }}'d1);
     // The oldest write in flight lands (B); what it posts.
-    w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};
+    w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn){% endif %};
     lq_rd = lq_mem[lq_head];
     lp_post = w_land && (lq_rd{{ r.lq.at("cq_v") }} || lq_rd{{ r.lq.at("rq_v") }});
 end
@@ -186,6 +191,9 @@ reg        x_full;
 reg        x_cp;
 reg        x_try;
 reg        x_commit;
+reg        x_fe;
+reg        x_frej;
+reg        x_dw;
 reg        x_busy;
 reg        x_write;
 reg        x_defer;
@@ -241,6 +249,7 @@ always @(*) begin
 
     x_hok = 1'b0;
     x_fok = 1'b0;
+    x_fe = 1'b0;
     x_reason = 4'd0;
     if (rx_n < {{ rxa1 }}'d2) x_reason = {{ c.rej.format }};
     else if (header_unpack$double_err) begin x_reason = {{ c.rej.header_ecc }}; x_fok = footer_unpack$crc8_ok; end
@@ -253,7 +262,19 @@ always @(*) begin
         else if (header_unpack$dest != node) x_reason = {{ c.rej.misrouted }};
         else if (x_tcls != rx_cls) x_reason = {{ c.rej.wrong_class }};
         else if (rx_crc != footer_unpack$payload_crc) x_reason = {{ c.rej.payload_crc }};
+{%- if k.ar %}
+        else if (x_pt == {{ c.pt.ack.h() }}) x_reason = {{ c.rej.unsupported }};
+        // A fragment: 1 <= size <= P here, the rest the engine's checks
+        // (ar_recv.v), reported with their NI reason.
+        else if ((x_pt == {{ c.pt.allreduce_fragment.h() }}) && ((header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.p }})))
+            x_reason = {{ c.rej.format }};
+        else if (x_pt == {{ c.pt.allreduce_fragment.h() }}) begin
+            x_fe = 1'b1;
+            x_reason = af_ni;
+        end
+{%- else %}
         else if ((x_pt == {{ c.pt.allreduce_fragment.h() }}) || (x_pt == {{ c.pt.ack.h() }})) x_reason = {{ c.rej.unsupported }};
+{%- endif %}
         else if (x_fmt) x_reason = {{ c.rej.format }};
         else if (x_prot && !x_range_ok) x_reason = {{ c.rej.window }};
         else if (x_prot && !x_hold) x_reason = {{ c.rej.window }};
@@ -262,6 +283,11 @@ always @(*) begin
         else if (((x_pt == {{ c.pt.mailbox_ack.h() }}) || (x_pt == {{ c.pt.mailbox_nack.h() }})) && !x_await) x_reason = {{ c.rej.stale }};
     end
     x_accept = (x_reason == 4'd0);
+    // A fragment (trusted header): no transfer tracking either way (its
+    // txid is a collective's number, golden `reject`); accepted, it is
+    // written like a data packet's payload, its write posting nothing.
+    x_frej = x_hok && (x_pt == {{ c.pt.allreduce_fragment.h() }});
+    x_dw = x_data || (x_accept && x_frej);
     x_mb = (x_pt == {{ c.pt.mailbox.h() }});
     x_ack = (x_pt == {{ c.pt.mailbox_ack.h() }}) || (x_pt == {{ c.pt.mailbox_nack.h() }});
     x_last = footer_unpack$last;
@@ -285,10 +311,10 @@ always @(*) begin
     // posts (one push per queue and cycle), nor for a data packet while the
     // landing queue is full.
     x_try = (rx_st == 3'd2) && !pick_now && !eng_load && !reset && !x_cp && !lp_post{% if k.ar %} && !ar_hold && !ar_rxh{% endif %}
-            && !(x_accept && x_data && (lq_count == 4'd{{ lqd }}));
+            && !(x_accept && x_dw && (lq_count == 4'd{{ lqd }}));
     x_commit = x_try && !x_full;
     x_busy = x_try && x_full;
-    x_write = x_commit && x_accept && x_data;
+    x_write = x_commit && x_accept && x_dw;
     // A data packet's completion and notify response are posted when its
     // write lands (B), not here: software must not see a completion before
     // the data. They wait in the landing queue (their room counted above).
@@ -323,7 +349,8 @@ end
 // B), pops by software (CQ_POP, MB_POP) and by the scheduler (responses).
 reg        cq_wr;
 reg        rq_wr;
-reg        lp_cq;
+reg        lp_cq;{% if k.ar %}
+reg        lp_cqd;{% endif %}
 reg        lp_rq;
 reg        lq_push;
 reg        lq_pop;
@@ -348,11 +375,14 @@ reg [31:0] mb_dw;
 always @(*) begin
     cq_wr = x_commit && x_need_cq && !x_defer;
     rq_wr = x_commit && x_need_rq && !x_defer;
-    lq_push = x_write;
+    lq_push = x_write || mw_push2;
     lq_pop = w_land;
-    lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};
+    lp_cq = w_land && lq_rd{{ r.lq.at("cq_v") }};{% if k.ar %}
+    // Straight into the CQ, unless held while an allreduce step waits
+    // (`lh_push`, allreduce.v).
+    lp_cqd = lp_cq && !lh_push;{% endif %}
     lp_rq = w_land && lq_rd{{ r.lq.at("rq_v") }};
-    cq_push = cq_wr || lp_cq{% if k.ar %} || ar_cq{% endif %};
+    cq_push = cq_wr || lp_cq{% if k.ar %}d || ar_cq || lh_pop{% endif %};
     rq_push = rq_wr || lp_rq;
     mb_push = x_commit && x_accept && x_mb && !mb_full;
     cq_pop = wr_fire && a_cqpop && ((cq_count != {{ cqw }}'d0) || cq_push);
@@ -380,11 +410,13 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
-    else if (lp_cq) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
-    else if (ar_cq) cq_mem[cq_tail] <= ar_ent;{% endif %}
+    else if (lp_cq{% if k.ar %}d{% endif %}) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
+    else if (ar_cq) cq_mem[cq_tail] <= ar_ent;
+    else if (lh_pop) cq_mem[cq_tail] <= lh_mem[lh_head];{% endif %}
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
     else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
-    if (lq_push) lq_mem[lq_tail] <= {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
+    // (A second burst's B posts nothing.)
+    if (lq_push) lq_mem[lq_tail] <= mw_push2 ? {{ r.lq.width() }}'d0 : {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
                                      x_p1{{ c.bits.rr_len }}, x_p1{{ c.bits.rr_land.low(r.rd.at("land").width) }}, header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
@@ -415,7 +447,7 @@ end
 // golden order within a cycle: the decision, then a STATUS write (W1C).
 reg tk_set;
 always @(*) begin
-    tk_set = x_commit && !x_accept && x_fok && !x_last && !x_tkhit && (tk_f1 != {{ k.pd }}'d0);
+    tk_set = x_commit && !x_accept && !x_frej && x_fok && !x_last && !x_tkhit && (tk_f1 != {{ k.pd }}'d0);
 end
 always @(posedge clock) begin
 {%- for i in 0..k.pd %}
@@ -439,7 +471,8 @@ always @(posedge clock) begin
             if (!x_accept) begin
                 st_rxerr <= 1'b1;
                 if (eq_count == {{ eqw }}'d{{ eqd }}) st_eqovf <= 1'b1;
-                if (!x_fok) trk_lost <= 1'b1;
+                if (x_frej) ;
+                else if (!x_fok) trk_lost <= 1'b1;
                 else if (!x_last) begin
                     if (tk_set) tk_v <= tk_v | tk_f1;
                     else if (!x_tkhit) trk_lost <= 1'b1;
@@ -508,7 +541,13 @@ reg  [4:0] mw_lo;
 reg  [4:0] mw_hi;
 reg [16:0] mw_mhi;
 reg [16:0] mw_mlo;
+reg  [4:0] mw_kend;
+reg        mw_mid;
+reg        mw_push2;
 always @(*) begin
+    // The beats of the burst being sent, and whether a second one follows.
+    mw_mid = mw_split && !mw_p2;
+    mw_kend = mw_mid ? mw_b1 : mw_beats;
     rd_a = dq_sp + {{ rxa }}'d1 + ((rx_st == 3'd7) ? {{ mbkx }} : {{ mwkx }});
     mw_cat = {rx_buf[rd_a], mw_pq};
     mw_sh = mw_cat >> (9'd128 - {2'd0, mw_off, 3'd0});
@@ -518,17 +557,19 @@ always @(*) begin
     mw_hi = (mw_hi16 > 10'd16) ? 5'd16 : mw_hi16[4:0];
     mw_mhi = (17'd1 << mw_hi) - 17'd1;
     mw_mlo = (17'd1 << mw_lo) - 17'd1;
-    m_awvalid = (rx_st == 3'd3);
-    m_awaddr = {mw_addr[41:4], 4'd0};
-    m_awlen = {3'd0, mw_beats - 5'd1};
+    // A second burst's B needs a landing-queue entry: its AW waits for room.
+    m_awvalid = (rx_st == 3'd3) && !(mw_p2 && (lq_count == 4'd{{ lqd }}));
+    m_awaddr = mw_p2 ? {mw_addr[41:12] + 30'd1, 12'd0} : {mw_addr[41:4], 4'd0};
+    m_awlen = {3'd0, (mw_p2 ? mw_beats - mw_b1 : mw_kend) - 5'd1};
+    mw_push2 = m_awvalid && m_awready && mw_p2;
     m_awsize = 3'd4;
     m_awburst = 2'd1;
     m_awuser = mw_pdid;
     m_wvalid = (rx_st == 3'd4);
     m_wdata = mw_sh[127:0];
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
-    m_wlast = (mw_k == mw_beats - 5'd1);
-    m_bready = (lq_count != 4'd0){% if k.ar %} && !ar_hold{% endif %};{% if k.ar %}
+    m_wlast = (mw_k == mw_kend - 5'd1);
+    m_bready = (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn){% endif %};{% if k.ar %}
     // The allreduce copy's bursts (no receive write is sent or owed a B then).
     if (cp_awv || cp_wv || cp_bw) begin
         m_awvalid = cp_awv;
@@ -558,6 +599,9 @@ end
 reg  [9:0] rv_pw;
 reg  [4:0] rv_lastb;
 reg  [8:0] x_wtmp;
+reg [41:0] x_waddr;
+reg  [8:0] x_wpage;
+reg        x_split;
 reg        ld_go;
 reg        ld_yield;
 reg        ld_c1;
@@ -576,7 +620,11 @@ reg [{{ rxa }}:0] pm_nw;
 always @(*) begin
     rv_pw = header_rx$size[13:4] + {9'd0, header_rx$size[3:0] != 4'd0};
     rv_lastb = (header_rx$size[3:0] == 4'd0) ? 5'd16 : {1'b0, header_rx$size[3:0]};
-    x_wtmp = {5'd0, header_unpack$vaddr[3:0]} + header_unpack$size[8:0] + 9'd15;
+    // The write's address: a data packet's vaddr, a fragment's scratch place.
+    x_waddr = {% if k.ar %}x_frej ? af_addr : {% endif %}header_unpack$vaddr;
+    x_wtmp = {5'd0, x_waddr[3:0]} + header_unpack$size[8:0] + 9'd15;
+    x_wpage = 9'd256 - {1'b0, x_waddr[11:4]};
+    x_split = {4'd0, x_wtmp[8:4]} > x_wpage;
     pm_nw = rv_n + {{ rxa1 }}'d1;
     // The class of an arriving flit: its VC's (packets do not interleave).
     in_c1 = (in_vc >= 4'd{{ k.vpc }});
@@ -595,7 +643,7 @@ always @(*) begin
     ld_yield = (rx_st == 3'd2) && x_busy && !rx_cls && ld_c1;
     ld_go = (ld_c1 || c0_park || (pm_count != {{ pmw }}'d0)) && !reset
             && ((rx_st == 3'd0) || ((rx_st == 3'd2) && x_commit && !x_write) || ld_yield
-                || ((rx_st == 3'd4) && m_wready && m_wlast));
+                || ((rx_st == 3'd4) && m_wready && m_wlast && !mw_mid));
     pm_pop = ld_go && !ld_c1 && !c0_park;
     pn_pop = ld_go && ld_c1;
 end
@@ -709,10 +757,13 @@ always @(posedge clock) begin
                     rej_cnt[x_reason] <= rej_cnt[x_reason] + 32'd1;
                 end
                 if (x_write) begin
-                    rx_bytes <= rx_bytes + {18'd0, header_unpack$size};
+                    if (x_data) rx_bytes <= rx_bytes + {18'd0, header_unpack$size};
                     rx_st <= 3'd3;
-                    mw_addr <= header_unpack$vaddr;
-                    mw_off <= header_unpack$vaddr[3:0];
+                    mw_addr <= x_waddr;
+                    mw_off <= x_waddr[3:0];
+                    mw_split <= x_split;
+                    mw_b1 <= x_wpage[4:0];
+                    mw_p2 <= 1'b0;
                     mw_size <= header_unpack$size[8:0];
                     mw_beats <= x_wtmp[8:4];
                     mw_pdid <= header_unpack$pdid;
@@ -728,7 +779,10 @@ always @(posedge clock) begin
             3'd4: if (m_wready) begin
                 mw_k <= mw_k + 5'd1;
                 mw_pq <= rx_buf[rd_a];
-                if (m_wlast) begin
+                if (m_wlast && mw_mid) begin
+                    mw_p2 <= 1'b1;
+                    rx_st <= 3'd3;
+                end else if (m_wlast) begin
                     dn_p <= dq_sp + rx_n[{{ rxam1 }}:0];
                     rx_st <= ld_go ? 3'd2 : 3'd0;
                 end
@@ -746,7 +800,7 @@ always @(posedge clock) begin
     end
 end
 // Fields this increment does not use (responses, mailbox, ERRQ come next).
-wire unused_rx = &{1'b0, x_wtmp[3:0], mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw_mlo[16], mw_addr[3:0],
+wire unused_rx = &{1'b0, x_wtmp[3:0], x_wpage[8:5], x_fe, mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw_mlo[16], mw_addr[3:0],
                    header_unpack$fpga_offset, header_unpack$path, header_unpack$reserved, header_unpack$vc,
                    header_unpack$ecc_reserved, footer_unpack$crc8, footer_unpack$user, footer_unpack$ttl,
                    m_bresp, x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:{{ k.sa }}],

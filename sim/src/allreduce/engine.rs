@@ -2,9 +2,14 @@
 //! like the NI's own model ([`crate::ni`]), with the same packet format and
 //! the same sparse memory.
 //!
-//! This doc is the contract the engine's RTL will match fragment for
-//! fragment and write for write. It is not yet joined to the NI's register
-//! file; [`Engine`] is driven directly (descriptors, communicator settings,
+//! This doc is the contract the engine's RTL (the NI's, `hdl/src/ni/allreduce.rs`)
+//! matches fragment for fragment and write for write. The golden NI
+//! ([`crate::ni::Ni`]) owns an [`Engine`] when its parameters give it
+//! communicators, and drives it from its register file (communicator
+//! registers, allreduce descriptors and their DOORBELL), its receive path
+//! (fragments accepted), its scheduler (fragments picked) and its time;
+//! the engine's completions enter the NI's completion queue. The tests
+//! here drive an [`Engine`] directly (descriptors, communicator settings,
 //! packets in and out, time).
 //!
 //! # Communicators (privileged registers)
@@ -74,8 +79,11 @@
 //! otherwise the collective ends PROTOCOL) and used: combined into the
 //! partial (read from the source vector before this rank's first combining
 //! step, from the destination after) and written to the destination, one
-//! write per `max_payload_bytes` chunk; or, for a storing step, copied to
-//! the destination the same way. After the last step the collective
+//! write per `max_payload_bytes` chunk, chunk after chunk (a chunk's reads
+//! come after the previous chunk's write: the RTL holds one chunk, never
+//! the vector, so where the destination overlaps the source or the
+//! scratch bank a later chunk reads what an earlier one wrote, as here);
+//! or, for a storing step, copied to the destination the same way. After the last step the collective
 //! completes OK (a single rank copies source to destination first); its
 //! bank is cleared and `seq` advances.
 //!
@@ -534,6 +542,26 @@ impl Engine {
         })
     }
 
+    /// The sequence number slot `id` is on (`None`: disabled or no such
+    /// slot).
+    pub fn slot_seq(&self, id: usize) -> Option<u16> {
+        self.slots.get(id)?.as_ref().map(|s| s.seq)
+    }
+
+    /// The receive record of step `step` in the bank of sequence number
+    /// `seq` of slot `id`: the next fragment index it takes, and whether it
+    /// is closed (`None`: disabled or no such slot or step).
+    pub fn step_rx(&self, id: usize, seq: u16, step: usize) -> Option<(u16, bool)> {
+        let s = self.slots.get(id)?.as_ref()?;
+        let r = s.banks[(seq & 1) as usize].get(step)?;
+        Some((r.next_index, r.closed))
+    }
+
+    /// The step limit of this engine's torus ([`EngineParams::step_limit`]).
+    pub fn step_limit(&self) -> usize {
+        self.p.step_limit()
+    }
+
     /// Completions waiting to be popped.
     pub fn completions_waiting(&self) -> usize {
         self.done.len()
@@ -701,25 +729,24 @@ impl Engine {
             let total = s.recv.len() * esize;
             let start = (s.recv.start * esize) as u64;
             let partial = if r.in_dst { r.d.dst } else { r.d.src };
-            let mut out = Vec::new();
+            let (op, dtype, dst) = (r.op, r.dtype, r.d.dst);
+            if s.combine {
+                r.in_dst = true;
+            }
+            // Chunk by chunk: each chunk's reads see the earlier chunks'
+            // writes (the RTL holds one chunk, not the vector).
             let mut off = 0;
             while off < total {
                 let len = chunk.min(total - off);
                 let got = mem.read(base + off as u64, len);
                 let y = if s.combine {
                     let mine = mem.read(partial + start + off as u64, len);
-                    combine_bytes(r.op, r.dtype, &mine, &got)
+                    combine_bytes(op, dtype, &mine, &got)
                 } else {
                     got
                 };
-                out.push((r.d.dst + start + off as u64, y));
+                self.write(mem, dst + start + off as u64, y);
                 off += len;
-            }
-            if s.combine {
-                r.in_dst = true;
-            }
-            for (addr, y) in out {
-                self.write(mem, addr, y);
             }
         }
         let r = self.running.as_mut().expect("a running collective");
@@ -792,6 +819,68 @@ impl Engine {
         self.counters.fragments_sent += 1;
         self.progress(mem);
         Some(pkt)
+    }
+
+    /// The fragments this rank's partners send it for the running
+    /// collective, every step with a receive range in step order, each
+    /// step's in fragment order, as header and footer (the payload's
+    /// size in the header; a bench adds the bytes): what the partners'
+    /// [`Engine::emit`] gives (this rank's layout, the slot's sequence
+    /// number, PDID, communicator, op and dtype; the source's fpga and
+    /// reserved bits this node's). Empty when nothing runs.
+    pub fn partner_fragments(&self) -> Vec<(Header, Footer)> {
+        let Some(r) = self.running.as_ref() else {
+            return Vec::new();
+        };
+        let Some(slot) = self.slots[r.d.comm as usize].as_ref() else {
+            return Vec::new();
+        };
+        let c = slot.comm;
+        let esize = r.dtype.bits() / 8;
+        let chunk = self.p.max_payload_bytes;
+        let mut out = Vec::new();
+        for (at, s) in r.plan.iter().enumerate() {
+            let bytes = s.recv.len() * esize;
+            let n = bytes.div_ceil(chunk);
+            let pc = c.comm_box.coords_of(s.partner, self.p.dims);
+            let mut src = self.me_coords;
+            let placed = src.set_x(pc[0] as u8).is_ok()
+                && src.set_y(pc[1] as u8).is_ok()
+                && src.set_z(pc[2] as u8).is_ok();
+            if !placed {
+                continue;
+            }
+            for j in 0..n {
+                let len = chunk.min(bytes - j * chunk);
+                let mut h = Header::new(PacketType::AllreduceFragment, self.me_coords);
+                let mut f = Footer::new(src);
+                let ok = h.set_pdid(c.pdid).is_ok()
+                    && h.set_vaddr(r.layout[at] + (j * chunk) as u64).is_ok()
+                    && h.set_size(len as u16).is_ok()
+                    && f.set_txid(slot.seq).is_ok()
+                    && f.set_flags(s.index as u8).is_ok()
+                    && f.set_seq(j as u16).is_ok()
+                    && f.set_user(
+                        FRAG_USER_COMM.put(0, r.d.comm as u64) as u16
+                            | op_dtype_bits(r.d.op, r.d.dtype),
+                    )
+                    .is_ok();
+                if !ok {
+                    continue;
+                }
+                f.set_first(j == 0);
+                f.set_last(j + 1 == n);
+                out.push((h, f));
+            }
+        }
+        out
+    }
+
+    /// The communicator and sequence number of the running collective.
+    pub fn running(&self) -> Option<(u8, u16)> {
+        let r = self.running.as_ref()?;
+        let slot = self.slots[r.d.comm as usize].as_ref()?;
+        Some((r.d.comm, slot.seq))
     }
 
     /// Take a fragment from the network (already checked by the NI's
@@ -955,6 +1044,8 @@ mod tests {
         rejected: Vec<(usize, usize, FragReject)>,
         /// PDID of each communicator id.
         pdids: HashMap<u8, u16>,
+        /// Every fragment delivered: (to, packet).
+        delivered: Vec<(usize, Packet)>,
     }
 
     fn index_of(dims: [usize; 3], c: [usize; 3]) -> usize {
@@ -984,6 +1075,7 @@ mod tests {
                 rng: Rng::new(seed),
                 rejected: Vec::new(),
                 pdids: HashMap::new(),
+                delivered: Vec::new(),
             }
         }
 
@@ -1032,6 +1124,7 @@ mod tests {
                 for k in keys {
                     if self.rng.chance(0.5) {
                         if let Some(pkt) = self.wire.get_mut(&k).unwrap().pop_front() {
+                            self.delivered.push((k.1, pkt.clone()));
                             let (e, m) = &mut self.nodes[k.1];
                             if let Err(why) = e.receive(&pkt, m) {
                                 self.rejected.push((k.0, k.1, why));
@@ -1199,6 +1292,105 @@ mod tests {
                     one_collective(&mut net, members, comm, op, dtype, n, txid);
                     txid += 1;
                 }
+            }
+        }
+    }
+
+    /// A combining step reads and writes chunk after chunk: with the
+    /// destination one chunk (64 bytes) above the source, the second
+    /// chunk's partial is the first chunk's result (the RTL's order: it
+    /// holds one chunk, not the vector).
+    #[test]
+    fn a_combining_step_reads_what_its_earlier_chunk_wrote() {
+        let mut net = Net::new([2, 1, 1], 19);
+        let members = net.set_comm(0, CommBox::whole([2, 1, 1]), 3);
+        let n = 32; // 128 bytes of u32: two chunks of 64
+        let inputs: Vec<Vec<u64>> = (0..2)
+            .map(|r| (0..n as u64).map(|i| 1000 * (r + 1) + i).collect())
+            .collect();
+        for (r, &node) in members.iter().enumerate() {
+            let (e, m) = &mut net.nodes[node];
+            write_vec(m, SRC, &inputs[r], 4);
+            e.post(ArDescriptor {
+                op: ReduceOp::Sum.code(),
+                dtype: ReduceDtype::U32.code(),
+                count: n as u32,
+                src: SRC,
+                dst: SRC + 64,
+                comm: 0,
+                txid: 1,
+                pdid: 3,
+            })
+            .unwrap();
+        }
+        net.run();
+        for (r, &node) in members.iter().enumerate() {
+            let (e, m) = &mut net.nodes[node];
+            assert_eq!(e.pop_completion().unwrap().status, ArStatus::Ok);
+            let (a, b) = (&inputs[r], &inputs[1 - r]);
+            let want: Vec<u64> = (0..n)
+                .map(|i| {
+                    if i < 16 {
+                        a[i] + b[i]
+                    } else {
+                        a[i - 16] + b[i - 16] + b[i]
+                    }
+                })
+                .collect();
+            assert_eq!(read_vec(m, SRC + 64, n, 4), want, "rank {r}");
+        }
+    }
+
+    /// `partner_fragments` lists exactly the fragments the partners send
+    /// each rank (header, footer but the payload CRC), on a box of six
+    /// ranks (pre/post steps) with both schedules.
+    #[test]
+    fn partner_fragments_are_what_the_partners_send() {
+        let mut net = Net::new([3, 2, 1], 23);
+        let members = net.set_comm(0, CommBox::whole([3, 2, 1]), 6);
+        for (txid, threshold) in [(1u16, 4096), (2, 16)] {
+            let mut want = Vec::new();
+            for &node in &members {
+                let (e, m) = &mut net.nodes[node];
+                e.set_threshold(threshold);
+                write_vec(m, SRC, &[7; 40], 4);
+                e.post(ArDescriptor {
+                    op: ReduceOp::Sum.code(),
+                    dtype: ReduceDtype::U32.code(),
+                    count: 40,
+                    src: SRC,
+                    dst: DST,
+                    comm: 0,
+                    txid,
+                    pdid: 6,
+                })
+                .unwrap();
+                e.progress(m);
+                assert!(e.running().is_some());
+                for (h, f) in e.partner_fragments() {
+                    want.push((node, h.to_bits(), f.to_bits()));
+                }
+            }
+            net.delivered.clear();
+            net.run();
+            let mut got: Vec<_> = net
+                .delivered
+                .iter()
+                .map(|(to, pkt)| {
+                    let mut f = Footer::from_bits(pkt.footer_word()).unwrap();
+                    f.set_payload_crc(0).unwrap();
+                    (*to, pkt.header_word(), f.to_bits())
+                })
+                .collect();
+            want.sort();
+            got.sort();
+            assert!(!want.is_empty());
+            assert_eq!(want, got, "threshold {threshold}");
+            for &node in &members {
+                assert_eq!(
+                    net.nodes[node].0.pop_completion().unwrap().status,
+                    ArStatus::Ok
+                );
             }
         }
     }

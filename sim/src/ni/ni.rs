@@ -842,7 +842,7 @@ impl Ni {
 
 /// The NI reject reason a fragment the engine refused is reported with
 /// (the engine's own reason is counted in AR_REJ).
-fn fragment_reason(why: FragReject) -> RejectReason {
+pub fn fragment_reason(why: FragReject) -> RejectReason {
     match why {
         FragReject::Format => RejectReason::Format,
         FragReject::Comm => RejectReason::Unsupported,

@@ -6,9 +6,16 @@
 //! single rank's copy (compared burst by burst with the golden engine's
 //! writes, check.rs: AR / AW / W / B, AxUSER = the descriptor's PDID), and
 //! of a collective of two ranks or more its fragments (each compared flit
-//! by flit with the golden engine's `emit` at its pick) and its TIMEOUT
+//! by flit with the golden engine's `emit` at its pick), its partners'
+//! fragments (played by the receive agent from the golden
+//! `partner_fragments`, random bytes), its combining and storing steps
+//! (the golden writes at the event that made a step ready, compared burst
+//! by burst: every result byte), its OK completion, or its TIMEOUT
 //! (the golden clock moves one cycle per cycle: check.rs), completions on
-//! the AXI4-Lite reads. Every software action that rings a DOORBELL is
+//! the AXI4-Lite reads; and the fragments the receive agent sends in (one
+//! packet in four, `NiBench::ar_fragment`), each decided as the golden
+//! engine's `accept` (error entries, AR_REJ, AR_CNT on the reads) and, when
+//! accepted, written to scratch burst by burst (check.rs). Every software action that rings a DOORBELL is
 //! first played on a copy of the golden NI, and dropped when an allreduce
 //! DOORBELL in it would queue behind a running collective (the RTL has no
 //! descriptor queue) or would start a collective that was not generated
@@ -27,14 +34,18 @@
 //! writes change.
 
 use super::{NiBench, Op, REGION};
-use exanet_sim::allreduce::engine::MAX_COMMUNICATORS;
+use exanet_sim::allreduce::engine::{FRAG_USER_DTYPE, FRAG_USER_OP, MAX_COMMUNICATORS};
 use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
 use exanet_sim::ni::completion::{CqKind, CQ_W0_KIND, CQ_W0_REASON};
 use exanet_sim::ni::descriptor::{
     AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_OP, CTRL_TXID, OP_ALLREDUCE,
 };
 use exanet_sim::ni::regs::{self, ar_comm_reg, Prot};
+use exanet_sim::ni::Packet;
+use exanet_sim::packet::footer::Footer;
+use exanet_sim::packet::header::{Header, PacketType};
 use exanet_sim::rng::Rng;
+use std::collections::VecDeque;
 
 /// Communicator slots the set-up enables: 0 a member slot with the first
 /// channel's PDID and a small scratch area, 1 a slot this node is not a
@@ -195,7 +206,7 @@ impl NiBench {
             dtype = types[rng.below(types.len() as u64) as usize];
         }
         let (mut opc, mut dtc) = (op.code() as u32, dtype.code() as u32);
-        let esize = dtype.bits() as u64 / 8;
+        let mut esize = dtype.bits() as u64 / 8;
         let mut count = 1 + rng.below(64) as u32;
         let region = self.regions[rng.below(self.regions.len() as u64) as usize];
         let mut src = region + esize * rng.below(256);
@@ -248,8 +259,19 @@ impl NiBench {
                 // A good descriptor on slot 0, a collective of two ranks
                 // or more: up to 3 P of bytes, so a step sends up to 3
                 // fragments (and with a large vector's schedule, some
-                // steps send nothing). It runs until its timeout: no
-                // partner answers in this bench.
+                // steps send nothing). Its partners answer through the
+                // receive agent (`partner_fragment`), most of the time
+                // fast enough; else it times out. Four in ten are float
+                // sums (`fp_add` in the NI's `reduce_alu`).
+                if rng.chance(0.4) {
+                    let f = if rng.chance(0.5) {
+                        ReduceDtype::F32
+                    } else {
+                        ReduceDtype::F64
+                    };
+                    (opc, dtc) = (ReduceOp::Sum.code() as u32, f.code() as u32);
+                    esize = f.bits() as u64 / 8;
+                }
                 let p = n.max_payload_bytes as u64;
                 count = (1 + rng.below(3 * p / esize)) as u32;
                 src = region + esize * rng.below((REGION - esize * count as u64) / esize + 1);
@@ -424,5 +446,216 @@ fn timeout(rng: &mut Rng) -> u32 {
         1 => rng.bits(32) as u32,
         2 => 1 + rng.below(3) as u32,
         _ => 1 + rng.below(1500) as u32,
+    }
+}
+
+/// Share of the receive agent's packets (general mode, NI with an engine)
+/// that are allreduce fragments.
+const FRAG_SHARE: f64 = 0.25;
+
+impl NiBench {
+    /// An allreduce fragment for the receive path (general mode, NI with
+    /// an engine), instead of a packet of [`NiBench::rx_packet`] one time
+    /// in four: `None` otherwise.
+    pub(super) fn maybe_ar_fragment(&mut self, rng: &mut Rng) -> Option<(Vec<u128>, usize)> {
+        (self.has_engine() && rng.chance(FRAG_SHARE)).then(|| self.ar_fragment(rng))
+    }
+
+    /// An AllreduceFragment to this node, well formed for one of the
+    /// enabled slots (its PDID, the sequence number it is on or the next,
+    /// a source in its box, a step below the limit, inside half its
+    /// scratch area, the step's next fragment index) or forged in one way:
+    /// another PDID, a stale or future sequence number, a source outside
+    /// the box or on another board, a step past the limit, past the bank,
+    /// a duplicate or a gap in the fragment indices, a source other than
+    /// the step's earlier fragments', size 0, a communicator not enabled.
+    /// A source coordinate is at times given past the torus (the golden
+    /// `rank_of` takes it modulo the torus). Slot 0's fragments never
+    /// close a step (`last` = 0): its collectives run, and a closed step
+    /// would be combined, which the RTL does not do yet; the other slots'
+    /// close steps freely (no collective runs on them: the stimulus keeps
+    /// those out). Each is compared as every received packet is:
+    /// decision, error entry, AR_CNT / AR_REJ, the scratch write burst by
+    /// burst (split at a 4 KiB page) with AWUSER = its PDID.
+    fn ar_fragment(&mut self, rng: &mut Rng) -> (Vec<u128>, usize) {
+        if let Some(words) = self.partner_fragment(rng) {
+            return (words, 0);
+        }
+        let n = self.params.ni.clone();
+        let d = n.torus_dims;
+        let e = self.golden.engine().expect("an NI with the engine");
+        let limit = e.step_limit();
+        let k = if rng.chance(0.05) {
+            (n.ar_communicators
+                + rng.below((MAX_COMMUNICATORS - n.ar_communicators) as u64 + 1) as usize)
+                .min(MAX_COMMUNICATORS - 1)
+        } else {
+            rng.below(n.ar_communicators as u64) as usize
+        };
+        // With collectives that run (good descriptors on slot 0), its
+        // partners' fragments are the only ones it gets (a random one
+        // would break their order: Gap, Mixed, a step closed early).
+        let k = if k == 0 && self.ar_copies && n.ar_communicators > 1 {
+            1 + rng.below(n.ar_communicators as u64 - 1) as usize
+        } else {
+            k
+        };
+        let seq = e.slot_seq(k).unwrap_or(0);
+        let reg = |f| {
+            if k < n.ar_communicators {
+                self.golden
+                    .axil_read_prot(ar_comm_reg(k, f), Prot::Privileged)
+                    .0
+            } else {
+                0
+            }
+        };
+        let (ctrl, origin, extent, ssize) = (
+            reg(regs::AR_CTRL),
+            reg(regs::AR_ORIGIN),
+            reg(regs::AR_EXTENT),
+            reg(regs::AR_SCRATCH_SIZE) as u64,
+        );
+        let o = [origin & 15, origin >> 4 & 15, origin >> 8 & 15].map(|v| v as usize);
+        let ex = [extent & 31, extent >> 8 & 31, extent >> 16 & 31].map(|v| (v as usize).max(1));
+        let mut pdid = ctrl as u16;
+        let mut txid = if rng.chance(0.6) {
+            seq
+        } else {
+            (seq + 1) & 0x3FFF
+        };
+        let case = rng.below(20);
+        // The source: a member of the box (its offsets), this board.
+        let mut off = [0, 1, 2].map(|i| rng.below(ex[i].min(d[i]) as u64) as usize);
+        let mut board = (self.me.fpga(), self.me.reserved());
+        if case == 3 {
+            match (0..3).find(|&i| ex[i] < d[i]) {
+                Some(i) if rng.chance(0.7) => {
+                    off[i] = ex[i] + rng.below((d[i] - ex[i]) as u64) as usize
+                }
+                _ if rng.chance(0.5) => board.0 ^= 1 + rng.below(3) as u8,
+                _ => board.1 ^= 1 + rng.bits(7) as u8,
+            }
+        }
+        let mut src = self.me;
+        for i in 0..3 {
+            let mut c = (o[i] + off[i]) % d[i];
+            // At times the same place named past the torus.
+            if c + d[i] < 16 && rng.chance(0.1) {
+                c += d[i];
+            }
+            match i {
+                0 => src.set_x(c as u8),
+                1 => src.set_y(c as u8),
+                _ => src.set_z(c as u8),
+            }
+            .expect("4-bit coordinates");
+        }
+        src.set_fpga(board.0 & 3).expect("2-bit fpga");
+        src.set_reserved(board.1).expect("8-bit reserved");
+        let mut step = rng.below(limit.min(4) as u64) as usize;
+        let p = n.max_payload_bytes as u64;
+        let mut size = 1 + rng.below(p);
+        let half = ssize / 2;
+        let mut vaddr = if half >= size {
+            // Mostly near a 4 KiB page of the bank (crossing it at times).
+            if rng.chance(0.4) && half > 4096 + p {
+                4096 * (1 + rng.below((half - p) / 4096)) - rng.below(p)
+            } else {
+                rng.below(half - size + 1)
+            }
+        } else {
+            0
+        };
+        match case {
+            0 => pdid ^= 1 + rng.bits(15) as u16,
+            1 => txid = (seq + 2 + rng.below(0x3FFE) as u16) & 0x3FFF,
+            4 => step = limit + rng.below((256 - limit) as u64) as usize,
+            5 => vaddr = half.saturating_sub(size) + 1 + rng.below(64),
+            7 => size = 0,
+            _ => {}
+        }
+        let (next, _closed) = e.step_rx(k, txid, step).unwrap_or((0, false));
+        let index = match case {
+            6 if next > 0 => rng.below(next as u64) as u16,
+            8 => next + 1 + rng.below(3) as u16,
+            // A source other than the step's first fragment's (Mixed when
+            // it has one).
+            _ => next,
+        };
+        if case == 9 {
+            let c = (src.x() as usize + 1) % d[0];
+            src.set_x(c as u8).expect("4-bit x");
+        }
+        let last = k != 0 && rng.chance(0.4);
+        let user = k as u16 | (rng.bits(8) as u16) << 4;
+        let mut h = Header::new(PacketType::AllreduceFragment, self.me);
+        h.set_pdid(pdid)
+            .expect("16-bit PDID")
+            .set_vaddr(vaddr & ((1 << 42) - 1))
+            .expect("42-bit vaddr");
+        let mut f = Footer::new(src);
+        f.set_txid(txid)
+            .expect("14-bit txid")
+            .set_flags(step as u8)
+            .expect("8-bit flags")
+            .set_seq(index & 0x3FFF)
+            .expect("14-bit seq")
+            .set_user(user)
+            .expect("12-bit user");
+        f.set_first(index == 0).set_last(last);
+        let payload: Vec<u8> = (0..size).map(|_| rng.bits(8) as u8).collect();
+        self.cov.ar_frags_sent_in += 1;
+        (Packet::build(h, f, &payload).words, 0)
+    }
+}
+
+/// The partners of slot 0's running collective, as the receive agent plays
+/// them: their fragments not yet sent in, in order (golden
+/// `Engine::partner_fragments`), and the collective's op and dtype codes.
+pub(super) struct Partner {
+    /// Communicator and sequence number of the collective.
+    pub key: (u8, u16),
+    frags: VecDeque<(Header, Footer)>,
+    pub op: usize,
+    pub dtype: usize,
+    /// Counted among the collectives that ended OK.
+    pub counted: bool,
+}
+
+/// Share of the receive agent's fragments (with collectives running on
+/// slot 0) that are its partners' next fragment.
+const PARTNER_SHARE: f64 = 0.8;
+
+impl NiBench {
+    /// The next fragment of a partner of slot 0's running collective
+    /// (random payload bytes of the golden size: any bit pattern, NaNs
+    /// and subnormals among the floats'), most of the time while one has
+    /// fragments left; `None` otherwise.
+    fn partner_fragment(&mut self, rng: &mut Rng) -> Option<Vec<u128>> {
+        if !self.ar_copies {
+            return None;
+        }
+        let e = self.golden.engine()?;
+        let key = e.running().filter(|k| k.0 == 0)?;
+        if self.ar_partner.as_ref().is_none_or(|p| p.key != key) {
+            let frags: VecDeque<(Header, Footer)> = e.partner_fragments().into();
+            let user = frags.front().map_or(0, |(_, f)| f.user() as u64);
+            self.ar_partner = Some(Partner {
+                key,
+                frags,
+                op: FRAG_USER_OP.get(user as u128) as usize,
+                dtype: FRAG_USER_DTYPE.get(user as u128) as usize,
+                counted: false,
+            });
+        }
+        if !rng.chance(PARTNER_SHARE) {
+            return None;
+        }
+        let (h, f) = self.ar_partner.as_mut()?.frags.pop_front()?;
+        let payload: Vec<u8> = (0..h.size()).map(|_| rng.bits(8) as u8).collect();
+        self.cov.ar_frags_sent_in += 1;
+        self.cov.ar_partner_frags += 1;
+        Some(Packet::build(h, f, &payload).words)
     }
 }

@@ -92,6 +92,10 @@ impl NiBench {
     /// acknowledgement, and is expected flit by flit on its class's VC.
     fn check_tx_picks(&mut self, p: &Ports, rep: Report) -> Result<(), Mismatch> {
         let picks = check_picks(&p.ni, &mut self.golden, rep)?;
+        // The pick of a step's last fragment, its receive closed: the
+        // golden engine combined (or stored) the step at once.
+        let writes = self.golden.take_writes();
+        self.expect_step_writes(writes);
         for (class, pk) in [(1, picks.response), (0, picks.request)] {
             let Some(pk) = pk else { continue };
             self.golden_dirty = true;
@@ -195,7 +199,9 @@ impl NiBench {
         };
         self.count_class_order(class, seq);
         let before = *self.golden.counters();
+        let ar_before = self.golden.engine().map(|e| *e.counters());
         let outcome = self.golden.receive_packet_on(&pkt, class);
+        self.count_fragment(&pkt, ar_before);
         self.check_ack_while_sending(&pkt, class, outcome, rep)?;
         let read_req = Header::decode(pkt.header_word())
             .is_ok_and(|(h, _)| h.ptype() == PacketType::RdmaReadReq);
@@ -220,6 +226,28 @@ impl NiBench {
         }
         self.expect_rx_writes(&pkt, outcome, class, vc);
         Ok(())
+    }
+
+    /// Coverage of an allreduce fragment decided: accepted (closing a
+    /// step or not) or rejected by the engine, by reason (its counters
+    /// `before` the decision and now).
+    fn count_fragment(
+        &mut self,
+        pkt: &Packet,
+        before: Option<exanet_sim::allreduce::engine::EngineCounters>,
+    ) {
+        let (Some(b), Some(e)) = (before, self.golden.engine()) else {
+            return;
+        };
+        let a = *e.counters();
+        if a.fragments_received > b.fragments_received {
+            self.cov.ar_frags_accepted += 1;
+            self.cov.ar_frags_closing +=
+                Footer::from_bits(pkt.footer_word()).is_ok_and(|f| f.last()) as u64;
+        }
+        for (r, (x, y)) in a.rejected.iter().zip(b.rejected).enumerate() {
+            self.cov.ar_frag_rejected[r] += x - y;
+        }
     }
 
     /// Coverage of the decision order: decisions per class; a class-1
@@ -312,6 +340,26 @@ impl NiBench {
     fn expect_rx_writes(&mut self, pkt: &Packet, outcome: RxOutcome, class: usize, vc: u8) {
         let pdid = Header::from_bits(pkt.header_word()).map_or(0, |h| h.pdid());
         let writes = self.golden.take_writes();
+        // An accepted allreduce fragment: the engine's write to scratch,
+        // through the receive write burst (split at a 4 KiB page), its B
+        // posting nothing.
+        if Header::decode(pkt.header_word())
+            .is_ok_and(|(h, _)| h.ptype() == PacketType::AllreduceFragment)
+        {
+            // Accepted: its scratch write first, then the writes of the
+            // steps it made ready (combined or stored at once).
+            let mut writes = writes;
+            let steps = if outcome == RxOutcome::Accepted && !writes.is_empty() {
+                writes.split_off(1)
+            } else {
+                std::mem::take(&mut writes)
+            };
+            self.cov.ar_frag_bursts += self.rx.wr.expect_fragment(writes, pdid) as u64;
+            self.expect_step_writes(steps);
+            self.rx.owed[class].push_back((vc, pkt.words.len()));
+            self.rx.wait_commit = 0;
+            return;
+        }
         // An accepted data packet: one write; with last = 1 it posts a
         // completion when it lands.
         let posts = outcome == RxOutcome::Accepted
@@ -323,6 +371,46 @@ impl NiBench {
         self.rx.wr.expect(writes, pdid);
         self.rx.owed[class].push_back((vc, pkt.words.len()));
         self.rx.wait_commit = 0;
+    }
+
+    /// The golden engine's writes of the steps an event made ready (a
+    /// fragment picked or accepted): due on AXI4 after the writes before
+    /// them, from the engine's copy machine, with slot 0's PDID (the
+    /// collectives of this bench run there); the collective is marked as
+    /// combining.
+    fn expect_step_writes(&mut self, writes: Vec<exanet_sim::ni::memory::MemWrite>) {
+        if writes.is_empty() {
+            return;
+        }
+        let pdid = (self
+            .golden
+            .axil_read_prot(regs::ar_comm_reg(0, regs::AR_CTRL), Prot::Privileged)
+            .0
+            & 0xFFFF) as u16;
+        self.cov.ar_steps_done += 1;
+        let n = self.rx.wr.expect_engine(writes, pdid);
+        self.cov.ar_step_bursts += n as u64;
+        let due = self.ar_copy.map_or(0, |(_, d)| d);
+        self.ar_copy = Some((pdid, due + n));
+        self.ar_step = true;
+        // The collective ended OK at this event: counted by op and dtype.
+        let seq_now = self.golden.engine().and_then(|e| e.slot_seq(0));
+        let ended = self.golden.engine().is_some_and(|e| e.running().is_none());
+        let ended =
+            |pt: &super::allreduce::Partner| ended && seq_now == Some((pt.key.1 + 1) & 0x3FFF);
+        if let Some(pt) = self
+            .ar_partner
+            .as_mut()
+            .filter(|pt| ended(pt) && !pt.counted)
+        {
+            pt.counted = true;
+            self.cov.ar_combined_ok += 1;
+            self.cov.ar_combined_op[pt.op & 7] += 1;
+            self.cov.ar_combined_dtype[pt.dtype & 7] += 1;
+            let float = exanet_sim::allreduce::reduce_alu::ReduceDtype::from_code(pt.dtype as u64)
+                .is_some_and(|d| d.is_float());
+            self.cov.ar_combined_fsum += (pt.op == 0 && float) as u64;
+        }
     }
 
     /// `rx_busy`: the golden model must refuse the oldest packet of
@@ -411,6 +499,7 @@ impl NiBench {
             *due -= 1;
             if *due == 0 {
                 self.ar_copy = None;
+                self.ar_step = false;
             }
         }
         if ev.landed {
@@ -509,7 +598,13 @@ impl NiBench {
     fn check_mem_reads(&mut self, p: &Ports, rep: Report) -> Result<(), Mismatch> {
         let lim = 1u64 << self.params.ni.addr_bits;
         // The allreduce copy reads with its PDID (it runs alone on AXI4).
-        let pdid = self.ar_copy.map_or_else(|| self.tx.pdid(), |(p, _)| p);
+        // A collective's step starts on AXI4 once the transmit reads of
+        // the packets picked before it are done: while one is due, a read
+        // has its PDID or the last picked packet's.
+        let pdid = match self.ar_copy {
+            Some((q, _)) if !self.ar_step || p.ni.m_aruser.get() == q as u64 => q,
+            _ => self.tx.pdid(),
+        };
         if let Some(split) = self
             .mem_r
             .check(&p.ni, rep, self.cycle_in_phase, lim, pdid)?

@@ -48,6 +48,27 @@ pub struct NiCoverage {
     /// CQ_COUNT reads software queued in the last cycles before a
     /// collective's timeout.
     pub ar_timeout_polls: u64,
+    /// Allreduce fragments sent into the receive path; those the engine
+    /// accepted (and of them the ones closing a step), their scratch
+    /// write bursts, and those it rejected by `FragReject` code.
+    pub ar_frags_sent_in: u64,
+    pub ar_frags_accepted: u64,
+    pub ar_frags_closing: u64,
+    pub ar_frag_bursts: u64,
+    pub ar_frag_rejected: [u64; 10],
+    /// Partner fragments of slot 0's running collective sent in (the
+    /// partners' exact fragments, golden `partner_fragments`); steps
+    /// combined or stored (golden writes at a pick or a decision) and
+    /// their write bursts; collectives that ended OK after combining, by
+    /// op code and by dtype code.
+    pub ar_partner_frags: u64,
+    pub ar_steps_done: u64,
+    pub ar_step_bursts: u64,
+    pub ar_combined_ok: u64,
+    pub ar_combined_op: [u64; 8],
+    pub ar_combined_dtype: [u64; 8],
+    /// Of those, float sums (`fp_add` in `reduce_alu`).
+    pub ar_combined_fsum: u64,
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,

@@ -196,12 +196,19 @@ pub struct NiBench {
     /// An allreduce copy on AXI4 (its golden writes done at the DOORBELL):
     /// its PDID (ARUSER, AWUSER) and the bursts whose B is still due.
     ar_copy: Option<(u16, usize)>,
+    /// `ar_copy` is a collective's step (its reads may follow transmit
+    /// reads of the packets picked before it).
+    ar_step: bool,
     /// Good single-rank allreduce descriptors in the stimulus
     /// ([`NiBench::set_ar_copies`]), and good ones on slot 0 (collectives
     /// of two ranks or more: fragments sent, then TIMEOUT).
     ar_copies: bool,
     /// The action being generated posts a good collective descriptor.
     ar_collective: bool,
+    /// The partners' fragments of slot 0's running collective (its
+    /// communicator and sequence number, and the fragments not yet sent
+    /// in: `NiBench::ar_fragment`).
+    ar_partner: Option<allreduce::Partner>,
     /// Phases ended (every second ends with a reset pulse).
     phases: u64,
 }
@@ -297,8 +304,10 @@ impl NiBench {
             burst: None,
             golden_dirty: true,
             ar_copy: None,
+            ar_step: false,
             ar_copies: false,
             ar_collective: false,
+            ar_partner: None,
             phases: 0,
         })
     }

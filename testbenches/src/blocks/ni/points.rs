@@ -36,7 +36,7 @@ pub fn info() -> BlockInfo {
 pub fn allreduce_info() -> BlockInfo {
     BlockInfo {
         name: "allreduce",
-        about: "NI with the allreduce engine: descriptor checks, error completions, single-rank copies, a collective's fragments and TIMEOUT (no fragment received yet)",
+        about: "NI with the allreduce engine: descriptor checks, error completions, single-rank copies, a collective's fragments and TIMEOUT, fragments received (checked, counted, written to scratch; no combining yet)",
         matrix: allreduce_matrix,
         point: allreduce_point,
     }

@@ -65,6 +65,11 @@ impl NiBench {
     /// header's type, but for WrongClass).
     pub(super) fn rx_packet(&mut self, rng: &mut Rng) -> (Vec<u128>, usize) {
         let storm = !self.only_bad && !self.draining && self.rx.read_storm > 0;
+        if !self.only_bad && !self.draining && self.rx.read_storm == 0 {
+            if let Some(x) = self.maybe_ar_fragment(rng) {
+                return x;
+            }
+        }
         let class = self.rx_packet_class(rng);
         let kind = self.rx_damage_kind(rng, class);
         let mut d = self.rx_fields(rng, class, kind);

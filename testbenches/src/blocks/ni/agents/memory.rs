@@ -157,6 +157,10 @@ pub(crate) struct WriteEvents {
     /// A B response was taken for a burst of the allreduce engine (no
     /// golden event: the engine's writes are done at its DOORBELL).
     pub engine_landed: bool,
+    /// A B response was taken for a burst of an allreduce fragment the
+    /// receive path accepted (no golden event: the engine wrote it to
+    /// scratch when it took the fragment).
+    pub fragment_landed: bool,
 }
 
 /// One burst expected on AXI4: a golden write, or its part in one 4 KiB
@@ -164,7 +168,18 @@ pub(crate) struct WriteEvents {
 struct ExpBurst {
     w: MemWrite,
     pdid: u16,
-    engine: bool,
+    kind: BurstKind,
+}
+
+/// Whose write a burst is: what its B means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BurstKind {
+    /// A data packet's (its B is the golden `write_landed`).
+    Data,
+    /// The allreduce engine's copy or combining step.
+    Engine,
+    /// An accepted allreduce fragment's (into scratch).
+    Fragment,
 }
 
 /// `w` cut at 4 KiB page boundaries.
@@ -197,8 +212,8 @@ pub(crate) struct AxiWriteSlave {
     beats: Vec<(u128, u16)>,
     awready: bool,
     wready: bool,
-    /// B responses owed (ready time, of an engine burst), and one presented.
-    b_owed: VecDeque<(u64, bool)>,
+    /// B responses owed (ready time, whose burst), and one presented.
+    b_owed: VecDeque<(u64, BurstKind)>,
     b_now: bool,
 }
 
@@ -234,7 +249,7 @@ impl AxiWriteSlave {
         self.exp.extend(writes.into_iter().map(|w| ExpBurst {
             w,
             pdid,
-            engine: false,
+            kind: BurstKind::Data,
         }));
     }
 
@@ -247,13 +262,34 @@ impl AxiWriteSlave {
         writes: impl IntoIterator<Item = MemWrite>,
         pdid: u16,
     ) -> usize {
+        self.expect_parts(writes, pdid, BurstKind::Engine)
+    }
+
+    /// The golden allreduce engine took a fragment and wrote `writes` to
+    /// scratch (PDID `pdid`, the fragment's): as [`Self::expect_engine`],
+    /// through the receive path's write burst. Returns the bursts expected.
+    pub fn expect_fragment(
+        &mut self,
+        writes: impl IntoIterator<Item = MemWrite>,
+        pdid: u16,
+    ) -> usize {
+        self.expect_parts(writes, pdid, BurstKind::Fragment)
+    }
+
+    /// `writes`, each cut at 4 KiB pages, expected as bursts of `kind`.
+    fn expect_parts(
+        &mut self,
+        writes: impl IntoIterator<Item = MemWrite>,
+        pdid: u16,
+        kind: BurstKind,
+    ) -> usize {
         let before = self.exp.len();
         for w in writes {
-            self.exp.extend(page_parts(w).into_iter().map(|w| ExpBurst {
-                w,
-                pdid,
-                engine: true,
-            }));
+            self.exp.extend(
+                page_parts(w)
+                    .into_iter()
+                    .map(|w| ExpBurst { w, pdid, kind }),
+            );
         }
         self.exp.len() - before
     }
@@ -307,10 +343,11 @@ impl AxiWriteSlave {
             ev.written = self.check_w(p, r, now, mem)?;
         }
         if self.b_now && p.m_bready.get() == 1 {
-            let (_, engine) = self.b_owed.pop_front().expect("a presented B is owed");
+            let (_, kind) = self.b_owed.pop_front().expect("a presented B is owed");
             self.b_now = false;
-            ev.landed = !engine;
-            ev.engine_landed = engine;
+            ev.landed = kind == BurstKind::Data;
+            ev.engine_landed = kind == BurstKind::Engine;
+            ev.fragment_landed = kind == BurstKind::Fragment;
         }
         Ok(ev)
     }
@@ -379,7 +416,7 @@ impl AxiWriteSlave {
         if k != beats {
             return Ok(None);
         }
-        let ExpBurst { w, engine, .. } = self.exp.pop_front().expect("AW matched a write");
+        let ExpBurst { w, kind, .. } = self.exp.pop_front().expect("AW matched a write");
         self.aw.pop_front();
         let (first, got) = self.strobed_bytes(addr, r)?;
         if first != Some(w.addr) || got != w.data {
@@ -396,7 +433,7 @@ impl AxiWriteSlave {
         }
         mem.write(w.addr, &got);
         let lat = self.fixed.unwrap_or_else(|| rng_lat(r.cycle) / 2);
-        self.b_owed.push_back((now + 1 + lat, engine));
+        self.b_owed.push_back((now + 1 + lat, kind));
         Ok(Some(got.len()))
     }
 
