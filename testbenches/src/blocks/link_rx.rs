@@ -18,7 +18,7 @@
 //! sealed with a sequence number ahead (a gap), a control word with a bad
 //! CRC, garbage while training, a frame longer than `frame_flits`.
 //!
-//! A synchronous reset at random times (every 5,000 to 25,000 cycles)
+//! A synchronous reset at random times (every 8,000 to 38,000 cycles)
 //! returns the RTL, the golden model and everything around it (both far
 //! ends, PHYs, source, router and scoreboard, rebuilt from the seed) to
 //! power-on together.
@@ -570,8 +570,10 @@ impl Bench for LinkRxBench {
             };
             let (a, b) = (rng.next_u64(), rng.next_u64());
             self.phy = Some([mk(a), mk(b)]);
-            self.switch_at = cycle + 3000 + rng.below(20_000);
-            self.reset_at = cycle + 5_000 + rng.below(20_000);
+            // The first lane drop comes early after each (re)start, so the
+            // runs between mid-run resets still see drops mid-frame.
+            self.switch_at = cycle + 1000 + rng.below(8_000);
+            self.reset_at = cycle + 8_000 + rng.below(30_000);
         }
         // Lane down/up.
         if self.downs_wanted() && cycle >= self.switch_at {
