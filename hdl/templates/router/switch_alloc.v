@@ -138,48 +138,57 @@ always @(posedge clock) begin
 end
 {% else %}
 // The diagonal served first: pairs (p, o) with (p + o) mod {{ ports }} = diag.
+// Outputs renumbered o' = (o - diag) mod {{ ports }} make it a wavefront that
+// starts at diagonal 0 for every diag: the requests are rotated in, one
+// wavefront of constant wiring runs, its grants are rotated back (the same
+// matching as the golden model's loop from diag, about a fifth of the LUTs
+// of that loop written with a run-time diagonal).
 reg [3:0] diag;
 integer pass;
 integer t;
-integer d;
-integer oo;
-reg want;
+integer dg;
+reg [{{ ports * ports - 1 }}:0] rq;
+reg [{{ ports * ports - 1 }}:0] rq1;
+reg [{{ ports * ports - 1 }}:0] gr;
 initial diag = 4'd0;
 always @(*) begin
+    rq = {{ ports * ports }}'d0;
+    rq1 = {{ ports * ports }}'d0;
+    for (dg = 0; dg < {{ ports }}; dg = dg + 1)
+        if (diag == dg[3:0])
+            for (o = 0; o < {{ ports }}; o = o + 1)
+                for (p = 0; p < {{ ports }}; p = p + 1) begin
+                    rq[{{ ports }} * p + o] = req[16 * ((o + dg) % {{ ports }}) + p];
+                    rq1[{{ ports }} * p + o] = req1[16 * ((o + dg) % {{ ports }}) + p];
+                end
+    // class-1 pairs first, then every pair, diagonal by diagonal
     free_in = 16'h{{ all }};
     free_out = 16'h{{ all }};
+    gr = {{ ports * ports }}'d0;
+    for (pass = 0; pass < 2; pass = pass + 1)
+        for (t = 0; t < {{ ports }}; t = t + 1)
+            for (p = 0; p < {{ ports }}; p = p + 1)
+                if (((pass == 0) ? rq1[{{ ports }} * p + ((t + {{ ports }} - p) % {{ ports }})]
+                                 : rq[{{ ports }} * p + ((t + {{ ports }} - p) % {{ ports }})])
+                        && free_in[p] && free_out[(t + {{ ports }} - p) % {{ ports }}]) begin
+                    free_in[p] = 1'b0;
+                    free_out[(t + {{ ports }} - p) % {{ ports }}] = 1'b0;
+                    gr[{{ ports }} * p + ((t + {{ ports }} - p) % {{ ports }})] = 1'b1;
+                end
     grant_mat = 256'd0;
     match_rows = 256'd0;
-    want = 1'b0;
-    d = 0;
-    oo = 0;
-    // class-1 pairs first, then every pair, each pass from the diagonal on
-    for (pass = 0; pass < 2; pass = pass + 1)
-        for (t = 0; t < {{ ports }}; t = t + 1) begin
-            d = {28'd0, diag} + t;
-            if (d >= {{ ports }})
-                d = d - {{ ports }};
-            for (p = 0; p < {{ ports }}; p = p + 1) begin
-                oo = d + {{ ports }} - p;
-                if (oo >= {{ ports }})
-                    oo = oo - {{ ports }};
-                for (o = 0; o < {{ ports }}; o = o + 1)
-                    if (o == oo) begin
-                        want = (pass == 0) ? req1[16 * o + p] : req[16 * o + p];
-                        if (want && free_in[p] && free_out[o]) begin
-                            free_in[p] = 1'b0;
-                            free_out[o] = 1'b0;
-                            grant_mat[16 * o + p] = 1'b1;
-                            match_rows[16 * p + o] = 1'b1;
-                        end
-                    end
-            end
-        end
+    for (dg = 0; dg < {{ ports }}; dg = dg + 1)
+        if (diag == dg[3:0])
+            for (o = 0; o < {{ ports }}; o = o + 1)
+                for (p = 0; p < {{ ports }}; p = p + 1) begin
+                    grant_mat[16 * ((o + dg) % {{ ports }}) + p] = gr[{{ ports }} * p + o];
+                    match_rows[16 * p + ((o + dg) % {{ ports }})] = gr[{{ ports }} * p + o];
+                end
 end
 always @(posedge clock) begin
     if (reset)
         diag <= 4'd0;
-    else if (free_in != 16'h{{ all }})
+    else if (gr != {{ ports * ports }}'d0)
         diag <= rr_next(diag);
 end
 {% endif %}
