@@ -169,7 +169,6 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     one256: Constant<Bits<256>>,
     zero256: Constant<Bits<256>>,
     zero16: Constant<Bits<16>>,
-    zero_w: Constant<Bits<W>>,
     zero8: Constant<Bits<8>>,
     zero4: Constant<Bits<4>>,
     zero32: Constant<Bits<32>>,
@@ -345,7 +344,6 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             one256: Constant::new(bits(1)),
             zero256: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
-            zero_w: Constant::new(bits(0)),
             zero8: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
@@ -456,8 +454,13 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         for v in 0..self._vcs {
             self.front_tree[v].next = self.vcs[v].front.val();
         }
-        for v in self._vcs..self._leaves {
-            self.front_tree[v].next = self.zero_w.val();
+        // Leaves past the last VC repeat its front: the grant index never
+        // selects them (a constant here would be an unused parameter where
+        // the VC count is a power of two).
+        for last in (self._vcs - 1)..self._vcs {
+            for v in self._vcs..self._leaves {
+                self.front_tree[v].next = self.vcs[last].front.val();
+            }
         }
         for l in self._leaves..(self._leaves + 1) {
             for j in 0..self._inner {

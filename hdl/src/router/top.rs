@@ -109,7 +109,7 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     grants: Vec<Signal<Local, Bits<16>>>,
     /// Crossbar data path, per output `o` a binary mux tree on its
     /// `grant_index` at `xbar[o * T ..]` (`T = 2L - 1` elements, laid out as
-    /// `InputUnit::front_tree`: leaves the input ports' flits, zero from P on).
+    /// `InputUnit::front_tree`: leaves the input ports' flits, the last one repeated from P on).
     /// A tree maps to ~2 LUTs a bit for 7 ports; the one-hot if-chain it
     /// replaces took ~4.
     xbar: Vec<Signal<Local, Bits<W>>>,
@@ -117,7 +117,6 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     xbar_sel: Vec<Constant<Bits<4>>>,
     zero256: Constant<Bits<256>>,
     zero16: Constant<Bits<16>>,
-    zero_w: Constant<Bits<W>>,
     zero4: Constant<Bits<4>>,
     port_num: Vec<Constant<Bits<4>>>,
     _ports: usize,
@@ -175,7 +174,6 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             grants: signals(n + 1),
             zero256: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
-            zero_w: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
             port_num: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             _ports: n,
@@ -281,8 +279,13 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
                     for p in 0..self._ports {
                         self.xbar[o * t + p].next = self.inputs[p].flit.val();
                     }
-                    for p in self._ports..self._leaves {
-                        self.xbar[o * t + p].next = self.zero_w.val();
+                    // Leaves past the last port repeat its flit: no grant
+                    // index selects them (a constant would be an unused
+                    // parameter where the port count is a power of two).
+                    for last in (self._ports - 1)..self._ports {
+                        for p in self._ports..self._leaves {
+                            self.xbar[o * t + p].next = self.inputs[last].flit.val();
+                        }
                     }
                     for j in 0..self._inner {
                         if (self.outputs[o].grant_index.val() & self.xbar_sel[j].val()).any() {
