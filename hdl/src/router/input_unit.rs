@@ -1,6 +1,6 @@
 //! `input_unit`: one input port of the router: its VCs (`input_vc`), the
-//! input arbitration among them, the credit returned upstream and the
-//! port's drop and error counters.
+//! route compute of arriving heads, the input arbitration among the VCs,
+//! the credit returned upstream and the port's drop and error counters.
 //!
 //! Purpose: steps 2 and the input half of step 4 of the golden model's cycle
 //! (`exanet_sim::router`, module doc): among the VCs that request, those of
@@ -12,7 +12,8 @@
 //! - `in_valid`, `in_data` (W b), `in_head`, `in_tail`, `in_vc` (4 b): the
 //!   flit arriving from upstream; discarded and counted in `flit_errors` when
 //!   `in_vc >= N` or that VC's buffer holds `buffer_flits` flits;
-//! - `node_x`, `node_y`, `node_z`; `has_credit`, `can_start` (to the VCs);
+//! - `node_x`, `node_y`, `node_z` (to route compute); `has_credit`,
+//!   `can_start` (to the VCs);
 //! - `grants` (16 b): bit p set when some output arbiter granted input port p;
 //! - `req_mat`, `req_mat1` (256 b): the forward request of this port, as bit
 //!   `16*out_port + this_port` (all requests / class-1 requests), so the
@@ -32,6 +33,13 @@
 //! head's partial syndrome waits in a per-VC register and the result is
 //! stored with the next flit of that VC (the header's second half).
 //!
+//! Route compute: one `route_compute` per port routes the arriving flit (as
+//! a head, on its VC) and its result is stored with the flit in the VC's
+//! sideband word (`input_vc`). The routing function is pure (header, router
+//! coordinates, input port and VC), so this equals routing the head at the
+//! buffer's front, as the golden model does, with one instance instead of
+//! one per VC.
+//!
 //! Latency: requests combinational from registered state; the credit for a
 //! flit leaving at the edge ending cycle t is on `credit_out_*` during t+1.
 //!
@@ -39,7 +47,8 @@
 //! the number of VCs `N` and VCs per class (which VCs are class 1).
 
 use super::allocator::ClassArbiter;
-use super::input_vc::InputVc;
+use super::input_vc::{InputVc, SIDE_BAD, SIDE_BITS, SIDE_HEAD, SIDE_RSEL, SIDE_TAIL};
+use super::route_compute::RouteCompute;
 use exanet_sim::router::{Allocator, RouterParams};
 use rust_hdl::prelude::*;
 
@@ -95,6 +104,22 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     /// Flits discarded on arrival.
     pub flit_errors: Signal<Out, Bits<32>>,
     vcs: Vec<InputVc<W, A, C>>,
+    /// The granted VC's front flit: a binary mux tree on the arbiter's
+    /// `grant_index` (a one-hot if-chain maps to ~4 LUTs a bit, this to 1 for
+    /// 4 VCs). Elements `0..L` are the leaves (VC fronts, zero from N on),
+    /// `L + j` inner node j (children `2j`, `2j + 1`), the last the root.
+    front_tree: Vec<Signal<Local, Bits<W>>>,
+    /// Per inner node: the `grant_index` bit choosing between its children.
+    tree_sel: Vec<Constant<Bits<4>>>,
+    route: RouteCompute,
+    /// The arriving flit's sideband word: head/tail, then bad, then a
+    /// prefix chain over the route's `rsel` bits; element 9 is the word.
+    side_in: Vec<Signal<Local, Bits<SIDE_BITS>>>,
+    side_head: Constant<Bits<SIDE_BITS>>,
+    side_tail: Constant<Bits<SIDE_BITS>>,
+    side_bad: Constant<Bits<SIDE_BITS>>,
+    side_rsel: Vec<Constant<Bits<SIDE_BITS>>>,
+    zero_side: Constant<Bits<SIDE_BITS>>,
     arb: ClassArbiter,
     credit_valid: DFF<bool>,
     credit_vc: DFF<Bits<4>>,
@@ -144,12 +169,15 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     one256: Constant<Bits<256>>,
     zero256: Constant<Bits<256>>,
     zero16: Constant<Bits<16>>,
-    zero_w: Constant<Bits<W>>,
     zero8: Constant<Bits<8>>,
     zero4: Constant<Bits<4>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     _vcs: usize,
+    /// Leaves of `front_tree` (`L`, a power of two >= N and >= 2), inner nodes, root.
+    _leaves: usize,
+    _inner: usize,
+    _root: usize,
     /// 1 when a header fits one flit (128/256 bits), else 0.
     _single: usize,
     /// 1 when a header takes two flits (64 bits), else 0.
@@ -181,6 +209,26 @@ pub fn header_check_masks() -> [u128; 8] {
         *mj |= 1 << (HEADER_PROTECTED_BITS as usize + j);
     }
     m
+}
+
+/// Leaves of a binary mux tree over `n` inputs: a power of two, at least 2.
+pub fn tree_leaves(n: usize) -> usize {
+    n.next_power_of_two().max(2)
+}
+
+/// Per inner node of a mux tree of `leaves` leaves, bottom level first (the
+/// layout of `InputUnit::front_tree`): the one-hot select bit (index bit) it
+/// decides on.
+pub fn tree_selects(leaves: usize) -> Vec<u64> {
+    let mut v = Vec::new();
+    let mut width = leaves / 2;
+    let mut bit = 0;
+    while width >= 1 {
+        v.extend(std::iter::repeat_n(1u64 << bit, width));
+        bit += 1;
+        width /= 2;
+    }
+    v
 }
 
 fn wide<const W: usize>(v: u128) -> Bits<W> {
@@ -225,7 +273,23 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             credit_out_vc: Default::default(),
             dropped_packets: Default::default(),
             flit_errors: Default::default(),
-            vcs: (0..n).map(|v| InputVc::new(p, port, v)).collect(),
+            vcs: (0..n).map(|v| InputVc::new(p, v)).collect(),
+            front_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
+            tree_sel: tree_selects(tree_leaves(n))
+                .into_iter()
+                .map(|b| Constant::new(bits(b)))
+                .collect(),
+            route: RouteCompute::new(p, port),
+            side_in: (0..10).map(|_| Default::default()).collect(),
+            side_head: Constant::new(bits(1 << SIDE_HEAD)),
+            side_tail: Constant::new(bits(1 << SIDE_TAIL)),
+            side_bad: Constant::new(bits(1 << SIDE_BAD)),
+            side_rsel: (0..8)
+                .map(|i| Constant::new(bits(1 << (SIDE_RSEL + i))))
+                .collect(),
+            zero_side: Constant::new(bits(0)),
             arb: Default::default(),
             credit_valid: Default::default(),
             credit_vc: Default::default(),
@@ -280,12 +344,14 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             one256: Constant::new(bits(1)),
             zero256: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
-            zero_w: Constant::new(bits(0)),
             zero8: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
             _vcs: n,
+            _leaves: tree_leaves(n),
+            _inner: tree_leaves(n) - 1,
+            _root: 2 * tree_leaves(n) - 2,
             _single: 1 - double,
             _double: double,
             _partials: n * double,
@@ -373,7 +439,6 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         self.chosen_fwd.next = false;
         self.chosen_new_drop.next = false;
         self.chosen_ovc.next = self.zero8.val();
-        self.flit.next = self.zero_w.val();
         self.head.next = false;
         self.tail.next = false;
         for v in 0..self._vcs {
@@ -381,10 +446,33 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 self.chosen_fwd.next = self.vcs[v].req_fwd.val();
                 self.chosen_new_drop.next = self.vcs[v].new_drop.val();
                 self.chosen_ovc.next = self.vcs[v].ovc.val();
-                self.flit.next = self.vcs[v].front.val();
                 self.head.next = self.vcs[v].front_head.val();
                 self.tail.next = self.vcs[v].front_tail.val();
             }
+        }
+        // (a VC is granted whenever the flit is used; with none, some VC's front)
+        for v in 0..self._vcs {
+            self.front_tree[v].next = self.vcs[v].front.val();
+        }
+        // Leaves past the last VC repeat its front: the grant index never
+        // selects them (a constant here would be an unused parameter where
+        // the VC count is a power of two).
+        for last in (self._vcs - 1)..self._vcs {
+            for v in self._vcs..self._leaves {
+                self.front_tree[v].next = self.vcs[last].front.val();
+            }
+        }
+        for l in self._leaves..(self._leaves + 1) {
+            for j in 0..self._inner {
+                if (self.arb.grant_index.val() & self.tree_sel[j].val()).any() {
+                    self.front_tree[l + j].next = self.front_tree[2 * j + 1].val();
+                } else {
+                    self.front_tree[l + j].next = self.front_tree[2 * j].val();
+                }
+            }
+        }
+        for r in self._root..(self._root + 1) {
+            self.flit.next = self.front_tree[r].val();
         }
         self.out_vc.next = self.chosen_ovc.val().get_bits::<4>(0);
         self.fwd.next = self.arb.grant_valid.val() & self.chosen_fwd.val();
@@ -477,6 +565,33 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 self.expect_second[v].d.next = false;
             }
         }
+        // Route of the arriving flit as a head, stored with it.
+        self.route.dest.next = self.in_data.val().get_bits::<14>(29);
+        self.route.in_vc.next = self.in_vc.val();
+        self.route.node_x.next = self.node_x.val();
+        self.route.node_y.next = self.node_y.val();
+        self.route.node_z.next = self.node_z.val();
+        if self.in_head.val() & self.in_tail.val() {
+            self.side_in[0].next = self.side_head.val() | self.side_tail.val();
+        } else if self.in_head.val() {
+            self.side_in[0].next = self.side_head.val();
+        } else if self.in_tail.val() {
+            self.side_in[0].next = self.side_tail.val();
+        } else {
+            self.side_in[0].next = self.zero_side.val();
+        }
+        if self.route.bad.val() {
+            self.side_in[1].next = self.side_in[0].val() | self.side_bad.val();
+        } else {
+            self.side_in[1].next = self.side_in[0].val();
+        }
+        for i in 0..8 {
+            if self.route.rsel.val().get_bit(i) {
+                self.side_in[i + 2].next = self.side_in[i + 1].val() | self.side_rsel[i].val();
+            } else {
+                self.side_in[i + 2].next = self.side_in[i + 1].val();
+            }
+        }
         for v in 0..self._vcs {
             self.vcs[v].clock.next = self.clock.val();
             self.vcs[v].reset.next = self.reset.val();
@@ -484,13 +599,9 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 & (self.in_vc.val() == self.vc_num[v].val())
                 & !self.vcs[v].full.val();
             self.vcs[v].din.next = self.in_data.val();
-            self.vcs[v].din_head.next = self.in_head.val();
-            self.vcs[v].din_tail.next = self.in_tail.val();
+            self.vcs[v].din_side.next = self.side_in[9].val();
             self.vcs[v].din_check.next = self.check_in.val();
             self.vcs[v].pop.next = self.do_pop.val() & self.arb.grant.val().get_bit(v);
-            self.vcs[v].node_x.next = self.node_x.val();
-            self.vcs[v].node_y.next = self.node_y.val();
-            self.vcs[v].node_z.next = self.node_z.val();
             self.vcs[v].has_credit.next = self.has_credit.val();
             self.vcs[v].can_start.next = self.can_start.val();
         }

@@ -1,22 +1,26 @@
 //! `input_vc`: one input virtual channel of the router: its flit buffer, its
-//! state (`Idle`, `Active(out port, out VC)`, `Dropping`), the route of the
-//! packet at its front and the request it makes this cycle.
+//! state (`Idle`, `Active(out port, out VC)`, `Dropping`), the VC choice of
+//! the packet at its front and the request it makes this cycle.
 //!
 //! Purpose: the per-VC half of the router's input unit, exactly as in the
 //! golden model (`exanet_sim::router`, module doc, step 1 and the edge).
 //!
 //! Ports:
 //! - `clock`; `reset` (synchronous: buffer emptied, state `Idle`);
-//! - `push`, `din` (W b), `din_head`, `din_tail`: write a flit (the input unit
-//!   only pushes when the buffer is not full); `din_check`: the header this
-//!   flit completes passes the SECDED check (see `input_unit`);
+//! - `push`, `din` (W b), `din_side` (11 b): write a flit (the input unit
+//!   only pushes when the buffer is not full) and its sideband word: head
+//!   (bit [`SIDE_HEAD`]), tail ([`SIDE_TAIL`]), and for a head its route as
+//!   `route_compute` names it (`rsel` at [`SIDE_RSEL`], `bad` at
+//!   [`SIDE_BAD`]), computed by the input unit as the flit arrives;
+//!   `din_check`: the header this flit completes passes the SECDED check (see
+//!   `input_unit`);
 //! - `pop`: the front flit leaves (forwarded or dropped) at this edge;
-//! - `node_x`, `node_y`, `node_z`: this router's coordinates (to route compute);
 //! - `has_credit`, `can_start` (256 b): bit `16*port + vc` tells whether output
 //!   VC (port, vc) has a credit, resp. is free with `max_packet_flits` credits;
 //! - `req_fwd`: forward request to `ovc` (port 7:4, VC 3:0); a head asks
-//!   for the lowest-numbered VC of its route's set (`route_compute`'s
-//!   `vmask`) that may start a packet, as the golden model;
+//!   for the lowest-numbered VC of its route's set (decoded here from the
+//!   stored `rsel` and this VC's class: the golden model's route mask) that
+//!   may start a packet, as the golden model;
 //! - `req_drop`: drop request (a bad packet or the rest of one); `new_drop`:
 //!   this drop starts a bad packet (counted by the input unit);
 //! - `front` (W b), `front_head`, `front_tail`: the flit at the front;
@@ -25,17 +29,36 @@
 //! Latency: requests are combinational from registered state; a pushed flit
 //! can request in the next cycle (2 cycles header-in to header-out).
 //!
-//! Storage: two `FifoMem` LUTRAM leaves (data, and the head/tail bits) of
-//! `2^A >= buffer_flits` slots; occupancy never exceeds `buffer_flits`.
+//! Storage: three `FifoMem` LUTRAM leaves (data, the sideband word, the
+//! header check bit) of `2^A >= buffer_flits` slots; occupancy never exceeds
+//! `buffer_flits`. The route rides in the sideband word because one route
+//! compute per input port (at write time) is far smaller than one per VC
+//! (at the buffer's front), and the 11-bit word fills the LUTRAM cell the
+//! head/tail bits took alone (a RAM32M16 holds 14 bits).
 //!
 //! Parameters: `W` flit data bits; `A` buffer address bits; `C = A + 1`
 //! count bits; at run time `buffer_flits`, whether a header takes two flits
-//! (64-bit flits), and the route compute of this (input port, VC).
+//! (64-bit flits), `vc_select` and this VC's class (to decode `rsel`).
 
-use super::route_compute::RouteCompute;
+use super::route_compute::{VSET_ALL, VSET_UPPER};
 use crate::common::fifo::FifoMem;
-use exanet_sim::router::RouterParams;
+use exanet_sim::router::{RouterParams, VcSelect};
 use rust_hdl::prelude::*;
+
+/// Sideband word bits: the flit is a head.
+pub const SIDE_HEAD: usize = 0;
+/// The flit is a tail.
+pub const SIDE_TAIL: usize = 1;
+/// First of the 8 bits of the head's `rsel` (`route_compute`).
+pub const SIDE_RSEL: usize = 2;
+/// The head's `bad` (`route_compute`).
+pub const SIDE_BAD: usize = 10;
+/// Sideband word width.
+pub const SIDE_BITS: usize = 11;
+// The offsets `InputVc::update` reads the sideband word at.
+const _: () = assert!(
+    SIDE_HEAD == 0 && SIDE_TAIL == 1 && SIDE_RSEL == 2 && SIDE_BAD == 10 && SIDE_BITS == 11
+);
 
 /// VC state encoding.
 const IDLE: u64 = 0;
@@ -53,20 +76,12 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     pub push: Signal<In, bool>,
     /// Flit data to write.
     pub din: Signal<In, Bits<W>>,
-    /// The written flit is a head.
-    pub din_head: Signal<In, bool>,
-    /// The written flit is a tail.
-    pub din_tail: Signal<In, bool>,
+    /// Its sideband word (head, tail, route; `SIDE_*`).
+    pub din_side: Signal<In, Bits<SIDE_BITS>>,
     /// The header the written flit completes passes its check.
     pub din_check: Signal<In, bool>,
     /// The front flit leaves at this edge.
     pub pop: Signal<In, bool>,
-    /// This router's x coordinate.
-    pub node_x: Signal<In, Bits<4>>,
-    /// This router's y coordinate.
-    pub node_y: Signal<In, Bits<4>>,
-    /// This router's z coordinate.
-    pub node_z: Signal<In, Bits<4>>,
     /// Per output VC (bit `16*port + vc`): credits > 0.
     pub has_credit: Signal<In, Bits<256>>,
     /// Per output VC: not busy and credits >= `max_packet_flits`.
@@ -88,10 +103,23 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     /// The buffer holds `buffer_flits` flits.
     pub full: Signal<Out, bool>,
     data: FifoMem<W, A>,
-    meta: FifoMem<2, A>,
+    side: FifoMem<SIDE_BITS, A>,
     /// The header check result, stored with the flit that completes a header.
     checks: FifoMem<1, A>,
-    route: RouteCompute,
+    /// The front head's route, as stored: port (7:4) and VC set (3:0).
+    rsel: Signal<Local, Bits<8>>,
+    front_bad: Signal<Local, bool>,
+    /// The set of output VCs the front head may take (bit `w`).
+    vmask: Signal<Local, Bits<16>>,
+    vset: Signal<Local, Bits<4>>,
+    /// `vc_select = free`.
+    free: Constant<bool>,
+    /// This VC's class: all its VCs, the lower half, the upper half.
+    class_all: Constant<Bits<16>>,
+    class_lo: Constant<Bits<16>>,
+    class_hi: Constant<Bits<16>>,
+    vset_all: Constant<Bits<4>>,
+    vset_upper: Constant<Bits<4>>,
     /// The route's output port in bits 7:4.
     start_port: Signal<Local, Bits<8>>,
     /// Per VC w: the `can_start` bit of (route's port, w).
@@ -117,7 +145,6 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     count: DFF<Bits<C>>,
     state: DFF<Bits<2>>,
     active_ovc: DFF<Bits<8>>,
-    meta_in: Signal<Local, Bits<2>>,
     head: Signal<Local, bool>,
     tail: Signal<Local, bool>,
     nonempty: Signal<Local, bool>,
@@ -136,30 +163,26 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     st_idle: Constant<Bits<2>>,
     st_active: Constant<Bits<2>>,
     st_dropping: Constant<Bits<2>>,
-    meta_head: Constant<Bits<2>>,
-    meta_tail: Constant<Bits<2>>,
-    meta_both: Constant<Bits<2>>,
-    meta_none: Constant<Bits<2>>,
     check_pass: Constant<Bits<1>>,
     check_fail: Constant<Bits<1>>,
 }
 
 impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
-    /// VC `in_vc` of input port `in_port` (params valid; `2^A >= buffer_flits`, `C = A + 1`).
-    pub fn new(p: &RouterParams, in_port: usize, in_vc: usize) -> Self {
+    /// Input VC `in_vc` of a port (params valid; `2^A >= buffer_flits`, `C = A + 1`).
+    pub fn new(p: &RouterParams, in_vc: usize) -> Self {
         assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
+        let vpc = p.vcs_per_class;
+        let base = in_vc / vpc * vpc;
+        let lower = p.lower_vcs();
+        let range = |lo: usize, hi: usize| Constant::new(bits((lo..hi).fold(0, |m, v| m | 1 << v)));
         InputVc {
             clock: Default::default(),
             reset: Default::default(),
             push: Default::default(),
             din: Default::default(),
-            din_head: Default::default(),
-            din_tail: Default::default(),
+            din_side: Default::default(),
             din_check: Default::default(),
             pop: Default::default(),
-            node_x: Default::default(),
-            node_y: Default::default(),
-            node_z: Default::default(),
             has_credit: Default::default(),
             can_start: Default::default(),
             req_fwd: Default::default(),
@@ -171,9 +194,18 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             front_tail: Default::default(),
             full: Default::default(),
             data: Default::default(),
-            meta: Default::default(),
+            side: Default::default(),
             checks: Default::default(),
-            route: RouteCompute::new(p, in_port, in_vc),
+            rsel: Default::default(),
+            front_bad: Default::default(),
+            vmask: Default::default(),
+            vset: Default::default(),
+            free: Constant::new(p.vc_select == VcSelect::Free),
+            class_all: range(base, base + vpc),
+            class_lo: range(base, base + lower),
+            class_hi: range(base + lower, base + vpc),
+            vset_all: Constant::new(bits(VSET_ALL)),
+            vset_upper: Constant::new(bits(VSET_UPPER)),
             start_port: Default::default(),
             start_index: (0..p.num_vcs()).map(|_| Default::default()).collect(),
             start: (0..=p.num_vcs()).map(|_| Default::default()).collect(),
@@ -195,7 +227,6 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             count: Default::default(),
             state: Default::default(),
             active_ovc: Default::default(),
-            meta_in: Default::default(),
             head: Default::default(),
             tail: Default::default(),
             nonempty: Default::default(),
@@ -214,10 +245,6 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             st_idle: Constant::new(bits(IDLE)),
             st_active: Constant::new(bits(ACTIVE)),
             st_dropping: Constant::new(bits(DROPPING)),
-            meta_head: Constant::new(bits(1)),
-            meta_tail: Constant::new(bits(2)),
-            meta_both: Constant::new(bits(3)),
-            meta_none: Constant::new(bits(0)),
             check_pass: Constant::new(bits(1)),
             check_fail: Constant::new(bits(0)),
         }
@@ -229,25 +256,16 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
     fn update(&mut self) {
         dff_setup!(self, clock, rd, wr, count, state, active_ovc);
         // Buffer storage.
-        if self.din_head.val() & self.din_tail.val() {
-            self.meta_in.next = self.meta_both.val();
-        } else if self.din_head.val() {
-            self.meta_in.next = self.meta_head.val();
-        } else if self.din_tail.val() {
-            self.meta_in.next = self.meta_tail.val();
-        } else {
-            self.meta_in.next = self.meta_none.val();
-        }
         self.data.clock.next = self.clock.val();
         self.data.write_enable.next = self.push.val();
         self.data.write_address.next = self.wr.q.val();
         self.data.write_data.next = self.din.val();
         self.data.read_address.next = self.rd.q.val();
-        self.meta.clock.next = self.clock.val();
-        self.meta.write_enable.next = self.push.val();
-        self.meta.write_address.next = self.wr.q.val();
-        self.meta.write_data.next = self.meta_in.val();
-        self.meta.read_address.next = self.rd.q.val();
+        self.side.clock.next = self.clock.val();
+        self.side.write_enable.next = self.push.val();
+        self.side.write_address.next = self.wr.q.val();
+        self.side.write_data.next = self.din_side.val();
+        self.side.read_address.next = self.rd.q.val();
         if self.din_check.val() {
             self.check_in.next = self.check_pass.val();
         } else {
@@ -264,20 +282,31 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
             self.checks.read_address.next = self.rd.q.val();
         }
         self.header_ok.next = self.checks.read_data.val().any();
-        self.head.next = self.meta.read_data.val().get_bit(0);
-        self.tail.next = self.meta.read_data.val().get_bit(1);
+        // (literal offsets: rust-hdl emits a constant's name, not its value;
+        // a compile-time assert pins them to the `SIDE_*` constants)
+        self.head.next = self.side.read_data.val().get_bit(0);
+        self.tail.next = self.side.read_data.val().get_bit(1);
+        self.rsel.next = self.side.read_data.val().get_bits::<8>(2);
+        self.front_bad.next = self.side.read_data.val().get_bit(10);
         self.front.next = self.data.read_data.val();
         self.front_head.next = self.head.val();
         self.front_tail.next = self.tail.val();
-        // Route of the front flit (meaningful when it is a head).
-        self.route.dest.next = self.data.read_data.val().get_bits::<14>(29);
-        self.route.node_x.next = self.node_x.val();
-        self.route.node_y.next = self.node_y.val();
-        self.route.node_z.next = self.node_z.val();
+        // The front head's VC set (meaningful when it is a head): with
+        // `flow` the one VC stored, with `free` a half or all of this class.
+        self.vset.next = self.rsel.val().get_bits::<4>(0);
+        if !self.free.val() {
+            self.vmask.next = self.one16.val() << self.vset.val();
+        } else if self.vset.val() == self.vset_all.val() {
+            self.vmask.next = self.class_all.val();
+        } else if self.vset.val() == self.vset_upper.val() {
+            self.vmask.next = self.class_hi.val();
+        } else {
+            self.vmask.next = self.class_lo.val();
+        }
         // The VC an idle head asks for: the lowest of its route's set that may
         // start a packet (`x & -x` isolates it); with `vc_select = flow` the
         // set is the one per-flow VC.
-        self.start_port.next = self.route.ovc.val() & self.port_field.val();
+        self.start_port.next = self.rsel.val() & self.port_field.val();
         self.start[0].next = self.zero16.val();
         for w in 0..self._vcs {
             self.start_index[w].next = self.start_port.val() | self.vc_num8[w].val();
@@ -292,7 +321,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
             }
         }
         for k in self._vcs..(self._vcs + 1) {
-            self.cand.next = self.start[k].val() & self.route.vmask.val();
+            self.cand.next = self.start[k].val() & self.vmask.val();
         }
         self.lowest.next = self.cand.val() & (!self.cand.val() + self.one16.val());
         self.pick.next = self.zero8.val();
@@ -301,7 +330,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
                 self.pick.next = self.vc_num8[v].val();
             }
         }
-        self.head_ovc.next = (self.route.ovc.val() & self.port_field.val()) | self.pick.val();
+        self.head_ovc.next = (self.rsel.val() & self.port_field.val()) | self.pick.val();
         self.head_ok.next = self.cand.val().any();
         // Request, from registered state only.
         self.nonempty.next = self.count.q.val() != self.zero_c.val();
@@ -326,7 +355,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
                 self.req_drop.next = true;
                 self.new_drop.next = true;
             } else if !self.header_incomplete.val() {
-                if self.route.bad.val() | !self.header_ok.val() {
+                if self.front_bad.val() | !self.header_ok.val() {
                     self.req_drop.next = true;
                     self.new_drop.next = true;
                 } else {

@@ -2,7 +2,7 @@
 //! is `exanet_sim::router` (whose module doc is the microarchitecture
 //! contract); its co-simulation bench is `exanet_tb::blocks::router`.
 //!
-//! - [`route_compute`]: the routing function of one input VC, compiled to logic;
+//! - [`route_compute`]: the routing function of one input port, compiled to logic;
 //! - [`input_vc`]: one input VC: buffer, state, request;
 //! - [`allocator`]: the class-priority round-robin arbiter (input and output side);
 //! - [`input_unit`]: one input port: its VCs, input arbitration, credit return;

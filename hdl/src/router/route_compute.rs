@@ -1,8 +1,9 @@
-//! `route_compute`: the routing function of one input VC, compiled into logic.
+//! `route_compute`: the routing function of one input port, compiled into logic.
 //!
 //! Purpose: from the destination coordinates in a head flit, this router's
-//! coordinates and the (fixed) input port and VC of the instance, name the
-//! output port and the one output VC the packet takes, or flag it bad. The
+//! coordinates, the (fixed) input port of the instance and the input VC the
+//! flit arrives on, name the output port and the one output VC the packet
+//! takes, or flag it bad. The
 //! rules are those of `exanet_sim::router::route_compute` (the contract):
 //! dimension order, the shorter way round a torus ring (ties by
 //! `router.tie_break`: `+`, or by the destination coordinate's parity),
@@ -18,18 +19,24 @@
 //!   (inputs, so one module serves every node; held constant by the network);
 //! - `dest` (14 b): header bits 42:29, the destination's x (13:10), y (9:6),
 //!   z (5:2) and fpga (1:0);
-//! - `ovc` (8 b): output port in bits 7:4, per-flow output VC in bits 3:0;
-//! - `vmask` (16 b): bit `w` set when the head may take output VC `w`;
+//! - `in_vc` (4 b): the input VC (its class and dateline half; `< N`);
+//! - `rsel` (8 b): the route in the form the input buffer stores it: output
+//!   port in bits 7:4, and in bits 3:0 the set of output VCs the head may
+//!   take: with `vc_select = flow` the one per-flow VC, with `free` a code
+//!   (`VSET_*`: the whole class, its upper or its lower half) that
+//!   `input_vc` decodes with its own class;
 //! - `bad`: a destination coordinate is outside `dims`, or the packet is for
 //!   this router and `fpga >= local_ports`.
 //!
-//! Latency: combinational (0 cycles).
+//! Latency: combinational (0 cycles). The routing function is pure (header,
+//! router coordinates, input port and VC), so the input unit computes it
+//! once per port as a head is written and stores the result with the flit.
 //!
 //! Parameters (fixed at elaboration, emitted as constants that synthesis
 //! folds): the topology (ring sizes, torus/mesh, port numbering), the
 //! dimension order, VCs per class, the three routing rules, the instance's
-//! input port (whether a packet continues in a dimension) and input VC (its
-//! class and half).
+//! input port (whether a packet continues in a dimension); per input VC a
+//! table of its class and half.
 //!
 //! Only 4- and 8-bit arithmetic: the torus distance `(t - h) mod k` is taken
 //! mod 16 (`t - h`, plus `k` when `t < h`), which is exact for `k <= 16`; the
@@ -48,7 +55,16 @@ const MOD_STEPS: usize = 6;
 /// Destination bits: x, y, z (4 each) and fpga (2).
 const DEST_BITS: usize = 14;
 
-/// Route compute for the input VC `in_vc` of input port `in_port`.
+/// Stored VC-set codes (`rsel` bits 3:0) with `vc_select = free`: the
+/// lower half of the input VC's class (also the whole class when it is not
+/// split), the whole class, the upper half.
+pub const VSET_LOWER: u64 = 0;
+/// The whole class (a mesh dimension, an unsplit class, ejection).
+pub const VSET_ALL: u64 = 1;
+/// The upper half (dateline).
+pub const VSET_UPPER: u64 = 2;
+
+/// Route compute for input port `in_port` (any of its VCs).
 #[derive(LogicBlock)]
 pub struct RouteCompute {
     /// This router's x coordinate.
@@ -59,12 +75,19 @@ pub struct RouteCompute {
     pub node_z: Signal<In, Bits<4>>,
     /// Destination x, y, z, fpga (header bits 42:29).
     pub dest: Signal<In, Bits<14>>,
-    /// Output port (7:4) and per-flow output VC (3:0).
-    pub ovc: Signal<Out, Bits<8>>,
-    /// Output VCs the head may take (bit `w`: VC `w`).
-    pub vmask: Signal<Out, Bits<16>>,
+    /// Input VC.
+    pub in_vc: Signal<In, Bits<4>>,
     /// The packet cannot be routed: drop it.
     pub bad: Signal<Out, bool>,
+    /// Output port (7:4) and the VC set in stored form (3:0).
+    pub rsel: Signal<Out, Bits<8>>,
+    /// Per input VC (run time): its class's first VC, first upper VC,
+    /// whether it is an upper one.
+    class_base: Signal<Local, Bits<8>>,
+    upper_base: Signal<Local, Bits<8>>,
+    in_upper: Signal<Local, bool>,
+    /// Stored VC-set codes (`free`) per routing-order position.
+    code: Vec<Signal<Local, Bits<8>>>,
     tx: Signal<Local, Bits<4>>,
     ty: Signal<Local, Bits<4>>,
     tz: Signal<Local, Bits<4>>,
@@ -90,7 +113,6 @@ pub struct RouteCompute {
     vc8: Vec<Signal<Local, Bits<8>>>,
     /// The path in this dimension crosses the wrap link.
     crosses: Vec<Signal<Local, bool>>,
-    vm: Vec<Signal<Local, Bits<16>>>,
     eject_vc: Signal<Local, Bits<8>>,
     any_differs: Signal<Local, bool>,
     out_of_range: Signal<Local, bool>,
@@ -107,7 +129,8 @@ pub struct RouteCompute {
     pos_is_y: Vec<Constant<bool>>,
     pos_torus: Vec<Constant<bool>>,
     pos_split: Vec<Constant<bool>>,
-    pos_cont_upper: Vec<Constant<bool>>,
+    /// A split torus dimension the input port is on (the packet continues in it).
+    pos_continuing: Vec<Constant<bool>>,
     /// `dateline = entry` and the packet enters this dimension here.
     pos_entering: Vec<Constant<bool>>,
     /// `tie_break = parity` on a ring of even size.
@@ -116,10 +139,13 @@ pub struct RouteCompute {
     wrap_rule: Constant<bool>,
     /// `vc_select = free`.
     free: Constant<bool>,
-    mask_all: Constant<Bits<16>>,
-    mask_lo: Constant<Bits<16>>,
-    mask_hi: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
+    vc_num: Vec<Constant<Bits<4>>>,
+    vc_class_base: Vec<Constant<Bits<8>>>,
+    vc_upper_base: Vec<Constant<Bits<8>>>,
+    vc_is_upper: Vec<Constant<bool>>,
+    code_all: Constant<Bits<8>>,
+    code_lo: Constant<Bits<8>>,
+    code_hi: Constant<Bits<8>>,
     pos_k: Vec<Constant<Bits<4>>>,
     pos_half: Vec<Constant<Bits<4>>>,
     pos_kmax: Vec<Constant<Bits<4>>>,
@@ -132,11 +158,11 @@ pub struct RouteCompute {
     outside_z: Constant<Bits<16>>,
     /// Bit f set when fpga value f names no local port.
     fpga_outside: Constant<Bits<4>>,
-    class_base: Constant<Bits<8>>,
-    upper_base: Constant<Bits<8>>,
     local_base: Constant<Bits<8>>,
     zero4: Constant<Bits<4>>,
     zero8: Constant<Bits<8>>,
+    /// VCs per link.
+    _vcs: usize,
 }
 
 fn steps(n: usize) -> Vec<Constant<Bits<8>>> {
@@ -158,8 +184,8 @@ fn locals<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
 }
 
 impl RouteCompute {
-    /// The routing function of input port `in_port`, VC `in_vc` (params valid).
-    pub fn new(p: &RouterParams, in_port: usize, in_vc: usize) -> Self {
+    /// The routing function of input port `in_port` (params valid).
+    pub fn new(p: &RouterParams, in_port: usize) -> Self {
         let t = &p.topology;
         let vpc = p.vcs_per_class;
         let lower = p.lower_vcs();
@@ -167,7 +193,6 @@ impl RouteCompute {
             PortKind::Dir { dim, .. } => Some(dim),
             PortKind::Local(_) => None,
         };
-        let in_upper = in_vc % vpc >= lower;
         // Position r = 0 is the last dimension in `dim_order`.
         let dims: Vec<usize> = (0..POSITIONS)
             .map(|r| p.dim_order[POSITIONS - 1 - r])
@@ -177,17 +202,21 @@ impl RouteCompute {
         let port8 =
             |d: usize, plus: bool| -> u64 { (t.dir_port(d, plus).unwrap_or(0) as u64) << 4 };
         let c4 = |v: usize| Constant::new(bits::<4>(v as u64));
-        let class_base = in_vc / vpc * vpc;
         let entry = p.dateline == Dateline::Entry;
-        let range = |lo: usize, hi: usize| Constant::new(bits((lo..hi).fold(0, |m, v| m | 1 << v)));
+        let n = p.num_vcs();
+        let base = |v: usize| v / vpc * vpc;
         RouteCompute {
             node_x: Default::default(),
             node_y: Default::default(),
             node_z: Default::default(),
             dest: Default::default(),
-            ovc: Default::default(),
-            vmask: Default::default(),
+            in_vc: Default::default(),
             bad: Default::default(),
+            rsel: Default::default(),
+            class_base: Default::default(),
+            upper_base: Default::default(),
+            in_upper: Default::default(),
+            code: locals(POSITIONS),
             tx: Default::default(),
             ty: Default::default(),
             tz: Default::default(),
@@ -207,7 +236,6 @@ impl RouteCompute {
             port8: locals(POSITIONS),
             vc8: locals(POSITIONS),
             crosses: locals(POSITIONS),
-            vm: locals(POSITIONS),
             eject_vc: Default::default(),
             any_differs: Default::default(),
             out_of_range: Default::default(),
@@ -225,9 +253,9 @@ impl RouteCompute {
             pos_is_y: dims.iter().map(|&d| Constant::new(d == 1)).collect(),
             pos_torus: dims.iter().map(|&d| Constant::new(torus(d))).collect(),
             pos_split: dims.iter().map(|&d| Constant::new(split(d))).collect(),
-            pos_cont_upper: dims
+            pos_continuing: dims
                 .iter()
-                .map(|&d| Constant::new(split(d) && in_dim == Some(d) && in_upper))
+                .map(|&d| Constant::new(split(d) && in_dim == Some(d)))
                 .collect(),
             pos_entering: dims
                 .iter()
@@ -241,10 +269,17 @@ impl RouteCompute {
                 .collect(),
             wrap_rule: Constant::new(!entry),
             free: Constant::new(p.vc_select == VcSelect::Free),
-            mask_all: range(class_base, class_base + vpc),
-            mask_lo: range(class_base, class_base + lower),
-            mask_hi: range(class_base + lower, class_base + vpc),
-            one16: Constant::new(bits(1)),
+            vc_num: (0..n).map(c4).collect(),
+            vc_class_base: (0..n)
+                .map(|v| Constant::new(bits(base(v) as u64)))
+                .collect(),
+            vc_upper_base: (0..n)
+                .map(|v| Constant::new(bits((base(v) + lower) as u64)))
+                .collect(),
+            vc_is_upper: (0..n).map(|v| Constant::new(v % vpc >= lower)).collect(),
+            code_all: Constant::new(bits(VSET_ALL)),
+            code_lo: Constant::new(bits(VSET_LOWER)),
+            code_hi: Constant::new(bits(VSET_UPPER)),
             pos_k: dims.iter().map(|&d| c4(t.dims[d] % 16)).collect(),
             pos_half: dims.iter().map(|&d| c4(t.dims[d] / 2)).collect(),
             pos_kmax: dims.iter().map(|&d| c4(t.dims[d] - 1)).collect(),
@@ -260,11 +295,10 @@ impl RouteCompute {
             outside_y: Constant::new(bits(outside(t.dims[1], 16))),
             outside_z: Constant::new(bits(outside(t.dims[2], 16))),
             fpga_outside: Constant::new(bits(outside(t.local_ports, 4))),
-            class_base: Constant::new(bits(class_base as u64)),
-            upper_base: Constant::new(bits((class_base + lower) as u64)),
             local_base: Constant::new(bits((t.num_dir_ports() as u64) << 4)),
             zero4: Constant::new(bits(0)),
             zero8: Constant::new(bits(0)),
+            _vcs: n,
         }
     }
 }
@@ -272,6 +306,17 @@ impl RouteCompute {
 impl Logic for RouteCompute {
     #[hdl_gen]
     fn update(&mut self) {
+        // The input VC's class and half, from per-VC tables.
+        self.class_base.next = self.zero8.val();
+        self.upper_base.next = self.zero8.val();
+        self.in_upper.next = false;
+        for v in 0..self._vcs {
+            if self.in_vc.val() == self.vc_num[v].val() {
+                self.class_base.next = self.vc_class_base[v].val();
+                self.upper_base.next = self.vc_upper_base[v].val();
+                self.in_upper.next = self.vc_is_upper[v].val();
+            }
+        }
         self.tx.next = self.dest.val().get_bits::<4>(10);
         self.ty.next = self.dest.val().get_bits::<4>(6);
         self.tz.next = self.dest.val().get_bits::<4>(2);
@@ -319,11 +364,10 @@ impl Logic for RouteCompute {
             | self.outside_z.val().get_bit(self.tz.val().index());
         // Ejection (every coordinate matches): local port `fpga`, whole class.
         self.eject_vc.next = self.class_base.val() + self.mod_all[6].val();
-        self.ovc.next = self.eject_port[2].val() | self.eject_vc.val();
         if self.free.val() {
-            self.vmask.next = self.mask_all.val();
+            self.rsel.next = self.eject_port[2].val() | self.code_all.val();
         } else {
-            self.vmask.next = self.one16.val() << self.eject_vc.val().get_bits::<4>(0);
+            self.rsel.next = self.eject_port[2].val() | self.eject_vc.val();
         }
         // Per routing-order position, lowest priority first: a later
         // (higher-priority) dimension that differs overrides.
@@ -365,7 +409,7 @@ impl Logic for RouteCompute {
                 self.dateline[r].next =
                     self.pos_torus[r].val() & (self.h[r].val() == self.zero4.val());
             }
-            self.upper[r].next = self.pos_cont_upper[r].val()
+            self.upper[r].next = (self.pos_continuing[r].val() & self.in_upper.val())
                 | (self.wrap_rule.val() & self.dateline[r].val())
                 | (self.pos_entering[r].val() & self.crosses[r].val());
             if self.pos_split[r].val() {
@@ -377,18 +421,19 @@ impl Logic for RouteCompute {
             } else {
                 self.vc8[r].next = self.class_base.val() + self.mod_all[6].val();
             }
-            if !self.free.val() {
-                self.vm[r].next = self.one16.val() << self.vc8[r].val().get_bits::<4>(0);
-            } else if !self.pos_split[r].val() {
-                self.vm[r].next = self.mask_all.val();
+            if !self.pos_split[r].val() {
+                self.code[r].next = self.code_all.val();
             } else if self.upper[r].val() {
-                self.vm[r].next = self.mask_hi.val();
+                self.code[r].next = self.code_hi.val();
             } else {
-                self.vm[r].next = self.mask_lo.val();
+                self.code[r].next = self.code_lo.val();
             }
             if self.differs[r].val() {
-                self.ovc.next = self.port8[r].val() | self.vc8[r].val();
-                self.vmask.next = self.vm[r].val();
+                if self.free.val() {
+                    self.rsel.next = self.port8[r].val() | self.code[r].val();
+                } else {
+                    self.rsel.next = self.port8[r].val() | self.vc8[r].val();
+                }
             }
         }
         self.any_differs.next =
@@ -425,6 +470,19 @@ mod tests {
         }
     }
 
+    /// The VC set `rsel` bits 3:0 stand for at input VC `in_vc` (as `input_vc` decodes it).
+    fn stored_set(p: &RouterParams, in_vc: usize, code: u64) -> u64 {
+        let base = in_vc / p.vcs_per_class * p.vcs_per_class;
+        let range = |lo: usize, hi: usize| (lo..hi).fold(0, |m, v| m | 1 << v);
+        match (p.vc_select, code) {
+            (VcSelect::Flow, vc) => 1 << vc,
+            (VcSelect::Free, VSET_ALL) => range(base, base + p.vcs_per_class),
+            (VcSelect::Free, VSET_UPPER) => range(base + p.lower_vcs(), base + p.vcs_per_class),
+            (VcSelect::Free, VSET_LOWER) => range(base, base + p.lower_vcs()),
+            (_, c) => panic!("unknown stored set code {c}"),
+        }
+    }
+
     /// rust-hdl's own simulator runs `update()` against the golden routing
     /// function for every destination (in and out of range) at several nodes.
     #[test]
@@ -447,8 +505,9 @@ mod tests {
                 (t.num_ports() - 1, p.num_vcs() - 1),
                 (2, 3 % p.num_vcs()),
             ] {
-                let mut uut = RouteCompute::new(&p, in_port, in_vc);
+                let mut uut = RouteCompute::new(&p, in_port);
                 uut.connect_all();
+                uut.in_vc.next = bits(in_vc as u64);
                 for node in [0, t.num_nodes() / 2, t.num_nodes() - 1] {
                     let golden = Golden::new(&p, node);
                     let c = t.coords(node);
@@ -470,16 +529,19 @@ mod tests {
                                         "{d:?} at {c:?} port {in_port} vc {in_vc}"
                                     );
                                     if let Ok(r) = want {
-                                        let o = uut.ovc.val().to_u64();
+                                        let s = uut.rsel.val().to_u64();
                                         assert_eq!(
-                                            (o >> 4, o & 15),
-                                            (r.port as u64, r.vc as u64),
+                                            s >> 4,
+                                            r.port as u64,
                                             "{d:?} at {c:?} port {in_port} vc {in_vc}"
                                         );
+                                        if p.vc_select == VcSelect::Flow {
+                                            assert_eq!(s & 15, r.vc as u64, "{d:?} at {c:?}");
+                                        }
                                         assert_eq!(
-                                            uut.vmask.val().to_u64(),
+                                            stored_set(&p, in_vc, s & 15),
                                             r.mask as u64,
-                                            "{d:?} at {c:?} port {in_port} vc {in_vc}"
+                                            "rsel set {s:#x}: {d:?} at {c:?} port {in_port} vc {in_vc}"
                                         );
                                     }
                                 }
@@ -494,7 +556,7 @@ mod tests {
     #[test]
     fn emits_lint_clean_verilog() {
         let p = params([8, 4, 4], [true; 3], 2, [2, 1, 0]);
-        let mut uut = RouteCompute::new(&p, 1, 3);
+        let mut uut = RouteCompute::new(&p, 1);
         let e = emit(&mut uut, "exanet_router_route_compute_test").unwrap();
         crate::emit::assert_lint_clean(&e);
     }

@@ -35,9 +35,9 @@
 //! `dim_order`, `classes`, `vcs_per_class`, `buffer_flits` (buffers take the
 //! next power of two of slots), `flit_bits` (64, 128, 256), `max_packet_flits`,
 //! and the routing rules `dateline`, `tie_break`, `vc_select` (compiled into
-//! each input VC's `route_compute` and VC pick).
+//! each input unit's `route_compute` and each input VC's VC pick).
 
-use super::input_unit::InputUnit;
+use super::input_unit::{tree_leaves, tree_selects, InputUnit};
 use super::output_unit::OutputUnit;
 use super::switch_alloc::SwitchAlloc;
 use crate::emit::{emit, Emitted};
@@ -107,12 +107,23 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     credit_rows: Vec<Signal<Local, Bits<256>>>,
     start_rows: Vec<Signal<Local, Bits<256>>>,
     grants: Vec<Signal<Local, Bits<16>>>,
+    /// Crossbar data path, per output `o` a binary mux tree on its
+    /// `grant_index` at `xbar[o * T ..]` (`T = 2L - 1` elements, laid out as
+    /// `InputUnit::front_tree`: leaves the input ports' flits, the last one repeated from P on).
+    /// A tree maps to ~2 LUTs a bit for 7 ports; the one-hot if-chain it
+    /// replaces took ~4.
+    xbar: Vec<Signal<Local, Bits<W>>>,
+    /// Per inner node: the `grant_index` bit choosing between its children.
+    xbar_sel: Vec<Constant<Bits<4>>>,
     zero256: Constant<Bits<256>>,
     zero16: Constant<Bits<16>>,
-    zero_w: Constant<Bits<W>>,
     zero4: Constant<Bits<4>>,
     port_num: Vec<Constant<Bits<4>>>,
     _ports: usize,
+    /// Crossbar tree: leaves (`L`), inner nodes, elements per output (`T`).
+    _leaves: usize,
+    _inner: usize,
+    _tree: usize,
     /// 1 with a matching allocator, else 0.
     _matching: usize,
 }
@@ -163,10 +174,17 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             grants: signals(n + 1),
             zero256: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
-            zero_w: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
             port_num: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             _ports: n,
+            _leaves: tree_leaves(n),
+            _inner: tree_leaves(n) - 1,
+            _tree: 2 * tree_leaves(n) - 1,
+            xbar: signals(n * (2 * tree_leaves(n) - 1)),
+            xbar_sel: tree_selects(tree_leaves(n))
+                .into_iter()
+                .map(|b| Constant::new(bits(b)))
+                .collect(),
             _matching: alloc.len(),
             alloc,
             field16: (0..n * matching)
@@ -246,16 +264,37 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             self.outputs[o].credit_in_valid.next = self.credit_in_valid[o].val();
             self.outputs[o].credit_in_vc.next = self.credit_in_vc[o].val();
             // Crossbar: the granted input's flit.
-            self.outputs[o].xin_data.next = self.zero_w.val();
             self.outputs[o].xin_head.next = false;
             self.outputs[o].xin_tail.next = false;
             self.outputs[o].xin_vc.next = self.zero4.val();
             for p in 0..self._ports {
                 if self.outputs[o].grant_index.val() == self.port_num[p].val() {
-                    self.outputs[o].xin_data.next = self.inputs[p].flit.val();
                     self.outputs[o].xin_head.next = self.inputs[p].head.val();
                     self.outputs[o].xin_tail.next = self.inputs[p].tail.val();
                     self.outputs[o].xin_vc.next = self.inputs[p].out_vc.val();
+                }
+            }
+            for t in self._tree..(self._tree + 1) {
+                for l in self._leaves..(self._leaves + 1) {
+                    for p in 0..self._ports {
+                        self.xbar[o * t + p].next = self.inputs[p].flit.val();
+                    }
+                    // Leaves past the last port repeat its flit: no grant
+                    // index selects them (a constant would be an unused
+                    // parameter where the port count is a power of two).
+                    for last in (self._ports - 1)..self._ports {
+                        for p in self._ports..self._leaves {
+                            self.xbar[o * t + p].next = self.inputs[last].flit.val();
+                        }
+                    }
+                    for j in 0..self._inner {
+                        if (self.outputs[o].grant_index.val() & self.xbar_sel[j].val()).any() {
+                            self.xbar[o * t + l + j].next = self.xbar[o * t + 2 * j + 1].val();
+                        } else {
+                            self.xbar[o * t + l + j].next = self.xbar[o * t + 2 * j].val();
+                        }
+                    }
+                    self.outputs[o].xin_data.next = self.xbar[o * t + t - 1].val();
                 }
             }
             self.out_valid[o].next = self.outputs[o].out_valid.val();
@@ -552,9 +591,11 @@ mod tests {
             "exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow"
         );
         let e = emit_router(&p).unwrap();
-        // 7 input units of 4 VCs, each with its route compute and LUTRAM.
+        // 7 input units of 4 VCs with LUTRAM, one route compute per input unit.
         let names: Vec<&str> = e.modules.iter().map(|(n, _)| n.as_str()).collect();
-        assert!(names.iter().any(|n| n.ends_with("_inputs_6_vcs_3_route")));
+        assert!(names.iter().any(|n| n.ends_with("_inputs_6_route")));
+        assert!(names.iter().any(|n| n.ends_with("_inputs_6_vcs_3_side")));
+        assert!(!names.iter().any(|n| n.ends_with("_vcs_3_route")));
         assert!(!names.iter().any(|n| n.contains("_inputs_7")));
         assert!(!names.iter().any(|n| n.contains("_vcs_4")));
         assert!(e.text().contains("ram_style = \"distributed\""));
