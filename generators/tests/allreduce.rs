@@ -3,23 +3,15 @@
 //! checked, the report carries latency per rank count in cycles and µs and
 //! the reduction, and bad `[allreduce]` keys are refused naming the key.
 
+mod common;
+
+use common::{num as f, simulate_json};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
 
 fn exanet(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let o = Command::new(EXE)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("running exanet");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let r = common::exanet(args, cwd);
+    (r.code, r.stdout, r.stderr)
 }
 
 const SMALL: [&str; 6] = [
@@ -32,16 +24,8 @@ const SMALL: [&str; 6] = [
 ];
 
 fn run_json(extra: &[&str], cwd: &Path) -> Value {
-    let mut a = vec!["simulate", "--json"];
-    a.extend_from_slice(&SMALL);
-    a.extend_from_slice(extra);
-    let (code, out, err) = exanet(&a, cwd);
-    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+    let base: Vec<&str> = SMALL.iter().chain(extra).copied().collect();
+    simulate_json(&base, &[], cwd)
 }
 
 #[test]

@@ -14,16 +14,13 @@
 //! Needs `chromium` (`scripts/install-tools.sh` installs it). Without it the
 //! test says why and passes, except under CI (`CI` set), where it fails.
 
+mod common;
+
+use common::{repo, EXE};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]

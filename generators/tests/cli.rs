@@ -1,17 +1,12 @@
 //! The `exanet` binary end to end: config errors, overrides, generation,
 //! manifest, golden templates, lint, synth and co-simulation.
 
+mod common;
+
+use common::{repo, Run, EXE};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
 
 impl Run {
     fn all(&self) -> String {
@@ -49,10 +44,6 @@ fn exanet_with(args: &[&str], cwd: &Path, fresh: bool) -> Run {
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// `exanet <pre> generate --out o` in a new temporary folder, which must

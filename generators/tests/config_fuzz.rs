@@ -17,17 +17,19 @@
 //! runs 20,000 cases and sends 10 accepted mutants through the whole of
 //! `generate`, emission included.
 
+mod common;
+
+use common::{repo, EXE};
 use exanet_gen::config;
 use exanet_gen::error::is_usage;
 use exanet_gen::{generate, simulate, sweep};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use toml::{Table, Value};
 
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
 /// A case (load, checks, a short simulation) taking longer than this is a hang.
 const CASE_LIMIT: Duration = Duration::from_secs(20);
 /// The same for a case that also runs `generate` (rust-hdl emission).
@@ -47,10 +49,6 @@ const SIM_DRAIN: u64 = 3000;
 const SIM_BUDGET: usize = 100;
 /// Length of a "huge" array.
 const HUGE: usize = 20_000;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// xorshift64*: reproducible without a dependency.
 struct Rng(u64);

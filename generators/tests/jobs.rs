@@ -5,37 +5,19 @@
 //! silently completed), and bad files and keys are refused naming the
 //! line, field or key.
 
+mod common;
+
+use common::{int as u, num as f, repo, simulate_json};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn exanet(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(EXE)
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("running exanet");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let r = common::exanet(args, &repo());
+    (r.code, r.stdout, r.stderr)
 }
 
 /// A short batch: 6 jobs of 20 iterations.
 fn run(extra: &[&str]) -> Value {
-    let mut a = vec![
-        "simulate",
-        "--json",
+    let base = [
         "-P",
         "traffic.pattern=jobs",
         "-P",
@@ -45,22 +27,7 @@ fn run(extra: &[&str]) -> Value {
         "-P",
         "jobs.search_iterations=3000",
     ];
-    let owned: Vec<String> = extra
-        .iter()
-        .flat_map(|e| ["-P".to_string(), e.to_string()])
-        .collect();
-    a.extend(owned.iter().map(String::as_str));
-    let (code, out, err) = exanet(&a);
-    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
+    simulate_json(&base, extra, &repo())
 }
 
 #[test]
@@ -415,23 +382,14 @@ fn backfill_starts_a_small_job_behind_a_waiting_head() {
 /// `simulate --validate`: one job's iterations through the flow model and
 /// through the cycle-level golden network (framed links).
 fn validate(extra: &[&str]) -> Value {
-    let mut a = vec![
-        "simulate",
-        "--json",
+    let base = [
         "--validate",
         "-P",
         "traffic.pattern=jobs",
         "-P",
         "jobs.compute_us=0",
     ];
-    let owned: Vec<String> = extra
-        .iter()
-        .flat_map(|e| ["-P".to_string(), e.to_string()])
-        .collect();
-    a.extend(owned.iter().map(String::as_str));
-    let (code, out, err) = exanet(&a);
-    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    simulate_json(&base, extra, &repo())
 }
 
 /// The flow model's iteration time agrees with the cycle-level network

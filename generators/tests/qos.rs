@@ -3,27 +3,18 @@
 //! and links; per-class load and latency, strict priority visible in the
 //! p99, bad `[qos]` keys refused naming the key.
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+use common::{num as f, repo, simulate_json};
+use serde_json::Value;
 
 fn exanet(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(EXE)
-        .args(args)
-        .output()
-        .expect("running exanet");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let r = common::exanet(args, &repo());
+    (r.code, r.stdout, r.stderr)
 }
 
 fn run(extra: &[&str]) -> Value {
-    let mut a = vec![
-        "simulate",
-        "--json",
+    let base = [
         "-P",
         "topology.dims=[4,2,2]",
         "-P",
@@ -31,18 +22,7 @@ fn run(extra: &[&str]) -> Value {
         "-P",
         "sim.measure=3000",
     ];
-    let owned: Vec<String> = extra
-        .iter()
-        .flat_map(|e| ["-P".to_string(), e.to_string()])
-        .collect();
-    a.extend(owned.iter().map(String::as_str));
-    let (code, out, err) = exanet(&a);
-    assert_eq!(code, 0, "exanet {a:?}:\n{out}{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+    simulate_json(&base, extra, &repo())
 }
 
 fn class(v: &Value, c: u64) -> &Value {

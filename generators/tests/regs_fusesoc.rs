@@ -5,14 +5,10 @@
 //! Each tool check is skipped, saying so, when the tool is absent
 //! (scripts/install-tools.sh installs them).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{repo, EXE};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH")

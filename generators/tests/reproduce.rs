@@ -5,29 +5,17 @@
 //! Markdown agreeing, and the output-folder rules. The table's own rules
 //! on made-up runs are unit tests in `exanet_gen::reproduce`.
 
+mod common;
+
+use common::repo;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Run exanet from the workspace root (its Verilator cache is the node
 /// tests' one, target/exanet-cache).
 fn exanet(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(EXE)
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("running exanet");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let r = common::exanet(args, &repo());
+    (r.code, r.stdout, r.stderr)
 }
 
 fn verilator_missing() -> bool {

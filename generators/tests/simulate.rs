@@ -2,41 +2,14 @@
 //! accepted vs offered load, units of the report, the dimension rule
 //! (32 in simulation, 16 for hardware), traffic keys and their errors.
 
+mod common;
+
+use common::{exanet, num as f, Run};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn exanet(args: &[&str], cwd: &Path) -> Run {
-    let o = Command::new(EXE)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("running exanet");
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
 
 fn json(args: &[&str], cwd: &Path) -> Value {
-    let mut a = vec!["simulate", "--json"];
-    a.extend_from_slice(args);
-    let r = exanet(&a, cwd);
-    assert_eq!(r.code, 0, "exanet {a:?}:\n{}{}", r.stdout, r.stderr);
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+    common::simulate_json(args, &[], cwd)
 }
 
 /// One-line usage error (exit 2) and its text.

@@ -12,12 +12,14 @@
 //! installs them) and root (slurmd runs each job as its user). Without them
 //! it says why and passes, except under CI (`CI` set), where it fails.
 
+mod common;
+
+use common::{repo, EXE};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
 const NODE: &str = "exanet-test";
 const TOOLS: [&str; 7] = [
     "munged",
@@ -28,10 +30,6 @@ const TOOLS: [&str; 7] = [
     "sinfo",
     "scontrol",
 ];
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// `name` on PATH or in an sbin folder (not on a non-root PATH).
 fn tool(name: &str) -> Option<PathBuf> {

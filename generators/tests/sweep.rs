@@ -3,46 +3,17 @@
 //! (run here task by task without Slurm) and `collect` reproducing the local
 //! table exactly, and errors in sweep files.
 
+mod common;
+
+use common::{exanet, repo, Run, EXE};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn ok(self) -> Run {
-        assert_eq!(self.code, 0, "{}{}", self.stdout, self.stderr);
-        self
-    }
-}
-
-fn exanet(args: &[&str], cwd: &Path) -> Run {
-    let o = Command::new(EXE)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("running exanet");
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
 
 /// A usage error (exit 2) whose message holds `want`.
 fn assert_refused(r: &Run, want: &str) {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains(want), "want {want:?} in {}", r.stderr);
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn read(p: &Path) -> String {

@@ -4,18 +4,15 @@
 //! (`scripts/vivado/stub/vivado_stub.tcl`: options checked against UG835,
 //! call order recorded). Skipped, saying so, when `tclsh` is absent.
 
+mod common;
+
+use common::{repo, EXE};
 use exanet_gen::board;
 use exanet_gen::config::load;
 use exanet_gen::node_flow::{render_node_tcl, render_node_xdc, NODE_RTL_PATH};
 use exanet_gen::params::{elaborate, Transceiver};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_exanet");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn golden(name: &str, text: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
