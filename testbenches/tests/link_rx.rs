@@ -74,6 +74,7 @@ fn stimulus_reaches_every_case() {
         ("back-pressure cycles", c.backpressure_cycles),
         ("bad acks", c.bad_acks),
         ("mid-run resets", c.resets),
+        ("overflows", c.overflows),
     ];
     for (k, n) in INJECT_KINDS.iter().zip(c.injected) {
         counts.push((k, n));
@@ -105,6 +106,7 @@ fn bad_input_is_counted_and_harmless() {
             "dup" => c.duplicates,
             "ctrl" => c.ctrl_crc_errors,
             "train" => c.training_errors,
+            "over" => c.overflows,
             _ => unreachable!(),
         };
         assert!(

@@ -12,11 +12,17 @@
 //! credit it does not owe (`bad_acks`).
 //!
 //! Directed bad input (`inject`: `crc`, `seq`, `dup`, `ctrl`, `train`,
-//! `long`, or `all`): words put straight on the block's PHY input between
-//! frames (real words arriving meanwhile wait behind them): a frame just
-//! seen with a flipped data bit, the same frame again (a duplicate), re-
-//! sealed with a sequence number ahead (a gap), a control word with a bad
-//! CRC, garbage while training, a frame longer than `frame_flits`.
+//! `long`, `over`, or `all`): words put straight on the block's PHY input
+//! between frames (real words arriving meanwhile wait behind them): a
+//! frame just seen with a flipped data bit, the same frame again (a
+//! duplicate), re-sealed with a sequence number ahead (a gap), a control
+//! word with a bad CRC, garbage while training, a frame longer than
+//! `frame_flits`, and a frame that overruns a full receive buffer (`over`:
+//! the one a sender breaking the cable's credit loop would send; re-sealed
+//! with the expected sequence number on a VC whose buffer has been full
+//! for 16 cycles with no router credit returned, the router then holding
+//! its credits until the frame is in, so the buffer is still full at the
+//! trailer).
 //!
 //! A synchronous reset at random times (every 8,000 to 38,000 cycles)
 //! returns the RTL, the golden model and everything around it (both far
@@ -60,7 +66,7 @@ pub fn info() -> BlockInfo {
 /// The default matrix: widths, VC counts, frame and buffer sizes, errors.
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
-        "flit_bits=128,vcs=4,ber=0.00001,downs=true",
+        "flit_bits=128,vcs=4,ber=0.00001,downs=true,inject=over",
         "flit_bits=64,vcs=1,frame_flits=3,rx_buffer_flits=8,ber=0.00003",
         "flit_bits=256,vcs=8,ber=0.00001,downs=true",
         "flit_bits=64,vcs=3,frame_flits=63,rx_buffer_flits=70,inject=all",
@@ -98,7 +104,7 @@ pub struct LinkRxPoint {
     pub burst_rate: f64,
     /// Random lane down/up events.
     pub downs: bool,
-    /// Directed bad input: none, crc, seq, dup, ctrl, train, long, all.
+    /// Directed bad input: none, crc, seq, dup, ctrl, train, long, over, all.
     pub inject: String,
     /// Offered flits per cycle at the far end.
     pub rate: f64,
@@ -123,7 +129,7 @@ impl Default for LinkRxPoint {
 }
 
 /// Kinds of directed bad input.
-pub const INJECT_KINDS: [&str; 6] = ["crc", "seq", "dup", "ctrl", "train", "long"];
+pub const INJECT_KINDS: [&str; 7] = ["crc", "seq", "dup", "ctrl", "train", "long", "over"];
 
 impl LinkRxPoint {
     /// The link parameters of this point (validated).
@@ -195,7 +201,9 @@ pub struct LinkRxCoverage {
     /// Credits returned that were not owed.
     pub bad_acks: u64,
     /// Directed injections per kind (order of [`INJECT_KINDS`]).
-    pub injected: [u64; 6],
+    pub injected: [u64; 7],
+    /// Frames refused for want of room in their VC's buffer.
+    pub overflows: u64,
     /// Mid-run resets.
     pub resets: u64,
 }
@@ -282,6 +290,12 @@ pub struct LinkRxBench {
     held: Vec<usize>,
     drain: f64,
     phase_left: u64,
+    /// Per VC: cycles its buffer has been full with no flit of it out.
+    stall: Vec<u64>,
+    /// Per VC: cycles since the router last returned a credit of it.
+    since_credit: Vec<u64>,
+    /// Cycles the router returns no credit at all (an `over` frame in).
+    quiet_left: u64,
     // Injection.
     queue: VecDeque<PhyWord>,
     cur_frame: Vec<PhyWord>,
@@ -328,6 +342,9 @@ impl LinkRxBench {
             held: vec![0; p.vcs],
             drain: 1.0,
             phase_left: 0,
+            stall: vec![0; p.vcs],
+            since_credit: vec![0; p.vcs],
+            quiet_left: 0,
             queue: VecDeque::new(),
             cur_frame: Vec::new(),
             last_frame: Vec::new(),
@@ -425,6 +442,27 @@ impl LinkRxBench {
                 v.push(bad_ctrl(rng));
                 v
             }
+            6 if self.last_frame.len() > 1 => {
+                let wpf = self.p.words_per_flit();
+                let n = (self.last_frame.len() - 1) / wpf;
+                let full = self.p.rx_buffer_flits;
+                let v = (0..self.p.vcs).find(|&v| {
+                    self.stall[v] >= 16
+                        && self.since_credit[v] >= 16
+                        && self.golden.held(v) + n > full
+                })?;
+                let mut f = self.last_frame.clone();
+                let (tr, data) = f.split_last_mut().expect("a frame");
+                let crc = data.iter().fold(FRAME_CRC_INIT, |s, w| crc_word(s, w.data));
+                let mut t = Trailer::unpack(unseal(crc, tr.data)?)?;
+                t.seq = seq_next(self.golden.outputs().status.ack_seq);
+                t.vc = v as u8;
+                tr.data = seal(crc, t.pack());
+                // No credit until the trailer is in (the words, the one
+                // real word queued behind them, and a margin).
+                self.quiet_left = f.len() as u64 + 8;
+                f
+            }
             _ => return None,
         };
         Some((kind, words))
@@ -447,9 +485,18 @@ impl LinkRxBench {
             self.phase_left = 1 + rng.below(3000);
         }
         self.phase_left -= 1;
+        for c in self.since_credit.iter_mut() {
+            *c += 1;
+        }
+        if self.quiet_left > 0 {
+            self.quiet_left -= 1;
+            return None;
+        }
         if rng.chance(0.0005) {
             self.cov.bad_acks += 1;
-            return Some(rng.below(self.p.vcs as u64) as u8);
+            let v = rng.below(self.p.vcs as u64) as usize;
+            self.since_credit[v] = 0;
+            return Some(v as u8);
         }
         if !rng.chance(self.drain) {
             return None;
@@ -459,6 +506,7 @@ impl LinkRxBench {
             .map(|k| (start + k) % self.p.vcs)
             .find(|&v| self.held[v] > 0)?;
         self.held[v] -= 1;
+        self.since_credit[v] = 0;
         Some(v as u8)
     }
 
@@ -611,6 +659,9 @@ impl Bench for LinkRxBench {
             && rng.chance(
                 if self.golden.outputs().status.state == LinkState::Training {
                     0.1
+                } else if self.kinds.contains(&6) && self.stall.iter().any(|&t| t >= 16) {
+                    // A full buffer does not last: catch it.
+                    0.02
                 } else {
                     0.003
                 },
@@ -661,6 +712,12 @@ impl Bench for LinkRxBench {
         for v in 0..self.p.vcs {
             let h = self.golden.held(v);
             c.full_buffer_cycles += (h == self.p.rx_buffer_flits) as u64;
+            let out = o.flit.is_some_and(|f| f.vc as usize == v);
+            self.stall[v] = if h == self.p.rx_buffer_flits && !out {
+                self.stall[v] + 1
+            } else {
+                0
+            };
         }
         c.backpressure_cycles += (0..self.p.vcs)
             .any(|v| self.golden.held(v) > 0 && o.flit.is_none_or(|f| f.vc as usize != v))
@@ -792,6 +849,7 @@ impl Bench for LinkRxBench {
         self.cov.seq_errors += c.seq_errors - b.seq_errors;
         self.cov.ctrl_crc_errors += c.ctrl_crc_errors - b.ctrl_crc_errors;
         self.cov.training_errors += c.training_errors - b.training_errors;
+        self.cov.overflows += c.overflows - b.overflows;
     }
 }
 

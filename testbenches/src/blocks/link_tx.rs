@@ -316,7 +316,12 @@ impl LinkTxBench {
         let p = &self.params;
         let mut down = Vec::new();
         if self.pt.downs {
-            let mut t = 2_000 + rng.below(20_000);
+            // The first drop falls early in each life (1,000 to 4,000
+            // cycles after a rebuild, once the link has trained), so
+            // nearly every life between two resets (4,000 to 20,000
+            // cycles) sees one: a drop that cuts a frame while it is
+            // flushed is then reached in a short run as well.
+            let mut t = 1_000 + rng.below(3_000);
             while t < 1 << 22 {
                 let len = match rng.below(4) {
                     0 => 1 + rng.below(8),
@@ -324,7 +329,7 @@ impl LinkTxBench {
                     _ => 200 + rng.below(3_000),
                 };
                 down.push((t, t + len));
-                t += len + 5_000 + rng.below(40_000);
+                t += len + 3_000 + rng.below(15_000);
             }
         }
         let cc_period = 40 + rng.below(400);
