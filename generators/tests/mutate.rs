@@ -17,11 +17,25 @@ fn mutate(block: &str, point: Option<&str>, count: usize, cycles: u64) -> Value 
 
 /// [`mutate`] with the sample's (and the stimulus's) seed.
 fn mutate_seeded(block: &str, point: Option<&str>, count: usize, cycles: u64, seed: u64) -> Value {
+    mutate_filtered(block, point, None, count, cycles, seed)
+}
+
+/// [`mutate_seeded`] on the mutants of the Verilog modules `filter` names
+/// (`exanet mutate --filter`).
+fn mutate_filtered(
+    block: &str,
+    point: Option<&str>,
+    filter: Option<&str>,
+    count: usize,
+    cycles: u64,
+    seed: u64,
+) -> Value {
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("r.json");
     let o = Command::new(EXE)
         .args(["mutate", block, "--jobs", "2", "--seed", &seed.to_string()])
         .args(point.map(|p| ["--point", p]).into_iter().flatten())
+        .args(filter.map(|f| ["--filter", f]).into_iter().flatten())
         .args([
             "--count",
             &count.to_string(),
