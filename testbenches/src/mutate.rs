@@ -128,18 +128,27 @@ pub fn mutants(e: &Emitted) -> (Vec<Mutant>, Skipped) {
 /// modules, as the router's single file does). `None` before any.
 pub fn verilog_module(e: &Emitted, m: &Mutant) -> Option<String> {
     let (_, text) = e.modules.iter().find(|(n, _)| *n == m.module)?;
+    module_of_lines(text).get(m.line - 1).cloned().flatten()
+}
+
+/// Per line of `text`, the Verilog module it lies in (one pass).
+fn module_of_lines(text: &str) -> Vec<Option<String>> {
+    let mut cur: Option<String> = None;
     text.lines()
-        .take(m.line)
-        .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix("module ")?;
-            let name: String = rest
-                .trim_start()
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
-                .collect();
-            (!name.is_empty()).then_some(name)
+        .map(|l| {
+            if let Some(rest) = l.trim_start().strip_prefix("module ") {
+                let name: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                if !name.is_empty() {
+                    cur = Some(name);
+                }
+            }
+            cur.clone()
         })
-        .last()
+        .collect()
 }
 
 /// The mutants of `all` inside a Verilog module whose name contains
@@ -151,8 +160,25 @@ pub fn filter_modules(e: &Emitted, all: Vec<Mutant>, filter: &str) -> Vec<Mutant
         Some(end) => n.ends_with(end),
         None => n.contains(filter),
     };
+    let keep: Vec<(String, Vec<bool>)> = e
+        .modules
+        .iter()
+        .map(|(file, text)| {
+            let lines = module_of_lines(text)
+                .iter()
+                .map(|n| n.as_deref().is_some_and(matches))
+                .collect();
+            (file.clone(), lines)
+        })
+        .collect();
     all.into_iter()
-        .filter(|m| verilog_module(e, m).is_some_and(|n| matches(&n)))
+        .filter(|m| {
+            keep.iter()
+                .find(|(f, _)| *f == m.module)
+                .and_then(|(_, lines)| lines.get(m.line - 1))
+                .copied()
+                .unwrap_or(false)
+        })
         .collect()
 }
 

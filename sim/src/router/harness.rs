@@ -233,8 +233,8 @@ impl RouterHarness {
         let t = &self.topo;
         let (fpga, mut o) = (target % t.local_ports, target / t.local_ports);
         let mut c = [0usize; 3];
-        for i in 0..3 {
-            c[i] = (self.here[i] + o % t.dims[i]) % t.dims[i];
+        for (i, ci) in c.iter_mut().enumerate() {
+            *ci = (self.here[i] + o % t.dims[i]) % t.dims[i];
             o /= t.dims[i];
         }
         Coords {
