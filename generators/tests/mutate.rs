@@ -158,16 +158,34 @@ fn router_and_packet_benches_kill_a_fixed_sample_of_mutants() {
     }
 }
 
-/// (block, point, module filter, mutants, cycles, seed) of the router and
-/// packet CI sample. Router, default point, seed 3: the entry-dateline
-/// detection's `&` turned `|` (the class of survivor issue 19 names; the
-/// seed's second draw is an equivalent mutant, so one only). Packet,
-/// seed 3: 3 mutants of the 20 its campaign killed (a seed's sample is a
-/// prefix of the same seed's larger one).
-const ROUTER_PACKET_SAMPLE: [(&str, Option<&str>, Option<&str>, usize, u64, u64); 2] = [
+/// One CI sample: (block, point, module filter, mutants, cycles, seed).
+type Sample = (
+    &'static str,
+    Option<&'static str>,
+    Option<&'static str>,
+    usize,
+    u64,
+    u64,
+);
+
+/// The router and packet CI sample. Router, default point, seed 3: the
+/// entry-dateline detection's `&` turned `|` (the class of survivor issue
+/// 19 names; the seed's second draw is an equivalent mutant, so one only).
+/// Router, 6x3x2 with a mesh dimension and 3 VCs per class, seed 5: a
+/// dropped `upper_base` assignment (killed at cycle 18,946) and a dropped
+/// `port8_1` assignment. Packet, seed 3: 3 mutants of the 20 its campaign
+/// killed. A seed's sample is a prefix of the same seed's larger one, so
+/// these are drawn from the campaigns in BENCHMARKS.md.
+const ROUTER_PACKET_SAMPLE: [Sample; 3] = [
     ("router", None, Some("_route$"), 1, 20_000, 3),
+    ("router", Some(ROUTER_632), Some("_route$"), 2, 20_000, 5),
     ("packet", None, None, 3, 20_000, 3),
 ];
+
+/// The default router's sizes on odd and non-power-of-two rings with a
+/// mesh dimension, 2 local ports, 3 VCs per class (halves of 2 and 1: mod
+/// 3, 2 and 1 chains), per-flow VCs, at a corner.
+const ROUTER_632: &str = "dims=6x3x2,wrap=ttm,local_ports=2,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=17";
 
 /// A mutant the bench cannot see is reported as survived: a bench that
 /// runs no cycles sees nothing, so every built mutant survives.
