@@ -46,8 +46,8 @@ fn main_matrix_points_second_half_match_the_golden_model() {
     check_points(TESTED_POINTS / 2..TESTED_POINTS);
 }
 
-/// The rest of the matrix (odd rings, a 16-node ring with 4 local ports, 4
-/// ring of 2): as `exanet cosim router` runs them.
+/// The rest of the matrix (odd rings, a 16-node ring with 4 local ports, a
+/// ring of 2, 4 VCs per class on 8x4): as `exanet cosim router` runs them.
 #[test]
 #[ignore = "four more Verilator builds; `exanet cosim router` runs every point"]
 fn other_matrix_points_match_the_golden_model() {
