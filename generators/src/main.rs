@@ -365,6 +365,7 @@ enum Cmd {
     ///   exanet mutate arbiter
     ///   exanet mutate router --count 40 --cycles 50000 --jobs 2 --json out/mutate-router.json
     ///   exanet mutate fifo --point width=8,depth=4,almost_full=3 --count 0
+    ///   exanet mutate router --filter '_route$' --count 10 --jobs 1
     #[command(verbatim_doc_comment)]
     Mutate {
         /// Block name (see `exanet cosim --list`).
@@ -378,6 +379,12 @@ enum Cmd {
         /// Mutants to run, a sample of all candidates (0 = all).
         #[arg(long, default_value_t = 30)]
         count: usize,
+        /// Only mutate lines of Verilog modules whose name contains this
+        /// text; a trailing `$` anchors it at the end of the name (e.g.
+        /// `_route$`: the router's route compute units). The sample is
+        /// drawn from those.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
         /// Cycles of each co-simulation.
         #[arg(long, default_value_t = 50_000)]
         cycles: u64,
@@ -728,6 +735,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             point,
             seed,
             count,
+            filter,
             cycles,
             jobs,
             json,
@@ -743,6 +751,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 point,
                 seed,
                 count,
+                filter,
                 cycles,
                 jobs: jobs.unwrap_or_else(default_jobs),
                 work: work.clone(),

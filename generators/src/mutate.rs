@@ -35,6 +35,9 @@ pub struct MutateOptions {
     pub seed: u64,
     /// Mutants to run, a sample of all (0 = all of them).
     pub count: usize,
+    /// Only mutants inside Verilog modules whose name contains this
+    /// (e.g. `route_compute`); the sample is drawn from those.
+    pub filter: Option<String>,
     /// Cycles of each co-simulation.
     pub cycles: u64,
     /// Mutants run at once.
@@ -72,8 +75,12 @@ pub struct MutationReport {
     pub point: String,
     pub seed: u64,
     pub cycles: u64,
-    /// Mutants the operators produced, before sampling.
+    /// Mutants the operators produced (inside the modules `filter`
+    /// names, when given), before sampling.
     pub candidates: usize,
+    /// The `--filter` on Verilog module names, if any.
+    #[serde(default)]
+    pub filter: Option<String>,
     /// Per operator, candidates (name, count).
     pub per_operator: Vec<(Operator, usize)>,
     /// Lines skipped per rule (name, lines, why).
@@ -94,8 +101,12 @@ impl MutationReport {
 
     /// The one-screen summary `exanet mutate` prints.
     pub fn summary(&self) -> String {
+        let within = match &self.filter {
+            Some(f) => format!(" in modules matching `{f}`"),
+            None => String::new(),
+        };
         let mut s = format!(
-            "mutate {} [{}]: {} of {} candidate mutants run ({} cycles, seed {}): {} killed, {} survived, {} invalid; kill rate {:.1} %\n",
+            "mutate {} [{}]: {} of {} candidate mutants{within} run ({} cycles, seed {}): {} killed, {} survived, {} invalid; kill rate {:.1} %\n",
             self.block,
             self.point,
             self.runs.len(),
@@ -142,6 +153,19 @@ pub fn run(o: &MutateOptions, done: &(dyn Fn(&MutantRun) + Sync)) -> Result<Muta
         .emit()
         .with_context(|| format!("emitting {} [{point}]", o.block))?;
     let (all, skipped) = mutate::mutants(&emitted);
+    let all = match &o.filter {
+        Some(f) => {
+            let kept = mutate::filter_modules(&emitted, all, f);
+            if kept.is_empty() {
+                return Err(crate::error::usage(format!(
+                    "--filter {f}: no mutant of {} [{point}] lies in a Verilog module whose name contains `{f}`",
+                    o.block
+                )));
+            }
+            kept
+        }
+        None => all,
+    };
     let mut per_operator: Vec<(Operator, usize)> = Vec::new();
     for m in &all {
         match per_operator.iter_mut().find(|(op, _)| *op == m.op) {
@@ -189,6 +213,7 @@ pub fn run(o: &MutateOptions, done: &(dyn Fn(&MutantRun) + Sync)) -> Result<Muta
         seed: o.seed,
         cycles: o.cycles,
         candidates: all.len(),
+        filter: o.filter.clone(),
         per_operator,
         skipped: skipped
             .iter()

@@ -597,6 +597,7 @@ fn random_traffic_keeps_credits_buffers_order_and_packets_intact() {
                 bubble: 0.15,
                 check: ecc_matches,
                 uniform_ports: j == 2,
+                ..Default::default()
             };
             stress(p, node, 20_000, opt, (i * 10 + j) as u64);
         }
@@ -668,6 +669,7 @@ fn matching_allocators_keep_the_invariants_and_raise_saturation() {
                     bubble: 0.15,
                     check: ecc_matches,
                     uniform_ports: j == 1,
+                    ..Default::default()
                 };
                 stress(&p, node, 10_000, opt, (100 + k * 10 + i * 2 + j) as u64);
             }
@@ -689,4 +691,91 @@ fn matching_allocators_keep_the_invariants_and_raise_saturation() {
     assert!((islip1 - sep).abs() < 0.03, "{islip1} vs {sep}");
     assert!(islip2 > sep + 0.04, "{islip2} vs {sep}");
     assert!(wf > sep + 0.04, "{wf} vs {sep}");
+}
+
+/// With `cover`, the good packets of every (input port, VC) walk through
+/// every destination offset: after enough packets each combination is
+/// reached, and a harness at another node continues the walks where the
+/// last one stopped (the co-simulation bench moves the router per phase).
+#[test]
+fn the_destination_walk_reaches_every_offset_of_every_input_vc() {
+    use exanet_sim::router::params::MAX_VCS;
+    let p = params([3, 5, 2], [true, true, false], 2, 2, 128);
+    let ports = p.num_ports();
+    // A light load (about 0.2 flits per input port and cycle): class 1 has
+    // strict priority, so a saturating one would starve class 0.
+    let opt = |from: Vec<u32>| HarnessOptions {
+        start: 0.005,
+        drain: 1.0,
+        bubble: 0.1,
+        bad: 0.05,
+        cover: true,
+        cover_from: from,
+        ..Default::default()
+    };
+    let run = |node: usize, from: Vec<u32>, cycles: u64| {
+        let mut r = Router::new(&p, node).unwrap();
+        let mut h = RouterHarness::new(&p, node, opt(from), 11 + node as u64);
+        for _ in 0..cycles {
+            let o = r.outputs();
+            let inp = h.drive().clone();
+            h.advance(&o);
+            r.tick(&inp);
+        }
+        assert!(h.report().errors.is_empty(), "{:?}", h.report().errors);
+        h
+    };
+    let targets = p.topology.num_nodes() * p.topology.local_ports;
+    let count = |c: &[bool]| {
+        (0..ports * MAX_VCS)
+            .filter(|s| s % MAX_VCS < p.num_vcs())
+            .map(|s| {
+                c[s * targets..(s + 1) * targets]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count()
+            })
+            .sum::<usize>()
+    };
+    // A short run at node 7 reaches part of the combinations; the walk
+    // continued at node 22 (another position) completes them.
+    let h1 = run(7, Vec::new(), 400);
+    let first = count(h1.covered());
+    assert!(
+        first > 0 && first < ports * p.num_vcs() * targets,
+        "{first}"
+    );
+    let h2 = run(22, h1.cover_next(), 40_000);
+    let all: Vec<bool> = h1
+        .covered()
+        .iter()
+        .zip(h2.covered())
+        .map(|(a, b)| *a | *b)
+        .collect();
+    let per_slot: Vec<usize> = (0..ports * MAX_VCS)
+        .filter(|s| s % MAX_VCS < p.num_vcs())
+        .map(|s| {
+            all[s * targets..(s + 1) * targets]
+                .iter()
+                .filter(|&&b| b)
+                .count()
+        })
+        .collect();
+    assert_eq!(
+        count(&all),
+        ports * p.num_vcs() * targets,
+        "per (port, vc): {per_slot:?}; {:?}",
+        h2.report()
+    );
+    // The offset index of a destination is relative to the router.
+    let d = Coords {
+        x: 1,
+        y: 0,
+        z: 1,
+        fpga: 0,
+    };
+    let here = p.topology.coords(22);
+    let want = ((1 + 3 - here[0]) % 3 + 3 * ((5 - here[1]) % 5 + 5 * ((1 + 2 - here[2]) % 2)))
+        * p.topology.local_ports;
+    assert_eq!(h2.target_of(d), want);
 }

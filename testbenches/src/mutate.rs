@@ -123,6 +123,65 @@ pub fn mutants(e: &Emitted) -> (Vec<Mutant>, Skipped) {
     (out, skipped)
 }
 
+/// The Verilog module whose body holds mutant `m`: the name of the last
+/// `module NAME` line at or above its line (a file may hold several
+/// modules, as the router's single file does). `None` before any.
+pub fn verilog_module(e: &Emitted, m: &Mutant) -> Option<String> {
+    let (_, text) = e.modules.iter().find(|(n, _)| *n == m.module)?;
+    module_of_lines(text).get(m.line - 1).cloned().flatten()
+}
+
+/// Per line of `text`, the Verilog module it lies in (one pass).
+fn module_of_lines(text: &str) -> Vec<Option<String>> {
+    let mut cur: Option<String> = None;
+    text.lines()
+        .map(|l| {
+            if let Some(rest) = l.trim_start().strip_prefix("module ") {
+                let name: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                if !name.is_empty() {
+                    cur = Some(name);
+                }
+            }
+            cur.clone()
+        })
+        .collect()
+}
+
+/// The mutants of `all` inside a Verilog module whose name contains
+/// `filter` (see [`verilog_module`]); a trailing `$` anchors it at the end
+/// of the name (`_route$`: the route compute instances, not every module
+/// of `exanet_router`).
+pub fn filter_modules(e: &Emitted, all: Vec<Mutant>, filter: &str) -> Vec<Mutant> {
+    let matches = |n: &str| match filter.strip_suffix('$') {
+        Some(end) => n.ends_with(end),
+        None => n.contains(filter),
+    };
+    let keep: Vec<(String, Vec<bool>)> = e
+        .modules
+        .iter()
+        .map(|(file, text)| {
+            let lines = module_of_lines(text)
+                .iter()
+                .map(|n| n.as_deref().is_some_and(matches))
+                .collect();
+            (file.clone(), lines)
+        })
+        .collect();
+    all.into_iter()
+        .filter(|m| {
+            keep.iter()
+                .find(|(f, _)| *f == m.module)
+                .and_then(|(_, lines)| lines.get(m.line - 1))
+                .copied()
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
 /// `e` with mutant `m` applied.
 pub fn apply(e: &Emitted, m: &Mutant) -> Emitted {
     let mut out = e.clone();
@@ -613,6 +672,25 @@ mod tests {
         let a = apply(&e, m);
         assert!(a.modules[0].1.contains("y = a - 4'd1;"));
         assert_eq!(a.modules[0].1.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn mutants_are_filtered_by_their_verilog_module() {
+        let text = "module top(a, y);\n    always @(*) begin\n        y = a + 4'd1;\n    end\nendmodule\nmodule top_route_compute(a, y);\n    always @(*) begin\n        y = a - 4'd2;\n    end\nendmodule\n";
+        let e = Emitted {
+            top: "top".into(),
+            modules: vec![("top".into(), text.into())],
+        };
+        let (all, _) = mutants(&e);
+        let names: Vec<Option<String>> = all.iter().map(|m| verilog_module(&e, m)).collect();
+        assert!(names.contains(&Some("top".into())));
+        assert!(names.contains(&Some("top_route_compute".into())));
+        let rc = filter_modules(&e, all.clone(), "route");
+        assert!(!rc.is_empty() && rc.len() < all.len());
+        assert!(rc.iter().all(|m| m.line > 5 && m.before.contains("4'd2")));
+        assert_eq!(filter_modules(&e, all.clone(), "_compute$"), rc);
+        assert!(filter_modules(&e, all.clone(), "top$").len() < all.len());
+        assert!(filter_modules(&e, all, "nosuch").is_empty());
     }
 
     #[test]

@@ -15,13 +15,16 @@ const CYCLES: u64 = 100_000;
 /// VCs, 64-, 128- and 256-bit flits, 1 and 2 local ports, and each value of
 /// `dateline` (entry, wrap), `tie_break` (parity, plus), `vc_select`
 /// (flow, free) and `allocator` (separable, islip with 2 and 3 rounds,
-/// wavefront). The others run
+/// wavefront); and the generated default router's rules on odd and
+/// non-power-of-two rings (6x3x2), where the modulo chain's correction
+/// steps fire. The others run
 /// under `exanet cosim router` and `cargo test -- --ignored`.
-const TESTED_POINTS: usize = 4;
+const TESTED_POINTS: usize = 5;
 
 /// The first matrix points: zero mismatches, a clean scoreboard, and the
 /// stimulus reached what it should (traffic on every output, deliveries,
-/// drops of bad packets, protocol errors, resets).
+/// drops of bad packets, protocol errors, resets, several router
+/// positions, every (input port, input VC, destination offset)).
 /// (In two halves, so the test threads build and run them side by side.)
 #[test]
 fn main_matrix_points_match_the_golden_model() {
@@ -44,9 +47,9 @@ fn main_matrix_points_second_half_match_the_golden_model() {
 }
 
 /// The rest of the matrix (odd rings, a 16-node ring with 4 local ports, a
-/// ring of 2): as `exanet cosim router` runs them.
+/// ring of 2, 4 VCs per class on 8x4): as `exanet cosim router` runs them.
 #[test]
-#[ignore = "three more Verilator builds; `exanet cosim router` runs every point"]
+#[ignore = "four more Verilator builds; `exanet cosim router` runs every point"]
 fn other_matrix_points_match_the_golden_model() {
     if skip_without_verilator() {
         return;
@@ -70,26 +73,37 @@ fn check_points(range: std::ops::Range<usize>) {
         assert_eq!(r.cycles, CYCLES);
         let c = bench.coverage();
         println!("  {c:?}");
-        // Every port some route uses carries traffic; the others carry none
-        // (a mesh edge node's outward ports; on a ring of 2 with ties to +
-        // the minus port, with parity ties the port the destination's parity
-        // does not pick): asked of the golden route compute.
-        let rc = RouteCompute::new(&p, node);
+        // Every (input port, input VC, destination offset) was reached by a
+        // good packet, at several router positions.
+        assert_eq!(c.combos_hit, c.combos_total, "{text}: {c:?}");
+        assert!(c.combos_total >= p.num_ports() * p.num_vcs());
+        let mut nodes = c.nodes.clone();
+        assert_eq!(nodes[0], node);
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert!(nodes.len() >= 4, "{text}: positions {nodes:?}");
+        // Every port some route uses (at a node the router ran at) carries
+        // traffic; the others carry none (a mesh edge node's outward ports;
+        // on a ring of 2 with ties to + the minus port, with parity ties the
+        // port the destination's parity does not pick): asked of the golden
+        // route compute.
         let t = &p.topology;
         let mut used = vec![false; p.num_ports()];
-        for dst in 0..t.num_nodes() {
-            let d = t.coords(dst);
-            for fpga in 0..t.local_ports {
-                let dest = Coords {
-                    x: d[0] as u8,
-                    y: d[1] as u8,
-                    z: d[2] as u8,
-                    fpga: fpga as u8,
-                };
-                for in_port in 0..p.num_ports() {
-                    for in_vc in 0..p.num_vcs() {
-                        if let Ok(r) = rc.compute(dest, in_port, in_vc) {
-                            used[r.port as usize] = true;
+        for rc in nodes.iter().map(|&n| RouteCompute::new(&p, n)) {
+            for dst in 0..t.num_nodes() {
+                let d = t.coords(dst);
+                for fpga in 0..t.local_ports {
+                    let dest = Coords {
+                        x: d[0] as u8,
+                        y: d[1] as u8,
+                        z: d[2] as u8,
+                        fpga: fpga as u8,
+                    };
+                    for in_port in 0..p.num_ports() {
+                        for in_vc in 0..p.num_vcs() {
+                            if let Ok(r) = rc.compute(dest, in_port, in_vc) {
+                                used[r.port as usize] = true;
+                            }
                         }
                     }
                 }

@@ -46,6 +46,16 @@ pub struct HarnessOptions {
     /// destination routes to, then a destination routed there (a router
     /// measured alone); otherwise destinations are uniform over the nodes.
     pub uniform_ports: bool,
+    /// Good packets of each (input port, VC) walk through every
+    /// destination offset (`(dest - here) mod k` per dimension, and each
+    /// fpga) in a fixed order, so every (input port, VC, offset) is reached
+    /// after as many good packets per (port, VC) as there are offsets
+    /// (without `uniform_ports`); otherwise destinations are random.
+    pub cover: bool,
+    /// With `cover`: where each walk starts, per `port * MAX_VCS + vc`
+    /// (what [`RouterHarness::cover_next`] of a previous harness returned,
+    /// so a walk continues over harnesses at other nodes); empty: at 0.
+    pub cover_from: Vec<u32>,
 }
 
 impl Default for HarnessOptions {
@@ -57,6 +67,8 @@ impl Default for HarnessOptions {
             bad: 0.0,
             check: header_ecc_ok,
             uniform_ports: false,
+            cover: false,
+            cover_from: Vec::new(),
         }
     }
 }
@@ -108,6 +120,11 @@ pub struct RouterHarness {
     report: HarnessReport,
     /// With `uniform_ports`: the good destinations of each output port that has any.
     by_port: Vec<Vec<Coords>>,
+    /// Per `port * MAX_VCS + vc`: the position of its destination walk.
+    cover_pos: Vec<u32>,
+    /// Per `(port * MAX_VCS + vc) * targets + target`: a good packet of
+    /// that input went to that offset (see [`RouterHarness::covered`]).
+    covered: Vec<bool>,
 }
 
 /// Payload word `w` of flit `i` of packet `id` (word 0 names the packet for framing checks).
@@ -141,7 +158,13 @@ impl RouterHarness {
             inputs: RouterInputs::default(),
             report: HarnessReport::default(),
             by_port: Vec::new(),
+            cover_pos: vec![0; ports * MAX_VCS],
+            covered: Vec::new(),
         };
+        for (i, &v) in h.opt.cover_from.iter().enumerate().take(ports * MAX_VCS) {
+            h.cover_pos[i] = v;
+        }
+        h.covered = vec![false; ports * MAX_VCS * h.targets()];
         if h.opt.uniform_ports {
             let t = &h.topo;
             let mut by_port = vec![Vec::new(); ports];
@@ -189,6 +212,51 @@ impl RouterHarness {
         self.sink_occ[port][vc] as usize
     }
 
+    /// Destination offsets per input VC: nodes times local ports.
+    pub fn targets(&self) -> usize {
+        self.topo.num_nodes() * self.topo.local_ports
+    }
+
+    /// Offset index of destination `d` from this router:
+    /// `((ox + kx * (oy + ky * oz)) * local_ports + fpga`, with
+    /// `o = (d - here) mod k` per dimension.
+    pub fn target_of(&self, d: Coords) -> usize {
+        let (t, dc) = (&self.topo, d.xyz());
+        let o: Vec<usize> = (0..3)
+            .map(|i| (dc[i] + t.dims[i] - self.here[i]) % t.dims[i])
+            .collect();
+        (o[0] + t.dims[0] * (o[1] + t.dims[1] * o[2])) * t.local_ports + d.fpga as usize
+    }
+
+    /// The destination at offset index `target` from this router.
+    fn dest_of(&self, target: usize) -> Coords {
+        let t = &self.topo;
+        let (fpga, mut o) = (target % t.local_ports, target / t.local_ports);
+        let mut c = [0usize; 3];
+        for (i, ci) in c.iter_mut().enumerate() {
+            *ci = (self.here[i] + o % t.dims[i]) % t.dims[i];
+            o /= t.dims[i];
+        }
+        Coords {
+            x: c[0] as u8,
+            y: c[1] as u8,
+            z: c[2] as u8,
+            fpga: fpga as u8,
+        }
+    }
+
+    /// Where each (input port, VC)'s destination walk stands (index
+    /// `port * MAX_VCS + vc`): the `cover_from` of a harness that continues it.
+    pub fn cover_next(&self) -> Vec<u32> {
+        self.cover_pos.clone()
+    }
+
+    /// Which (input port, input VC, destination offset) a good packet
+    /// reached: index `(port * MAX_VCS + vc) * targets() + target_of(dest)`.
+    pub fn covered(&self) -> &[bool] {
+        &self.covered
+    }
+
     /// Counts and errors so far.
     pub fn report(&self) -> &HarnessReport {
         &self.report
@@ -229,6 +297,10 @@ impl RouterHarness {
         let t = &self.topo;
         let hf = self.p.header_flits();
         let len = hf + self.rng.below((self.p.max_packet_flits - hf + 1) as u64) as usize;
+        let walk = self.opt.cover && self.by_port.is_empty();
+        // With a destination walk, whether the packet is bad is drawn first:
+        // only good packets take (and advance) the walk.
+        let bad_first = walk && self.rng.chance(self.opt.bad);
         let mut d = Coords {
             x: self.rng.below(t.dims[0] as u64) as u8,
             y: self.rng.below(t.dims[1] as u64) as u8,
@@ -239,7 +311,21 @@ impl RouterHarness {
             let dests = &self.by_port[self.rng.below(self.by_port.len() as u64) as usize];
             d = dests[self.rng.below(dests.len() as u64) as usize];
         }
-        let bad = self.rng.chance(self.opt.bad);
+        if walk && !bad_first {
+            // A fixed permutation of the offsets per (port, VC): the
+            // position times a stride coprime with their number.
+            let n = self.targets();
+            let slot = in_port * MAX_VCS + vc;
+            let pos = self.cover_pos[slot] as usize;
+            self.cover_pos[slot] = ((pos + 1) % n) as u32;
+            let stride = (n * 5 / 8..=n).find(|&a| gcd(a, n) == 1).unwrap_or(1);
+            d = self.dest_of((pos * stride + slot * 7) % n);
+        }
+        let bad = if walk {
+            bad_first
+        } else {
+            self.rng.chance(self.opt.bad)
+        };
         let kind = if bad { self.rng.below(5) } else { 9 };
         let mut header = HeaderFields {
             dest: d,
@@ -314,6 +400,8 @@ impl RouterHarness {
         match route {
             Some(out_port) => {
                 self.report.injected += 1;
+                let i = (in_port * MAX_VCS + vc) * self.targets() + self.target_of(d);
+                self.covered[i] = true;
                 self.order.entry((in_port, vc)).or_default().push_back(id);
                 self.expect.insert(
                     id,
@@ -505,6 +593,14 @@ impl RouterHarness {
             q.pop_front();
         }
         true
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 

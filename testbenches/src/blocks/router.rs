@@ -17,10 +17,22 @@
 //! the harness never makes: flits on a VC number `>= N` or into a full
 //! buffer, and credits on a VC number `>= N` (all discarded and counted).
 //!
-//! Rare reset pulses (about one per 20k cycles): the RTL's synchronous reset
-//! and a fresh golden model and harness, each phase with its own load
-//! (packet start rate, bubbles, credit return rate). The RTL starts from its
+//! Reset pulses (about one per 5k cycles): the RTL's synchronous reset and a
+//! fresh golden model and harness, each phase with its own load (packet
+//! start rate, bubbles, credit return rate). The RTL starts from its
 //! power-on state, which is the golden model's initial state.
+//!
+//! Router positions: the first phase runs at the point's node; each later
+//! one at another node (the RTL takes its coordinates as inputs, so one
+//! build serves every node): the corners, the wrap positions and their
+//! neighbours, the middle of each ring (per dimension the coordinates 0,
+//! 1, k/2 and k−1), so dateline links, mesh edges, odd coordinate sums and
+//! every ring distance from several places are exercised.
+//!
+//! Destinations: the good packets of each (input port, input VC) walk
+//! through every destination offset (`(dest − here) mod k` per dimension,
+//! and each fpga), continuing over phases; [`RouterCoverage`] counts the
+//! (input port, input VC, offset) combinations reached.
 
 use super::BlockInfo;
 use crate::cosim::{Bench, Mismatch};
@@ -63,6 +75,9 @@ pub fn matrix_points() -> Vec<&'static str> {
         // 256-bit flits, 2 classes x 3 VCs, 3D mesh; iSLIP, 3 rounds (class
         // priority in grant and accept).
         "dims=4x3x2,wrap=mmm,local_ports=2,dim_order=yzx,classes=2,vcs_per_class=3,buffer_flits=16,flit_bits=256,max_packet_flits=10,allocator=islip,alloc_iterations=3,node=13",
+        // The default router's rules and sizes on odd and non-power-of-two
+        // rings (6, 3, 2), at a corner (x=5, y=2, z=0; odd coordinate sum).
+        "dims=6x3x2,wrap=ttt,local_ports=1,dim_order=zyx,classes=2,vcs_per_class=2,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=17",
         // Odd torus rings (3 VCs split 2 + 1), 2 classes, 128-bit flits, free
         // VCs; iSLIP, one round.
         "dims=3x5x1,wrap=ttm,local_ports=3,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=24,flit_bits=128,max_packet_flits=18,vc_select=free,allocator=islip,alloc_iterations=1,node=14",
@@ -136,6 +151,12 @@ pub struct RouterCoverage {
     pub resets: u64,
     /// Cycles with every output port sending.
     pub all_outputs_busy: u64,
+    /// (input port, input VC, destination offset) combinations a good
+    /// packet reached, and how many there are.
+    pub combos_hit: usize,
+    pub combos_total: usize,
+    /// Nodes the router ran at (one per phase), in order.
+    pub nodes: Vec<usize>,
 }
 
 /// One router port's flit and credit signals: flits in, credits out, flits
@@ -207,8 +228,8 @@ const LOADS: [(f64, f64, f64); 5] = [
 ];
 /// Fraction of bad packets.
 const BAD: f64 = 0.03;
-/// Chance per cycle of a reset pulse.
-const RESET_CHANCE: f64 = 1.0 / 20_000.0;
+/// Chance per cycle of a reset pulse (which also moves the router).
+const RESET_CHANCE: f64 = 1.0 / 5_000.0;
 /// Chance per port and cycle of an injected protocol error (when possible).
 const ERROR_CHANCE: f64 = 1.0 / 3_000.0;
 
@@ -223,6 +244,17 @@ pub struct RouterBench {
     harness: Option<RouterHarness>,
     ports: Vec<PortSet>,
     reset_port: Option<Port>,
+    /// `node_x`, `node_y`, `node_z`.
+    node_ports: Option<[Port; 3]>,
+    /// The node of this phase (RTL and golden model), and the positions
+    /// later phases draw from (empty: the node stays, as when the golden
+    /// model sits elsewhere on purpose).
+    cur_node: usize,
+    positions: Vec<usize>,
+    /// The destination walks' positions, carried over phases.
+    cover_from: Vec<u32>,
+    /// Per (port, VC, offset): reached in an earlier phase.
+    covered: Vec<bool>,
     inputs: RouterInputs,
     outs: RouterOutputs,
     reset_now: bool,
@@ -253,6 +285,11 @@ impl RouterBench {
             "router node {node}: must be below {} nodes",
             params.topology.num_nodes()
         );
+        let positions = if node == golden_node && params.topology == golden_params.topology {
+            positions(&params)
+        } else {
+            Vec::new()
+        };
         Ok(RouterBench {
             params,
             node,
@@ -262,6 +299,11 @@ impl RouterBench {
             harness: None,
             ports: Vec::new(),
             reset_port: None,
+            node_ports: None,
+            cur_node: golden_node,
+            positions,
+            cover_from: Vec::new(),
+            covered: Vec::new(),
             inputs: RouterInputs::default(),
             outs: RouterOutputs::default(),
             reset_now: false,
@@ -275,14 +317,41 @@ impl RouterBench {
     /// harness phase's counts included).
     pub fn coverage(&self) -> RouterCoverage {
         let mut c = self.cov.clone();
+        let mut covered = self.covered.clone();
         if let Some(h) = &self.harness {
             let r = h.report();
             c.injected += r.injected;
             c.delivered += r.delivered;
             c.bad_injected += r.bad_injected.iter().sum::<u64>();
+            merge(&mut covered, h.covered());
         }
         c.dropped += self.golden.counters().dropped_packets.iter().sum::<u64>();
+        let p = &self.golden_params;
+        let per_vc = p.topology.num_nodes() * p.topology.local_ports;
+        c.combos_total = p.num_ports() * p.num_vcs() * per_vc;
+        c.combos_hit = (0..p.num_ports() * exanet_sim::router::params::MAX_VCS)
+            .filter(|slot| slot % exanet_sim::router::params::MAX_VCS < p.num_vcs())
+            .map(|slot| {
+                covered
+                    .iter()
+                    .skip(slot * per_vc)
+                    .take(per_vc)
+                    .filter(|&&b| b)
+                    .count()
+            })
+            .sum();
         c
+    }
+
+    /// Move the RTL (its coordinate inputs) and the golden model to `node`.
+    fn move_to(&mut self, node: usize) {
+        self.cur_node = node;
+        if let Some([x, y, z]) = &self.node_ports {
+            let c = self.params.topology.coords(node);
+            x.set(c[0] as u64);
+            y.set(c[1] as u64);
+            z.set(c[2] as u64);
+        }
     }
 
     fn new_harness(&mut self, rng: &mut Rng) {
@@ -293,14 +362,17 @@ impl RouterBench {
             bubble,
             drain,
             bad: BAD,
+            cover: true,
+            cover_from: self.cover_from.clone(),
             ..Default::default()
         };
         self.harness = Some(RouterHarness::new(
             &self.golden_params,
-            self.golden_node,
+            self.cur_node,
             opt,
             rng.next_u64(),
         ));
+        self.cov.nodes.push(self.cur_node);
     }
 
     /// Fold the finished phase's counts into the coverage and restart.
@@ -310,9 +382,11 @@ impl RouterBench {
             self.cov.injected += r.injected;
             self.cov.delivered += r.delivered;
             self.cov.bad_injected += r.bad_injected.iter().sum::<u64>();
+            merge(&mut self.covered, h.covered());
+            self.cover_from = h.cover_next();
         }
         self.cov.dropped += self.golden.counters().dropped_packets.iter().sum::<u64>();
-        self.golden = Router::new(&self.golden_params, self.golden_node).expect("validated");
+        self.golden = Router::new(&self.golden_params, self.cur_node).expect("validated");
         self.scoreboard_errors = 0;
     }
 
@@ -370,6 +444,38 @@ impl RouterBench {
             }
         }
     }
+}
+
+/// OR `phase` into `acc` (grown to its length).
+fn merge(acc: &mut Vec<bool>, phase: &[bool]) {
+    if acc.len() < phase.len() {
+        acc.resize(phase.len(), false);
+    }
+    for (a, &b) in acc.iter_mut().zip(phase) {
+        *a |= b;
+    }
+}
+
+/// The nodes later phases run at: per dimension the coordinates 0, 1,
+/// k/2 and k−1 (corners, wrap links and their neighbours, the middle of a
+/// ring; odd and even coordinate sums), every combination.
+pub fn positions(p: &RouterParams) -> Vec<usize> {
+    let t = &p.topology;
+    let coords = |k: usize| {
+        let mut v = vec![0, 1.min(k - 1), k / 2, k - 1];
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let mut out = Vec::new();
+    for &z in &coords(t.dims[2]) {
+        for &y in &coords(t.dims[1]) {
+            for &x in &coords(t.dims[0]) {
+                out.push(t.node_at([x, y, z]));
+            }
+        }
+    }
+    out
 }
 
 /// Write a flit's data (up to 256 bits as four 64-bit words, least
@@ -443,14 +549,25 @@ impl Bench for RouterBench {
             })
             .collect::<Result<_>>()?;
         self.reset_port = Some(sim.port_w("reset", 1)?);
-        let c = self.params.topology.coords(self.node);
-        sim.port_w("node_x", 4)?.set(c[0] as u64);
-        sim.port_w("node_y", 4)?.set(c[1] as u64);
-        sim.port_w("node_z", 4)?.set(c[2] as u64);
+        self.node_ports = Some([
+            sim.port_w("node_x", 4)?,
+            sim.port_w("node_y", 4)?,
+            sim.port_w("node_z", 4)?,
+        ]);
+        // The RTL sits at the point's node (the golden model at its own
+        // only in the fault tests).
+        let node = self.node;
+        self.move_to(node);
+        self.cur_node = self.golden_node;
         Ok(())
     }
 
     fn reset(&mut self) {
+        let node = self.node;
+        self.move_to(node);
+        self.cur_node = self.golden_node;
+        self.cover_from = Vec::new();
+        self.covered = Vec::new();
         self.golden = Router::new(&self.golden_params, self.golden_node).expect("validated");
         self.harness = None;
         self.inputs = RouterInputs::default();
@@ -467,6 +584,12 @@ impl Bench for RouterBench {
         self.reset_now = cycle > 0 && rng.chance(RESET_CHANCE);
         if self.reset_now {
             self.inputs.clear();
+            // The next phase runs elsewhere: the coordinates change with the
+            // reset pulse, before any packet of the new phase.
+            if !self.positions.is_empty() {
+                let next = self.positions[rng.below(self.positions.len() as u64) as usize];
+                self.move_to(next);
+            }
         } else {
             let h = self.harness.as_mut().expect("created above");
             let i = h.drive();
@@ -644,6 +767,21 @@ mod tests {
         assert!(e.contains("`node` = 4"), "{e}");
         let e = parse_point("flit_bits=x").unwrap_err().to_string();
         assert!(e.contains("`flit_bits`"), "{e}");
+    }
+
+    #[test]
+    fn positions_take_corners_wraps_and_middles() {
+        let (p, _) = parse_point("dims=6x3x2,wrap=ttt").unwrap();
+        let t = &p.topology;
+        let ns = positions(&p);
+        // x in {0, 1, 3, 5}, y in {0, 1, 2}, z in {0, 1}
+        assert_eq!(ns.len(), 4 * 3 * 2);
+        for c in [[0, 0, 0], [5, 2, 1], [3, 1, 0], [1, 0, 1]] {
+            assert!(ns.contains(&t.node_at(c)), "{c:?}");
+        }
+        assert!(!ns.contains(&t.node_at([2, 0, 0])));
+        let (p1, _) = parse_point("dims=2x1x1,wrap=tmm").unwrap();
+        assert_eq!(positions(&p1), vec![0, 1]);
     }
 
     #[test]
