@@ -332,13 +332,6 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         }
         self.head_ovc.next = (self.rsel.val() & self.port_field.val()) | self.pick.val();
         self.head_ok.next = self.cand.val().any();
-        // With `flow` the set is the one VC stored, so the pick above is
-        // `rsel` itself: one lookup instead of N and a lowest-bit isolate
-        // (fewer LUTs, and the carry chain of `-cand` off the allocation path).
-        if !self.free.val() {
-            self.head_ovc.next = self.rsel.val();
-            self.head_ok.next = self.can_start.val().get_bit(self.rsel.val().index());
-        }
         // Request, from registered state only.
         self.nonempty.next = self.count.q.val() != self.zero_c.val();
         self.header_incomplete.next =
