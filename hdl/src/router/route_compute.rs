@@ -40,8 +40,13 @@
 //!
 //! Only 4- and 8-bit arithmetic: the torus distance `(t - h) mod k` is taken
 //! mod 16 (`t - h`, plus `k` when `t < h`), which is exact for `k <= 16`; the
-//! 8-bit VC selector `x + y + z + fpga` is summed bit by bit with constant
-//! weights (rust-hdl has no width extension that lints clean).
+//! 8-bit VC selector `x + y + z + fpga` is three adds of the fields widened
+//! bit by bit (rust-hdl has no width extension that lints clean), and its
+//! remainder mod a VC range of n is `sel & (n - 1)` when n is a power of two
+//! (the default's ranges of 2 and 1), a restoring division otherwise. (A
+//! chain of 14 conditional adds and three restoring divisions, the earlier
+//! form, mapped to ~300 LUTs per input port: synthesis cannot see that
+//! `x mod 1` is 0 through a division chain.)
 
 use exanet_sim::router::{Dateline, RouterParams, TieBreak, VcSelect};
 use exanet_sim::topology::PortKind;
@@ -52,8 +57,6 @@ use rust_hdl::prelude::*;
 const POSITIONS: usize = 3;
 /// Restoring-division steps for `sel mod n` with `sel < 64`.
 const MOD_STEPS: usize = 6;
-/// Destination bits: x, y, z (4 each) and fpga (2).
-const DEST_BITS: usize = 14;
 
 /// Stored VC-set codes (`rsel` bits 3:0) with `vc_select = free`: the
 /// lower half of the input VC's class (also the whole class when it is not
@@ -93,7 +96,13 @@ pub struct RouteCompute {
     tz: Signal<Local, Bits<4>>,
     fpga: Signal<Local, Bits<2>>,
     /// `x + y + z + fpga`, bit by bit; element 14 is the sum.
-    sel: Vec<Signal<Local, Bits<8>>>,
+    /// The destination's x, y, z and fpga widened to 8 bits (wiring: each a
+    /// chain of ORs of constant bits), and their sum `x + y + z + fpga`.
+    xw: Vec<Signal<Local, Bits<8>>>,
+    yw: Vec<Signal<Local, Bits<8>>>,
+    zw: Vec<Signal<Local, Bits<8>>>,
+    fw: Vec<Signal<Local, Bits<8>>>,
+    sel: Signal<Local, Bits<8>>,
     /// Ejection port `local_base + fpga` in bits 7:4; element 2 is the result.
     eject_port: Vec<Signal<Local, Bits<8>>>,
     /// `sel mod vcs_per_class` (restoring chain; element 6 is the result).
@@ -102,6 +111,13 @@ pub struct RouteCompute {
     mod_lo: Vec<Signal<Local, Bits<8>>>,
     /// `sel mod (vcs_per_class - lower_vcs)`.
     mod_hi: Vec<Signal<Local, Bits<8>>>,
+    /// `sel mod n` for the three VC ranges: `sel & (n - 1)` when n is a
+    /// power of two (the restoring division, whose result synthesis cannot
+    /// see is a mask or, for n = 1, a constant 0, is then unused and
+    /// removed), else the division's remainder.
+    rem_all: Signal<Local, Bits<8>>,
+    rem_lo: Signal<Local, Bits<8>>,
+    rem_hi: Signal<Local, Bits<8>>,
     t: Vec<Signal<Local, Bits<4>>>,
     h: Vec<Signal<Local, Bits<4>>>,
     fwd: Vec<Signal<Local, Bits<4>>>,
@@ -117,7 +133,15 @@ pub struct RouteCompute {
     any_differs: Signal<Local, bool>,
     out_of_range: Signal<Local, bool>,
     /// Weight of each `dest` bit in the selector sum.
-    sel_weight: Vec<Constant<Bits<8>>>,
+    /// Bit i of an 8-bit word (i < 4).
+    bit8: Vec<Constant<Bits<8>>>,
+    pow2_all: Constant<bool>,
+    pow2_lo: Constant<bool>,
+    pow2_hi: Constant<bool>,
+    /// `n - 1` of each range (the remainder's mask when n is a power of two).
+    low_all: Constant<Bits<8>>,
+    low_lo: Constant<Bits<8>>,
+    low_hi: Constant<Bits<8>>,
     /// `16 << i`: weight of fpga bit i in the ejection port field.
     fpga_weight: Vec<Constant<Bits<8>>>,
     // Divisor multiples `n << (5 - j)` (255 where above any selector value).
@@ -221,11 +245,18 @@ impl RouteCompute {
             ty: Default::default(),
             tz: Default::default(),
             fpga: Default::default(),
-            sel: locals(DEST_BITS + 1),
+            xw: locals(5),
+            yw: locals(5),
+            zw: locals(5),
+            fw: locals(3),
+            sel: Default::default(),
             eject_port: locals(3),
             mod_all: locals(MOD_STEPS + 1),
             mod_lo: locals(MOD_STEPS + 1),
             mod_hi: locals(MOD_STEPS + 1),
+            rem_all: Default::default(),
+            rem_lo: Default::default(),
+            rem_hi: Default::default(),
             t: locals(POSITIONS),
             h: locals(POSITIONS),
             fwd: locals(POSITIONS),
@@ -239,12 +270,13 @@ impl RouteCompute {
             eject_vc: Default::default(),
             any_differs: Default::default(),
             out_of_range: Default::default(),
-            sel_weight: (0..DEST_BITS)
-                .map(|i| {
-                    let w = if i < 2 { i } else { (i - 2) % 4 };
-                    Constant::new(bits(1 << w))
-                })
-                .collect(),
+            bit8: (0..4).map(|i| Constant::new(bits(1 << i))).collect(),
+            pow2_all: Constant::new(vpc.is_power_of_two()),
+            pow2_lo: Constant::new(lower.is_power_of_two()),
+            pow2_hi: Constant::new((vpc - lower).max(1).is_power_of_two()),
+            low_all: Constant::new(bits(vpc as u64 - 1)),
+            low_lo: Constant::new(bits(lower.max(1) as u64 - 1)),
+            low_hi: Constant::new(bits((vpc - lower).max(1) as u64 - 1)),
             fpga_weight: (0..2).map(|i| Constant::new(bits(16 << i))).collect(),
             step_all: steps(vpc),
             step_lo: steps(lower),
@@ -321,15 +353,36 @@ impl Logic for RouteCompute {
         self.ty.next = self.dest.val().get_bits::<4>(6);
         self.tz.next = self.dest.val().get_bits::<4>(2);
         self.fpga.next = self.dest.val().get_bits::<2>(0);
-        // sel = x + y + z + fpga, adding each bit's weight.
-        self.sel[0].next = self.zero8.val();
-        for i in 0..14 {
-            if self.dest.val().get_bit(i) {
-                self.sel[i + 1].next = self.sel[i].val() + self.sel_weight[i].val();
+        // sel = x + y + z + fpga: each field widened to 8 bits, then three adds.
+        self.xw[0].next = self.zero8.val();
+        self.yw[0].next = self.zero8.val();
+        self.zw[0].next = self.zero8.val();
+        self.fw[0].next = self.zero8.val();
+        for i in 0..4 {
+            if self.tx.val().get_bit(i) {
+                self.xw[i + 1].next = self.xw[i].val() | self.bit8[i].val();
             } else {
-                self.sel[i + 1].next = self.sel[i].val();
+                self.xw[i + 1].next = self.xw[i].val();
+            }
+            if self.ty.val().get_bit(i) {
+                self.yw[i + 1].next = self.yw[i].val() | self.bit8[i].val();
+            } else {
+                self.yw[i + 1].next = self.yw[i].val();
+            }
+            if self.tz.val().get_bit(i) {
+                self.zw[i + 1].next = self.zw[i].val() | self.bit8[i].val();
+            } else {
+                self.zw[i + 1].next = self.zw[i].val();
             }
         }
+        for i in 0..2 {
+            if self.fpga.val().get_bit(i) {
+                self.fw[i + 1].next = self.fw[i].val() | self.bit8[i].val();
+            } else {
+                self.fw[i + 1].next = self.fw[i].val();
+            }
+        }
+        self.sel.next = self.xw[4].val() + self.yw[4].val() + self.zw[4].val() + self.fw[2].val();
         self.eject_port[0].next = self.local_base.val();
         for i in 0..2 {
             if self.dest.val().get_bit(i) {
@@ -339,9 +392,9 @@ impl Logic for RouteCompute {
             }
         }
         // sel mod n for the three VC ranges, by restoring division.
-        self.mod_all[0].next = self.sel[14].val();
-        self.mod_lo[0].next = self.sel[14].val();
-        self.mod_hi[0].next = self.sel[14].val();
+        self.mod_all[0].next = self.sel.val();
+        self.mod_lo[0].next = self.sel.val();
+        self.mod_hi[0].next = self.sel.val();
         for j in 0..6 {
             if self.mod_all[j].val() >= self.step_all[j].val() {
                 self.mod_all[j + 1].next = self.mod_all[j].val() - self.step_all[j].val();
@@ -359,11 +412,26 @@ impl Logic for RouteCompute {
                 self.mod_hi[j + 1].next = self.mod_hi[j].val();
             }
         }
+        if self.pow2_all.val() {
+            self.rem_all.next = self.sel.val() & self.low_all.val();
+        } else {
+            self.rem_all.next = self.mod_all[6].val();
+        }
+        if self.pow2_lo.val() {
+            self.rem_lo.next = self.sel.val() & self.low_lo.val();
+        } else {
+            self.rem_lo.next = self.mod_lo[6].val();
+        }
+        if self.pow2_hi.val() {
+            self.rem_hi.next = self.sel.val() & self.low_hi.val();
+        } else {
+            self.rem_hi.next = self.mod_hi[6].val();
+        }
         self.out_of_range.next = self.outside_x.val().get_bit(self.tx.val().index())
             | self.outside_y.val().get_bit(self.ty.val().index())
             | self.outside_z.val().get_bit(self.tz.val().index());
         // Ejection (every coordinate matches): local port `fpga`, whole class.
-        self.eject_vc.next = self.class_base.val() + self.mod_all[6].val();
+        self.eject_vc.next = self.class_base.val() + self.rem_all.val();
         if self.free.val() {
             self.rsel.next = self.eject_port[2].val() | self.code_all.val();
         } else {
@@ -414,12 +482,12 @@ impl Logic for RouteCompute {
                 | (self.pos_entering[r].val() & self.crosses[r].val());
             if self.pos_split[r].val() {
                 if self.upper[r].val() {
-                    self.vc8[r].next = self.upper_base.val() + self.mod_hi[6].val();
+                    self.vc8[r].next = self.upper_base.val() + self.rem_hi.val();
                 } else {
-                    self.vc8[r].next = self.class_base.val() + self.mod_lo[6].val();
+                    self.vc8[r].next = self.class_base.val() + self.rem_lo.val();
                 }
             } else {
-                self.vc8[r].next = self.class_base.val() + self.mod_all[6].val();
+                self.vc8[r].next = self.class_base.val() + self.rem_all.val();
             }
             if !self.pos_split[r].val() {
                 self.code[r].next = self.code_all.val();
