@@ -405,6 +405,8 @@ impl NiBench {
         {
             pt.counted = true;
             self.cov.ar_combined_ok += 1;
+            let t = self.golden.engine().map_or(0, |e| e.timeout()) as u32;
+            self.ar_ok_at = Some((self.cycle_in_phase, t));
             self.cov.ar_combined_op[pt.op & 7] += 1;
             self.cov.ar_combined_dtype[pt.dtype & 7] += 1;
             let float = exanet_sim::allreduce::reduce_alu::ReduceDtype::from_code(pt.dtype as u64)
@@ -500,6 +502,13 @@ impl NiBench {
             if *due == 0 {
                 self.ar_copy = None;
                 self.ar_step = false;
+                // The RTL wrote the last step of a collective the golden
+                // model ended OK, T or more cycles after that event: the
+                // timeout fell while the RTL wrote it, and OK still won.
+                if let Some((at, t)) = self.ar_ok_at.take() {
+                    self.cov.ar_ok_past_timeout +=
+                        (t > 0 && self.cycle_in_phase.saturating_sub(at) >= t as u64) as u64;
+                }
             }
         }
         if ev.landed {
