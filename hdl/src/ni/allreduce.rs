@@ -191,8 +191,10 @@
 //! checks it as a DOORBELL's (`aq_start`), then, if it completed at once
 //! (a failed check, a single rank's copy), the next one. The timeout
 //! count goes on from the golden start: a collective that ended TIMEOUT
-//! ended when its count reached T, so the count is T less; one that ended
-//! OK or PROTOCOL ended at its last event, where the count began.
+//! ended in the cycle its timeout first fell (`rn_since` cycles before
+//! the RTL ends it: the count reached T, or an AR_TIMEOUT write made T
+//! smaller than the count); one that ended OK or PROTOCOL ended at its
+//! last event, where the count began.
 //!
 //! Known limits: no multi-node RTL run has checked the engine yet.
 

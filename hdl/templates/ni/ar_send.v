@@ -27,6 +27,7 @@
 reg  [1:0] rn_st;
 reg [31:0] rn_t;
 reg [31:0] rn_tn;
+reg [31:0] rn_since;
 reg        rn_event;
 reg        rn_tmo;
 reg        rn_go;
@@ -126,14 +127,19 @@ always @(posedge clock) begin
     if (reset) begin
         rn_st <= 2'd0;
         rn_t <= 32'd0;
+        rn_since <= 32'd0;
         ar_nsent <= 32'd0;
     end else begin
         // A collective that ends TIMEOUT ended, in the golden model, in the
-        // cycle its count reached T, and a queued descriptor started then:
-        // the count goes on from there. One that ends OK or PROTOCOL ended
-        // at its last event, where the count started again.
-        if ((rn_end && !rn_ok && !cb_bad) || rn_chk_tmo) rn_t <= rn_tn - ar$0$timeout;
+        // cycle its timeout first fell (`rn_since` cycles ago: the count
+        // reached T, or a write made T smaller than the count), and a
+        // queued descriptor started then: the count goes on from there.
+        // One that ends OK or PROTOCOL ended at its last event, where the
+        // count started again.
+        if ((rn_end && !rn_ok && !cb_bad) || rn_chk_tmo) rn_t <= rn_since;
         else rn_t <= rn_tn;
+        if (!rn_tmo) rn_since <= 32'd0;
+        else if (rn_since != 32'hFFFF_FFFF) rn_since <= rn_since + 32'd1;
         if (pick_now && pick_ar) ar_nsent <= ar_nsent + 32'd1;
         if (pick_now && pick_ar && (fr_rem <= 32'd{{ p }})) cb_sent <= 1'b1;
         if (cb_go && ar$0$st_combine) rn_indst <= 1'b1;

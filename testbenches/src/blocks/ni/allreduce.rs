@@ -408,12 +408,19 @@ impl NiBench {
             let q0 = queued(&g);
             let pr = if prot { Prot::Privileged } else { Prot::User };
             g.axil_write_prot(addr, data, pr);
-            self.cov.ar_queued += (ar_db && queued(&g) > q0) as u64;
-            if running(&g) && !was && !meant {
+            let queued_now = ar_db && queued(&g) > q0;
+            // Queued on slot 0 only: a queued descriptor's writes (a box
+            // of one rank's copy, should slot 0 have become one) come at
+            // a later event or time step, where the bench expects them
+            // with slot 0's PDID (the check requires the descriptor's).
+            let comm = AR_DEST_COMM
+                .get(g.axil_read_prot(page + regs::DESC_DEST, Prot::Privileged).0 as u128);
+            if (queued_now && comm != 0) || (running(&g) && !was && !meant) {
                 self.sw.clear();
                 self.cov.ar_kept_out += 1;
                 return;
             }
+            self.cov.ar_queued += queued_now as u64;
             started |= running(&g) && !was;
         }
         self.cov.ar_collectives += started as u64;
