@@ -699,10 +699,13 @@ fn an_edited_allreduce_path_is_caught() {
             "m_aw",
             true,
         ),
+        // (Caught on the next collective's fragment footer before the
+        // stimulus queued DOORBELLs; with them, at seed 0x72 first on a
+        // node-page read, 0x44c at cycle 8,368: any port.)
         (
             "s_seq[q_comm] <= s_seq[q_comm] + 14'd1;",
             "s_seq[q_comm] <= s_seq[q_comm] + 14'd0;",
-            "out_data",
+            "",
             true,
         ),
         (
@@ -711,13 +714,10 @@ fn an_edited_allreduce_path_is_caught() {
             "",
             true,
         ),
-        // (Caught on its scratch write's AW before the stimulus queued
-        // DOORBELLs; with them, at seed 0x72 first on a node-page read,
-        // 0x44c at cycle 8,368: any port.)
         (
             "(footer_unpack_txid[0] ? af_half : 42'd0)",
             "42'd0",
-            "",
+            "m_aw",
             true,
         ),
     ]);
