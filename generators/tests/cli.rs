@@ -1401,6 +1401,64 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
     );
 }
 
+/// `ni.ar_communicators` turns the NI's allreduce engine on (0, the
+/// default, leaves it out): generated with the NI (its top named
+/// `_ar4`, the engine's check child driven), lint clean; values past the
+/// hardware rows are refused naming the key.
+#[test]
+fn generate_with_the_allreduce_engine_lints_clean() {
+    let d = tempfile::tempdir().unwrap();
+    for (kv, rule) in [
+        ("ni.ar_communicators=17", "must be 0..=16"),
+        ("ni.ar_queue_depth=0", "must be 1..=64"),
+    ] {
+        let r = exanet(&["config", "-P", kv], d.path());
+        let line = assert_one_line_usage_error(&r);
+        let key = kv.split('=').next().unwrap();
+        assert!(line.contains(key) && line.contains(rule), "{line}");
+    }
+    if tool_missing("verilator", "--version") {
+        return;
+    }
+    let r = exanet(
+        &[
+            "generate",
+            "-P",
+            "ni.ar_communicators=4",
+            "-P",
+            "ni.ar_queue_depth=4",
+            "--out",
+            "o",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
+    let ni = m["tops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["block"] == "ni")
+        .expect("an NI top");
+    let top = ni["top"].as_str().unwrap();
+    assert!(top.ends_with("_ar4"), "{top}");
+    let point = ni["point"].as_str().unwrap();
+    assert!(
+        point.contains("ar_communicators=4,ar_queue_depth=4"),
+        "{point}"
+    );
+    let text = std::fs::read_to_string(d.path().join(format!("o/rtl/{top}.v"))).unwrap();
+    assert!(
+        text.contains("ar_0_chk") && text.contains("aq_mem [0:3];"),
+        "the engine and its 4-deep descriptor queue"
+    );
+    let r = exanet(&["lint", "--out", "o"], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains(&format!("ok    {top}")), "{}", r.stdout);
+    assert!(r.stdout.contains(", 0 with warnings"), "{}", r.stdout);
+}
+
 /// Rewrite `dir/manifest.json` through `f`.
 fn edit_manifest(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
     let p = dir.join("manifest.json");

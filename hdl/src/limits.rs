@@ -20,6 +20,8 @@
 //! | `router.buffer_flits` | 9..=256 | 3..=1024 | VC buffers of 16..256 slots (4..8 address bits) in the RTL |
 //! | `router.alloc_iterations` | 1..=4 | same | iSLIP iterations unrolled in one cycle |
 //! | `ni.tx_ahead` | power of two, 2..=32 | same (RTL only) | transmit read-ahead queues |
+//! | `ni.ar_communicators` | 0..=16 | same | allreduce communicator slots (4-bit id in a fragment's footer) |
+//! | `ni.ar_queue_depth` | 1..=64 | same | the allreduce engine's descriptor queue |
 //! | `link.frame_flits` | 0..=63 (0 = derived) | same | 6-bit tail slots in a frame trailer |
 //! | `link.burst_bits` | 1..=64 | same | a burst hits the 64 payload bits of one code word |
 
@@ -180,6 +182,18 @@ pub const LIMITS: &[Limit] = &[
             *TX_AHEAD_RANGE.end() as u64,
         ),
         why: "packets the NI's transmit scheduler may pick ahead of sending; RTL only",
+    },
+    Limit {
+        key: "ni.ar_communicators",
+        hardware: Allowed::Range(0, 16),
+        simulation: Allowed::Range(0, 16),
+        why: "allreduce communicator slots: a 4-bit communicator id in a fragment's footer",
+    },
+    Limit {
+        key: "ni.ar_queue_depth",
+        hardware: Allowed::Range(1, 64),
+        simulation: Allowed::Range(1, 64),
+        why: "the allreduce engine's descriptor queue",
     },
 ];
 

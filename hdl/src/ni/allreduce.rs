@@ -1,6 +1,6 @@
-//! `allreduce`: the allreduce engine's first stage in the NI (generated
-//! Verilog, part of the `ni` top; only when `ni.ar_communicators > 0`,
-//! through [`super::Geometry::with_engine_check`]).
+//! `allreduce`: the allreduce engine in the NI (generated Verilog, part of
+//! the `ni` top; only when `ni.ar_communicators > 0`, the config key that
+//! turns it on).
 //!
 //! What is here: the engine's registers on the node page (AR_THRESHOLD,
 //! AR_TIMEOUT, every communicator slot, with the golden write rules) and
@@ -10,8 +10,10 @@
 //! [`exanet_sim::ni::descriptor::AR_DEST_COMM`] / `AR_DEST_OP` /
 //! `AR_DEST_DTYPE`; LADDR the source, RADDR the destination, LEN the
 //! element count, DESC_CTRL the txid; the channel's PDID), refused
-//! QUEUE_FULL when the completions waiting for CQ room fill
-//! `ni.ar_queue_depth`; the completion (kind ALLREDUCE, status OK or
+//! QUEUE_FULL when the queued descriptors and the completions waiting
+//! for CQ room fill `ni.ar_queue_depth` (golden `Engine::post`), queued
+//! while a collective runs (below, Descriptor queue), else checked at
+//! once; the completion (kind ALLREDUCE, status OK or
 //! FAILED with the `ArStatus` code as reason, peer = this node, the
 //! channel's PDID), in the CQ at once when it has room, else queued here
 //! and moved in by the next CQ_POP; AR_CNT (COMPLETIONS counts every
@@ -147,18 +149,55 @@
 //! Then the next step is prepared (`run_next`), or the collective completes
 //! OK. Buffers: three of 32 × 128 bits (LUTRAM), no vector-sized storage.
 //!
-//! Known limits of this slice: no descriptor queue (an allreduce DOORBELL
-//! while a collective runs is refused QUEUE_FULL, where the golden engine
-//! queues it; the `ni` bench keeps those out). While a ready step waits for
-//! the AXI4 master to go quiet, the receive path decides nothing: the
-//! transmit reads of packets picked before it drain only as the network
-//! returns credits, so in a network where those credits wait for this NI
-//! to consume a packet the wait is a cycle (the DOORBELL's wait avoids it
-//! by deciding until the transmit side is quiet; the step cannot, as the
-//! golden model has done it already); for the next slice (a reserved
-//! payload buffer for fragment reads). `ni.ar_communicators > 0` stays
-//! refused by [`super::Geometry::new`], so by `exanet generate`.
+//! **No cycle through the network** (the wait of a ready step): a step is
+//! written only once the AXI4 master is quiet, and meanwhile the receive
+//! path decides nothing (the golden model did the step at the event that
+//! made it ready, so no later packet may be decided before it). The
+//! receive writes drain through memory alone; the transmit reads of the
+//! packets picked before the step would drain only as the network returns
+//! credits, if their payload FIFO could fill (RREADY low), and those
+//! credits may wait for this NI to consume a packet: a cycle. So while a
+//! collective runs, `rdma_tx` picks a packet only when its payload FIFO
+//! (two largest packets) has room for a largest packet besides every word
+//! already owed to it (`pf_res`: words of the data packets loaded and not
+//! yet taken by the sender): every read issued then lands in the FIFO
+//! whatever the network does, and the wait is bounded by memory latency.
+//! Why this design: it reuses the FIFO (no new storage: a reserved
+//! fragment buffer would need another 2·P bytes and a second read path),
+//! changes no decision order, so the golden model, whose picks are the
+//! RTL's (`tx_busy`), needs no change, and costs only read-ahead during a
+//! collective (two packets instead of `tx_ahead`; outside collectives the
+//! NI reads ahead as before). Letting the receive path decide during the
+//! wait would need every decision checked against the step's memory
+//! ranges and completions reordered behind the golden step.
 //!
+//! **OK against TIMEOUT** on the last step: the golden model completes a
+//! collective OK in the event that made its last step ready (the closing
+//! fragment accepted, or a send-only step's last fragment picked), before
+//! that cycle's time step, so a timeout falling while the RTL writes that
+//! step or prepares the next one never beats it. The RTL holds a timeout
+//! due from that event until its sequencer says whether a step follows
+//! (`rn_undec`, and the send-only step's last pick in `cb_due`): none, the
+//! collective ends OK (`rn_ok` no longer requires the timeout not due);
+//! one, it ends TIMEOUT (the NI held meanwhile, so nobody sees it later).
+//!
+//! **Descriptor queue** (golden `Engine::post` and `Engine::progress`):
+//! an allreduce DOORBELL taken while a collective runs is queued
+//! (`aq`, `ni.ar_queue_depth` entries of {txid, PDID, op, dtype, count,
+//! source, destination, communicator}, LUTRAM) unchecked. When the
+//! running collective completes, the golden model starts the queue's
+//! head at once: the RTL holds the NI (`aq_wt`), lets the receive writes
+//! land and the transmit reads drain (both bounded, as above), then
+//! checks it as a DOORBELL's (`aq_start`), then, if it completed at once
+//! (a failed check, a single rank's copy), the next one. The timeout
+//! count goes on from the golden start: a collective that ended TIMEOUT
+//! ended in the cycle its timeout first fell (`rn_since` cycles before
+//! the RTL ends it: the count reached T, or an AR_TIMEOUT write made T
+//! smaller than the count); one that ended OK or PROTOCOL ended at its
+//! last event, where the count began.
+//!
+//! Known limits: no multi-node RTL run has checked the engine yet.
+
 //! Landing writes that post a completion and land during that wait (their
 //! B taken: the step needs the received bytes in memory) have their CQ
 //! entries held (`lh`, as deep as the landing queue, their CQ slots still
@@ -212,6 +251,14 @@ struct Allreduce<'a> {
     lhw: usize,
     awd: String,
     aw_count_wide: String,
+    /// The descriptor queue (golden `Engine::post`, `ni.ar_queue_depth`
+    /// entries): storage, resets, updates, its count widened to compare,
+    /// an entry's width.
+    aq_storage: String,
+    aq_reset: String,
+    aq_update: String,
+    aq_count_wide: String,
+    aqw: usize,
     /// Padding of a 3-bit `ArStatus` to the completion's reason field.
     st_pad: String,
     /// `ArStatus::Ok` as the child's 3-bit status.
@@ -309,6 +356,11 @@ struct ArCopy {
 /// Bits of `ar_check`'s status output.
 const STATUS_BITS: usize = 3;
 
+/// Bits of a queued descriptor besides its txid and PDID: op 3, dtype 3,
+/// count 32, source 42, destination 42, communicator 4 (`ar_check`'s
+/// `d_*` inputs).
+const AQ_BITS: usize = 3 + 3 + 32 + 42 + 42 + 4;
+
 /// The Verilog of the engine's first stage (empty without an engine).
 pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     if !g.ar {
@@ -330,6 +382,12 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;
+    let aq = Queue {
+        name: "aq",
+        width: AQ_BITS + r.cq.at("txid").width + r.cq.at("pdid").width,
+        abits: awa,
+        depth: n.ar_queue_depth,
+    };
     let lh = Queue {
         name: "lh",
         width: r.cq.width(),
@@ -386,6 +444,11 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             lhw: super::rdma_rx::LQA + 1,
             awd: format!("8'd{}", n.ar_queue_depth),
             aw_count_wide: format!("{{{}aw_count}}", pad(8 - aww)),
+            aq_storage: block(aq.decl_mem() + &aq.decl_ptrs()),
+            aq_reset: block(aq.reset()),
+            aq_update: block(aq.update()),
+            aq_count_wide: format!("{{{}aq_count}}", pad(8 - aww)),
+            aqw: aq.width,
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
             st_ok,
             copy,

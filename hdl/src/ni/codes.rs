@@ -1080,7 +1080,7 @@ mod tests {
     /// A template that writes one of them as a number fails here.
     #[test]
     fn codes_come_only_from_fields() {
-        let g = Geometry::with_engine_check(&scan_point()).unwrap();
+        let g = Geometry::new(&scan_point()).unwrap();
         assert!(g.ar);
         let marked = body(&g, true).unwrap();
         let left = leftovers(&marked);
@@ -1124,7 +1124,7 @@ mod tests {
     /// the fields are the only difference between the two bodies.
     #[test]
     fn marked_and_real_bodies_differ_only_at_fields() {
-        let g = Geometry::with_engine_check(&scan_point()).unwrap();
+        let g = Geometry::new(&scan_point()).unwrap();
         let (m, r) = (body(&g, true).unwrap(), body(&g, false).unwrap());
         let (ml, rl): (Vec<_>, Vec<_>) = (m.lines().collect(), r.lines().collect());
         assert_eq!(ml.len(), rl.len());

@@ -80,6 +80,20 @@ pub struct NiKeys {
     /// VC of the NI's control responses, a class-1 VC; 0 = the first,
     /// `vcs_per_class`.
     pub resp_vc: u32,
+    /// Communicator slots of the NI's allreduce engine, 0..=16; 0 = no
+    /// engine (the NI refuses allreduce descriptors as a bad op).
+    #[serde(default)]
+    pub ar_communicators: u32,
+    /// Allreduce descriptors queued behind the running collective, with
+    /// the completions waiting for completion-queue room, 1..=64.
+    #[serde(default = "default_ar_queue_depth")]
+    pub ar_queue_depth: u32,
+}
+
+/// `ni.ar_queue_depth` when a config leaves it out: the golden model's
+/// default.
+fn default_ar_queue_depth() -> u32 {
+    NiParams::default().ar_queue_depth as u32
 }
 
 impl NiRtlParams {
@@ -103,6 +117,7 @@ impl NiRtlParams {
     /// | `addr_bits` | 40: the ZU9EG's physical address width |
     /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
     /// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
+    /// | `ar_communicators`, `ar_queue_depth` | `ni.ar_communicators` (0: no allreduce engine), `ni.ar_queue_depth` |
     ///
     /// One NI module serves every local port (`topology.local_ports`); its
     /// coordinates are an input.
@@ -135,6 +150,8 @@ impl NiRtlParams {
             max_payload_bytes: payload,
             mailbox_msg_bytes: (NI_MSG_BYTES as usize).min(payload),
             addr_bits: NI_ADDR_BITS,
+            ar_communicators: ni.ar_communicators as usize,
+            ar_queue_depth: ni.ar_queue_depth as usize,
             ..NiParams::default()
         };
         params
@@ -204,8 +221,7 @@ pub struct Geometry {
     pub rqa: usize,
     /// Read queue index bits.
     pub rda: usize,
-    /// The allreduce engine's first stage is in (`ni.ar_communicators >
-    /// 0`, only through [`Geometry::with_engine_check`]).
+    /// The allreduce engine is in (`ni.ar_communicators > 0`).
     pub ar: bool,
 }
 
@@ -304,32 +320,11 @@ pub struct Keys {
 
 impl Geometry {
     /// Derive, rejecting what the RTL does not support (naming key and rule).
-    /// `ni.ar_communicators` must be 0: the engine's RTL runs descriptor
-    /// checks, single-rank copies and collectives of two ranks or more
-    /// (fragments sent and received, steps combined or stored, PROTOCOL,
-    /// the timeout), checked against the golden NI by the `ni` bench, but
-    /// it has no descriptor queue yet, and a ready step's wait for a quiet
-    /// AXI4 master holds the receive path while the transmit reads wait
-    /// for credits, a cycle through the network (see
-    /// `super::allreduce`). The engine stays out of `exanet generate`
-    /// until both are resolved and a multi-node run has checked it.
+    /// With `ni.ar_communicators > 0` the allreduce engine is generated
+    /// (see `super::allreduce`); it takes `max_payload_bytes` of 16..=256,
+    /// a multiple of 16 (its chunk buffers), which the NI's payload choices
+    /// all are.
     pub fn new(p: &NiRtlParams) -> Result<Geometry> {
-        Self::derive(p, false)
-    }
-
-    /// As [`Geometry::new`], but `ni.ar_communicators > 0` is taken: the
-    /// engine's first stage (registers, descriptor check, the completion
-    /// of a rejected descriptor, AR_CNT / AR_REJ) and the single-rank
-    /// copy are generated. An accepted descriptor on a communicator of
-    /// two ranks or more is not run by this RTL (it completes with status
-    /// OK and writes nothing, where the golden engine runs the collective),
-    /// so this is for the `ni` and `allreduce` benches, whose stimulus
-    /// keeps those out, and never for `exanet generate`.
-    pub fn with_engine_check(p: &NiRtlParams) -> Result<Geometry> {
-        Self::derive(p, true)
-    }
-
-    fn derive(p: &NiRtlParams, engine_check: bool) -> Result<Geometry> {
         p.ni.validate()?;
         let n = &p.ni;
         if !(2..=1024).contains(&p.buffer_flits) {
@@ -369,10 +364,14 @@ impl Geometry {
                 ahead.end()
             );
         }
-        if n.ar_communicators != 0 && !engine_check {
+        if n.ar_communicators != 0
+            && !((16..=256).contains(&n.max_payload_bytes)
+                && n.max_payload_bytes.is_multiple_of(16))
+        {
             bail!(
-                "ni.ar_communicators = {}: must be 0 in the NI RTL: its allreduce engine runs descriptor checks, single-rank copies and collectives of two ranks or more, but has no descriptor queue yet and a ready step may wait for transmit credits with the receive path held (a possible cycle through the network), and no multi-node run has checked it yet (communicator boxes are set at run time, so none can be refused here); `exanet cosim allreduce` runs what exists",
-                n.ar_communicators
+                "ni.ar_communicators = {}: the allreduce engine needs ni.max_payload_bytes in 16..=256, a multiple of 16 (its chunk buffers hold one fragment), not {}",
+                n.ar_communicators,
+                n.max_payload_bytes
             );
         }
         let slot_bytes = n.channels * n.pkt_slots * n.mailbox_msg_bytes;

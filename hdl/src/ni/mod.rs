@@ -224,4 +224,4 @@ pub mod top;
 pub mod vgen;
 
 pub use geometry::{rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, NiRtlParams};
-pub use top::{emit_ni, emit_ni_with_engine_check, ni_top_name, Ni};
+pub use top::{emit_ni, ni_top_name, Ni};

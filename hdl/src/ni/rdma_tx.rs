@@ -28,7 +28,11 @@
 //!    (`pf`, two maximum packets of 128-bit words, LUTRAM), or straight to
 //!    the sender when the FIFO is empty and the sender takes the word.
 //!    RREADY is low while the FIFO is full: the memory holds the data
-//!    meanwhile.
+//!    meanwhile. With the allreduce engine, while a collective runs, a
+//!    pick also needs FIFO room for a largest packet besides the words
+//!    already owed to it (`pf_res`), so every issued read lands whatever
+//!    the network does (see `super::allreduce`, "No cycle through the
+//!    network").
 //! 3. **Sender** (HDR / PAY / FTR over the packet queue's head `b_*`; while
 //!    the queue is empty, the record being appended): one flit per cycle
 //!    when the credit counter allows, the next packet's header right after

@@ -16,6 +16,25 @@
 // the NI still held: nothing sees the CQ meanwhile). Their slots stay
 // reserved (cq_full).
 {{ lh_storage }}
+// Descriptors queued behind the running collective (golden `Engine::post`:
+// an allreduce DOORBELL is refused QUEUE_FULL only when the queued ones
+// and the completions waiting for CQ room fill ni.ar_queue_depth). Each
+// entry {txid, pdid, op, dtype, count, src, dst, comm}, checked when it
+// starts: when the collective before it ends (the golden model starts it
+// in that instant), the NI holds (`aq_wt`) until the AXI4 master is quiet
+// (the transmit reads of the packets picked while the collective ran
+// drain through memory alone: rdma_tx's `pf_res`; the receive writes
+// land), then runs its check (`aq_start`) as a DOORBELL's.
+{{ aq_storage }}
+reg [{{ aqw - 1 }}:0] aq_in;
+reg [{{ aqw - 1 }}:0] aq_rd;
+reg        aq_push;
+reg        aq_pop;
+reg        aq_start;
+reg        aq_wt;
+reg        ar_q;
+reg [{{ r.cq.at("txid").width - 1 }}:0] ar_txid_in;
+reg [{{ r.cq.at("pdid").width - 1 }}:0] ar_pdid_in;
 reg        ar_hold_s;
 reg        lh_push;
 reg        lh_pop;
@@ -58,9 +77,11 @@ always @(*) begin
 end
 always @(*) begin
     db_ar = st_ctrl[w_ch]{{ c.bits.ctrl_op }} == {{ c.ar.op_allreduce.b() }};
-    // While a collective runs, a DOORBELL is refused QUEUE_FULL (the golden
-    // engine queues it: no descriptor queue in the RTL yet).
-    ar_qfull = ({{ aw_count_wide }} >= {{ awd }}) || (rn_st != 2'd0);
+    // Refused QUEUE_FULL when the queued descriptors and the completions
+    // waiting for CQ room fill the queue (golden `Engine::post`); queued
+    // while a collective runs (`ar_q`), else checked at once.
+    ar_qfull = ({{ aw_count_wide }} + {{ aq_count_wide }}) >= {{ awd }};
+    ar_q = rn_st != 2'd0;
     ar$0$clock = clock;
     ar$0$reset = reset;
     ar$0$node = node;
@@ -68,15 +89,36 @@ always @(*) begin
     ar$0$wr_addr = w_off;
     ar$0$wr_data = s_wdata;
     ar$0$rd_addr = r_off;
-    ar$0$chk = wr_fire && a_ardb && (db_code == 4'd0);
-    ar$0$d_op = st_dest[w_ch]{{ c.ar.op }};
-    ar$0$d_dtype = st_dest[w_ch]{{ c.ar.dtype }};
-    ar$0$d_count = st_len[w_ch];
-    ar$0$d_src = {st_laddr_hi[w_ch], st_laddr_lo[w_ch]};
-    ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
-    ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
-    ar$0$d_pdid = ch_pdid[w_ch];
-    ar_hold_s = ar$0$busy || ar$0$done || ar_drn || (cp_st != 4'd0) || ar_prep || cb_wait;
+    aq_push = wr_fire && a_ardb && (db_code == 4'd0) && ar_q;
+    aq_in = {st_ctrl[w_ch]{{ c.bits.ctrl_txid }}, ch_pdid[w_ch], st_dest[w_ch]{{ c.ar.op }}, st_dest[w_ch]{{ c.ar.dtype }}, st_len[w_ch],
+             st_laddr_hi[w_ch], st_laddr_lo[w_ch], st_raddr_hi[w_ch], st_raddr_lo[w_ch], st_dest[w_ch]{{ c.ar.comm }}};
+    aq_rd = aq_mem[aq_head];
+    // The queue's head starts once the engine is free and the AXI4 master
+    // quiet (nothing else moves meanwhile: `aq_wt` holds the NI).
+    aq_start = aq_wt && ar_quiet && !ar$0$busy && !ar$0$done && (cp_st == 4'd0) && (rn_st == 2'd0);
+    aq_pop = aq_start;
+    ar$0$chk = (wr_fire && a_ardb && (db_code == 4'd0) && !ar_q) || aq_start;
+    if (aq_start) begin
+        ar$0$d_op = aq_rd[125:123];
+        ar$0$d_dtype = aq_rd[122:120];
+        ar$0$d_count = aq_rd[119:88];
+        ar$0$d_src = aq_rd[87:46];
+        ar$0$d_dst = aq_rd[45:4];
+        ar$0$d_comm = aq_rd[3:0];
+        ar$0$d_pdid = aq_rd[{{ 125 + r.cq.at("pdid").width }}:126];
+        ar_txid_in = aq_rd[{{ aqw - 1 }}:{{ 126 + r.cq.at("pdid").width }}];
+    end else begin
+        ar$0$d_op = st_dest[w_ch]{{ c.ar.op }};
+        ar$0$d_dtype = st_dest[w_ch]{{ c.ar.dtype }};
+        ar$0$d_count = st_len[w_ch];
+        ar$0$d_src = {st_laddr_hi[w_ch], st_laddr_lo[w_ch]};
+        ar$0$d_dst = {st_raddr_hi[w_ch], st_raddr_lo[w_ch]};
+        ar$0$d_comm = st_dest[w_ch]{{ c.ar.comm }};
+        ar$0$d_pdid = ch_pdid[w_ch];
+        ar_txid_in = st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
+    end
+    ar_pdid_in = ar$0$d_pdid;
+    ar_hold_s = ar$0$busy || ar$0$done || ar_drn || (cp_st != 4'd0) || ar_prep || cb_wait || aq_wt;
     ar_hold = ar_hold_s || (lh_count != {{ lhw }}'d0);
     // A landing B is taken while held only during a step's wait.
     lh_push = lp_cq && ar_hold;
@@ -85,7 +127,7 @@ always @(*) begin
     // those landed before the golden model's timeout (`lh_nb`, the oldest)
     // drain first, ahead of the TIMEOUT (which waits for them: cb_due).
     // Decisions, CQ_POP and landings wait for ar_hold meanwhile.
-    lh_early = (lh_nb != {{ lhw }}'d0) && rn_tmo && !cb_wait && (cp_st == 4'd0) && !ar$0$busy && !ar$0$done && !ar_drn;
+    lh_early = (lh_nb != {{ lhw }}'d0) && rn_tmo && (rn_st != 2'd0) && !aq_wt && !rn_undec && !rn_ok && !cb_wait && (cp_st == 4'd0) && !ar$0$busy && !ar$0$done && !ar_drn;
     lh_pop = (lh_count != {{ lhw }}'d0) && (!ar_hold_s || lh_early);
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
@@ -122,6 +164,7 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (aw_push) aw_mem[aw_tail] <= ar_new;
+    if (aq_push) aq_mem[aq_tail] <= aq_in;
     if (lh_push) lh_mem[lh_tail] <= lq_rd{{ r.lq.at("cq") }};
 end
 always @(posedge clock) begin
@@ -131,7 +174,9 @@ always @(posedge clock) begin
         ar_pdid <= {{ r.cq.at("pdid").width }}'d0;
         ar_ncomp <= 32'd0;
 {{ aw_reset }}
+{{ aq_reset }}
 {{ lh_reset }}
+        aq_wt <= 1'b0;
         lh_nb <= {{ lhw }}'d0;
         rn_tmo_q <= 1'b0;
     end else begin
@@ -141,12 +186,18 @@ always @(posedge clock) begin
         ar_drn <= (wr_fire && a_cqpop && (aw_count != {{ aww }}'d0)) || (ar_done && ar_conf && (aw_count == {{ aww }}'d0))
                   || (ar_done && cq_full && cq_pop && (aw_count == {{ aww }}'d0));
         if (ar$0$chk) begin
-            ar_txid <= st_ctrl[w_ch]{{ c.bits.ctrl_txid }};
-            ar_pdid <= ch_pdid[w_ch];
+            ar_txid <= ar_txid_in;
+            ar_pdid <= ar_pdid_in;
         end
         if (ar_done) ar_ncomp <= ar_ncomp + 32'd1;
 {{ aw_update }}
+{{ aq_update }}
 {{ lh_update }}
+        // A completion leaves the engine free: the queue's head is next
+        // (a DOORBELL queued in that same cycle counts: the golden model
+        // takes the AXI4-Lite write before the cycle's time step).
+        if (aq_start) aq_wt <= 1'b0;
+        else if (ar_done && ((aq_count != {{ aww }}'d0) || aq_push)) aq_wt <= 1'b1;
         // A landing in the cycle the timeout falls posts first (golden
         // order), so it counts as landed before it.
         rn_tmo_q <= rn_tmo;

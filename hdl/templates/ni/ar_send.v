@@ -27,6 +27,7 @@
 reg  [1:0] rn_st;
 reg [31:0] rn_t;
 reg [31:0] rn_tn;
+reg [31:0] rn_since;
 reg        rn_event;
 reg        rn_tmo;
 reg        rn_go;
@@ -58,12 +59,15 @@ reg        cb_bad;
 reg        cb_drn;
 reg        cb_go;
 reg        cb_due;
+reg        rn_undec;
 reg [41:0] cb_from;
 reg [41:0] cb_mine;
 reg [41:0] cb_to;
 reg [30:0] cb_bytes;
 always @(*) begin
-    rn_event = ar$0$chk || (pick_now && pick_ar) || af_prog;
+    // (A queued descriptor's check is no event: the golden model started
+    // it when the collective before it ended, see `rn_t` below.)
+    rn_event = (ar$0$chk && !aq_start) || (pick_now && pick_ar) || af_prog;
     rn_tn = rn_event ? 32'd1 : ((rn_t == 32'hFFFF_FFFF) ? rn_t : rn_t + 32'd1);
     rn_tmo = (ar$0$timeout != 32'd0) && (rn_tn >= ar$0$timeout);
     // The current step is ready (every fragment picked, its receive
@@ -81,10 +85,18 @@ always @(*) begin
     // out at that cycle's end at the earliest: a timeout falling from that
     // event until the step is written waits for it (the NI holds, nothing
     // sees the difference), then ends the collective.
-    cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0)) || lh_pop
-             || ((rn_st == 2'd2) && ((fr_rem == 32'd0) || cb_sent) && !fr_rempty && cb_closed)
-             || (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && !fr_rempty && cb_closed);
-    rn_tmx = rn_tmo && !cb_due;
+    // A step that receives nothing is done at its last fragment's pick,
+    // and after the last step the golden model completes OK at once, in
+    // that same event: a timeout falling from that pick until the next
+    // step is presented (`rn_undec`: the sequencer has not answered yet;
+    // the NI holds from the cycle after the pick's LOAD, and takes no
+    // AXI4-Lite access at the pick and the LOAD) waits too. Then OK wins
+    // when the steps are over (`rn_ok`), else the collective ends TIMEOUT.
+    rn_undec = (rn_st == 2'd1) && !ar$0$st_valid && !ar$0$st_done;
+    cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0)) || lh_pop || rn_undec
+             || ((rn_st == 2'd2) && ((fr_rem == 32'd0) || cb_sent) && (fr_rempty || cb_closed))
+             || (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && (fr_rempty || cb_closed));
+    rn_tmx = rn_tmo && !cb_due && !((rn_st == 2'd1) && ar$0$st_done);
     // Where the step's bytes are: its receive range in this rank's bank,
     // the partial (the source before this rank's first combining step,
     // the destination after), the destination.
@@ -97,11 +109,11 @@ always @(*) begin
     rn_go = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && !rn_tmo;
     rn_chk_tmo = ar$0$done && (ar$0$status == {{ st_ok }}) && !ar$0$one && rn_tmo;
     // Every step done without a receive: the collective is over.
-    rn_ok = (rn_st == 2'd1) && ar$0$st_done && !rn_tmo;
+    rn_ok = (rn_st == 2'd1) && ar$0$st_done;
     rn_end = (rn_st != 2'd0) && (rn_tmx || rn_ok || cb_bad);
     ar_frag = (rn_st == 2'd2) && (fr_rem != 32'd0);
     ar_prep = (rn_st == 2'd1) || ((rn_st == 2'd2) && (fr_rem == 32'd0));
-    ar_next = (rn_st == 2'd2) && (fr_rem == 32'd0) && fr_rempty && !rn_tmo;
+    ar_next = (rn_st == 2'd2) && (fr_rem == 32'd0) && fr_rempty && !rn_tmx;
     ar$0$run = rn_go;
     ar$0$run_on = rn_st != 2'd0;
     ar$0$run_next = ar_next || cp_sfin;
@@ -115,9 +127,19 @@ always @(posedge clock) begin
     if (reset) begin
         rn_st <= 2'd0;
         rn_t <= 32'd0;
+        rn_since <= 32'd0;
         ar_nsent <= 32'd0;
     end else begin
-        rn_t <= rn_tn;
+        // A collective that ends TIMEOUT ended, in the golden model, in the
+        // cycle its timeout first fell (`rn_since` cycles ago: the count
+        // reached T, or a write made T smaller than the count), and a
+        // queued descriptor started then: the count goes on from there.
+        // One that ends OK or PROTOCOL ended at its last event, where the
+        // count started again.
+        if ((rn_end && !rn_ok && !cb_bad) || rn_chk_tmo) rn_t <= rn_since;
+        else rn_t <= rn_tn;
+        if (!rn_tmo) rn_since <= 32'd0;
+        else if (rn_since != 32'hFFFF_FFFF) rn_since <= rn_since + 32'd1;
         if (pick_now && pick_ar) ar_nsent <= ar_nsent + 32'd1;
         if (pick_now && pick_ar && (fr_rem <= 32'd{{ p }})) cb_sent <= 1'b1;
         if (cb_go && ar$0$st_combine) rn_indst <= 1'b1;
@@ -130,7 +152,9 @@ always @(posedge clock) begin
             fr_user <= { {{- user_word }}};
         end else if (rn_end) rn_st <= 2'd0;
         else case (rn_st)
-            2'd1: if (ar$0$st_valid) begin
+            // (A timeout due meanwhile ends the collective here, next
+            // cycle at the latest, once held landing entries have drained.)
+            2'd1: if (ar$0$st_valid && !rn_tmo) begin
                 rn_st <= 2'd2;
                 cb_sent <= 1'b0;
                 fr_rem <= fr_bytes;

@@ -120,7 +120,7 @@ always @(*) begin
 {%- endfor %}
     tk_f1 = ~tk_v & (tk_v + {{ k.pd }}'d1);
     // The oldest write in flight lands (B); what it posts.
-    w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn){% endif %};
+    w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn || aq_wt){% endif %};
     lq_rd = lq_mem[lq_head];
     lp_post = w_land && (lq_rd{{ r.lq.at("cq_v") }} || lq_rd{{ r.lq.at("rq_v") }});
 end
@@ -569,7 +569,7 @@ always @(*) begin
     m_wdata = mw_sh[127:0];
     m_wstrb = mw_mhi[15:0] & ~mw_mlo[15:0];
     m_wlast = (mw_k == mw_kend - 5'd1);
-    m_bready = (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn){% endif %};{% if k.ar %}
+    m_bready = (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn || aq_wt){% endif %};{% if k.ar %}
     // The allreduce copy's bursts (no receive write is sent or owed a B then).
     if (cp_awv || cp_wv || cp_bw) begin
         m_awvalid = cp_awv;

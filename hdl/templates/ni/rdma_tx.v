@@ -62,6 +62,14 @@ reg mq_room;
 reg be_empty;
 reg can_pick;
 reg eng_load;
+{%- if k.ar %}
+// Payload FIFO words owed: those of every data packet loaded and not yet
+// taken by the sender (in the FIFO, or still to be read); and whether a
+// pick must find room for a largest packet besides (a collective runs).
+reg [11:0] pf_res;
+reg        ar_rsv;
+reg        pf_take;
+{%- endif %}
 {{ queue_decls }}
 // The packet record: e_* as loaded, b_* the sender's head.
 {{ e_decl }}
@@ -104,7 +112,13 @@ always @(*) begin
                // The allreduce engine: no pick while a DOORBELL is pending
                // (it waits for the AXI4 master to drain), nor while it
                // checks or copies.
-               && !ar_dbp && !ar_hold{% endif %};
+               && !ar_dbp && !ar_hold
+               // While a collective runs, a pick needs payload FIFO room
+               // for a largest packet besides every word already owed to
+               // it (`pf_res`): the reads of every picked packet then
+               // drain through memory alone, so a ready step's wait for a
+               // quiet AXI4 master never waits for network credits.
+               && (!ar_rsv || ({1'b0, pf_res} + 13'd{{ k.p / 16 }} <= 13'd{{ pfd }})){% endif %};
     pick_now = can_pick && (pick_rd{% if k.ar %} || pick_ar{% endif %} || (tx_en && lo_v)) && !reset;
     eng_load = f_load;
 end
@@ -321,6 +335,10 @@ always @(*) begin
         end
     endcase
     pf_push = r_push && !(prod_fire && pf_empty && (b_kind == 2'd0));
+{%- if k.ar %}
+    pf_take = pf_pop || (prod_fire && pf_empty && (b_kind == 2'd0));
+    ar_rsv = rn_st != 2'd0;
+{%- endif %}
     vb = (jp == b_words - 5'd1) ? b_lastb : 5'd16;
     prod_mask = {128{1'b1}} >> {5'd16 - vb, 3'd0};
 end
@@ -407,6 +425,9 @@ always @(posedge clock) begin
         e_ar <= 1'b0;
 {%- endif %}
         rs_act <= 1'b0;
+{%- if k.ar %}
+        pf_res <= 12'd0;
+{%- endif %}
         tx_packets <= 32'd0;
         tx_bytes <= 32'd0;
 {%- for ch in 0..k.nc %}
@@ -415,6 +436,9 @@ always @(posedge clock) begin
     end else begin
         f_load <= pick_now;
         f_push <= f_load;
+{%- if k.ar %}
+        pf_res <= pf_res + (rj_push ? {7'd0, l_wtmp[8:4]} : 12'd0) - (pf_take ? 12'd1 : 12'd0);
+{%- endif %}
         if (pick_now) begin
             e_rd <= pick_rd;
 {%- if k.ar %}

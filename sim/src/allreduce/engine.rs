@@ -567,6 +567,11 @@ impl Engine {
         self.done.len()
     }
 
+    /// Descriptors queued, not started yet.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
     /// Nothing queued or running.
     pub fn idle(&self) -> bool {
         self.queue.is_empty() && self.running.is_none()

@@ -17,9 +17,9 @@
 //! engine's `accept` (error entries, AR_REJ, AR_CNT on the reads) and, when
 //! accepted, written to scratch burst by burst (check.rs). Every software action that rings a DOORBELL is
 //! first played on a copy of the golden NI, and dropped when an allreduce
-//! DOORBELL in it would queue behind a running collective (the RTL has no
-//! descriptor queue) or would start a collective that was not generated
-//! as a good one. The malformed descriptors are so one way each (count 0,
+//! DOORBELL in it would start a collective that was not generated as a
+//! good one; one that queues behind a running collective stays (the
+//! RTL's descriptor queue, checked when it starts). The malformed descriptors are so one way each (count 0,
 //! count over the maximum, more scratch than the slot has, a bitwise op on
 //! a float type, an undefined op or dtype, a misaligned or out-of-range
 //! address, an unknown or disabled communicator, one of another PDID, one
@@ -374,11 +374,12 @@ impl NiBench {
         self.priv_write(addr, v);
     }
 
-    /// Keep out what the RTL does not do yet: play the software queue on
-    /// a copy of the golden NI; drop the whole action when an allreduce
-    /// DOORBELL in it would queue behind a running collective (the RTL
-    /// has no descriptor queue), or would start a collective not meant to
-    /// (a malformed descriptor that random configuration made good).
+    /// Keep out collectives not meant: play the software queue on a copy
+    /// of the golden NI; drop the whole action when an allreduce DOORBELL
+    /// in it would start a collective not meant to (a malformed
+    /// descriptor that random configuration made good). DOORBELLs that
+    /// queue behind a running collective stay (counted in
+    /// `ar_queued`), whatever they start later.
     pub(super) fn ar_filter(&mut self) {
         let meant = std::mem::take(&mut self.ar_collective);
         if !self.has_engine()
@@ -403,13 +404,23 @@ impl NiBench {
                     .get(g.axil_read_prot(page + regs::DESC_CTRL, Prot::Privileged).0 as u128)
                     == OP_ALLREDUCE as u64;
             let was = running(&g);
+            let queued = |g: &exanet_sim::ni::Ni| g.engine().map_or(0, |e| e.queued());
+            let q0 = queued(&g);
             let pr = if prot { Prot::Privileged } else { Prot::User };
             g.axil_write_prot(addr, data, pr);
-            if (ar_db && was) || (running(&g) && !was && !meant) {
+            let queued_now = ar_db && queued(&g) > q0;
+            // Queued on slot 0 only: a queued descriptor's writes (a box
+            // of one rank's copy, should slot 0 have become one) come at
+            // a later event or time step, where the bench expects them
+            // with slot 0's PDID (the check requires the descriptor's).
+            let comm = AR_DEST_COMM
+                .get(g.axil_read_prot(page + regs::DESC_DEST, Prot::Privileged).0 as u128);
+            if (queued_now && comm != 0) || (running(&g) && !was && !meant) {
                 self.sw.clear();
                 self.cov.ar_kept_out += 1;
                 return;
             }
+            self.cov.ar_queued += queued_now as u64;
             started |= running(&g) && !was;
         }
         self.cov.ar_collectives += started as u64;

@@ -65,6 +65,10 @@ impl NiBench {
         let done = |g: &exanet_sim::ni::Ni| g.engine().map_or(0, |e| e.counters().completions);
         let before = done(&self.golden);
         self.golden.advance_time(1);
+        // A queued descriptor started when a collective timed out: its
+        // writes (a box of one rank's copy) are due on AXI4 now.
+        let writes = self.golden.take_writes();
+        self.expect_step_writes(writes);
         let ended = done(&self.golden) - before;
         if ended > 0 {
             self.cov.ar_timeouts += ended;
@@ -405,6 +409,8 @@ impl NiBench {
         {
             pt.counted = true;
             self.cov.ar_combined_ok += 1;
+            let t = self.golden.engine().map_or(0, |e| e.timeout()) as u32;
+            self.ar_ok_at = Some((self.cycle_in_phase, t));
             self.cov.ar_combined_op[pt.op & 7] += 1;
             self.cov.ar_combined_dtype[pt.dtype & 7] += 1;
             let float = exanet_sim::allreduce::reduce_alu::ReduceDtype::from_code(pt.dtype as u64)
@@ -500,6 +506,13 @@ impl NiBench {
             if *due == 0 {
                 self.ar_copy = None;
                 self.ar_step = false;
+                // The RTL wrote the last step of a collective the golden
+                // model ended OK, T or more cycles after that event: the
+                // timeout fell while the RTL wrote it, and OK still won.
+                if let Some((at, t)) = self.ar_ok_at.take() {
+                    self.cov.ar_ok_past_timeout +=
+                        (t > 0 && self.cycle_in_phase.saturating_sub(at) >= t as u64) as u64;
+                }
             }
         }
         if ev.landed {

@@ -25,6 +25,13 @@ pub struct NiCoverage {
     pub ar_descriptors: u64,
     pub ar_kept_out: u64,
     pub ar_status: [u64; 8],
+    /// Allreduce DOORBELLs queued behind a running collective (in the
+    /// golden model; the RTL's descriptor queue).
+    pub ar_queued: u64,
+    /// Collectives ended OK whose last step the RTL wrote AR_TIMEOUT
+    /// cycles or more after the golden event that ended them (the
+    /// timeout fell meanwhile: OK must still win).
+    pub ar_ok_past_timeout: u64,
     /// Single-rank allreduces copied (source to destination over AXI4,
     /// compared burst by burst with the golden engine's writes): count,
     /// bytes, write bursts (a chunk crossing a 4 KiB page is two).

@@ -113,9 +113,7 @@ use agents::{AxiReadSlave, AxilMaster, NiPorts, TxFlits};
 use anyhow::Result;
 use burst::MbBurst;
 use exanet_hdl::emit::Emitted;
-use exanet_hdl::ni::{
-    emit_ni_with_engine_check, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams,
-};
+use exanet_hdl::ni::{emit_ni, rx_buffer_flits, rx_class1_flits, rx_packet_flits, NiRtlParams};
 use exanet_sim::ni::{Ni, NiParams, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
@@ -199,6 +197,9 @@ pub struct NiBench {
     /// `ar_copy` is a collective's step (its reads may follow transmit
     /// reads of the packets picked before it).
     ar_step: bool,
+    /// A collective ended OK in the golden model at this phase cycle with
+    /// this AR_TIMEOUT, its last step's bursts still due on AXI4.
+    ar_ok_at: Option<(u64, u32)>,
     /// Good single-rank allreduce descriptors in the stimulus
     /// ([`NiBench::set_ar_copies`]), and good ones on slot 0 (collectives
     /// of two ranks or more: fragments sent, then TIMEOUT).
@@ -245,9 +246,9 @@ impl NiBench {
     /// A bench whose golden model has other parameters than the RTL: only
     /// for showing that the bench catches a wrong model.
     pub fn with_golden(params: NiRtlParams, golden_params: NiParams) -> Result<Self> {
-        // With `ni.ar_communicators > 0`: the engine's first stage, and a
-        // stimulus with no accepted allreduce descriptor (`allreduce`).
-        exanet_hdl::ni::Geometry::with_engine_check(&params)?;
+        // With `ni.ar_communicators > 0`: the engine, and its stimulus
+        // (`allreduce`).
+        exanet_hdl::ni::Geometry::new(&params)?;
         let me = Coords::new(3, 1, 2, 1)?;
         let mut rng = Rng::new(0xE1A5);
         let lim = 1u64 << params.ni.addr_bits;
@@ -305,6 +306,7 @@ impl NiBench {
             golden_dirty: true,
             ar_copy: None,
             ar_step: false,
+            ar_ok_at: None,
             ar_copies: false,
             ar_collective: false,
             ar_partner: None,
@@ -371,7 +373,7 @@ impl Bench for NiBench {
     }
 
     fn emit(&self) -> Result<Emitted> {
-        emit_ni_with_engine_check(&self.params)
+        emit_ni(&self.params)
     }
 
     fn bind(&mut self, sim: &Sim) -> Result<()> {

@@ -65,7 +65,7 @@ fn allreduce_point(text: &str) -> Result<Box<dyn Bench>> {
         p.ni.ar_communicators > 0,
         "ni.ar_communicators = 0: the allreduce bench needs the engine (at least one communicator slot)"
     );
-    exanet_hdl::ni::Geometry::with_engine_check(&p)?;
+    exanet_hdl::ni::Geometry::new(&p)?;
     let mut b = NiBench::new(p)?;
     b.set_ar_copies(true);
     Ok(Box::new(b))
