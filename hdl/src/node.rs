@@ -93,7 +93,13 @@
 //!   as `n<n>_obs_<name>` ports ([`node_observed`]) through hierarchical
 //!   references, so the node's port list stays the Vivado flow's.
 //!
-//! Allreduce engine: not in the node (its RTL does not exist yet).
+//! Allreduce engine: inside the NI when `ni.ar_communicators > 0` (the NI
+//! top's name then ends in `_ar<N>`; its `reduce_alu` is the NI's child),
+//! so the node carries it with no port of its own: descriptors and
+//! completions go through the NI's registers, fragments through its
+//! packet path, operands and results through its AXI4 master. The default
+//! config has no engine (`ni.ar_communicators = 0`); `exanet -P
+//! ni.ar_communicators=4 generate` emits the node with it, lint clean.
 //!
 //! # Latency
 //! Flit timing inside the PL domain is the framed network's (a router
