@@ -896,7 +896,9 @@ mod tests {
         // + 18 [jobs] keys, + 6 [qos] keys
         assert_eq!(f["jobs.placement"], "\"linear\"");
         assert_eq!(f["qos.storage_class"], "0");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6);
+        // + 2 allreduce-engine keys of the NI (ar_communicators, ar_queue_depth)
+        assert_eq!(f["ni.ar_communicators"], "0");
+        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6 + 2);
     }
 
     #[test]
