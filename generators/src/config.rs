@@ -886,7 +886,7 @@ mod tests {
         assert_eq!(f["allreduce.count"], "1");
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
         // + 15 [allreduce] keys + 2 allocator keys (allocator, alloc_iterations)
-        assert_eq!(f["router.allocator"], "\"wavefront\"");
+        assert_eq!(f["router.allocator"], "\"separable\"");
         // + 1 board key (fpga.board)
         assert_eq!(f["fpga.board"], "\"zcu102\"");
         // + 1 transceiver key (fpga.transceiver)

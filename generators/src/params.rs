@@ -939,7 +939,7 @@ mod tests {
         );
         assert_eq!(
             (p.router.allocator, p.router.alloc_iterations),
-            (exanet_sim::router::Allocator::Wavefront, 2)
+            (exanet_sim::router::Allocator::Separable, 2)
         );
         let p = with(|c| {
             c.router.allocator = "islip".into();
