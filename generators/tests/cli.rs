@@ -1362,6 +1362,23 @@ fn ni_needs_two_classes_and_a_class_1_response_vc() {
 
 /// A non-default read-ahead reaches the NI's point, name and Verilog, and
 /// the generated RTL lints clean.
+/// The NI top of generated folder `o`: its module name and its point,
+/// from the manifest.
+fn ni_top(o: &Path) -> (String, String) {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(o.join("manifest.json")).unwrap()).unwrap();
+    let ni = m["tops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["block"] == "ni")
+        .expect("an NI top");
+    (
+        ni["top"].as_str().unwrap().to_string(),
+        ni["point"].as_str().unwrap().to_string(),
+    )
+}
+
 #[test]
 fn generate_with_ni_tx_ahead_16_lints_clean() {
     if tool_missing("verilator", "--version") {
@@ -1373,21 +1390,9 @@ fn generate_with_ni_tx_ahead_16_lints_clean() {
         d.path(),
     );
     assert_eq!(r.code, 0, "{}", r.all());
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
-    let ni = m["tops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["block"] == "ni")
-        .expect("an NI top");
-    let top = ni["top"].as_str().unwrap();
+    let (top, point) = ni_top(&d.path().join("o"));
     assert!(top.ends_with("_t16"), "{top}");
-    assert!(
-        ni["point"].as_str().unwrap().ends_with(",tx_ahead=16"),
-        "{}",
-        ni["point"]
-    );
+    assert!(point.ends_with(",tx_ahead=16"), "{point}");
     let text = std::fs::read_to_string(d.path().join(format!("o/rtl/{top}.v"))).unwrap();
     assert!(text.contains(" mq_mem [0:15];"), "packet queue 16 deep");
     let r = exanet(&["lint", "--out", "o"], d.path());
@@ -1433,17 +1438,8 @@ fn generate_with_the_allreduce_engine_lints_clean() {
         d.path(),
     );
     assert_eq!(r.code, 0, "{}", r.all());
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.path().join("o/manifest.json")).unwrap()).unwrap();
-    let ni = m["tops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["block"] == "ni")
-        .expect("an NI top");
-    let top = ni["top"].as_str().unwrap();
+    let (top, point) = ni_top(&d.path().join("o"));
     assert!(top.ends_with("_ar4"), "{top}");
-    let point = ni["point"].as_str().unwrap();
     assert!(
         point.contains("ar_communicators=4,ar_queue_depth=4"),
         "{point}"

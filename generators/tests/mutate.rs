@@ -107,16 +107,22 @@ fn link_benches_kill_a_fixed_sample_of_mutants() {
     }
     for (block, count, cycles, seed) in LINK_SAMPLE {
         let r = mutate_seeded(block, None, count, cycles, seed);
-        let runs = r["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), count, "{block}: {r}");
-        let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
-        assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
-        assert_eq!(
-            r["killed"].as_u64().unwrap(),
-            count as u64,
-            "{block}: every mutant of the sample builds and is killed: {r}"
-        );
+        assert_every_mutant_killed(block, &r, count);
     }
+}
+
+/// A sample's report `r`: `count` mutants run, none survived, every one
+/// built and killed.
+fn assert_every_mutant_killed(block: &str, r: &Value, count: usize) {
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), count, "{block}: {r}");
+    let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
+    assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
+    assert_eq!(
+        r["killed"].as_u64().unwrap(),
+        count as u64,
+        "{block}: every mutant of the sample builds and is killed: {r}"
+    );
 }
 
 /// (block, mutants, cycles, seed) of the link-layer CI sample. Seed 3 of
@@ -143,15 +149,7 @@ fn router_and_packet_benches_kill_a_fixed_sample_of_mutants() {
     }
     for (block, point, filter, count, cycles, seed) in ROUTER_PACKET_SAMPLE {
         let r = mutate_filtered(block, point, filter, count, cycles, seed);
-        let runs = r["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), count, "{block}: {r}");
-        let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
-        assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
-        assert_eq!(
-            r["killed"].as_u64().unwrap(),
-            count as u64,
-            "{block}: every mutant of the sample builds and is killed: {r}"
-        );
+        assert_every_mutant_killed(block, &r, count);
         if let Some(f) = filter {
             assert_eq!(r["filter"], f, "{r}");
         }
