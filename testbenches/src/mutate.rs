@@ -46,6 +46,11 @@ pub const SKIP_RULES: &[(&str, &str)] = &[
          which every bench catches at once",
     ),
     ("comment", "comments and compiler directives"),
+    (
+        "no-op-tie",
+        "a `tie` to the value the line already assigns (`v = 1'b0` to `'0`; `v = 1'b1` to `'1` \
+         for a one-bit `v`): no edit at all (counts mutants, not lines)",
+    ),
 ];
 
 /// What an edit does.
@@ -100,6 +105,7 @@ pub fn mutants(e: &Emitted) -> (Vec<Mutant>, Skipped) {
     let mut out = Vec::new();
     let mut skipped: Skipped = SKIP_RULES.iter().map(|(r, _)| (*r, 0)).collect();
     for (module, text) in &e.modules {
+        let one_bit = one_bit_names(text);
         let mut initial_depth: Option<i32> = None;
         for (i, line) in text.lines().enumerate() {
             let rule = skip_rule(line, &mut initial_depth);
@@ -110,6 +116,12 @@ pub fn mutants(e: &Emitted) -> (Vec<Mutant>, Skipped) {
                 continue;
             }
             for (op, after) in line_mutants(line) {
+                if op == Operator::Tie && noop_tie(line, &after, &one_bit) {
+                    if let Some(s) = skipped.iter_mut().find(|(r, _)| *r == "no-op-tie") {
+                        s.1 += 1;
+                    }
+                    continue;
+                }
                 out.push(Mutant {
                     module: module.clone(),
                     line: i + 1,
@@ -121,6 +133,56 @@ pub fn mutants(e: &Emitted) -> (Vec<Mutant>, Skipped) {
         }
     }
     (out, skipped)
+}
+
+/// The names `text` declares one bit wide (`reg v;`, `output wire v,`:
+/// a declaration without a range).
+fn one_bit_names(text: &str) -> std::collections::HashSet<&str> {
+    const KEYWORDS: &[&str] = &["input", "output", "inout", "reg", "wire", "logic", "signed"];
+    let mut out = std::collections::HashSet::new();
+    for l in text.lines() {
+        let t = code(l).trim();
+        let Some(first) = t.split_whitespace().next() else {
+            continue;
+        };
+        if !KEYWORDS.contains(&first) || t.contains('[') {
+            continue;
+        }
+        for part in t.split([',', ';']) {
+            let decl = part.split('=').next().unwrap_or("");
+            if let Some(name) = decl
+                .split_whitespace()
+                .filter(|w| !KEYWORDS.contains(w))
+                .last()
+            {
+                if is_ident(name) {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the `tie` mutant `after` of `line` assigns the value the line
+/// already assigns: `'0` over a literal zero (any width: it zero-extends),
+/// `'1` over `'1` or over a one-bit literal one into a one-bit variable.
+fn noop_tie(line: &str, after: &str, one_bit: &std::collections::HashSet<&str>) -> bool {
+    let Some((lhs, rhs)) = assignment(code(line).trim()) else {
+        return false;
+    };
+    let rhs = rhs.trim();
+    let to_one = code(after).trim_end().ends_with("'1;");
+    let lit = literals(rhs)
+        .into_iter()
+        .find(|&(at, len, ..)| at == 0 && len == rhs.len());
+    match (to_one, rhs) {
+        (false, "'0" | "0") | (true, "'1") => true,
+        (false, _) => lit.is_some_and(|(.., value)| value == 0),
+        (true, _) => lit.is_some_and(|(_, _, width, _, value)| {
+            width == 1 && value == 1 && one_bit.contains(lhs)
+        }),
+    }
 }
 
 /// The Verilog module whose body holds mutant `m`: the name of the last
@@ -672,6 +734,39 @@ mod tests {
         let a = apply(&e, m);
         assert!(a.modules[0].1.contains("y = a - 4'd1;"));
         assert_eq!(a.modules[0].1.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn ties_to_the_value_already_assigned_are_skipped_by_rule() {
+        let text = "module m(a, v, w, c);\n    output reg v;\n    output reg [3:0] w;\n    reg  credit_q, x_valid;\n    always @(*) begin\n        v_valid = 1'b0;\n        credit_q = 1'b1;\n        w_ready = 1'b1;\n        x_valid = a & c;\n        w_valid = 4'h0;\n    end\nendmodule\n";
+        let e = Emitted {
+            top: "m".into(),
+            modules: vec![("m".into(), text.into())],
+        };
+        let (ms, skipped) = mutants(&e);
+        let ties: Vec<(usize, &str)> = ms
+            .iter()
+            .filter(|m| m.op == Operator::Tie)
+            .map(|m| (m.line, m.after.trim()))
+            .collect();
+        // line 6: `'0` is no edit, `'1` is one; line 7: one-bit `credit_q`,
+        // `'1` is no edit; line 8: `w_ready` is not declared one bit wide,
+        // so `'1` (all ones) differs from `1'b1`; line 9: both edits;
+        // line 10: a 4-bit zero.
+        assert_eq!(
+            ties,
+            vec![
+                (6, "v_valid = '1;"),
+                (7, "credit_q = '0;"),
+                (8, "w_ready = '0;"),
+                (8, "w_ready = '1;"),
+                (9, "x_valid = '0;"),
+                (9, "x_valid = '1;"),
+                (10, "w_valid = '1;"),
+            ]
+        );
+        let n = skipped.iter().find(|(r, _)| *r == "no-op-tie").unwrap().1;
+        assert_eq!(n, 3);
     }
 
     #[test]
