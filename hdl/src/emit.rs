@@ -114,6 +114,16 @@ fn write_cache_file(f: &Path, value: &impl serde::Serialize) -> Result<()> {
 /// order, and every emitted block is co-simulated cycle by cycle against its
 /// golden model (a stale value shows up as a mismatch). It is the only rule
 /// waived; every other `-Wall` warning must stay at zero.
+///
+/// The router still needs it. [`split_comb_blocks`] applied to the router's
+/// modules removes its UNOPTFLAT warnings (the default router lints clean
+/// without the waiver), but the Verilated model gets no faster (pure C++
+/// loop, default router, Verilator 5.006, -O2, interleaved runs: 0.237
+/// against 0.251 M cycles/s mean; its hot code grows from 109 to 134 KB), so
+/// it is not applied (BENCHMARKS.md, "Router co-simulation speed, issue 16
+/// item 4: profile and cheap levers"). The settle loops themselves cost
+/// little: the active region that re-runs them takes under 1 % of the pure
+/// C++ loop and about 5 % of the co-simulation.
 pub const LINT_WAIVERS: &str = "`verilator_config\n\
 // rust-hdl emits one always @(*) per module; parent->child->parent paths through\n\
 // distinct bits look like loops to Verilator. Safe here because every leaf assigns\n\
