@@ -377,7 +377,6 @@ pub fn allreduce_run(l: &Loaded) -> Result<AllreduceRun> {
     })
 }
 
-
 /// Goals of issue 18, side by side.
 pub const GOAL_1HOP_US: f64 = 1.0;
 pub const GOAL_PER_HOP_US: f64 = 0.25;
@@ -1169,13 +1168,22 @@ mod tests {
     fn allreduce_row_is_the_golden_whole_machine_collective() {
         let l = crate::config::load(None, &[]).unwrap();
         let ar = allreduce_run(&l).unwrap();
-        assert_eq!((ar.ranks, ar.dims, ar.bytes, ar.steps), (128, [8, 4, 4], 8, 7));
-        assert!(ar.hardware_us > 0.0 && ar.hardware_us < ar.software_us, "{ar:?}");
+        assert_eq!(
+            (ar.ranks, ar.dims, ar.bytes, ar.steps),
+            (128, [8, 4, 4], 8, 7)
+        );
+        assert!(
+            ar.hardware_us > 0.0 && ar.hardware_us < ar.software_us,
+            "{ar:?}"
+        );
         let pct = 100.0 * (1.0 - ar.hardware_us / ar.software_us);
         assert!((ar.reduction_pct - pct).abs() < 1e-9, "{ar:?}");
         // Software pays its overhead at each of the 7 steps, the engine
         // once per collective; both pay the same network path per step.
-        assert!(ar.software_us - ar.hardware_us >= 6.0 * ar.sw_overhead_us - 1e-9, "{ar:?}");
+        assert!(
+            ar.software_us - ar.hardware_us >= 6.0 * ar.sw_overhead_us - 1e-9,
+            "{ar:?}"
+        );
         assert!(ar.reduction_pct < 100.0 * (1.0 - 1.0 / 7.0), "{ar:?}");
     }
 
