@@ -6,7 +6,9 @@
 //! window PDID; one memory byte) that the checks must catch. One Verilator
 //! build: the fault runs use the same RTL (the build cache hits).
 
-use exanet_tb::blocks::node_pair::{info, matrix_points, parse_point, Fault, NodePairBench};
+use exanet_tb::blocks::node_pair::{
+    allreduce_points, info, matrix_points, parse_point, Fault, NodePairBench,
+};
 use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
 
 /// Cycles of the passing run (`exanet cosim node-pair --cycles N` runs longer).
@@ -137,4 +139,106 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     println!("fault memory byte: {m}");
     assert!(m.port.contains("n1 memory byte 0x8000ffff"), "{m}");
     assert_eq!((m.expected.as_str(), m.actual.as_str()), ("0x5a", "0x0"));
+}
+
+/// Eight NIs with the allreduce engine on a 2x2x2 torus of RTL routers
+/// (communicators of 8, 4, 2 and 1 ranks): random allreduces (every op and
+/// dtype, 1 element to multi-packet vectors) while RDMA writes, reads and
+/// messages flow; every completion once with status OK and its destination
+/// equal to the reference result on every rank, every memory equal to the
+/// golden model's at the drain. A short sample (eight Verilated nodes run
+/// at a few thousand cycles per second under load): one traffic phase of
+/// 2500 cycles and its drain, no reset pulse; the `#[ignore]`d runs below
+/// go longer, with reset pulses in the middle of collectives.
+#[test]
+fn allreduce_on_a_2x2x2_torus_matches_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    let c = allreduce_run(0, AR_CI_CYCLES, SEED, 2_500, false);
+    assert!(c.drains >= 1, "{c:?}");
+    assert!(
+        c.ar_done >= 3 && c.ar_by_ranks.get(&8).is_some_and(|&k| k >= 1),
+        "{c:?}"
+    );
+    assert!(c.ar_checked >= 8 && c.ar_fragments > 20, "{c:?}");
+    assert!(c.ar_frags_accepted == c.ar_fragments, "{c:?}");
+    assert!(c.rdma_writes > 5 && c.messages > 5, "{c:?}");
+}
+
+/// Cycles of the CI sample.
+const AR_CI_CYCLES: u64 = 6_000;
+
+/// Longer runs: `(point, seed)`, 40 000 cycles each, reset pulses in the
+/// middle of traffic (collectives cut short on every rank).
+fn allreduce_long(k: usize, seeds: &[u64]) {
+    if skip_without_verilator() {
+        return;
+    }
+    for &s in seeds {
+        let c = allreduce_run(k, 40_000, s, 12_000, true);
+        assert!(c.drains >= 2 && c.mid_resets >= 1, "{c:?}");
+        assert!(
+            c.ar_done >= 20 && c.ar_checked + c.ar_lost <= c.ar_posted,
+            "{c:?}"
+        );
+        assert!(c.ar_by_op.iter().all(|&k| k > 0), "{c:?}");
+        assert!(c.ar_by_dtype.iter().all(|&k| k > 0), "{c:?}");
+        assert!(
+            c.ar_one_element > 0 && c.ar_multi_packet > 0 && c.ar_large_schedule > 0,
+            "{c:?}"
+        );
+        assert!(
+            c.ar_frags_accepted > 0 && c.rdma_writes > 20 && c.messages > 20,
+            "{c:?}"
+        );
+        // Every communicator's collectives ran.
+        assert_eq!(c.ar_by_ranks.len(), 4, "{c:?}");
+    }
+}
+
+#[test]
+#[ignore = "long: eight Verilated nodes, 3 x 40 000 cycles"]
+fn allreduce_2x2x2_long() {
+    allreduce_long(0, &[1, 2, 3]);
+}
+
+/// Six nodes on a 3x2x1 torus: communicators of 6, 3, 4 and 1 ranks (the
+/// pre and post steps of a rank count that is not a power of two; boxes
+/// wrapping round the torus).
+#[test]
+#[ignore = "long: six Verilated nodes, 3 x 40 000 cycles"]
+fn allreduce_3x2x1_long() {
+    allreduce_long(1, &[1, 2, 3]);
+}
+
+/// Run allreduce point `k` for `cycles` with `seed` (traffic phases of at
+/// most `cap` cycles, `resets`: reset pulses in the middle of traffic); no
+/// mismatch; the coverage.
+fn allreduce_run(
+    k: usize,
+    cycles: u64,
+    seed: u64,
+    cap: u64,
+    resets: bool,
+) -> exanet_tb::blocks::node_pair::NodePairCoverage {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(allreduce_points()[k]).unwrap();
+    let mut bench = NodePairBench::new(p)
+        .unwrap()
+        .with_latency_samples(0)
+        .with_phase_cap(cap);
+    if !resets {
+        bench = bench.without_mid_resets();
+    }
+    let o = CosimOptions {
+        seed,
+        ..opts(cycles, tmp.path())
+    };
+    let r = run(&mut bench, &o).unwrap();
+    println!("{}", r.summary());
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    c
 }

@@ -78,6 +78,7 @@
 //! more, and the run goes on from the set-up (the next drain then checks
 //! that the reset left nothing behind).
 
+mod allreduce;
 mod check;
 mod consume;
 mod coverage;
@@ -89,7 +90,7 @@ mod software;
 
 pub use coverage::{NodePairCoverage, PairFigures};
 pub use plan::{MeasurePlan, PlanSample, MAX_PLAN_BYTES};
-pub use points::{info, matrix_points, parse_point, point_text};
+pub use points::{allreduce_points, info, matrix_points, parse_point, point_text};
 
 use crate::blocks::ni::agents::NiPorts;
 use crate::cosim::{Bench, Mismatch};
@@ -188,6 +189,10 @@ pub struct NodePairBench {
     /// Every node's memory with this fixed latency, always ready (a
     /// measurement), instead of random timing.
     mem_latency: Option<u64>,
+    /// Allreduce collectives (NIs with the engine).
+    ar: allreduce::ArState,
+    /// Isolated latency samples of each kind in the measurement phase.
+    latency_samples: usize,
 }
 
 impl NodePairBench {
@@ -238,19 +243,28 @@ impl NodePairBench {
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
             mem_latency: None,
+            ar: allreduce::ArState::default(),
+            latency_samples: SAMPLES,
         })
     }
 
     /// The same bench without reset pulses in the middle of traffic (the
     /// first of every three traffic phases runs to its end).
-    pub(crate) fn without_mid_resets(mut self) -> Self {
+    pub fn without_mid_resets(mut self) -> Self {
         self.mid_resets = false;
         self
     }
 
     /// The same bench with traffic phases of at most `cap` cycles.
-    pub(crate) fn with_phase_cap(mut self, cap: u64) -> Self {
+    pub fn with_phase_cap(mut self, cap: u64) -> Self {
         self.phase_cap = cap;
+        self
+    }
+
+    /// The same bench with `k` isolated latency samples of each kind
+    /// (default [`SAMPLES`]; 0: traffic starts after the set-up).
+    pub fn with_latency_samples(mut self, k: usize) -> Self {
+        self.latency_samples = k;
         self
     }
 
@@ -433,6 +447,7 @@ impl Bench for NodePairBench {
         fresh.mem_latency = self.mem_latency;
         fresh.mid_resets = self.mid_resets;
         fresh.phase_cap = self.phase_cap;
+        fresh.latency_samples = self.latency_samples;
         fresh.apply_memory();
         *self = fresh;
     }

@@ -36,6 +36,11 @@ pub(super) enum Meta {
         desc: ReadDesc,
         repost: bool,
     },
+    /// An allreduce descriptor's DOORBELL: this node's part in
+    /// collective `post.coll`.
+    Allreduce {
+        post: super::allreduce::ArPost,
+    },
 }
 
 /// An RDMA read of `len` bytes of `server`'s memory at `src` into the
@@ -190,6 +195,7 @@ impl Node {
             && self.arrived.iter().all(|q| q.is_empty())
             && self.repost.is_empty()
             && !self.golden.has_packet()
+            && self.golden.engine().is_none_or(|e| e.idle())
             && self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() == 0)
     }
 
