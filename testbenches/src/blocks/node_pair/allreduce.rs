@@ -221,7 +221,12 @@ impl NodePairBench {
         if !self.ar_on() {
             return;
         }
-        self.ar.threshold = [128, 1024][rng.below(2) as usize];
+        // (A measurement: the register's reset value, as `exanet simulate`.)
+        self.ar.threshold = if self.ar_meas.plan.is_some() {
+            4096
+        } else {
+            [128, 1024][rng.below(2) as usize]
+        };
         let pdid = self.pdid as u32;
         for n in 0..self.nodes.len() {
             for k in 0..self.slots() {
@@ -424,6 +429,7 @@ impl NodePairBench {
         let me = self.nodes[i].me.to_bits();
         let pdid = self.pdid as u32;
         self.expect_completion((i, 4 | (p.txid as u32) << 16, me, pdid));
+        self.ar_measure_doorbell(p.coll, self.cycle);
         self.ar.posted.insert((i, p.txid), p);
         self.ar.outstanding[i] += 1;
         self.cov.ar_posted += 1;
@@ -514,4 +520,215 @@ impl NodePairBench {
 
 fn es64(d: ReduceDtype) -> u64 {
     (d.bits() / 8) as u64
+}
+
+/// An allreduce latency measurement on the bench (after the set-up, no
+/// other traffic): for each (communicator slot, vector bytes) in turn,
+/// `samples` collectives (f64 sum), one at a time: every member's software
+/// writes its descriptor at the same cycle; the next starts once every
+/// member's completion was read and every node is idle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArLatencyPlan {
+    pub items: Vec<(usize, u64)>,
+    pub samples: usize,
+}
+
+/// One measured collective.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArLatencySample {
+    /// Communicator slot, its ranks, vector bytes.
+    pub comm: usize,
+    pub ranks: usize,
+    pub bytes: u64,
+    /// The first member's DOORBELL accepted (AXI4-Lite write handshake).
+    pub first_doorbell: u64,
+    /// The last member's DOORBELL accepted.
+    pub last_doorbell: u64,
+    /// The last member's completion in its queue: the cycle after the B
+    /// of its last destination write (the RTL posts it then).
+    pub last_done: u64,
+}
+
+impl ArLatencySample {
+    /// Cycles from the first DOORBELL to the last completion.
+    pub fn cycles(&self) -> u64 {
+        self.last_done - self.first_doorbell
+    }
+}
+
+/// The measurement's progress.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ArMeasure {
+    pub(super) plan: Option<ArLatencyPlan>,
+    next: usize,
+    cur: Option<(usize, ArLatencySample)>,
+    /// Per node: the cycle of its engine's last write B.
+    last_b: Vec<u64>,
+    pub(super) log: Vec<ArLatencySample>,
+}
+
+impl NodePairBench {
+    /// The same bench measuring allreduce latency per `plan` (after the
+    /// set-up; the default latency samples and the random traffic do not
+    /// run).
+    pub fn with_ar_latency(mut self, plan: ArLatencyPlan) -> anyhow::Result<Self> {
+        if !self.ar_on() {
+            anyhow::bail!("allreduce latency: the point has ar_communicators = 0 (no engine)");
+        }
+        for &(k, b) in &plan.items {
+            if k >= self.slots() || b == 0 || b % 8 != 0 || b > SCRATCH_BYTES / 4 {
+                anyhow::bail!(
+                    "allreduce latency: item (slot {k}, {b} bytes): the slot must be below {} and the bytes a multiple of 8 in 8..={}",
+                    self.slots(),
+                    SCRATCH_BYTES / 4
+                );
+            }
+        }
+        self.ar_meas.plan = Some(plan);
+        Ok(self)
+    }
+
+    /// The measured collectives so far.
+    pub fn ar_latency(&self) -> &[ArLatencySample] {
+        &self.ar_meas.log
+    }
+
+    /// Every collective of the plan measured.
+    pub fn ar_latency_done(&self) -> bool {
+        self.ar_meas.plan.as_ref().is_some_and(|p| {
+            self.ar_meas.log.len() == p.items.len() * p.samples && self.ar_meas.cur.is_none()
+        })
+    }
+
+    /// The measurement phase's software (called once per cycle, before
+    /// any node's): start the next collective once all is quiet; members
+    /// poll for their completion.
+    pub(super) fn ar_measure_turn(&mut self, rng: &mut Rng) {
+        let Some(plan) = self.ar_meas.plan.clone() else {
+            return;
+        };
+        if self.ar_meas.last_b.len() != self.nodes.len() {
+            self.ar_meas.last_b = vec![0; self.nodes.len()];
+        }
+        if let Some((j, s)) = &mut self.ar_meas.cur {
+            let c = &self.ar.colls[*j];
+            if c.done == c.members.len() {
+                s.last_done = c
+                    .members
+                    .iter()
+                    .map(|&m| self.ar_meas.last_b[m] + 1)
+                    .max()
+                    .unwrap_or(0);
+                self.ar_meas.log.push(s.clone());
+                self.ar_meas.cur = None;
+            } else {
+                for &m in &c.members.clone() {
+                    if self.ar.outstanding[m] > 0 && self.nodes[m].sw_idle() {
+                        self.nodes[m].poll();
+                    }
+                }
+                return;
+            }
+        }
+        let k = self.ar_meas.next;
+        if k >= plan.items.len() * plan.samples
+            || !self.exp_cq.is_empty()
+            || !self.nodes.iter().all(|n| n.idle())
+        {
+            return;
+        }
+        self.ar_meas.next += 1;
+        let (comm, bytes) = plan.items[k / plan.samples];
+        let owner = (0..self.nodes.len())
+            .find(|&n| self.rank_in(comm, n).is_some())
+            .expect("every slot has a member");
+        let members = if comm == SELF_SLOT {
+            vec![owner]
+        } else {
+            self.members(comm, owner)
+        };
+        let dtype = ReduceDtype::F64;
+        let srcs = members
+            .iter()
+            .map(|_| SOURCES[0] + 8 * rng.below((REGION - bytes) / 8 + 1))
+            .collect();
+        self.ar.colls.push(Coll {
+            comm,
+            op: ReduceOp::Sum,
+            dtype,
+            count: (bytes / 8) as u32,
+            members: members.clone(),
+            srcs,
+            result: None,
+            done: 0,
+        });
+        let j = self.ar.colls.len() - 1;
+        for &m in &members {
+            self.ar.cursor[m] = j + 1;
+            self.ar_post(rng, m, j);
+        }
+        let s = ArLatencySample {
+            comm,
+            ranks: members.len(),
+            bytes,
+            first_doorbell: u64::MAX,
+            ..Default::default()
+        };
+        self.ar_meas.cur = Some((j, s));
+    }
+
+    /// A DOORBELL of the measured collective accepted at `cycle`.
+    pub(super) fn ar_measure_doorbell(&mut self, coll: usize, cycle: u64) {
+        if let Some((j, s)) = &mut self.ar_meas.cur {
+            if *j == coll {
+                s.first_doorbell = s.first_doorbell.min(cycle);
+                s.last_doorbell = s.last_doorbell.max(cycle);
+            }
+        }
+    }
+
+    /// Node `i`'s engine had a write's B at `cycle`.
+    pub(super) fn ar_measure_b(&mut self, i: usize, cycle: u64) {
+        if let Some(b) = self.ar_meas.last_b.get_mut(i) {
+            *b = cycle;
+        }
+    }
+}
+
+/// Run `bench` (with an [`ArLatencyPlan`]) until its plan is measured, at
+/// most `max_cycles`, every check on: the samples, or the first mismatch
+/// (or the plan unfinished) as the error.
+pub fn measure_ar_latency(
+    bench: &mut NodePairBench,
+    opts: &crate::cosim::CosimOptions,
+    max_cycles: u64,
+) -> anyhow::Result<Vec<ArLatencySample>> {
+    use crate::cosim::Bench;
+    let mut sim = crate::cosim::load(bench, opts, false)?;
+    bench.bind(&sim)?;
+    bench.reset();
+    let mut rng = Rng::new(opts.seed);
+    let clock = sim.port("clock")?;
+    clock.set(0);
+    sim.eval();
+    let mut cycle = 0;
+    while cycle < max_cycles && !bench.ar_latency_done() {
+        clock.set(0);
+        bench.drive(&mut rng, cycle);
+        sim.eval();
+        if let Some(m) = bench.check(cycle) {
+            anyhow::bail!("allreduce latency run: mismatch {m}");
+        }
+        clock.set(1);
+        sim.eval();
+        bench.advance();
+        cycle += 1;
+    }
+    if !bench.ar_latency_done() {
+        anyhow::bail!(
+            "allreduce latency run: {} of the plan's collectives measured in {max_cycles} cycles",
+            bench.ar_latency().len()
+        );
+    }
+    Ok(bench.ar_latency().to_vec())
 }

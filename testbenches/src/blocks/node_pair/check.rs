@@ -321,12 +321,13 @@ impl NodePairBench {
         Ok(())
     }
 
-    /// Every node idle, nothing expected, no flow holding a packet.
+    /// Every node idle (software at most polling), nothing expected, no
+    /// flow holding a packet.
     fn drained(&self) -> bool {
         self.exp_cq.is_empty()
             && self.exp_mb.is_empty()
             && self.flows.values().all(|q| q.is_empty())
-            && self.nodes.iter().all(|n| n.idle())
+            && self.nodes.iter().all(|n| n.quiet())
     }
 
     /// The drain: once drained, every memory equals its golden model's and

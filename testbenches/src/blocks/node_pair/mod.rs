@@ -88,6 +88,7 @@ mod points;
 mod rx;
 mod software;
 
+pub use allreduce::{measure_ar_latency, ArLatencyPlan, ArLatencySample};
 pub use coverage::{NodePairCoverage, PairFigures};
 pub use plan::{MeasurePlan, PlanSample, MAX_PLAN_BYTES};
 pub use points::{allreduce_points, info, matrix_points, parse_point, point_text};
@@ -193,6 +194,9 @@ pub struct NodePairBench {
     ar: allreduce::ArState,
     /// Isolated latency samples of each kind in the measurement phase.
     latency_samples: usize,
+    /// An allreduce latency measurement instead of the latency samples
+    /// and the random traffic.
+    ar_meas: allreduce::ArMeasure,
 }
 
 impl NodePairBench {
@@ -245,6 +249,7 @@ impl NodePairBench {
             mem_latency: None,
             ar: allreduce::ArState::default(),
             latency_samples: SAMPLES,
+            ar_meas: allreduce::ArMeasure::default(),
         })
     }
 
@@ -325,6 +330,9 @@ impl NodePairBench {
             self.setup_done = true;
             self.setup(rng);
         }
+        if self.phase == Phase::Measure && self.ar_meas.plan.is_some() && !reset {
+            self.ar_measure_turn(rng);
+        }
         // Phase changes.
         match self.phase {
             Phase::Setup if self.setup_done && self.nodes.iter().all(|n| n.sw_idle()) => {
@@ -378,6 +386,24 @@ impl NodePairBench {
     /// What the run exercised.
     pub fn coverage(&self) -> NodePairCoverage {
         self.cov.clone()
+    }
+
+    /// What the bench still waits for (a drain's end): completions and
+    /// messages due, packets in flight, and per node what is not idle.
+    pub fn pending(&self) -> String {
+        let mut out = format!(
+            "phase {:?}; {} completions and {} messages due; {} packets in flight",
+            self.phase,
+            self.exp_cq.values().sum::<u32>(),
+            self.exp_mb.len(),
+            self.flows.values().map(|q| q.len()).sum::<usize>()
+        );
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !n.idle() {
+                out.push_str(&format!("; n{i}: {}", n.busy_with()));
+            }
+        }
+        out
     }
 
     /// The latency figures measured.
@@ -448,6 +474,7 @@ impl Bench for NodePairBench {
         fresh.mid_resets = self.mid_resets;
         fresh.phase_cap = self.phase_cap;
         fresh.latency_samples = self.latency_samples;
+        fresh.ar_meas.plan = self.ar_meas.plan.take();
         fresh.apply_memory();
         *self = fresh;
     }

@@ -265,6 +265,10 @@ impl NodePairBench {
         if ev.written.is_some() {
             self.cov.axi_writes += 1;
         }
+        if ev.engine_landed {
+            self.ar_measure_b(i, rep.cycle);
+        }
+        let node = &mut self.nodes[i];
         if ev.landed {
             if let Err(e) = node.golden.write_landed() {
                 return rep.bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());

@@ -197,6 +197,8 @@ impl NodePairBench {
         match self.phase {
             Phase::Setup => {}
             Phase::Measure if self.plan.plan.is_some() => self.generate_plan(n),
+            // (The allreduce measurement's software runs once per cycle.)
+            Phase::Measure if self.ar_meas.plan.is_some() => {}
             Phase::Measure => {
                 // Node 0 alone: one isolated transfer at a time to node 1;
                 // node 1 consumes once its completion or message landed.
