@@ -321,13 +321,20 @@ impl NodePairBench {
         Ok(())
     }
 
-    /// Every node idle (software at most polling), nothing expected, no
-    /// flow holding a packet.
+    /// Every node idle, nothing expected, no flow holding a packet. On
+    /// allreduce points (six or eight nodes, whose polling software is
+    /// rarely idle on all of them in one cycle) software may be polling;
+    /// the other points keep the strict rule, so their seeds replay the
+    /// runs they always did.
     fn drained(&self) -> bool {
+        let ar = self.ar_on();
         self.exp_cq.is_empty()
             && self.exp_mb.is_empty()
             && self.flows.values().all(|q| q.is_empty())
-            && self.nodes.iter().all(|n| n.quiet())
+            && self
+                .nodes
+                .iter()
+                .all(|n| if ar { n.quiet() } else { n.idle() })
     }
 
     /// The drain: once drained, every memory equals its golden model's and
@@ -372,7 +379,8 @@ impl NodePairBench {
     }
 
     /// The watchdog: with work pending, something must move (a flit, a
-    /// decision, an accepted write that moves the system on) within
+    /// decision, an accepted write that moves the system on, a memory
+    /// write burst) within
     /// [`WATCHDOG`] cycles.
     fn check_watchdog(&mut self, cycle: u64) -> Option<Mismatch> {
         let pending = !self.drained() || self.nodes.iter().any(|n| !n.sw.is_empty());
@@ -383,7 +391,7 @@ impl NodePairBench {
                 cycle,
                 port: "watchdog".into(),
                 expected: format!(
-                    "a flit, a decision or an accepted AXI4-Lite write within {WATCHDOG} cycles"
+                    "a flit, a decision, an accepted AXI4-Lite write or a memory write within {WATCHDOG} cycles"
                 ),
                 actual: format!(
                     "none ({} completions, {} messages outstanding; flows {:?})",

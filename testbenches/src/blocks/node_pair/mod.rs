@@ -62,14 +62,26 @@
 //! source and bytes) and is seen exactly once; no router drops a packet or
 //! counts an error; the ejection adapters count no protocol error; a
 //! watchdog fails a run in which nothing moves (no flit, no decision, no
-//! accepted AXI4-Lite write: polling reads and refused doorbells do not
+//! accepted AXI4-Lite write, no memory write: polling reads and refused doorbells do not
 //! count) for [`WATCHDOG`] cycles.
+//!
+//! **Allreduce** (a point with `ar_communicators > 0`: every NI carries
+//! the engine, its torus the network's): communicators set by the
+//! privileged registers at every set-up, random collectives posted on
+//! every member rank in one global order while the traffic above flows,
+//! each rank's result checked against the reference, every completion
+//! once with status OK; fragments, scratch writes and steps' writes
+//! checked as every packet and write is (see [`allreduce`]'s module doc).
+//! [`measure_ar_latency`] measures collectives one at a time on a quiet
+//! bench instead.
 //!
 //! Phases: set-up, a **latency measurement** (node 0 alone: isolated 64 B
 //! RDMA writes and 16 B packetizer sends to node 1, see [`PairFigures`]),
 //! then traffic phases of random length and load, each ending with a
-//! **drain** (no new transfers, software consumes until every expected
-//! completion and message is seen and both sides are idle), after which
+//! **drain** (no new transfers but the members' parts of collectives
+//! already created, software consumes until every expected completion and
+//! message is seen and every node is idle, its software at most polling),
+//! after which
 //! every node's memory must equal its golden model's byte for byte, and no
 //! flow may hold a packet. The first of every three traffic phases
 //! instead ends with a **reset pulse in the middle of its traffic**

@@ -264,6 +264,9 @@ impl NodePairBench {
         let ev = node.wr.check(&p.ni, rep, rep.cycle, &mut node.mem)?;
         if ev.written.is_some() {
             self.cov.axi_writes += 1;
+            // Progress for the watchdog: a large collective's combining
+            // step writes for a long while with no flit and no decision.
+            self.last_progress = rep.cycle;
         }
         if ev.engine_landed {
             self.ar_measure_b(i, rep.cycle);
