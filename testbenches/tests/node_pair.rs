@@ -172,38 +172,52 @@ fn allreduce_on_a_2x2x2_torus_matches_golden() {
 /// Cycles of the CI sample.
 const AR_CI_CYCLES: u64 = 12_000;
 
-/// Longer runs: `(point, seed)`, 60 000 cycles each, reset pulses in the
-/// middle of traffic (collectives cut short on every rank).
-fn allreduce_long(k: usize, seeds: &[u64]) {
+/// Longer runs of point `k`, `cycles` per seed, reset pulses in the
+/// middle of traffic (collectives cut short on every rank): no mismatch in
+/// any; over the seeds, every op, dtype and communicator (rank count).
+fn allreduce_long(k: usize, seeds: &[u64], cycles: u64) {
     if skip_without_verilator() {
         return;
     }
+    let mut all = exanet_tb::blocks::node_pair::NodePairCoverage::default();
     for &s in seeds {
-        let c = allreduce_run(k, 60_000, s, 12_000, true);
-        assert!(c.drains >= 2 && c.mid_resets >= 1, "{c:?}");
+        let c = allreduce_run(k, cycles, s, 12_000, true);
+        assert!(c.drains >= 1 && c.mid_resets >= 1, "{c:?}");
         assert!(
-            c.ar_done >= 20 && c.ar_checked + c.ar_lost <= c.ar_posted,
-            "{c:?}"
-        );
-        assert!(c.ar_by_op.iter().all(|&k| k > 0), "{c:?}");
-        assert!(c.ar_by_dtype.iter().all(|&k| k > 0), "{c:?}");
-        assert!(
-            c.ar_one_element > 0 && c.ar_multi_packet > 0 && c.ar_large_schedule > 0,
+            c.ar_done >= 10 && c.ar_checked + c.ar_lost <= c.ar_posted,
             "{c:?}"
         );
         assert!(
             c.ar_frags_accepted > 0 && c.rdma_writes > 20 && c.messages > 20,
             "{c:?}"
         );
-        // Every communicator's collectives ran.
-        assert_eq!(c.ar_by_ranks.len(), 4, "{c:?}");
+        all.ar_done += c.ar_done;
+        all.ar_one_element += c.ar_one_element;
+        all.ar_multi_packet += c.ar_multi_packet;
+        all.ar_large_schedule += c.ar_large_schedule;
+        for i in 0..6 {
+            all.ar_by_op[i] += c.ar_by_op[i];
+            all.ar_by_dtype[i] += c.ar_by_dtype[i];
+        }
+        for (r, n) in c.ar_by_ranks {
+            *all.ar_by_ranks.entry(r).or_default() += n;
+        }
     }
+    println!("over the seeds: {all:?}");
+    assert!(all.ar_by_op.iter().all(|&k| k > 0), "{all:?}");
+    assert!(all.ar_by_dtype.iter().all(|&k| k > 0), "{all:?}");
+    assert!(
+        all.ar_one_element > 0 && all.ar_multi_packet > 0 && all.ar_large_schedule > 0,
+        "{all:?}"
+    );
+    // Every communicator's collectives ran.
+    assert_eq!(all.ar_by_ranks.len(), 4, "{all:?}");
 }
 
 #[test]
-#[ignore = "long: eight Verilated nodes, 3 x 60 000 cycles"]
+#[ignore = "long: eight Verilated nodes, 3 x 40 000 cycles"]
 fn allreduce_2x2x2_long() {
-    allreduce_long(0, &[1, 2, 3]);
+    allreduce_long(0, &[1, 2, 3], 40_000);
 }
 
 /// Six nodes on a 3x2x1 torus: communicators of 6, 3, 4 and 1 ranks (the
@@ -212,7 +226,7 @@ fn allreduce_2x2x2_long() {
 #[test]
 #[ignore = "long: six Verilated nodes, 3 x 60 000 cycles"]
 fn allreduce_3x2x1_long() {
-    allreduce_long(1, &[1, 2, 3]);
+    allreduce_long(1, &[1, 2, 3], 60_000);
 }
 
 /// Run allreduce point `k` for `cycles` with `seed` (traffic phases of at
