@@ -169,6 +169,30 @@ fn allreduce_on_a_2x2x2_torus_matches_golden() {
     assert!(c.rdma_writes > 5 && c.messages > 5, "{c:?}");
 }
 
+/// A wrong reference result (first byte flipped) is caught by the result
+/// check at the first allreduce completion read, naming the rank and
+/// element (the RTL and the golden model agree; only this check sees it).
+#[test]
+fn a_wrong_allreduce_reference_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(allreduce_points()[0]).unwrap();
+    let mut bad = NodePairBench::with_fault(p, Fault::ArReference)
+        .unwrap()
+        .with_latency_samples(0)
+        .with_phase_cap(2_000)
+        .without_mid_resets();
+    let r = run(&mut bad, &opts(AR_CI_CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("a wrong reference is caught");
+    println!("fault allreduce reference: {m}");
+    assert!(
+        m.port.contains("allreduce result") && m.port.contains("element 0"),
+        "{m}"
+    );
+}
+
 /// Cycles of the CI sample.
 const AR_CI_CYCLES: u64 = 12_000;
 

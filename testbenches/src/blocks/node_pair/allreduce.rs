@@ -509,10 +509,13 @@ impl NodePairBench {
             })
             .collect();
         let out = reference(c.op, c.dtype, &inputs).expect("a valid op and dtype");
-        let r: Vec<u8> = out
+        let mut r: Vec<u8> = out
             .iter()
             .flat_map(|v| v.to_le_bytes()[..es].to_vec())
             .collect();
+        if self.fault == super::Fault::ArReference {
+            r[0] ^= 1;
+        }
         self.ar.colls[j].result = Some(r.clone());
         r
     }

@@ -143,6 +143,9 @@ pub enum Fault {
     /// One byte of node 1's golden memory (in the landing region's guard,
     /// which no transfer writes) differs from the RTL's memory.
     GoldenMemByte,
+    /// The reference result of every allreduce has its first byte
+    /// flipped (the result check must catch it at the first completion).
+    ArReference,
 }
 
 /// The bench's phase: set-up, the latency measurement, traffic, drain.
