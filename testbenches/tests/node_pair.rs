@@ -6,7 +6,9 @@
 //! window PDID; one memory byte) that the checks must catch. One Verilator
 //! build: the fault runs use the same RTL (the build cache hits).
 
-use exanet_tb::blocks::node_pair::{info, matrix_points, parse_point, Fault, NodePairBench};
+use exanet_tb::blocks::node_pair::{
+    allreduce_points, info, matrix_points, parse_point, Fault, NodePairBench,
+};
 use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
 
 /// Cycles of the passing run (`exanet cosim node-pair --cycles N` runs longer).
@@ -137,4 +139,199 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     println!("fault memory byte: {m}");
     assert!(m.port.contains("n1 memory byte 0x8000ffff"), "{m}");
     assert_eq!((m.expected.as_str(), m.actual.as_str()), ("0x5a", "0x0"));
+}
+
+/// Eight NIs with the allreduce engine on a 2x2x2 torus of RTL routers
+/// (communicators of 8, 4, 2 and 1 ranks): random allreduces (every op and
+/// dtype, 1 element to multi-packet vectors) while RDMA writes, reads and
+/// messages flow; every completion once with status OK and its destination
+/// equal to the reference result on every rank, every memory equal to the
+/// golden model's at the drain. A short sample (eight Verilated nodes run
+/// at a few thousand cycles per second under load): one traffic phase of
+/// 2000 cycles and its drain, no reset pulse; the `#[ignore]`d runs below
+/// go longer, with reset pulses in the middle of collectives.
+#[test]
+fn allreduce_on_a_2x2x2_torus_matches_golden() {
+    if skip_without_verilator() {
+        return;
+    }
+    let c = allreduce_run(0, AR_CI_CYCLES, SEED, 2_000, false);
+    assert!(c.drains >= 1, "{c:?}");
+    assert!(
+        c.ar_done >= 3 && c.ar_by_ranks.get(&8).is_some_and(|&k| k >= 1),
+        "{c:?}"
+    );
+    assert!(c.ar_checked >= 8 && c.ar_fragments > 20, "{c:?}");
+    assert!(
+        c.ar_frags_accepted > 0 && c.ar_frags_accepted <= c.ar_fragments,
+        "{c:?}"
+    );
+    assert!(c.rdma_writes > 5 && c.messages > 5, "{c:?}");
+}
+
+/// A wrong reference result (first byte flipped) is caught by the result
+/// check at the first allreduce completion read, naming the rank and
+/// element (the RTL and the golden model agree; only this check sees it).
+#[test]
+fn a_wrong_allreduce_reference_is_caught() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(allreduce_points()[0]).unwrap();
+    let mut bad = NodePairBench::with_fault(p, Fault::ArReference)
+        .unwrap()
+        .with_latency_samples(0)
+        .with_phase_cap(2_000)
+        .without_mid_resets();
+    let r = run(&mut bad, &opts(AR_CI_CYCLES, tmp.path())).unwrap();
+    let m = r.first.expect("a wrong reference is caught");
+    println!("fault allreduce reference: {m}");
+    assert!(
+        m.port.contains("allreduce result") && m.port.contains("element 0"),
+        "{m}"
+    );
+}
+
+/// Cycles of the CI sample.
+const AR_CI_CYCLES: u64 = 12_000;
+
+/// Longer runs of point `k`, `cycles` per seed, reset pulses in the
+/// middle of traffic (collectives cut short on every rank): no mismatch in
+/// any; over the seeds, every op, dtype and communicator (rank count).
+fn allreduce_long(k: usize, seeds: &[u64], cycles: u64) {
+    if skip_without_verilator() {
+        return;
+    }
+    let mut all = exanet_tb::blocks::node_pair::NodePairCoverage::default();
+    for &s in seeds {
+        let c = allreduce_run(k, cycles, s, 12_000, true);
+        assert!(c.drains >= 1 && c.mid_resets >= 1, "{c:?}");
+        assert!(
+            c.ar_done >= 10 && c.ar_checked + c.ar_lost <= c.ar_posted,
+            "{c:?}"
+        );
+        assert!(
+            c.ar_frags_accepted > 0 && c.rdma_writes > 20 && c.messages > 20,
+            "{c:?}"
+        );
+        all.ar_done += c.ar_done;
+        all.ar_one_element += c.ar_one_element;
+        all.ar_multi_packet += c.ar_multi_packet;
+        all.ar_large_schedule += c.ar_large_schedule;
+        for i in 0..6 {
+            all.ar_by_op[i] += c.ar_by_op[i];
+            all.ar_by_dtype[i] += c.ar_by_dtype[i];
+        }
+        for (r, n) in c.ar_by_ranks {
+            *all.ar_by_ranks.entry(r).or_default() += n;
+        }
+    }
+    println!("over the seeds: {all:?}");
+    assert!(all.ar_by_op.iter().all(|&k| k > 0), "{all:?}");
+    assert!(all.ar_by_dtype.iter().all(|&k| k > 0), "{all:?}");
+    assert!(
+        all.ar_one_element > 0 && all.ar_multi_packet > 0 && all.ar_large_schedule > 0,
+        "{all:?}"
+    );
+    // Every communicator's collectives ran.
+    assert_eq!(all.ar_by_ranks.len(), 4, "{all:?}");
+}
+
+#[test]
+#[ignore = "long: eight Verilated nodes, 3 x 40 000 cycles"]
+fn allreduce_2x2x2_long() {
+    allreduce_long(0, &[1, 2, 3], 40_000);
+}
+
+/// Six nodes on a 3x2x1 torus: communicators of 6, 3, 4 and 1 ranks (the
+/// pre and post steps of a rank count that is not a power of two; boxes
+/// wrapping round the torus).
+#[test]
+#[ignore = "long: six Verilated nodes, 3 x 60 000 cycles"]
+fn allreduce_3x2x1_long() {
+    allreduce_long(1, &[1, 2, 3], 60_000);
+}
+
+/// Run allreduce point `k` for `cycles` with `seed` (traffic phases of at
+/// most `cap` cycles, `resets`: reset pulses in the middle of traffic); no
+/// mismatch; the coverage.
+fn allreduce_run(
+    k: usize,
+    cycles: u64,
+    seed: u64,
+    cap: u64,
+    resets: bool,
+) -> exanet_tb::blocks::node_pair::NodePairCoverage {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point(allreduce_points()[k]).unwrap();
+    let mut bench = NodePairBench::new(p)
+        .unwrap()
+        .with_latency_samples(0)
+        .with_phase_cap(cap);
+    if !resets {
+        bench = bench.without_mid_resets();
+    }
+    let o = CosimOptions {
+        seed,
+        ..opts(cycles, tmp.path())
+    };
+    let r = run(&mut bench, &o).unwrap();
+    println!("{}", r.summary());
+    let c = bench.coverage();
+    println!("  {c:?}\n  pending: {}", bench.pending());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    c
+}
+
+/// RTL allreduce latency on the 2x2x2 point (f64 sum, 2, 4 and 8 ranks,
+/// 8 B .. 64 KiB, AR_THRESHOLD 4096): a quiet bench (set-up, then one
+/// collective at a time, nothing else), memory at a fixed 15-cycle
+/// latency (100 ns at 156.25 MHz, `reproduce.mem_latency_ns`), every
+/// check on. Cycles from the first member's DOORBELL to the last member's
+/// completion. Printed (`--nocapture`); BENCHMARKS.md has the table.
+#[test]
+#[ignore = "a measurement: eight Verilated nodes, minutes"]
+fn allreduce_latency_rtl() {
+    use exanet_tb::blocks::node_pair::{measure_ar_latency, ArLatencyPlan};
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let sizes: Vec<u64> = std::env::var("EXANET_AR_SIZES")
+        .ok()
+        .map(|s| s.split(',').map(|v| v.trim().parse().unwrap()).collect())
+        .unwrap_or_else(|| vec![8, 256, 4096, 65536]);
+    let mut items = Vec::new();
+    for &b in &sizes {
+        // Slot 2: 2 ranks, slot 1: 4, slot 0: 8 (the point's boxes).
+        for k in [2, 1, 0] {
+            items.push((k, b));
+        }
+    }
+    let p = parse_point(allreduce_points()[0]).unwrap();
+    let mut bench = NodePairBench::new(p)
+        .unwrap()
+        .with_fixed_memory(15)
+        .with_ar_latency(ArLatencyPlan { items, samples: 2 })
+        .unwrap();
+    let s = measure_ar_latency(&mut bench, &opts(0, tmp.path()), 5_000_000).unwrap();
+    println!("| bytes | ranks | cycles (each sample) | first..last DOORBELL |");
+    println!("|---|---|---|---|");
+    for w in s.chunks(2) {
+        println!(
+            "| {} | {} | {} | {} |",
+            w[0].bytes,
+            w[0].ranks,
+            w.iter()
+                .map(|x| x.cycles().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            w.iter()
+                .map(|x| (x.last_doorbell - x.first_doorbell).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert!(w.iter().all(|x| x.cycles() > 0));
+    }
 }

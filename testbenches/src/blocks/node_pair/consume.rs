@@ -100,6 +100,7 @@ impl NodePairBench {
                 }
                 match w[0] & 15 {
                     1 => self.cov.write_in += 1,
+                    4 => return self.ar_completed(i, txid, cycle),
                     2 => {
                         self.cov.read_done += 1;
                         self.nodes[i].reads.remove(&txid);

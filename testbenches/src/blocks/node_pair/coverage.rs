@@ -56,6 +56,34 @@ pub struct NodePairCoverage {
     /// after one (memories compared after the reset).
     pub mid_resets: u64,
     pub drains_after_reset: u64,
+    /// Allreduce (NIs with the engine): collectives created; parts posted
+    /// (DOORBELL accepted) and refused (posted again); completions read,
+    /// each with its destination checked against the reference result
+    /// (and the bytes checked); collectives whose every rank was checked,
+    /// by rank count, op code and dtype code; of those, of one element,
+    /// of more than one packet, above AR_THRESHOLD (reduce-scatter +
+    /// allgather).
+    pub ar_collectives: u64,
+    pub ar_posted: u64,
+    pub ar_refused: u64,
+    /// Parts posted whose completion a reset pulse cut short.
+    pub ar_lost: u64,
+    pub ar_checked: u64,
+    pub ar_bytes_checked: u64,
+    pub ar_done: u64,
+    pub ar_by_ranks: std::collections::BTreeMap<usize, u64>,
+    pub ar_by_op: [u64; 6],
+    pub ar_by_dtype: [u64; 6],
+    pub ar_one_element: u64,
+    pub ar_multi_packet: u64,
+    pub ar_large_schedule: u64,
+    /// Allreduce fragments picked (compared flit by flit in their flow)
+    /// and accepted by their receiver; engine memory writes expected
+    /// (bursts: steps, copies) and fragments' scratch writes.
+    pub ar_fragments: u64,
+    pub ar_frags_accepted: u64,
+    pub ar_engine_bursts: u64,
+    pub ar_scratch_bursts: u64,
 }
 
 /// Latency figures measured in the bench (cycles).

@@ -62,14 +62,26 @@
 //! source and bytes) and is seen exactly once; no router drops a packet or
 //! counts an error; the ejection adapters count no protocol error; a
 //! watchdog fails a run in which nothing moves (no flit, no decision, no
-//! accepted AXI4-Lite write: polling reads and refused doorbells do not
+//! accepted AXI4-Lite write, no memory write: polling reads and refused doorbells do not
 //! count) for [`WATCHDOG`] cycles.
+//!
+//! **Allreduce** (a point with `ar_communicators > 0`: every NI carries
+//! the engine, its torus the network's): communicators set by the
+//! privileged registers at every set-up, random collectives posted on
+//! every member rank in one global order while the traffic above flows,
+//! each rank's result checked against the reference, every completion
+//! once with status OK; fragments, scratch writes and steps' writes
+//! checked as every packet and write is (see [`allreduce`]'s module doc).
+//! [`measure_ar_latency`] measures collectives one at a time on a quiet
+//! bench instead.
 //!
 //! Phases: set-up, a **latency measurement** (node 0 alone: isolated 64 B
 //! RDMA writes and 16 B packetizer sends to node 1, see [`PairFigures`]),
 //! then traffic phases of random length and load, each ending with a
-//! **drain** (no new transfers, software consumes until every expected
-//! completion and message is seen and both sides are idle), after which
+//! **drain** (no new transfers but the members' parts of collectives
+//! already created, software consumes until every expected completion and
+//! message is seen and every node is idle, its software at most polling),
+//! after which
 //! every node's memory must equal its golden model's byte for byte, and no
 //! flow may hold a packet. The first of every three traffic phases
 //! instead ends with a **reset pulse in the middle of its traffic**
@@ -78,6 +90,7 @@
 //! more, and the run goes on from the set-up (the next drain then checks
 //! that the reset left nothing behind).
 
+mod allreduce;
 mod check;
 mod consume;
 mod coverage;
@@ -87,9 +100,10 @@ mod points;
 mod rx;
 mod software;
 
+pub use allreduce::{measure_ar_latency, ArLatencyPlan, ArLatencySample};
 pub use coverage::{NodePairCoverage, PairFigures};
 pub use plan::{MeasurePlan, PlanSample, MAX_PLAN_BYTES};
-pub use points::{info, matrix_points, parse_point, point_text};
+pub use points::{allreduce_points, info, matrix_points, parse_point, point_text};
 
 use crate::blocks::ni::agents::NiPorts;
 use crate::cosim::{Bench, Mismatch};
@@ -129,6 +143,9 @@ pub enum Fault {
     /// One byte of node 1's golden memory (in the landing region's guard,
     /// which no transfer writes) differs from the RTL's memory.
     GoldenMemByte,
+    /// The reference result of every allreduce has its first byte
+    /// flipped (the result check must catch it at the first completion).
+    ArReference,
 }
 
 /// The bench's phase: set-up, the latency measurement, traffic, drain.
@@ -188,6 +205,13 @@ pub struct NodePairBench {
     /// Every node's memory with this fixed latency, always ready (a
     /// measurement), instead of random timing.
     mem_latency: Option<u64>,
+    /// Allreduce collectives (NIs with the engine).
+    ar: allreduce::ArState,
+    /// Isolated latency samples of each kind in the measurement phase.
+    latency_samples: usize,
+    /// An allreduce latency measurement instead of the latency samples
+    /// and the random traffic.
+    ar_meas: allreduce::ArMeasure,
 }
 
 impl NodePairBench {
@@ -238,19 +262,29 @@ impl NodePairBench {
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
             mem_latency: None,
+            ar: allreduce::ArState::default(),
+            latency_samples: SAMPLES,
+            ar_meas: allreduce::ArMeasure::default(),
         })
     }
 
     /// The same bench without reset pulses in the middle of traffic (the
     /// first of every three traffic phases runs to its end).
-    pub(crate) fn without_mid_resets(mut self) -> Self {
+    pub fn without_mid_resets(mut self) -> Self {
         self.mid_resets = false;
         self
     }
 
     /// The same bench with traffic phases of at most `cap` cycles.
-    pub(crate) fn with_phase_cap(mut self, cap: u64) -> Self {
+    pub fn with_phase_cap(mut self, cap: u64) -> Self {
         self.phase_cap = cap;
+        self
+    }
+
+    /// The same bench with `k` isolated latency samples of each kind
+    /// (default [`SAMPLES`]; 0: traffic starts after the set-up).
+    pub fn with_latency_samples(mut self, k: usize) -> Self {
+        self.latency_samples = k;
         self
     }
 
@@ -311,6 +345,9 @@ impl NodePairBench {
             self.setup_done = true;
             self.setup(rng);
         }
+        if self.phase == Phase::Measure && self.ar_meas.plan.is_some() && !reset {
+            self.ar_measure_turn(rng);
+        }
         // Phase changes.
         match self.phase {
             Phase::Setup if self.setup_done && self.nodes.iter().all(|n| n.sw_idle()) => {
@@ -364,6 +401,24 @@ impl NodePairBench {
     /// What the run exercised.
     pub fn coverage(&self) -> NodePairCoverage {
         self.cov.clone()
+    }
+
+    /// What the bench still waits for (a drain's end): completions and
+    /// messages due, packets in flight, and per node what is not idle.
+    pub fn pending(&self) -> String {
+        let mut out = format!(
+            "phase {:?}; {} completions and {} messages due; {} packets in flight",
+            self.phase,
+            self.exp_cq.values().sum::<u32>(),
+            self.exp_mb.len(),
+            self.flows.values().map(|q| q.len()).sum::<usize>()
+        );
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !n.idle() {
+                out.push_str(&format!("; n{i}: {}", n.busy_with()));
+            }
+        }
+        out
     }
 
     /// The latency figures measured.
@@ -433,6 +488,8 @@ impl Bench for NodePairBench {
         fresh.mem_latency = self.mem_latency;
         fresh.mid_resets = self.mid_resets;
         fresh.phase_cap = self.phase_cap;
+        fresh.latency_samples = self.latency_samples;
+        fresh.ar_meas.plan = self.ar_meas.plan.take();
         fresh.apply_memory();
         *self = fresh;
     }

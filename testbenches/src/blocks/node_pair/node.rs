@@ -36,6 +36,11 @@ pub(super) enum Meta {
         desc: ReadDesc,
         repost: bool,
     },
+    /// An allreduce descriptor's DOORBELL: this node's part in
+    /// collective `post.coll`.
+    Allreduce {
+        post: super::allreduce::ArPost,
+    },
 }
 
 /// An RDMA read of `len` bytes of `server`'s memory at `src` into the
@@ -182,15 +187,59 @@ impl Node {
     }
 
     pub(super) fn idle(&self) -> bool {
-        self.sw_idle()
-            && self.rd.idle()
+        self.sw_idle() && self.idle_but_polls()
+    }
+
+    /// Idle but for software's reads (the polls of a drain: with nothing
+    /// expected, they find nothing; an unexpected completion or message
+    /// they find is still checked when read). With many nodes, software
+    /// that polls is rarely idle on all of them in the same cycle.
+    pub(super) fn quiet(&self) -> bool {
+        self.sw.iter().all(|op| matches!(op, Op::Read { .. }))
+            && self.axil.only_reads()
+            && self.idle_but_polls()
+    }
+
+    fn idle_but_polls(&self) -> bool {
+        self.rd.idle()
             && self.wr.idle()
             && self.tx.idle()
             && self.rx_words.is_empty()
             && self.arrived.iter().all(|q| q.is_empty())
             && self.repost.is_empty()
             && !self.golden.has_packet()
+            && self.golden.engine().is_none_or(|e| e.idle())
             && self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() == 0)
+    }
+
+    /// What keeps the node from [`Node::idle`].
+    pub(super) fn busy_with(&self) -> String {
+        let mut v = Vec::new();
+        let mut add = |c: bool, s: &str| {
+            if c {
+                v.push(s.to_string())
+            }
+        };
+        add(!self.sw_idle(), "software");
+        add(!self.rd.idle(), "memory reads");
+        add(!self.wr.idle(), "memory writes");
+        add(!self.tx.idle(), "flits out");
+        add(!self.rx_words.is_empty(), "a packet arriving");
+        add(
+            self.arrived.iter().any(|q| !q.is_empty()),
+            "packets to decide",
+        );
+        add(!self.repost.is_empty(), "reads to post again");
+        add(self.golden.has_packet(), "golden packets to send");
+        add(
+            self.golden.engine().is_some_and(|e| !e.idle()),
+            "golden allreduce running or queued",
+        );
+        add(
+            self.p.as_ref().is_some_and(|p| p.ni.tx_busy.get() != 0),
+            "tx_busy",
+        );
+        v.join(", ")
     }
 
     pub(super) fn write(&mut self, addr: u32, data: u32, prot: bool, meta: Meta) {

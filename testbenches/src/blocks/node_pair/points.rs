@@ -32,8 +32,21 @@ pub fn matrix_points() -> Vec<&'static str> {
     // mailbox), longer links, 128-byte packets and small queues (a 1-job
     // read queue: mutual reads are refused READ_BUSY and re-posted).
     vec![
-        "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8,read_queue_depth=4",
-        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4,read_queue_depth=1",
+        "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8,read_queue_depth=4,ar_communicators=0",
+        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4,read_queue_depth=1,ar_communicators=0",
+    ]
+}
+
+/// Points whose NIs carry the allreduce engine (`ar_communicators > 0`),
+/// outside the default matrix (eight Verilated nodes are slow): eight
+/// nodes on a 2x2x2 torus (communicators of 8, 4, 2 and 1 ranks), and six
+/// on a 3x2x1 torus (6, 3, 4 and 1 ranks: non-powers of two, boxes
+/// wrapping round the torus). Run one with `exanet cosim node-pair
+/// --point '...'`.
+pub fn allreduce_points() -> Vec<&'static str> {
+    vec![
+        "dims=2x2x2,link_latency=1,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=4,cq_depth=8,resp_queue_depth=4,read_queue_depth=2,ar_communicators=4",
+        "dims=3x2x1,link_latency=2,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=4,cq_depth=8,resp_queue_depth=4,read_queue_depth=2,ar_communicators=4",
     ]
 }
 
@@ -66,6 +79,9 @@ pub struct NodePairPoint {
     pub cq_depth: usize,
     pub resp_queue_depth: usize,
     pub read_queue_depth: usize,
+    /// The NI's allreduce communicator slots (0: no engine); with the
+    /// engine, the NI's torus is the network's.
+    pub ar_communicators: usize,
 }
 
 impl From<&NodePairParams> for NodePairPoint {
@@ -83,6 +99,7 @@ impl From<&NodePairParams> for NodePairPoint {
             cq_depth: n.cq_depth,
             resp_queue_depth: n.resp_queue_depth,
             read_queue_depth: n.read_queue_depth,
+            ar_communicators: n.ar_communicators,
         }
     }
 }
@@ -116,6 +133,12 @@ pub fn parse_point(text: &str) -> Result<NodePairParams> {
             cq_depth: q.cq_depth,
             resp_queue_depth: q.resp_queue_depth,
             read_queue_depth: q.read_queue_depth,
+            ar_communicators: q.ar_communicators,
+            torus_dims: if q.ar_communicators > 0 {
+                dims
+            } else {
+                d.ni.ni.torus_dims
+            },
             ..d.ni.ni.clone()
         },
         buffer_flits: router.buffer_flits,
@@ -149,7 +172,7 @@ mod tests {
 
     #[test]
     fn points_round_trip_and_name_bad_keys_and_values() {
-        for t in matrix_points() {
+        for t in matrix_points().into_iter().chain(allreduce_points()) {
             let p = parse_point(t).unwrap();
             assert_eq!(point_text(&p), t);
         }

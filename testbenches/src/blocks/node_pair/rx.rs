@@ -149,7 +149,20 @@ impl NodePairBench {
         let h = Header::from_bits(pkt.header_word()).expect("delivered intact");
         let mut fig_t = self.count_outcome(i, &pkt, &h, outcome, rep)?;
         let node = &mut self.nodes[i];
-        let writes = node.golden.take_writes();
+        let mut writes = node.golden.take_writes();
+        if h.ptype() == PacketType::AllreduceFragment {
+            // Accepted: its write to scratch first (through the receive
+            // write burst, its B posting nothing), then the writes of the
+            // steps it made ready (combined or stored at once).
+            if outcome == RxOutcome::Accepted && !writes.is_empty() {
+                let steps = writes.split_off(1);
+                self.cov.ar_frags_accepted += 1;
+                self.cov.ar_scratch_bursts += node.wr.expect_fragment(writes, h.pdid()) as u64;
+                let n = node.wr.expect_engine(steps, self.pdid);
+                self.cov.ar_engine_bursts += n as u64;
+            }
+            return Ok(());
+        }
         for _ in &writes {
             node.landing.push_back(fig_t.take());
         }
@@ -251,7 +264,14 @@ impl NodePairBench {
         let ev = node.wr.check(&p.ni, rep, rep.cycle, &mut node.mem)?;
         if ev.written.is_some() {
             self.cov.axi_writes += 1;
+            // Progress for the watchdog: a large collective's combining
+            // step writes for a long while with no flit and no decision.
+            self.last_progress = rep.cycle;
         }
+        if ev.engine_landed {
+            self.ar_measure_b(i, rep.cycle);
+        }
+        let node = &mut self.nodes[i];
         if ev.landed {
             if let Err(e) = node.golden.write_landed() {
                 return rep.bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());

@@ -4,7 +4,7 @@
 //! completion-queue holds, the reset pulse in the middle of traffic.
 
 use super::node::{Meta, ReadDesc};
-use super::{NodePairBench, Phase, GUARD, LAND, REGION, SAMPLES, SOURCES};
+use super::{NodePairBench, Phase, GUARD, LAND, REGION, SOURCES};
 use anyhow::Result;
 use exanet_sim::ni::regs;
 use exanet_sim::rng::Rng;
@@ -47,6 +47,7 @@ impl NodePairBench {
             node.write(regs::IRQ_ENABLE, irq, true, Meta::None);
             node.write(regs::CONTROL, 1, true, Meta::None);
         }
+        self.ar_setup(rng);
     }
 
     /// Queue an RDMA write from node `n` to `dest`.
@@ -185,16 +186,25 @@ impl NodePairBench {
                 self.nodes[n].poll();
                 return;
             }
+            // Its part of a collective other members may wait for (or,
+            // in traffic, at times a new collective).
+            let create = self.ar_on() && self.phase == Phase::Traffic && rng.chance(self.load);
+            if self.ar_turn(rng, n, create) {
+                self.nodes[n].poll();
+                return;
+            }
         }
         match self.phase {
             Phase::Setup => {}
             Phase::Measure if self.plan.plan.is_some() => self.generate_plan(n),
+            // (The allreduce measurement's software runs once per cycle.)
+            Phase::Measure if self.ar_meas.plan.is_some() => {}
             Phase::Measure => {
                 // Node 0 alone: one isolated transfer at a time to node 1;
                 // node 1 consumes once its completion or message landed.
                 let waiting = !self.exp_cq.is_empty() || !self.exp_mb.is_empty();
                 if n == 0 && !waiting && self.t_door.is_empty() && self.t_send.is_empty() {
-                    if self.samples < 2 * SAMPLES {
+                    if self.samples < 2 * self.latency_samples {
                         if self.samples.is_multiple_of(2) {
                             self.rdma_write(rng, 0, 1, 64, Some(64));
                         } else {
@@ -286,6 +296,8 @@ impl NodePairBench {
             n.after_reset(&self.params, i, self.fault)?;
         }
         self.flows.clear();
+        self.cov.ar_lost += self.ar_outstanding();
+        self.ar = Default::default();
         self.exp_cq.clear();
         self.exp_mb.clear();
         self.t_door.clear();

@@ -93,6 +93,16 @@ impl<M: fmt::Debug> AxilMaster<M> {
         self.cur.as_ref()
     }
 
+    /// Nothing but reads in flight or presented (no write awaiting its
+    /// acceptance or its B).
+    pub fn only_reads(&self) -> bool {
+        let read = |a: &Access<M>| matches!(a, Access::Read { .. });
+        self.cur.as_ref().is_none_or(read)
+            && self.issued.iter().all(read)
+            && self.inner_write.is_none()
+            && self.pend_b.is_empty()
+    }
+
     /// No access presented.
     pub fn free(&self) -> bool {
         self.cur.is_none()
