@@ -780,7 +780,7 @@ fn table(
             format!(
                 "golden network simulator (`exanet simulate -P traffic.pattern=allreduce`): {} ranks ({}x{}x{}, the whole machine), {} B f64 sum, mean of {}: \
                  the NI's engine {:.3} µs against software recursive doubling from RDMA writes {:.3} µs ({} µs per message); \
-                 NI timing {} / {} cycles (`allreduce.ni_tx_cycles` / `ni_rx_cycles`)",
+                 NI timing {} / {} cycles (`allreduce.ni_tx_cycles` / `ni_rx_cycles`), assumed: the RTL's steps are slower (BENCHMARKS.md, node-pair allreduce latency)",
                 ar.ranks,
                 ar.dims[0],
                 ar.dims[1],
