@@ -15,7 +15,9 @@
 //! - total cancellation (`x + -x`) and near cancellation (one ulp apart);
 //! - round-half-even ties: `b` aligned so the bits shifted out of `a`'s
 //!   last place are exactly one half, both signs;
-//! - massive cancellation: opposite signs, exponent difference 0..=2.
+//! - massive cancellation: opposite signs, exponent difference 0..=2; and
+//!   every cancellation depth (b = −a moved k ulps toward zero, k of every
+//!   bit length up to the significand's + 2).
 //!
 //! `in_valid` is set nine cycles in ten; rare reset pulses clear the
 //! pipeline. `out_valid` is compared every cycle, `sum` whenever valid.
@@ -313,6 +315,19 @@ impl FpAddBench {
                     }
                     | if rng.chance(0.5) { self.sign_bit() } else { 0 };
                 (Class::Tie, a, b)
+            }
+            _ if rng.chance(0.5) => {
+                // Every cancellation depth: b is a's negation moved k ulps
+                // toward zero (bit patterns of one sign are monotonic), k
+                // with a random bit length 1..=m+2, so the exact difference
+                // (Sterbenz) has its leading one at every position of the
+                // normalising shift, across an exponent step too.
+                let a = self.finite(1 + rng.below(emax - 1), rng);
+                let mag = a & (self.sign_bit() - 1);
+                let len = 1 + rng.below(m + 2);
+                let k = (1u64 << (len - 1)) | rng.next_u64() & ((1u64 << (len - 1)) - 1);
+                let b = mag.saturating_sub(k) | (!a & self.sign_bit());
+                (Class::Massive, a, b)
             }
             _ => {
                 let ea = self.any_exp(rng);

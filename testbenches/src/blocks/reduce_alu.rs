@@ -174,6 +174,17 @@ impl ReduceAluBench {
                 };
                 (x, x)
             }
+            _ if d.is_float() && rng.chance(0.5) => {
+                // Every cancellation depth: b is a's negation moved k ulps
+                // toward zero, k of a random bit length up to the
+                // significand's + 2 (as the fp_add bench's massive class).
+                let m = if bits == 32 { 23 } else { 52 };
+                let a = r(rng);
+                let len = 1 + rng.below(m + 2);
+                let k = (1u64 << (len - 1)) | rng.next_u64() & ((1u64 << (len - 1)) - 1);
+                let b = (a & (sign - 1)).saturating_sub(k) | (!a & sign);
+                (a, b)
+            }
             _ => {
                 let x = if rng.chance(0.5) {
                     special(rng)
