@@ -150,11 +150,7 @@ fn one_bit_names(text: &str) -> std::collections::HashSet<&str> {
         }
         for part in t.split([',', ';']) {
             let decl = part.split('=').next().unwrap_or("");
-            if let Some(name) = decl
-                .split_whitespace()
-                .filter(|w| !KEYWORDS.contains(w))
-                .last()
-            {
+            if let Some(name) = decl.split_whitespace().rfind(|w| !KEYWORDS.contains(w)) {
                 if is_ident(name) {
                     out.insert(name);
                 }
