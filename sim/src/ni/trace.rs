@@ -45,12 +45,12 @@
 //! # Registers (node page, privileged; mapped only when `trace_depth > 0`)
 //! | off | name | access | meaning |
 //! |---|---|---|---|
-//! | 0x0E0 | TRACE_CTRL | RW | bit 0 ENABLE (reset 0: nothing recorded); writing bit 1 CLEAR zeroes TRACE_COUNT, TRACE_DROPS and WRAPPED; bit 8 WRAPPED (RO): entries were overwritten |
+//! | 0x0E0 | TRACE_CTRL | RW | bit 0 ENABLE (reset 0: nothing recorded); writing bit 1 CLEAR zeroes TRACE_COUNT, TRACE_DROPS and WRAPPED; bit 8 WRAPPED (RO): entries were overwritten. A write takes effect from the next cycle (the events of its own cycle are recorded, or not, as before it) |
 //! | 0x0E4 | TRACE_DEPTH | RO | entries in the ring |
 //! | 0x0E8 | TRACE_COUNT | RO | events recorded since reset or CLEAR (wraps); event n is entry n mod depth |
 //! | 0x0EC | TRACE_DROPS | RO | events not recorded (more than four in a cycle) |
 //! | 0x0F0 | TRACE_IDX | RW | entry to read, \[log2(depth)-1:0\] |
-//! | 0x0F4 | TRACE_LO | RO | entry\[TRACE_IDX\] bits 31:0 (0 before it is written) |
+//! | 0x0F4 | TRACE_LO | RO | entry\[TRACE_IDX\] bits 31:0 (undefined before it is written since the last reset: read only entries below TRACE_COUNT) |
 //! | 0x0F8 | TRACE_HI | RO | entry\[TRACE_IDX\] bits 63:32 |
 //!
 //! Tracing observes only: enabled or not, the NI's behaviour and timing
@@ -255,6 +255,11 @@ pub struct Trace {
     now: u64,
     /// Cycle of the last event offered, and the events offered in it.
     in_cycle: (u64, usize),
+    /// A cycle-level caller sets the time ([`Trace::set_now`]): a
+    /// TRACE_CTRL write then takes effect from the next cycle.
+    clocked: bool,
+    /// That write, until then.
+    pending_ctrl: Option<u32>,
 }
 
 impl Trace {
@@ -271,6 +276,8 @@ impl Trace {
             ring: vec![0; depth],
             now: 0,
             in_cycle: (u64::MAX, 0),
+            clocked: false,
+            pending_ctrl: None,
         }
     }
     /// Entries.
@@ -279,7 +286,22 @@ impl Trace {
     }
     /// The current cycle (cycles since the end of the last reset).
     pub fn set_now(&mut self, cycle: u64) {
+        self.clocked = true;
+        if cycle != self.now {
+            if let Some(v) = self.pending_ctrl.take() {
+                self.apply_ctrl(v);
+            }
+        }
         self.now = cycle;
+    }
+    fn apply_ctrl(&mut self, v: u32) {
+        self.enable = CTRL_ENABLE.get(v as u128) == 1;
+        if CTRL_CLEAR.get(v as u128) == 1 {
+            self.count = 0;
+            self.total = 0;
+            self.drops = 0;
+            self.wrapped = false;
+        }
     }
     /// The current cycle.
     pub fn now(&self) -> u64 {
@@ -340,12 +362,10 @@ impl Trace {
     pub fn write(&mut self, off: u32, v: u32) -> bool {
         match off {
             TRACE_CTRL => {
-                self.enable = CTRL_ENABLE.get(v as u128) == 1;
-                if CTRL_CLEAR.get(v as u128) == 1 {
-                    self.count = 0;
-                    self.total = 0;
-                    self.drops = 0;
-                    self.wrapped = false;
+                if self.clocked {
+                    self.pending_ctrl = Some(v);
+                } else {
+                    self.apply_ctrl(v);
                 }
                 true
             }
@@ -362,11 +382,199 @@ impl Trace {
     }
 }
 
+/// A trace dump: the text `exanet trace decode` reads. One section per
+/// NI: a line `# node NAME`, then its entries oldest first, one per line
+/// as 16 hex digits (the 64-bit entry, e.g. `3000000500000004`); lines
+/// starting with `#` are comments, blank lines are skipped. `sections`:
+/// (node name, entries), e.g. from [`Trace::events`] or from TRACE_LO /
+/// TRACE_HI reads.
+pub fn dump_text(sections: &[(String, Vec<u64>)]) -> String {
+    let mut s = String::from(
+        "# exanet NI event trace dump: one 64-bit entry per line (hex), oldest first\n",
+    );
+    for (name, words) in sections {
+        s.push_str(&format!("# node {name}\n"));
+        for w in words {
+            s.push_str(&format!("{w:016x}\n"));
+        }
+    }
+    s
+}
+
+/// Parse a dump ([`dump_text`]); an error names the line and what is
+/// wrong with it. Entries before any `# node` line belong to node `0`.
+pub fn parse_dump(text: &str) -> Result<Vec<(String, Vec<Event>)>> {
+    let mut out: Vec<(String, Vec<Event>)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("# node ") {
+            out.push((name.trim().to_string(), Vec::new()));
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let hex = t.strip_prefix("0x").unwrap_or(t).replace('_', "");
+        let w = u64::from_str_radix(&hex, 16)
+            .ok()
+            .filter(|_| !hex.is_empty() && hex.len() <= 16)
+            .ok_or_else(|| anyhow::anyhow!("line {}: `{t}` is not a 64-bit hex entry", i + 1))?;
+        let e = Event::from_word(w).map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1))?;
+        if out.is_empty() {
+            out.push(("0".to_string(), Vec::new()));
+        }
+        out.last_mut().expect("a section").1.push(e);
+    }
+    Ok(out)
+}
+
+/// The transaction an event belongs to: packetizer messages (Mailbox,
+/// MailboxAck, MailboxNack) by their slot txid, everything else (RDMA
+/// transfers, their completions and nacks) by the descriptor's txid.
+fn family(e: &Event) -> &'static str {
+    let msg = |t: u8| {
+        [
+            PacketType::Mailbox,
+            PacketType::MailboxAck,
+            PacketType::MailboxNack,
+        ]
+        .iter()
+        .any(|p| p.code() == t)
+    };
+    match e.code {
+        EventCode::PktIn | EventCode::PktOut | EventCode::Reject if msg(e.info) => "message",
+        _ => "transfer",
+    }
+}
+
+/// One event in words.
+pub fn describe(e: &Event) -> String {
+    use crate::ni::completion::{CqKind, CqStatus};
+    use crate::ni::errors::RejectReason;
+    match e.code {
+        EventCode::Doorbell => {
+            let op = match e.info {
+                0 => "write".to_string(),
+                1 => "read".to_string(),
+                o => format!("op {o}"),
+            };
+            let r = if e.detail == 0 {
+                "queued".to_string()
+            } else {
+                format!("refused CH_ERR {}", e.detail)
+            };
+            format!("channel {} {op} {r}", e.chan)
+        }
+        EventCode::PktOut | EventCode::PktIn => {
+            let t = e.ptype_name();
+            let f = match PacketType::from_code(e.info) {
+                Ok(PacketType::Nack | PacketType::MailboxNack | PacketType::RdmaCompletion) => {
+                    format!(" flags {}", e.detail)
+                }
+                _ => String::new(),
+            };
+            format!("{t} class {}{f}", e.chan)
+        }
+        EventCode::Reject => {
+            let r = RejectReason::from_code(e.detail)
+                .map_or(format!("reason {}", e.detail), |r| format!("{r:?}"));
+            let t = if e.info == 0 {
+                "untrusted header".to_string()
+            } else {
+                e.ptype_name()
+            };
+            format!("{r} ({t}) class {}", e.chan)
+        }
+        EventCode::CqPosted => {
+            let k =
+                CqKind::from_code(e.info).map_or(format!("kind {}", e.info), |k| format!("{k:?}"));
+            let st = CqStatus::from_code(e.detail)
+                .map_or(format!("status {}", e.detail), |s| format!("{s:?}"));
+            format!("{k} {st}")
+        }
+        EventCode::WriteLanded => {
+            let mut p = Vec::new();
+            if e.detail & 1 != 0 {
+                p.push("posts completion");
+            }
+            if e.detail & 2 != 0 {
+                p.push("sends RdmaCompletion");
+            }
+            if p.is_empty() {
+                "not the last packet".to_string()
+            } else {
+                p.join(", ")
+            }
+        }
+    }
+}
+
+/// A dump as per-transaction timelines: events grouped by transaction
+/// (message slot or transfer txid, across every node of the dump), in
+/// time order, each with the cycles since the transaction's previous
+/// event and since its first; then a count per event. Times of
+/// different nodes compare when their NIs left reset in the same cycle
+/// (as in a node-pair run).
+pub fn timeline(sections: &[(String, Vec<Event>)]) -> String {
+    use std::collections::BTreeMap;
+    let mut groups: BTreeMap<(&str, u16), Vec<(u32, usize, usize, &Event)>> = BTreeMap::new();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (si, (_, evs)) in sections.iter().enumerate() {
+        for (k, e) in evs.iter().enumerate() {
+            groups
+                .entry((family(e), e.txid))
+                .or_default()
+                .push((e.time, si, k, e));
+            *counts.entry(e.code.name()).or_default() += 1;
+        }
+    }
+    let mut order: Vec<_> = groups.into_iter().collect();
+    for (_, v) in &mut order {
+        v.sort_by_key(|&(t, si, k, _)| (t, si, k));
+    }
+    // Transactions in the order of their first event.
+    order.sort_by_key(|(_, v)| (v[0].0, v[0].1, v[0].2));
+    let mut s = String::new();
+    let total: usize = sections.iter().map(|(_, e)| e.len()).sum();
+    s.push_str(&format!(
+        "{total} events, {} node(s), {} transaction(s)\n",
+        sections.len(),
+        order.len()
+    ));
+    for ((fam, txid), v) in &order {
+        let (t0, tl) = (v[0].0, v[v.len() - 1].0);
+        s.push_str(&format!(
+            "\n{fam} txid {txid} (0x{txid:04x}): {} event(s), {} cycles\n",
+            v.len(),
+            tl.wrapping_sub(t0)
+        ));
+        let mut prev = t0;
+        for &(t, si, _, e) in v {
+            s.push_str(&format!(
+                "  [{}] {t:>10} {:>+7} {:>+7}  {:<12} {}\n",
+                sections[si].0,
+                t.wrapping_sub(prev) as i64,
+                t.wrapping_sub(t0) as i64,
+                e.code.name(),
+                describe(e)
+            ));
+            prev = t;
+        }
+    }
+    s.push_str("\nevents by kind:");
+    for (k, n) in counts {
+        s.push_str(&format!(" {k} {n}"));
+    }
+    s.push('\n');
+    s
+}
+
 /// Check `ni.trace_depth`.
 pub fn check_depth(d: usize) -> Result<()> {
-    if d != 0 && (!d.is_power_of_two() || !(LANES..=MAX_DEPTH).contains(&d)) {
+    let lo = 2 * LANES;
+    if d != 0 && (!d.is_power_of_two() || !(lo..=MAX_DEPTH).contains(&d)) {
         bail!(
-            "ni.trace_depth = {d}: must be 0 (no trace) or a power of two in {LANES}..={MAX_DEPTH} (the ring is {LANES} banks)"
+            "ni.trace_depth = {d}: must be 0 (no trace) or a power of two in {lo}..={MAX_DEPTH} (the ring is {LANES} banks of at least two entries)"
         );
     }
     Ok(())
@@ -404,6 +612,66 @@ mod tests {
     }
 
     #[test]
+    fn dumps_round_trip_and_decode_into_timelines() {
+        let ev = |time, code, txid, info, detail| Event {
+            time,
+            code,
+            chan: 0,
+            txid,
+            info,
+            detail,
+        };
+        let w = PacketType::RdmaWrite.code();
+        let a = vec![
+            ev(10, EventCode::Doorbell, 7, 0, 0).word(),
+            ev(14, EventCode::PktOut, 7, w, 0).word(),
+        ];
+        let b = vec![
+            ev(30, EventCode::PktIn, 7, w, 0).word(),
+            ev(35, EventCode::WriteLanded, 7, 0, 1).word(),
+            ev(35, EventCode::CqPosted, 7, 1, 0).word(),
+            ev(40, EventCode::PktIn, 9, PacketType::Mailbox.code(), 0).word(),
+        ];
+        let text = dump_text(&[("a".into(), a), ("b".into(), b)]);
+        let d = parse_dump(&text).unwrap();
+        assert_eq!((d.len(), d[0].1.len(), d[1].1.len()), (2, 2, 4));
+        let t = timeline(&d);
+        assert!(
+            t.starts_with("6 events, 2 node(s), 2 transaction(s)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("transfer txid 7 (0x0007): 5 event(s), 25 cycles"),
+            "{t}"
+        );
+        // Latency from the previous event and from the first.
+        assert!(
+            t.contains("[b]         30     +16     +20  PKT_IN       RdmaWrite class 0"),
+            "{t}"
+        );
+        assert!(t.contains("CQ_POSTED    WriteIn Ok"), "{t}");
+        assert!(t.contains("message txid 9"), "{t}");
+        for (bad, want) in [
+            (
+                "# node x\n2800000000000000\nzz\n",
+                "line 3: `zz` is not a 64-bit hex entry",
+            ),
+            (
+                "8000000000000000\n",
+                "line 1: entry 0x8000000000000000 has bits set",
+            ),
+            (
+                "0000000000000001\n",
+                "line 1: entry 0x0000000000000001: event code 0",
+            ),
+            ("12345678123456781\n", "line 1: `12345678123456781` is not"),
+        ] {
+            let e = parse_dump(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
     fn ring_keeps_the_last_depth_events_and_drops_past_four_a_cycle() {
         let mut t = Trace::new(4);
         t.record(EventCode::Doorbell, 0, 1, 0, 0);
@@ -436,12 +704,15 @@ mod tests {
         t.write(TRACE_IDX, 6);
         assert_eq!(t.read(TRACE_IDX), 2);
         t.write(TRACE_CTRL, 3);
+        // From the next cycle.
+        assert_eq!(t.read(TRACE_COUNT), 13);
+        t.set_now(4);
         assert_eq!(
             (t.read(TRACE_COUNT), t.read(TRACE_DROPS), t.read(TRACE_CTRL)),
             (0, 0, 1)
         );
         assert!(check_depth(0).is_ok() && check_depth(64).is_ok());
-        for bad in [2, 12, 8192] {
+        for bad in [2, 4, 12, 8192] {
             let e = check_depth(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("ni.trace_depth = {bad}")), "{e}");
         }

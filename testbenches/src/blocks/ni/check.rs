@@ -30,6 +30,8 @@ impl NiBench {
             return Ok(());
         }
         let rep = Report { cycle, prefix: "" };
+        // 0. The trace time of the golden events of this cycle.
+        self.golden.set_cycle(self.trace_t);
         // 1. A read accepted: the golden read of the same state.
         self.count_cq_read_landing(p);
         let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
