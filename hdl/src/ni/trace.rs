@@ -20,7 +20,7 @@
 //! send, `tr_opt`).
 
 use super::codes::{Codes, Lit};
-use super::geometry::{clog2, Geometry, Keys};
+use super::geometry::{clog2, Geometry};
 use super::records::Records;
 use super::vgen::{pad, render, Bits, Word};
 use anyhow::Result;
@@ -32,15 +32,12 @@ use exanet_sim::packet::footer;
 /// `templates/ni/trace.v`.
 #[derive(Template)]
 #[template(path = "ni/trace.v")]
-struct TraceV<'a> {
-    k: Keys,
-    c: &'a Codes,
+struct TraceV {
     /// Entry index bits (`log2(trace_depth)`), and their top.
     ia: usize,
     iam1: usize,
-    /// Entries per bank, minus one; bank address bits, minus one.
+    /// Entries per bank, minus one.
     bdm1: usize,
-    bam1: usize,
     /// Entry bits.
     ew: usize,
     /// The six lanes' entries (concatenation bodies).
@@ -56,6 +53,8 @@ struct TraceV<'a> {
     /// TRACE_CTRL bits.
     b_enable: Bits,
     b_clear: Bits,
+    /// TRACE_IDX's index bits of a written word.
+    b_idx: Bits,
     /// TRACE_CTRL as read.
     ctrl_word: String,
     /// TRACE_DEPTH as read.
@@ -83,7 +82,7 @@ fn bits(f: Field, marked: bool) -> Bits {
 }
 
 /// The Verilog of the trace, or nothing when `ni.trace_depth = 0`.
-pub fn verilog(g: &Geometry, c: &Codes, r: &Records, marked: bool) -> Result<String> {
+pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<String> {
     let depth = g.p.ni.trace_depth;
     if depth == 0 {
         return Ok(String::new());
@@ -193,12 +192,9 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records, marked: bool) -> Result<Str
         .text();
     render(
         &TraceV {
-            k: g.keys(),
-            c,
             ia,
             iam1: ia - 1,
             bdm1: depth / LANES - 1,
-            bam1: (ia - 2).max(1) - 1,
             ew,
             ents,
             r_ctrl: off(gt::TRACE_CTRL, "reg.trace_ctrl"),
@@ -210,6 +206,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records, marked: bool) -> Result<Str
             r_hi: off(gt::TRACE_HI, "reg.trace_hi"),
             b_enable: bits(gt::CTRL_ENABLE, marked),
             b_clear: bits(gt::CTRL_CLEAR, marked),
+            b_idx: Bits::new(0, ia, "trace_idx", marked),
             ctrl_word,
             depth: Lit::new(32, depth as u64, "trace_depth", false),
             s_pad: pad(ia - 3),
@@ -225,4 +222,27 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records, marked: bool) -> Result<Str
         },
         "trace",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::emit::assert_lint_clean;
+    use crate::ni::{emit_ni, NiRtlParams};
+
+    /// `ni.trace_depth = 0` leaves no trace hardware; the smallest ring
+    /// (two entries a bank) and a deep one lint clean, the banks sized.
+    #[test]
+    fn trace_depths_emit_as_specified() {
+        let mut p = NiRtlParams::default();
+        p.ni.trace_depth = 0;
+        let e = emit_ni(&p).unwrap();
+        assert!(!e.text().contains("tr_bank") && !e.text().contains("tr_now"));
+        for (d, bank) in [(8, "[0:1]"), (1024, "[0:255]")] {
+            p.ni.trace_depth = d;
+            let e = emit_ni(&p).unwrap();
+            let decl = format!("tr_bank3 {bank};");
+            assert!(e.text().contains(&decl), "depth {d}: no `{decl}`");
+            assert_lint_clean(&e);
+        }
+    }
 }

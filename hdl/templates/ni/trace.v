@@ -108,7 +108,7 @@ always @(posedge clock) begin
                 tr_wrap <= 1'b0;
             end
         end
-        if (wr_fire && a_trw && (w_off == {{ r_idx.h() }})) tr_idx <= s_wdata[{{ iam1 }}:0];
+        if (wr_fire && a_trw && (w_off == {{ r_idx.h() }})) tr_idx <= s_wdata{{ b_idx }};
     end
 end
 // The banks: each takes the event of the cycle whose entry falls in it.

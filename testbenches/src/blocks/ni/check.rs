@@ -9,7 +9,7 @@ use super::{NiBench, Ports};
 use crate::cosim::Mismatch;
 use exanet_sim::ni::counters::Counters;
 use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
-use exanet_sim::ni::{regs, AxilResp, Packet, Prot, RejectReason, RxOutcome};
+use exanet_sim::ni::{regs, trace, AxilResp, Packet, Prot, RejectReason, RxOutcome};
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
 
@@ -602,6 +602,11 @@ impl NiBench {
             }
             if addr == regs::STATUS && r == AxilResp::Okay && v & regs::ST_STICKY != 0 {
                 self.cov.status_sticky += 1;
+            }
+            // A trace entry compared: counted by event code.
+            if addr == trace::TRACE_HI && r == AxilResp::Okay {
+                let code = trace::CODE.get((v as u128) << 32) as usize;
+                self.cov.trace_events[code.min(7)] += 1;
             }
             self.burst_read(addr, v);
         }

@@ -76,10 +76,6 @@ impl NiBench {
         let wrapped = t.read(trace::TRACE_CTRL) & 1 << trace::CTRL_WRAPPED.offset != 0;
         let events = t.events();
         self.cov.trace_wrapped += wrapped as u64;
-        for &w in &events {
-            let code = trace::CODE.get(w as u128) as usize;
-            self.cov.trace_events[code.min(7)] += 1;
-        }
         for r in [
             trace::TRACE_CTRL,
             trace::TRACE_DEPTH,
@@ -95,6 +91,26 @@ impl NiBench {
             self.priv_read(trace::TRACE_IDX);
             self.priv_read(trace::TRACE_LO);
             self.priv_read(trace::TRACE_HI);
+        }
+    }
+
+    /// Mid-traffic: one ring entry and a trace register read (compared
+    /// like any read), sometimes TRACE_CTRL written (on, off, cleared).
+    fn trace_peek(&mut self, rng: &mut Rng) {
+        let depth = self.params.ni.trace_depth as u64;
+        self.priv_write(trace::TRACE_IDX, rng.below(depth) as u32);
+        self.priv_read(trace::TRACE_LO);
+        self.priv_read(trace::TRACE_HI);
+        let reg = [
+            trace::TRACE_COUNT,
+            trace::TRACE_DROPS,
+            trace::TRACE_CTRL,
+            trace::TRACE_DEPTH,
+        ][rng.below(4) as usize];
+        self.priv_read(reg);
+        if rng.chance(0.1) {
+            let ctrl = [1, 3, 0][rng.below(3) as usize];
+            self.priv_write(trace::TRACE_CTRL, ctrl);
         }
     }
 
@@ -161,6 +177,8 @@ impl NiBench {
             self.privileged_config(rng, c);
         } else if r < 86 {
             self.bad_access(rng, page);
+        } else if r < 89 && self.params.ni.trace_depth > 0 {
+            self.trace_peek(rng);
         } else {
             self.sw.push_back(Op::Wait(1 + rng.below(200) as u32));
         }
