@@ -63,7 +63,12 @@ fn every_matrix_point_matches_the_golden_model() {
         // Receive path: accepted writes compared byte for byte, corrected
         // headers, and every reject reason the agent provokes.
         assert!(c.rx_data > 50 && c.rx_corrected > 5, "{text}: {c:?}");
-        assert_eq!(c.rx_writes, c.rx_data, "{text}: {c:?}");
+        // (The last accepted packet's write may still be on AXI4 when the
+        // run ends.)
+        assert!(
+            c.rx_writes <= c.rx_data && c.rx_writes + 1 >= c.rx_data,
+            "{text}: {c:?}"
+        );
         assert!(c.errq_words > 5 && c.errq_pops > 2, "{text}: {c:?}");
         // (Reason 11: WrongClass, a packet on a VC of the other class.)
         for r in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {

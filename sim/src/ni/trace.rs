@@ -260,6 +260,9 @@ pub struct Trace {
     clocked: bool,
     /// That write, until then.
     pending_ctrl: Option<u32>,
+    /// Entries written since the reset (0.. of them; a CLEAR restarts at
+    /// entry 0, so these stay the ones written).
+    filled: usize,
 }
 
 impl Trace {
@@ -278,6 +281,7 @@ impl Trace {
             in_cycle: (u64::MAX, 0),
             clocked: false,
             pending_ctrl: None,
+            filled: 0,
         }
     }
     /// Entries.
@@ -337,6 +341,12 @@ impl Trace {
         self.count = self.count.wrapping_add(1);
         self.total += 1;
         self.wrapped |= self.total > self.depth as u64;
+        self.filled = self.filled.max(at + 1);
+    }
+    /// Entries written since the reset: `0..filled` (the others read
+    /// undefined values in the RTL, whose RAM a reset does not clear).
+    pub fn filled(&self) -> usize {
+        self.filled
     }
     /// The events in the ring, oldest first.
     pub fn events(&self) -> Vec<u64> {

@@ -94,13 +94,20 @@ impl NiBench {
         }
     }
 
-    /// Mid-traffic: one ring entry and a trace register read (compared
+    /// Mid-traffic: four ring entries and a trace register read (compared
     /// like any read), sometimes TRACE_CTRL written (on, off, cleared).
     fn trace_peek(&mut self, rng: &mut Rng) {
-        let depth = self.params.ni.trace_depth as u64;
-        self.priv_write(trace::TRACE_IDX, rng.below(depth) as u32);
-        self.priv_read(trace::TRACE_LO);
-        self.priv_read(trace::TRACE_HI);
+        // Only entries written since the reset (the RTL's RAM keeps older
+        // ones through a reset; the golden model's reads 0 there).
+        let filled = self.golden.trace().filled() as u64;
+        if filled > 0 {
+            let at = rng.below(filled);
+            for k in 0..4 {
+                self.priv_write(trace::TRACE_IDX, ((at + k) % filled) as u32);
+                self.priv_read(trace::TRACE_LO);
+                self.priv_read(trace::TRACE_HI);
+            }
+        }
         let reg = [
             trace::TRACE_COUNT,
             trace::TRACE_DROPS,
