@@ -519,6 +519,9 @@ pub fn describe(e: &Event) -> String {
     }
 }
 
+/// An event with its time, node (section) and place in its ring.
+type Placed<'a> = (u32, usize, usize, &'a Event);
+
 /// A dump as per-transaction timelines: events grouped by transaction
 /// (message slot or transfer txid, across every node of the dump), in
 /// time order, each with the cycles since the transaction's previous
@@ -527,7 +530,7 @@ pub fn describe(e: &Event) -> String {
 /// (as in a node-pair run).
 pub fn timeline(sections: &[(String, Vec<Event>)]) -> String {
     use std::collections::BTreeMap;
-    let mut groups: BTreeMap<(&str, u16), Vec<(u32, usize, usize, &Event)>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, u16), Vec<Placed>> = BTreeMap::new();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (si, (_, evs)) in sections.iter().enumerate() {
         for (k, e) in evs.iter().enumerate() {
