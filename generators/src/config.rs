@@ -898,7 +898,12 @@ mod tests {
         assert_eq!(f["qos.storage_class"], "0");
         // + 2 allreduce-engine keys of the NI (ar_communicators, ar_queue_depth)
         assert_eq!(f["ni.ar_communicators"], "0");
-        assert_eq!(f.len(), 19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6 + 2);
+        // + 1 event-trace key of the NI (trace_depth)
+        assert_eq!(f["ni.trace_depth"], "32");
+        assert_eq!(
+            f.len(),
+            19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6 + 2 + 1
+        );
     }
 
     #[test]

@@ -231,6 +231,9 @@ enum Cmd {
     /// List the blocks that have a co-simulation bench (same as `exanet cosim --list`).
     #[command(verbatim_doc_comment)]
     Blocks,
+    /// NI event traces (the ring read over TRACE_* registers; ni.trace_depth).
+    #[command(subcommand)]
+    Trace(TraceCmd),
     /// Simulate the whole network of golden router models under the config's traffic.
     ///
     /// Traffic and method are config keys ([traffic] and [sim], see
@@ -436,6 +439,27 @@ enum SweepCmd {
         dir: PathBuf,
         /// Task number (SLURM_ARRAY_TASK_ID).
         id: usize,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCmd {
+    /// Print a trace dump as per-transaction timelines, with the cycles
+    /// between events.
+    ///
+    /// FILE: one 64-bit entry per line in hex (as TRACE_HI:TRACE_LO), oldest
+    /// first, `# node NAME` starting each NI's entries, other `#` lines
+    /// comments (the format `exanet_sim::ni::trace::dump_text` writes; the
+    /// node-pair bench writes one with EXANET_TRACE_DUMP=FILE). Events
+    /// are grouped by transaction (RDMA transfer txid, or packetizer
+    /// message slot) across the nodes. A bad line is an error naming it.
+    ///
+    /// Example:
+    ///   exanet trace decode out/node_pair.trace
+    #[command(verbatim_doc_comment)]
+    Decode {
+        /// The dump.
+        file: PathBuf,
     },
 }
 
@@ -856,6 +880,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Cmd::Sweep(a) => run_sweep(&cli.cfg, a),
+        Cmd::Trace(TraceCmd::Decode { file }) => {
+            if cli.cfg.given() {
+                return Err(usage("`exanet trace decode` takes no config"));
+            }
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+            let sections = exanet_sim::ni::trace::parse_dump(&text)
+                .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+            print!("{}", exanet_sim::ni::trace::timeline(&sections));
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Blocks => {
             if cli.cfg.given() {
                 // A config that is not legal hardware says so first.

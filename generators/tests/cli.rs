@@ -393,7 +393,7 @@ fn generate_is_deterministic_and_manifest_hashes_every_file() {
         "channels=4,desc_queue_depth=16,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,\
          addr_bits=40,windows=8,errq_depth=16,mailbox_depth=16,cq_depth=64,resp_queue_depth=8,\
          read_queue_depth=4,poison_depth=4,ar_communicators=0,ar_queue_depth=8,\
-         ar_max_vector_bytes=1048576,torus_dims=8x4x4,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2,\
+         ar_max_vector_bytes=1048576,torus_dims=8x4x4,trace_depth=32,buffer_flits=32,vc=0,resp_vc=2,vcs_per_class=2,\
          tx_ahead=8"
     );
     let ni_top = ni["top"].as_str().unwrap();
@@ -1717,4 +1717,65 @@ fn buffer_flits_257_is_refused_for_hardware_and_noted_in_simulation() {
         "{}",
         r.all()
     );
+}
+
+/// `exanet trace decode FILE`: a dump of two nodes' rings printed as
+/// per-transaction timelines with the cycles between events; a bad line
+/// is a one-line usage error naming it; `ni.trace_depth` outside its
+/// limits row is refused naming the key.
+#[test]
+fn trace_decode_prints_timelines_and_names_a_bad_line() {
+    use exanet_sim::ni::trace::{dump_text, Event, EventCode};
+    use exanet_sim::packet::header::PacketType;
+    let d = tempfile::tempdir().unwrap();
+    let ev = |time, code, txid, info, detail| {
+        Event {
+            time,
+            code,
+            chan: 0,
+            txid,
+            info,
+            detail,
+        }
+        .word()
+    };
+    let w = PacketType::RdmaWrite.code();
+    let dump = dump_text(&[
+        (
+            "n0".into(),
+            vec![
+                ev(100, EventCode::Doorbell, 5, 0, 0),
+                ev(104, EventCode::PktOut, 5, w, 0),
+            ],
+        ),
+        (
+            "n1".into(),
+            vec![
+                ev(131, EventCode::PktIn, 5, w, 0),
+                ev(140, EventCode::WriteLanded, 5, 0, 1),
+                ev(140, EventCode::CqPosted, 5, 1, 0),
+            ],
+        ),
+    ]);
+    let f = write(d.path(), "pair.trace", &dump);
+    let r = exanet(&["trace", "decode", f.to_str().unwrap()], d.path());
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout
+            .contains("transfer txid 5 (0x0005): 5 event(s), 40 cycles"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("[n1]        131     +27     +31  PKT_IN"),
+        "{}",
+        r.stdout
+    );
+    let bad = write(d.path(), "bad.trace", &format!("{dump}not-hex\n"));
+    let r = exanet(&["trace", "decode", bad.to_str().unwrap()], d.path());
+    let e = assert_one_line_usage_error(&r);
+    assert!(e.contains("bad.trace: line 9: `not-hex`"), "{e}");
+    let r = exanet(&["config", "-P", "ni.trace_depth=12"], d.path());
+    let e = assert_one_line_usage_error(&r);
+    assert!(e.contains("ni.trace_depth") && e.contains("12"), "{e}");
 }

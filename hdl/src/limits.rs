@@ -22,6 +22,7 @@
 //! | `ni.tx_ahead` | power of two, 2..=32 | same (RTL only) | transmit read-ahead queues |
 //! | `ni.ar_communicators` | 0..=16 | same | allreduce communicator slots (4-bit id in a fragment's footer) |
 //! | `ni.ar_queue_depth` | 1..=64 | same | the allreduce engine's descriptor queue |
+//! | `ni.trace_depth` | 0 or a power of two, 8..=4096 | same | the event trace ring: four banks of distributed RAM, at least two entries each |
 //! | `link.frame_flits` | 0..=63 (0 = derived) | same | 6-bit tail slots in a frame trailer |
 //! | `link.burst_bits` | 1..=64 | same | a burst hits the 64 payload bits of one code word |
 
@@ -195,7 +196,16 @@ pub const LIMITS: &[Limit] = &[
         simulation: Allowed::Range(1, 64),
         why: "the allreduce engine's descriptor queue",
     },
+    Limit {
+        key: "ni.trace_depth",
+        hardware: Allowed::OneOf(&TRACE_DEPTHS),
+        simulation: Allowed::OneOf(&TRACE_DEPTHS),
+        why: "the NI's event trace ring: 0 (none) or a power of two, four banks of distributed RAM of at least two entries each",
+    },
 ];
+
+/// `ni.trace_depth` values: 0 (no trace) and the powers of two 8..=4096.
+const TRACE_DEPTHS: [u64; 11] = [0, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// The row of `key` (`topology.dims[2]` finds `topology.dims`).
 pub fn limit(key: &str) -> Option<&'static Limit> {

@@ -3,9 +3,11 @@
 //! coverage (RDMA writes and reads, reads refused and posted again,
 //! messages, both message classes, Busy, a reset in the middle of traffic)
 //! and latency figures, and two faulty golden sides (another
-//! window PDID; one memory byte) that the checks must catch. One Verilator
+//! window PDID; one memory byte) that the checks must catch; the passing
+//! run's NI event traces written as a dump and decoded. One Verilator
 //! build: the fault runs use the same RTL (the build cache hits).
 
+use exanet_sim::ni::trace;
 use exanet_tb::blocks::node_pair::{
     allreduce_points, info, matrix_points, parse_point, Fault, NodePairBench,
 };
@@ -122,6 +124,30 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     assert_eq!(f.write_64b.len(), 4, "{f:?}");
     assert_eq!(f.pkt_16b.len(), 4, "{f:?}");
     assert!(f.write_64b.iter().all(|&l| l > 5) && f.pkt_16b.iter().all(|&l| l > 5));
+    // The NIs' event trace rings as a dump (to EXANET_TRACE_DUMP when set,
+    // for `exanet trace decode FILE`), decoded into per-transaction
+    // timelines: both nodes' rings are full (the run outlasts them), and
+    // some transfer shows events of both nodes.
+    let dump = bench.trace_dump();
+    let path = std::env::var_os("EXANET_TRACE_DUMP")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("node_pair.trace"));
+    std::fs::write(&path, &dump).unwrap();
+    let sections = trace::parse_dump(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let depth = p.ni.ni.trace_depth;
+    assert_eq!(sections.len(), 2);
+    assert!(sections.iter().all(|(_, e)| e.len() == depth), "{dump}");
+    let t = trace::timeline(&sections);
+    println!("{t}");
+    assert!(
+        t.starts_with(&format!("{} events, 2 node(s)", 2 * depth)),
+        "{t}"
+    );
+    assert!(
+        t.split("\n\n")
+            .any(|tx| tx.contains("[n0]") && tx.contains("[n1]")),
+        "no transaction seen at both nodes:\n{t}"
+    );
 
     // A golden model with another window PDID at node 1: its data packets
     // are rejected by the golden model only.

@@ -58,7 +58,7 @@ pub struct Lit {
 }
 
 impl Lit {
-    fn new(width: usize, value: u64, name: &'static str, marked: bool) -> Lit {
+    pub fn new(width: usize, value: u64, name: &'static str, marked: bool) -> Lit {
         assert!(
             width >= 64 || value < 1 << width,
             "{name} = {value} does not fit {width} bits"

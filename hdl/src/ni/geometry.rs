@@ -88,6 +88,16 @@ pub struct NiKeys {
     /// the completions waiting for completion-queue room, 1..=64.
     #[serde(default = "default_ar_queue_depth")]
     pub ar_queue_depth: u32,
+    /// Entries of the NI's event trace ring: 0 (no trace hardware) or a
+    /// power of two in 8..=4096 (`exanet_sim::ni::trace`).
+    #[serde(default = "default_trace_depth")]
+    pub trace_depth: u32,
+}
+
+/// `ni.trace_depth` when a config leaves it out: the golden model's
+/// default.
+fn default_trace_depth() -> u32 {
+    NiParams::default().trace_depth as u32
 }
 
 /// `ni.ar_queue_depth` when a config leaves it out: the golden model's
@@ -118,6 +128,7 @@ impl NiRtlParams {
     /// | `channels`, queue depths, `windows`, … | the golden model's defaults |
     /// | `tx_ahead` | `ni.tx_ahead` (RTL only: transmit read-ahead in packets) |
     /// | `ar_communicators`, `ar_queue_depth` | `ni.ar_communicators` (0: no allreduce engine), `ni.ar_queue_depth` |
+    /// | `trace_depth` | `ni.trace_depth` (0: no event trace) |
     ///
     /// One NI module serves every local port (`topology.local_ports`); its
     /// coordinates are an input.
@@ -152,6 +163,7 @@ impl NiRtlParams {
             addr_bits: NI_ADDR_BITS,
             ar_communicators: ni.ar_communicators as usize,
             ar_queue_depth: ni.ar_queue_depth as usize,
+            trace_depth: ni.trace_depth as usize,
             ..NiParams::default()
         };
         params
@@ -316,6 +328,8 @@ pub struct Keys {
     /// The allreduce engine's registers, descriptor check and completions
     /// are generated.
     pub ar: bool,
+    /// The event trace is generated (`ni.trace_depth > 0`).
+    pub tr: bool,
 }
 
 impl Geometry {
@@ -467,6 +481,7 @@ impl Geometry {
             pd: n.poison_depth,
             pdm1: n.poison_depth - 1,
             ar: self.ar,
+            tr: n.trace_depth > 0,
         }
     }
 }

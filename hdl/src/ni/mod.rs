@@ -221,6 +221,7 @@ pub mod rdma_rx;
 pub mod rdma_tx;
 pub mod records;
 pub mod top;
+pub mod trace;
 pub mod vgen;
 
 pub use geometry::{rx_buffer_flits, rx_class1_flits, rx_packet_flits, Geometry, NiRtlParams};

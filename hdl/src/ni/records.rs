@@ -107,6 +107,7 @@ impl Records {
             ),
             lq: Record::new(
                 vec![
+                    ("data", 1),
                     ("cq_v", 1),
                     ("cq", cq.width()),
                     ("rq_v", 1),

@@ -254,6 +254,7 @@ pub fn body(g: &Geometry, marked: bool) -> Result<String> {
     body.push_str(&super::axi_master::verilog(g)?);
     body.push_str(&super::rdma_rx::verilog(g, &c, &r)?);
     body.push_str(&super::allreduce::verilog(g, &c, &r)?);
+    body.push_str(&super::trace::verilog(g, &c, &r, marked)?);
     Ok(body)
 }
 

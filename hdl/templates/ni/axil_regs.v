@@ -60,7 +60,8 @@ reg [{{ k.cwm1 }}:0] w_ch;
 reg  [3:0] w_win;
 reg        w_ok;
 reg a_ctrl, a_mbox, a_pdid, a_win, a_pdidw, a_errclr, a_desc, a_db, a_pdest, a_psend, a_pdata, a_eqpop;
-reg a_status, a_cqpop, a_mbpop, a_irqen;{% if k.ar %}
+reg a_status, a_cqpop, a_mbpop, a_irqen;{% if k.tr %}
+reg a_trw;{% endif %}{% if k.ar %}
 reg a_ardb, a_arw;{% endif %}
 reg  [3:0] db_code;
 reg  [3:0] ps_code;
@@ -95,7 +96,8 @@ always @(*) begin
     w_ok = 1'b0;
     a_ctrl = 1'b0; a_mbox = 1'b0; a_pdid = 1'b0; a_win = 1'b0; a_pdidw = 1'b0;
     a_errclr = 1'b0; a_desc = 1'b0; a_db = 1'b0; a_pdest = 1'b0; a_psend = 1'b0; a_pdata = 1'b0; a_eqpop = 1'b0;
-    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0; a_irqen = 1'b0;{% if k.ar %}
+    a_status = 1'b0; a_cqpop = 1'b0; a_mbpop = 1'b0; a_irqen = 1'b0;{% if k.tr %}
+    a_trw = 1'b0;{% endif %}{% if k.ar %}
     a_ardb = 1'b0; a_arw = 1'b0;{% endif %}
     if (s_awaddr[1:0] == 2'd0) begin
         if (w_page == {{ c.reg.node_page }}) begin
@@ -109,7 +111,8 @@ always @(*) begin
                 else if ((w_off{{ c.reg.win_region_bits }} == {{ c.reg.win_region.b() }}) && (w_win < 4'd{{ k.win }}) && ((w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_base_hi.h() }})
                          || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_lo.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_size_hi.h() }}) || (w_off{{ c.reg.win_field_bits }} == {{ c.reg.win_ctrl.h() }}))) begin
                     a_win = 1'b1; w_ok = 1'b1;
-                end{% if k.ar %}
+                end{% if k.tr %}
+                else if (tr_wr_ok) begin a_trw = 1'b1; w_ok = 1'b1; end{% endif %}{% if k.ar %}
                 else if (ar$0$wr_ok) begin a_arw = 1'b1; w_ok = 1'b1; end{% endif %}
             end
         end else if (w_page == {{ c.reg.cq_page }}) begin
@@ -198,7 +201,8 @@ always @(*) begin
                                 {{ c.reg.win_ctrl.h() }}: r_val = { {{- win_ctrl }}};
                                 default: r_ok = 1'b0;
                             endcase
-                        end{% if k.ar %}
+                        end{% if k.tr %}
+                        else if (tr_rd_ok) r_val = tr_rd_val;{% endif %}{% if k.ar %}
                         else if (ar_rd_ok) r_val = ar_rd_val;{% endif %}
                         else r_ok = 1'b0;
                     end

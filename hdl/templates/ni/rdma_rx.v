@@ -416,7 +416,7 @@ always @(posedge clock) begin
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
     else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
     // (A second burst's B posts nothing.)
-    if (lq_push) lq_mem[lq_tail] <= mw_push2 ? {{ r.lq.width() }}'d0 : {x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
+    if (lq_push) lq_mem[lq_tail] <= mw_push2 ? {{ r.lq.width() }}'d0 : {x_data, x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
                                      x_p1{{ c.bits.rr_len }}, x_p1{{ c.bits.rr_land.low(r.rd.at("land").width) }}, header_unpack$vaddr};
     if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
@@ -809,5 +809,7 @@ wire unused_rx = &{1'b0, x_wtmp[3:0], x_wpage[8:5], x_fe, mw_lo16[9:5], mw_hi16[
                    // the receive-side header decode serves the CRC byte count.
                    in_head, header_rx$fpga_offset, header_rx$path, header_rx$reserved, header_rx$vc,
                    header_rx$ecc_reserved, header_rx$vaddr, header_rx$ptype, header_rx$dest, header_rx$pdid,
-                   header_rx$single_err, header_rx$double_err, header_rx$ptype_known};
+                   header_rx$single_err, header_rx$double_err, header_rx$ptype_known{% if !k.tr %},
+                   // The data mark serves only the event trace.
+                   lq_rd{{ r.lq.at("data") }}{% endif %}};
 

@@ -282,6 +282,7 @@ pub mod protection;
 pub mod rdma_rx;
 pub mod rdma_tx;
 pub mod regs;
+pub mod trace;
 pub mod wire;
 
 pub use completion::{CqEntry, CqKind, CqStatus};

@@ -4,7 +4,7 @@
 use super::channel::Channel;
 use super::completion::{CompletionQueue, CqEntry, CqKind, CqStatus, TransferTracker};
 use super::counters::Counters;
-use super::descriptor::{AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID};
+use super::descriptor::{self, AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID};
 use super::errors::{ErrorEntry, ErrorQueue, RejectReason};
 use super::mailbox::{Mailbox, MailboxEntry};
 use super::memory::{MemWrite, SparseMemory};
@@ -14,14 +14,15 @@ use super::protection::Window;
 use super::rdma_rx::{check, response_packet, Accepted, Rejected, RxContext, NACK_READ_BUSY};
 use super::rdma_tx::TxStream;
 use super::regs::{self, AxilResp, ChError, CommField, DescField, Prot, Reg, WinField};
+use super::trace::{self, EventCode, Trace};
 use super::wire::Packet;
 use crate::allreduce::engine::{
     ArDescriptor, ArStatus, Communicator, Engine, FragReject, FRAG_REJECTS,
 };
 use crate::allreduce::schedule::CommBox;
-use crate::packet::coords::Coords;
-use crate::packet::footer::Footer;
-use crate::packet::header::{Header, PacketType};
+use crate::packet::coords::{Coords, Field};
+use crate::packet::footer::{self, Footer};
+use crate::packet::header::{self, Header, PacketType};
 use anyhow::{Context, Result};
 use std::collections::VecDeque;
 
@@ -74,6 +75,10 @@ pub struct Ni {
     engine: Option<Engine>,
     /// Communicator slot registers as written (AR_ORIGIN .. AR_SCRATCH_SIZE).
     ar_regs: Vec<[u32; 7]>,
+    /// The event trace ring ([`super::trace`]).
+    trace: Trace,
+    /// The completion the packet being received posted (for the trace).
+    rx_cq: Option<CqEntry>,
 }
 
 /// What an accepted data packet posts when its memory write has landed:
@@ -135,6 +140,8 @@ impl Ni {
                 None => None,
             },
             ar_regs: vec![[0; 7]; p.ar_communicators],
+            trace: Trace::new(p.trace_depth),
+            rx_cq: None,
             p,
         })
     }
@@ -160,6 +167,16 @@ impl Ni {
     /// Counters.
     pub fn counters(&self) -> &Counters {
         &self.counters
+    }
+    /// The event trace ([`super::trace`]).
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+    /// The current cycle, counted from the end of the last reset: the
+    /// time stamp of the trace events recorded from now on (a cycle-level
+    /// bench sets it every cycle before its golden calls).
+    pub fn set_cycle(&mut self, cycle: u64) {
+        self.trace.set_now(cycle);
     }
     /// Record every memory write the receive path makes (see [`Ni::take_writes`]).
     pub fn set_write_log(&mut self, on: bool) {
@@ -216,13 +233,32 @@ impl Ni {
             .landing
             .pop_front()
             .context("write_landed: no accepted data packet's write is in flight")?;
+        let txid = match (&l.cq, &l.resp) {
+            (Some(e), _) => e.txid,
+            (None, Some(r)) => footer_field(r, &footer::TXID) as u16,
+            (None, None) => 0,
+        };
+        let posts = l.cq.is_some() as u8 | (l.resp.is_some() as u8) << 1;
+        self.trace.record(EventCode::WriteLanded, 0, txid, 0, posts);
         self.post(&l);
+        if let Some(e) = &l.cq {
+            self.trace_cq(e);
+        }
         Ok(l.cq)
     }
     /// The tail flit of `pkt` (a packet this NI emitted) has left (see
     /// [`Ni::set_explicit_events`]): a packetizer message's slot may now
     /// be acknowledged. Other packets change nothing.
     pub fn packet_left(&mut self, pkt: &Packet) {
+        let pt = header_field(pkt, &header::PTYPE) as u8;
+        let class = PacketType::from_code(pt).map_or(0, |t| t.class());
+        self.trace.record(
+            EventCode::PktOut,
+            class,
+            footer_field(pkt, &footer::TXID) as u16,
+            pt,
+            footer_field(pkt, &footer::FLAGS) as u8,
+        );
         if let Some(ch) = self.message_slot(pkt) {
             self.channels[ch.0].pkt.set_leaving(ch.1, false);
         }
@@ -374,6 +410,13 @@ impl Ni {
                 .as_ref()
                 .map_or(0, |e| e.counters().rejected[r] as u32),
             Reg::ArComm(k, f) => self.ar_regs[k][f as usize],
+            Reg::TraceCtrl => self.trace.read(trace::TRACE_CTRL),
+            Reg::TraceDepth => self.trace.read(trace::TRACE_DEPTH),
+            Reg::TraceCount => self.trace.read(trace::TRACE_COUNT),
+            Reg::TraceDrops => self.trace.read(trace::TRACE_DROPS),
+            Reg::TraceIdx => self.trace.read(trace::TRACE_IDX),
+            Reg::TraceLo => self.trace.read(trace::TRACE_LO),
+            Reg::TraceHi => self.trace.read(trace::TRACE_HI),
         };
         (v, AxilResp::Okay)
     }
@@ -454,7 +497,17 @@ impl Ni {
             Reg::Doorbell(c) if self.allreduce_staged(c) => return self.ar_doorbell(c),
             Reg::Doorbell(c) => {
                 let bits = self.p.addr_bits;
-                return ok(self.channels[c].doorbell(bits).is_ok());
+                let ctrl = self.channels[c].staging.read(DescField::Ctrl);
+                let r = self.channels[c].doorbell(bits);
+                let code = if r.is_ok() { 0 } else { self.channels[c].err };
+                self.trace.record(
+                    EventCode::Doorbell,
+                    c,
+                    descriptor::CTRL_TXID.get(ctrl as u128) as u16,
+                    descriptor::CTRL_OP.get(ctrl as u128) as u8,
+                    code,
+                );
+                return ok(r.is_ok());
             }
             Reg::ArThreshold => {
                 if let Some(e) = self.engine.as_mut() {
@@ -468,6 +521,15 @@ impl Ni {
             }
             Reg::ArComm(k, f) => return ok(self.ar_comm_write(k, f, v)),
             Reg::ArCounter(_) | Reg::ArRej(_) => return AxilResp::SlvErr,
+            Reg::TraceCtrl => {
+                self.trace.write(trace::TRACE_CTRL, v);
+            }
+            Reg::TraceIdx => {
+                self.trace.write(trace::TRACE_IDX, v);
+            }
+            Reg::TraceDepth | Reg::TraceCount | Reg::TraceDrops | Reg::TraceLo | Reg::TraceHi => {
+                return AxilResp::SlvErr
+            }
             Reg::PktDest(c) => self.channels[c].pkt_dest = v & 0x3F_FFFF,
             Reg::PktSend(c) => return ok(self.channels[c].pkt_send(v & 0x1FF).is_ok()),
             Reg::PktData(c, i) => {
@@ -610,17 +672,38 @@ impl Ni {
             self.counters.hdr_corrected += 1;
             self.hdr_corrected = true;
         }
+        self.rx_cq = None;
         let outcome = match checked.result {
             Ok(a) => self.accept(a),
             Err(r) => Err(r),
         };
-        match outcome {
-            Ok(o) => o,
+        let o = match outcome {
+            Ok(o) => {
+                self.trace.record(
+                    EventCode::PktIn,
+                    class,
+                    footer_field(pkt, &footer::TXID) as u16,
+                    Header::decode(pkt.header_word()).map_or(0, |(h, _)| h.ptype().code()),
+                    footer_field(pkt, &footer::FLAGS) as u8,
+                );
+                o
+            }
             Err(r) => {
+                self.trace.record(
+                    EventCode::Reject,
+                    class,
+                    r.footer.map_or(0, |f| f.txid()),
+                    r.header.map_or(0, |h| h.ptype().code()),
+                    r.reason.code(),
+                );
                 self.reject(r);
                 RxOutcome::Rejected(r.reason)
             }
+        };
+        if let Some(e) = self.rx_cq.take() {
+            self.trace_cq(&e);
         }
+        o
     }
 
     fn accept(&mut self, a: Accepted) -> Result<RxOutcome, Rejected> {
@@ -763,17 +846,23 @@ impl Ni {
     fn response(&mut self, header: Header, footer: Footer) -> Result<RxOutcome, Rejected> {
         let (src, txid, flags) = (footer.src(), footer.txid(), footer.flags());
         match header.ptype() {
-            PacketType::RdmaCompletion => self.cq.push(CqEntry {
-                kind: CqKind::Notify,
-                status: CqStatus::from_code(flags).expect("checked: status code"),
-                reason: 0,
-                txid,
-                peer: src,
-                pdid: header.pdid(),
-            }),
-            PacketType::Nack => self
-                .cq
-                .push(CqEntry::denied_code(txid, src, header.pdid(), flags)),
+            PacketType::RdmaCompletion => {
+                let e = CqEntry {
+                    kind: CqKind::Notify,
+                    status: CqStatus::from_code(flags).expect("checked: status code"),
+                    reason: 0,
+                    txid,
+                    peer: src,
+                    pdid: header.pdid(),
+                };
+                self.cq.push(e);
+                self.rx_cq = Some(e);
+            }
+            PacketType::Nack => {
+                let e = CqEntry::denied_code(txid, src, header.pdid(), flags);
+                self.cq.push(e);
+                self.rx_cq = Some(e);
+            }
             _ => {
                 let nack = (header.ptype() == PacketType::MailboxNack).then_some(flags);
                 let (ch, slot) = (
@@ -802,6 +891,12 @@ impl Ni {
             }
         }
         Ok(RxOutcome::Accepted)
+    }
+
+    /// Trace a completion posted.
+    fn trace_cq(&mut self, e: &CqEntry) {
+        self.trace
+            .record(EventCode::CqPosted, 0, e.txid, e.kind as u8, e.status as u8);
     }
 
     fn reject(&mut self, r: Rejected) {
@@ -1027,4 +1122,14 @@ fn needs_of(a: &Accepted) -> Needs {
             ..Needs::default()
         },
     }
+}
+
+/// A field of `pkt`'s header word, raw.
+fn header_field(pkt: &Packet, f: &Field) -> u64 {
+    f.get(pkt.header_word())
+}
+
+/// A field of `pkt`'s footer word, raw.
+fn footer_field(pkt: &Packet, f: &Field) -> u64 {
+    f.get(pkt.footer_word())
 }

@@ -56,6 +56,9 @@ pub struct NiParams {
     /// them): each 1..=16. Text form `8x4x4`.
     #[serde(with = "crate::topology::dims_text")]
     pub torus_dims: [usize; 3],
+    /// Entries of the event trace ring ([`super::trace`]): 0 (no trace
+    /// hardware) or a power of two in 4..=4096.
+    pub trace_depth: usize,
 }
 
 impl Default for NiParams {
@@ -78,6 +81,7 @@ impl Default for NiParams {
             ar_queue_depth: 8,
             ar_max_vector_bytes: 1 << 20,
             torus_dims: [8, 4, 4],
+            trace_depth: 32,
         }
     }
 }
@@ -195,6 +199,7 @@ impl NiParams {
             1 << 24,
             "scratch offsets fit a fragment's address field",
         )?;
+        super::trace::check_depth(self.trace_depth)?;
         if self.torus_dims.iter().any(|&d| !(1..=16).contains(&d)) {
             bail!(
                 "ni.torus_dims = {:?}: each must be in 1..=16 (4-bit coordinates)",
@@ -314,6 +319,13 @@ mod tests {
                     ..Default::default()
                 },
                 "ni.ar_max_vector_bytes = 4",
+            ),
+            (
+                NiParams {
+                    trace_depth: 48,
+                    ..Default::default()
+                },
+                "ni.trace_depth = 48",
             ),
             (
                 NiParams {

@@ -495,6 +495,20 @@ pub enum Reg {
     ArRej(usize),
     /// Communicator slot register.
     ArComm(usize, CommField),
+    /// TRACE_CTRL ([`super::trace`]).
+    TraceCtrl,
+    /// TRACE_DEPTH.
+    TraceDepth,
+    /// TRACE_COUNT.
+    TraceCount,
+    /// TRACE_DROPS.
+    TraceDrops,
+    /// TRACE_IDX.
+    TraceIdx,
+    /// TRACE_LO.
+    TraceLo,
+    /// TRACE_HI.
+    TraceHi,
 }
 
 impl Reg {
@@ -521,6 +535,13 @@ impl Reg {
                 | Reg::ArCounter(_)
                 | Reg::ArRej(_)
                 | Reg::ArComm(..)
+                | Reg::TraceCtrl
+                | Reg::TraceDepth
+                | Reg::TraceCount
+                | Reg::TraceDrops
+                | Reg::TraceIdx
+                | Reg::TraceLo
+                | Reg::TraceHi
         )
     }
 }
@@ -613,6 +634,18 @@ fn decode_node(off: u32, p: &NiParams) -> Option<Reg> {
                 _ => return None,
             };
             Reg::Win(w, f)
+        }
+        o if p.trace_depth > 0 && super::trace::Trace::is_reg(o) => {
+            use super::trace as t;
+            match o {
+                t::TRACE_CTRL => Reg::TraceCtrl,
+                t::TRACE_DEPTH => Reg::TraceDepth,
+                t::TRACE_COUNT => Reg::TraceCount,
+                t::TRACE_DROPS => Reg::TraceDrops,
+                t::TRACE_IDX => Reg::TraceIdx,
+                t::TRACE_LO => Reg::TraceLo,
+                _ => Reg::TraceHi,
+            }
         }
         _ if p.ar_communicators == 0 => return None,
         AR_THRESHOLD => Reg::ArThreshold,

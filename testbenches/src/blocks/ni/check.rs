@@ -9,7 +9,7 @@ use super::{NiBench, Ports};
 use crate::cosim::Mismatch;
 use exanet_sim::ni::counters::Counters;
 use exanet_sim::ni::rdma_rx::NACK_READ_BUSY;
-use exanet_sim::ni::{regs, AxilResp, Packet, Prot, RejectReason, RxOutcome};
+use exanet_sim::ni::{regs, trace, AxilResp, Packet, Prot, RejectReason, RxOutcome};
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
 
@@ -30,6 +30,8 @@ impl NiBench {
             return Ok(());
         }
         let rep = Report { cycle, prefix: "" };
+        // 0. The trace time of the golden events of this cycle.
+        self.golden.set_cycle(self.trace_t);
         // 1. A read accepted: the golden read of the same state.
         self.count_cq_read_landing(p);
         let wr_fire = self.axil.accept_read(&p.ni, &mut self.golden, rep)?;
@@ -600,6 +602,11 @@ impl NiBench {
             }
             if addr == regs::STATUS && r == AxilResp::Okay && v & regs::ST_STICKY != 0 {
                 self.cov.status_sticky += 1;
+            }
+            // A trace entry compared: counted by event code.
+            if addr == trace::TRACE_HI && r == AxilResp::Okay {
+                let code = trace::CODE.get((v as u128) << 32) as usize;
+                self.cov.trace_events[code.min(7)] += 1;
             }
             self.burst_read(addr, v);
         }

@@ -174,4 +174,10 @@ pub struct NiCoverage {
     pub burst_nacks: u64,
     pub burst_dups: u64,
     pub burst_other: u64,
+    /// Event trace: ring entries read and compared at phase ends, by event
+    /// code (index = `exanet_sim::ni::trace::EventCode` value); readouts
+    /// of a ring that had wrapped; phases with the trace disabled.
+    pub trace_events: [u64; 8],
+    pub trace_wrapped: u64,
+    pub trace_off_phases: u64,
 }

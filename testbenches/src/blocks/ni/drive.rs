@@ -46,6 +46,12 @@ impl NiBench {
     /// A drained phase ends: every second with a reset pulse; the others
     /// go on with the same state (acknowledgements free the slots).
     fn end_drained_phase(&mut self) {
+        // First, software reads the event trace ring (compared read by read).
+        if self.params.ni.trace_depth > 0 && !self.trace_read {
+            self.trace_read = true;
+            self.queue_trace_readout();
+            return;
+        }
         self.phases += 1;
         if self.phases.is_multiple_of(2) {
             self.reset_now = true;
@@ -58,6 +64,7 @@ impl NiBench {
     /// A new phase: length, loads, privileged set-up.
     pub(super) fn start_phase(&mut self) {
         self.draining = false;
+        self.trace_read = false;
         self.cycle_in_phase = 0;
         let mut rng = Rng::new(
             (self.cov.resets + 16 * self.cov.phases_no_reset).wrapping_mul(0x9E37_79B9)

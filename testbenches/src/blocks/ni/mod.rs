@@ -92,6 +92,15 @@
 //! are idle; meanwhile the receive agent acknowledges every message of the
 //! NI still awaiting an acknowledgement); every second phase ends with a
 //! reset pulse, the others go on with the same state.
+//!
+//! **Event trace** (`ni.trace_depth > 0`, `exanet_sim::ni::trace`): each
+//! phase's set-up writes TRACE_CTRL (mostly enable, sometimes enable and
+//! clear, sometimes off); the golden model's trace time is set every
+//! cycle (cycles since the last reset, as the RTL's counter). At the end
+//! of the drain software reads TRACE_CTRL, TRACE_DEPTH, TRACE_COUNT,
+//! TRACE_DROPS and every entry the ring holds (TRACE_IDX, TRACE_LO,
+//! TRACE_HI), each read compared with the golden model's like any other:
+//! the first entry that differs (event, order, cycle, fields) fails.
 
 pub(crate) mod agents;
 mod allreduce;
@@ -212,6 +221,11 @@ pub struct NiBench {
     ar_partner: Option<allreduce::Partner>,
     /// Phases ended (every second ends with a reset pulse).
     phases: u64,
+    /// Cycles since the end of the last reset: the golden model's trace
+    /// time ([`Ni::set_cycle`]), as the RTL's counter.
+    trace_t: u64,
+    /// This phase's trace ring has been queued for reading.
+    trace_read: bool,
 }
 
 /// A REGION-aligned base with two free REGIONs (no source region there).
@@ -311,6 +325,8 @@ impl NiBench {
             ar_collective: false,
             ar_partner: None,
             phases: 0,
+            trace_t: 0,
+            trace_read: false,
         })
     }
 
@@ -421,7 +437,9 @@ impl Bench for NiBench {
     }
 
     fn advance(&mut self) {
+        self.trace_t += 1;
         if self.reset_now {
+            self.trace_t = 0;
             // The reset cycle: a new phase with a fresh golden model.
             self.reset_now = false;
             let mem = self.mem.clone();

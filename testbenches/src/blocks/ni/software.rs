@@ -5,7 +5,7 @@
 //! bad or refused accesses.
 
 use super::{NiBench, Op, REGION};
-use exanet_sim::ni::{regs, RejectReason};
+use exanet_sim::ni::{regs, trace, RejectReason};
 use exanet_sim::rng::Rng;
 
 impl NiBench {
@@ -60,6 +60,70 @@ impl NiBench {
         };
         self.priv_write(regs::IRQ_ENABLE, self.irq_enable.unwrap_or(irq));
         self.priv_write(regs::CONTROL, 1);
+        // The event trace: mostly on, sometimes cleared first, sometimes off.
+        if n.trace_depth > 0 {
+            let ctrl = [1, 1, 3, 0][rng.below(4) as usize];
+            self.cov.trace_off_phases += (ctrl == 0) as u64;
+            self.priv_write(trace::TRACE_CTRL, ctrl);
+        }
+    }
+
+    /// Read the trace registers and every entry the ring holds, oldest
+    /// first (each read is compared with the golden model's).
+    pub(super) fn queue_trace_readout(&mut self) {
+        let t = self.golden.trace();
+        let (count, depth) = (t.read(trace::TRACE_COUNT), t.depth() as u32);
+        let wrapped = t.read(trace::TRACE_CTRL) & 1 << trace::CTRL_WRAPPED.offset != 0;
+        let events = t.events();
+        self.cov.trace_wrapped += wrapped as u64;
+        for r in [
+            trace::TRACE_CTRL,
+            trace::TRACE_DEPTH,
+            trace::TRACE_COUNT,
+            trace::TRACE_DROPS,
+        ] {
+            self.priv_read(r);
+        }
+        let n = events.len() as u32;
+        for k in 0..n {
+            let idx = count.wrapping_sub(n).wrapping_add(k) % depth;
+            self.priv_write(trace::TRACE_IDX, idx);
+            self.priv_read(trace::TRACE_IDX);
+            self.priv_read(trace::TRACE_LO);
+            self.priv_read(trace::TRACE_HI);
+        }
+    }
+
+    /// Mid-traffic: four ring entries and a trace register read (compared
+    /// like any read), sometimes TRACE_CTRL written (on, off, cleared).
+    fn trace_peek(&mut self, rng: &mut Rng) {
+        // Only entries written since the reset (the RTL's RAM keeps older
+        // ones through a reset; the golden model's reads 0 there).
+        let filled = self.golden.trace().filled() as u64;
+        if filled > 0 {
+            let at = rng.below(filled);
+            for k in 0..4 {
+                self.priv_write(trace::TRACE_IDX, ((at + k) % filled) as u32);
+                self.priv_read(trace::TRACE_LO);
+                self.priv_read(trace::TRACE_HI);
+            }
+        }
+        let reg = [
+            trace::TRACE_COUNT,
+            trace::TRACE_DROPS,
+            trace::TRACE_CTRL,
+            trace::TRACE_DEPTH,
+        ][rng.below(4) as usize];
+        self.priv_read(reg);
+        if rng.chance(0.1) {
+            let ctrl = [1, 3, 0][rng.below(3) as usize];
+            self.priv_write(trace::TRACE_CTRL, ctrl);
+        }
+    }
+
+    /// Queue a privileged read.
+    pub(super) fn priv_read(&mut self, addr: u32) {
+        self.sw.push_back(Op::Read { addr, prot: true });
     }
 
     /// Queue a privileged write.
@@ -120,6 +184,8 @@ impl NiBench {
             self.privileged_config(rng, c);
         } else if r < 86 {
             self.bad_access(rng, page);
+        } else if r < 89 && self.params.ni.trace_depth > 0 {
+            self.trace_peek(rng);
         } else {
             self.sw.push_back(Op::Wait(1 + rng.below(200) as u32));
         }

@@ -39,6 +39,7 @@ impl NodePairBench {
     pub(super) fn check_cycle(&mut self, cycle: u64) -> Option<Mismatch> {
         if self.reset_now {
             self.last_progress = cycle;
+            self.trace_t0 = cycle + 1;
             return None;
         }
         for i in 0..self.nodes.len() {
@@ -57,6 +58,7 @@ impl NodePairBench {
     /// Checks of node `i` at its clock edge `cycle` (none in reset).
     pub(crate) fn check_one_node(&mut self, i: usize, cycle: u64) -> Option<Mismatch> {
         if self.reset_now {
+            self.trace_t0 = cycle + 1;
             return None;
         }
         self.check_node(i, cycle).err()
@@ -85,6 +87,9 @@ impl NodePairBench {
             prefix: &prefix,
         };
         let p = self.nodes[i].p.clone().expect("bound");
+        // The trace time of the golden events (cycles since the reset).
+        let t = cycle.saturating_sub(self.trace_t0);
+        self.nodes[i].golden.set_cycle(t);
         check_error_counters(&p, rep)?;
         // 1. A read accepted.
         let node = &mut self.nodes[i];

@@ -182,6 +182,8 @@ pub struct NodePairBench {
     load: f64,
     samples: usize,
     cycle: u64,
+    /// The first cycle after the last reset: trace time 0.
+    trace_t0: u64,
     reset_now: bool,
     reset_port: Option<Port>,
     setup_done: bool,
@@ -249,6 +251,7 @@ impl NodePairBench {
             load: 0.3,
             samples: 0,
             cycle: 0,
+            trace_t0: 0,
             reset_now: true,
             reset_port: None,
             setup_done: false,
@@ -424,6 +427,20 @@ impl NodePairBench {
     /// The latency figures measured.
     pub fn figures(&self) -> PairFigures {
         self.fig.clone()
+    }
+
+    /// The event trace rings of the nodes' golden NIs (enabled at set-up;
+    /// each the RTL's ring, as `exanet cosim ni` checks), as a dump for
+    /// `exanet trace decode` ([`exanet_sim::ni::trace::dump_text`]): node
+    /// `n` is section `n<n>`, times count from the last reset.
+    pub fn trace_dump(&self) -> String {
+        let sections: Vec<(String, Vec<u64>)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(n, node)| (format!("n{n}"), node.golden.trace().events()))
+            .collect();
+        exanet_sim::ni::trace::dump_text(&sections)
     }
 }
 

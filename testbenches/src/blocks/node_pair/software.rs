@@ -6,7 +6,7 @@
 use super::node::{Meta, ReadDesc};
 use super::{NodePairBench, Phase, GUARD, LAND, REGION, SOURCES};
 use anyhow::Result;
-use exanet_sim::ni::regs;
+use exanet_sim::ni::{regs, trace};
 use exanet_sim::rng::Rng;
 
 impl NodePairBench {
@@ -46,6 +46,9 @@ impl NodePairBench {
             let irq = regs::ST_CQ_NONEMPTY | regs::ST_MB_NONEMPTY;
             node.write(regs::IRQ_ENABLE, irq, true, Meta::None);
             node.write(regs::CONTROL, 1, true, Meta::None);
+            if self.params.ni.ni.trace_depth > 0 {
+                node.write(trace::TRACE_CTRL, 1, true, Meta::None);
+            }
         }
         self.ar_setup(rng);
     }
