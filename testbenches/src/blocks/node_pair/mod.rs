@@ -71,7 +71,7 @@
 //! every member rank in one global order while the traffic above flows,
 //! each rank's result checked against the reference, every completion
 //! once with status OK; fragments, scratch writes and steps' writes
-//! checked as every packet and write is (see [`allreduce`]'s module doc).
+//! checked as every packet and write is (see the `allreduce` module's doc).
 //! [`measure_ar_latency`] measures collectives one at a time on a quiet
 //! bench instead.
 //!
@@ -285,7 +285,7 @@ impl NodePairBench {
     }
 
     /// The same bench with `k` isolated latency samples of each kind
-    /// (default [`SAMPLES`]; 0: traffic starts after the set-up).
+    /// (default `SAMPLES`; 0: traffic starts after the set-up).
     pub fn with_latency_samples(mut self, k: usize) -> Self {
         self.latency_samples = k;
         self
