@@ -16,8 +16,14 @@ use exanet_tb::cosim::{run, skip_without_verilator, test_options, CosimOptions};
 /// Cycles of the passing run (`exanet cosim node-pair --cycles N` runs longer).
 const CYCLES: u64 = 60_000;
 
-/// Seed of every run.
+/// Seed of every run but the two-node one's.
 const SEED: u64 = 7;
+
+/// Seed of the two-node run and its fault runs: its coverage asserts want
+/// reads refused by a full read queue, which seed 7 stopped drawing when
+/// the NIs' set-up gained the trace and allreduce register writes (seed 2:
+/// 25 refused, re-posted and completed).
+const PAIR_SEED: u64 = 2;
 
 /// The options of a run: no traced rebuild on a mismatch (only the
 /// mismatch matters here).
@@ -25,6 +31,14 @@ fn opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
     CosimOptions {
         waveform_on_mismatch: false,
         ..test_options(cycles, SEED, fail_dir)
+    }
+}
+
+/// [`opts`] with [`PAIR_SEED`].
+fn pair_opts(cycles: u64, fail_dir: &std::path::Path) -> CosimOptions {
+    CosimOptions {
+        seed: PAIR_SEED,
+        ..opts(cycles, fail_dir)
     }
 }
 
@@ -79,7 +93,7 @@ fn node_pair_matches_golden_and_faults_are_caught() {
 
     // The real comparison.
     let mut bench = NodePairBench::new(p.clone()).unwrap();
-    let r = run(&mut bench, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut bench, &pair_opts(CYCLES, tmp.path())).unwrap();
     println!("{}", r.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
     let c = bench.coverage();
@@ -152,7 +166,7 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     // A golden model with another window PDID at node 1: its data packets
     // are rejected by the golden model only.
     let mut bad = NodePairBench::with_fault(p.clone(), Fault::GoldenWindowPdid).unwrap();
-    let r = run(&mut bad, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut bad, &pair_opts(CYCLES, tmp.path())).unwrap();
     let m = r.first.expect("a wrong window PDID is caught");
     println!("fault window PDID: {m}");
     assert!(m.port.starts_with("n1_"), "{m}");
@@ -160,7 +174,7 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     // One golden memory byte no transfer writes: caught by the drain's
     // byte-for-byte comparison only.
     let mut bad = NodePairBench::with_fault(p, Fault::GoldenMemByte).unwrap();
-    let r = run(&mut bad, &opts(CYCLES, tmp.path())).unwrap();
+    let r = run(&mut bad, &pair_opts(CYCLES, tmp.path())).unwrap();
     let m = r.first.expect("a wrong memory byte is caught");
     println!("fault memory byte: {m}");
     assert!(m.port.contains("n1 memory byte 0x8000ffff"), "{m}");
