@@ -112,16 +112,19 @@ mod tests {
             let p = parse_point(t).unwrap();
             // The text is the matrix point's keys in order, the golden
             // model's allreduce keys (at their defaults: the RTL has no
-            // engine) and the read-ahead the matrix leaves at its default.
+            // engine), the trace ring's depth and the read-ahead the
+            // matrix leaves at their defaults.
             let text = point_text(&p);
             let items = exanet_sim::point::items(&text).unwrap();
             let given: Vec<String> = items
                 .iter()
-                .filter(|(k, _)| !k.starts_with("ar_") && *k != "torus_dims")
+                .filter(|(k, _)| !k.starts_with("ar_") && *k != "torus_dims" && *k != "trace_depth")
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
             assert_eq!(given.join(","), format!("{t},tx_ahead={}", p.tx_ahead));
             assert!(items.contains(&("ar_communicators", "0")), "{text}");
+            let depth = exanet_sim::ni::NiParams::default().trace_depth.to_string();
+            assert!(items.contains(&("trace_depth", depth.as_str())), "{text}");
             assert_eq!(parse_point(&point_text(&p)).unwrap(), p);
         }
         assert_eq!(parse_point("").unwrap(), NiRtlParams::default());
