@@ -619,7 +619,7 @@ fn allreduce_single_rank_copies_match_the_golden_model() {
     let tmp = tempfile::tempdir().unwrap();
     let mut bench = NiBench::new(engine_point()).unwrap();
     bench.set_ar_copies(true);
-    let r = run(&mut bench, &test_options(2 * CYCLES, 2, tmp.path())).unwrap();
+    let r = run(&mut bench, &test_options(2 * CYCLES, 3, tmp.path())).unwrap();
     println!("{}", r.summary());
     let c = bench.coverage();
     println!("  {c:?}");
