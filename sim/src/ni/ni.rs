@@ -673,6 +673,10 @@ impl Ni {
             self.hdr_corrected = true;
         }
         self.rx_cq = None;
+        let ptype = checked
+            .result
+            .as_ref()
+            .map_or(0, |a| a.header().ptype().code());
         let outcome = match checked.result {
             Ok(a) => self.accept(a),
             Err(r) => Err(r),
@@ -683,7 +687,7 @@ impl Ni {
                     EventCode::PktIn,
                     class,
                     footer_field(pkt, &footer::TXID) as u16,
-                    Header::decode(pkt.header_word()).map_or(0, |(h, _)| h.ptype().code()),
+                    ptype,
                     footer_field(pkt, &footer::FLAGS) as u8,
                 );
                 o

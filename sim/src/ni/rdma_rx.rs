@@ -121,6 +121,19 @@ pub enum Accepted {
     },
 }
 
+impl Accepted {
+    /// The packet's header (corrected, when its ECC corrected a bit).
+    pub fn header(&self) -> &Header {
+        match self {
+            Accepted::Data { header, .. } => header,
+            Accepted::ReadReq { header, .. } => header,
+            Accepted::Mailbox { header, .. } => header,
+            Accepted::Fragment { header, .. } => header,
+            Accepted::Response { header, .. } => header,
+        }
+    }
+}
+
 /// A rejected packet and what of it can be trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rejected {
