@@ -56,8 +56,14 @@ fn bad_points_are_errors() {
 
 /// The second matrix point: four NIs on a 2x2 torus of RTL routers (paths
 /// of one and two hops, every node sending to every other), longer links,
-/// 128-byte packets and small queues. (30 000 cycles: the first drain
-/// follows a reset phase and a phase with a completion queue held.)
+/// 128-byte packets and small queues, NIs with the allreduce engine. The
+/// suite's multi-node allreduce sample: random allreduces (every op and
+/// dtype, 1 element to multi-packet vectors, communicators of 4, 2, 4 and
+/// 1 ranks) while RDMA writes, reads and messages flow; every completion
+/// once, its destination equal to the reference result on every rank,
+/// every memory equal to the golden model's at the drains. (30 000
+/// cycles: the first drain follows a reset phase and a phase with a
+/// completion queue held.)
 #[test]
 fn four_nodes_on_a_torus_match_golden() {
     if skip_without_verilator() {
@@ -80,6 +86,16 @@ fn four_nodes_on_a_torus_match_golden() {
     assert!(c.refused_full > 0 && c.delivered > 100, "{c:?}");
     // Responses decided before requests delivered earlier (class 1 first).
     assert!(c.class1_first > 0, "{c:?}");
+    // Collectives of the whole torus among those checked on every rank.
+    assert!(
+        c.ar_done >= 3 && c.ar_by_ranks.get(&4).is_some_and(|&k| k >= 1),
+        "{c:?}"
+    );
+    assert!(c.ar_checked >= 4 && c.ar_fragments > 20, "{c:?}");
+    assert!(
+        c.ar_frags_accepted > 0 && c.ar_frags_accepted <= c.ar_fragments,
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -189,8 +205,12 @@ fn node_pair_matches_golden_and_faults_are_caught() {
 /// golden model's at the drain. A short sample (eight Verilated nodes run
 /// at a few thousand cycles per second under load): one traffic phase of
 /// 2000 cycles and its drain, no reset pulse; the `#[ignore]`d runs below
-/// go longer, with reset pulses in the middle of collectives.
+/// go longer, with reset pulses in the middle of collectives. Out of the
+/// suite: the model is twice the four-node one's C++ (about 900,000
+/// lines), and the suite's multi-node allreduce sample is the four-node
+/// run.
 #[test]
+#[ignore = "eight Verilated nodes: a build of minutes"]
 fn allreduce_on_a_2x2x2_torus_matches_golden() {
     if skip_without_verilator() {
         return;
@@ -218,7 +238,8 @@ fn a_wrong_allreduce_reference_is_caught() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let p = parse_point(allreduce_points()[0]).unwrap();
+    let p = parse_point(matrix_points()[1]).unwrap();
+    assert!(p.ni.ni.ar_communicators > 0);
     let mut bad = NodePairBench::with_fault(p, Fault::ArReference)
         .unwrap()
         .with_latency_samples(0)

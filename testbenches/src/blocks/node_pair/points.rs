@@ -30,10 +30,14 @@ pub fn matrix_points() -> Vec<&'static str> {
     // queue so mailbox-full nacks, retries and Busy occur.
     // Four nodes on a 2x2 torus (two-hop paths, several senders per
     // mailbox), longer links, 128-byte packets and small queues (a 1-job
-    // read queue: mutual reads are refused READ_BUSY and re-posted).
+    // read queue: mutual reads are refused READ_BUSY and re-posted), NIs
+    // with the allreduce engine (communicators of 4, 2, 4 wrapping and 1
+    // ranks): the suite's multi-node allreduce sample, on the four-node
+    // run's build (the eight-node point of `allreduce_points` is twice
+    // its C++: `#[ignore]`d runs).
     vec![
         "dims=2x1x1,link_latency=1,channels=4,desc_queue_depth=8,pkt_slots=4,mailbox_msg_bytes=64,max_payload_bytes=256,mailbox_depth=4,cq_depth=8,resp_queue_depth=8,read_queue_depth=4,ar_communicators=0",
-        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4,read_queue_depth=1,ar_communicators=0",
+        "dims=2x2x1,link_latency=4,channels=2,desc_queue_depth=4,pkt_slots=2,mailbox_msg_bytes=32,max_payload_bytes=128,mailbox_depth=2,cq_depth=4,resp_queue_depth=4,read_queue_depth=1,ar_communicators=4",
     ]
 }
 
