@@ -74,13 +74,13 @@ fn primitive_benches_kill_a_fixed_sample_of_mutants() {
         ("crc32", None),
         ("secded", None),
     ] {
-        let r = mutate(block, point, 5, 20_000);
+        let r = mutate(block, point, PRIMITIVE_SAMPLE, 20_000);
         let runs = r["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), 5, "{block}: {r}");
+        assert_eq!(runs.len(), PRIMITIVE_SAMPLE, "{block}: {r}");
         let survivors: Vec<&Value> = runs.iter().filter(|x| x["verdict"] == "survived").collect();
         assert!(survivors.is_empty(), "{block}: survivors {survivors:#?}");
         assert!(
-            r["killed"].as_u64().unwrap() >= 4,
+            r["killed"].as_u64().unwrap() + 1 >= PRIMITIVE_SAMPLE as u64,
             "{block}: most of the sample must build and be killed: {r}"
         );
         assert!(r["candidates"].as_u64().unwrap() > 5, "{block}: {r}");
@@ -96,6 +96,11 @@ fn primitive_benches_kill_a_fixed_sample_of_mutants() {
         );
     }
 }
+
+/// Mutants per primitive in the CI sample (seed 7): a prefix of the
+/// 5-mutant samples of the campaigns in BENCHMARKS.md, every one killed
+/// there; each mutant is a model build, so the suite keeps three.
+const PRIMITIVE_SAMPLE: usize = 3;
 
 /// Every link-layer bench kills its sample (a few mutants each, at the
 /// block's default point, short runs): no survivor, every mutant built.
@@ -125,16 +130,17 @@ fn assert_every_mutant_killed(block: &str, r: &Value, count: usize) {
     );
 }
 
-/// (block, mutants, cycles, seed) of the link-layer CI sample. Seed 3 of
+/// (block, mutants, cycles, seed) of the link-layer CI sample (prefixes of
+/// the 3-mutant samples every one of which was killed). Seed 3 of
 /// link_rx and link_status draws an equivalent mutant (BENCHMARKS.md), and
 /// so does seed 3 of link_tx since the `no-op-tie` rule shifted its sample
 /// (a `seal_f` mask bit over a reserved-zero field bit);
 /// link_rx's seed-7 sample holds a dropped reset of `c_link_downs`, which
 /// needs a link drop before a mid-run reset: 50,000 cycles.
 const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
-    ("retry_buffer", 3, 20_000, 3),
-    ("link_status", 3, 20_000, 7),
-    ("link_tx", 3, 20_000, 4),
+    ("retry_buffer", 2, 20_000, 3),
+    ("link_status", 2, 20_000, 7),
+    ("link_tx", 2, 20_000, 4),
     ("link_rx", 3, 50_000, 7),
 ];
 
@@ -172,14 +178,15 @@ type Sample = (
 /// entry-dateline detection's `&` turned `|` (the class of survivor issue
 /// 19 names; the seed's second draw is an equivalent mutant, so one only).
 /// Router, 6x3x2 with a mesh dimension and 3 VCs per class, seed 5: a
-/// dropped `upper_base` assignment (killed at cycle 18,946) and a dropped
-/// `port8_1` assignment. Packet, seed 3: 3 mutants of the 20 its campaign
+/// dropped `upper_base` assignment (killed at cycle 18,946; the seed's
+/// second draw, a dropped `port8_1` assignment, also killed, left out to
+/// save a router build). Packet, seed 3: 2 mutants of the 20 its campaign
 /// killed. A seed's sample is a prefix of the same seed's larger one, so
 /// these are drawn from the campaigns in BENCHMARKS.md.
 const ROUTER_PACKET_SAMPLE: [Sample; 3] = [
     ("router", None, Some("_route$"), 1, 20_000, 3),
-    ("router", Some(ROUTER_632), Some("_route$"), 2, 20_000, 5),
-    ("packet", None, None, 3, 20_000, 3),
+    ("router", Some(ROUTER_632), Some("_route$"), 1, 20_000, 5),
+    ("packet", None, None, 2, 20_000, 3),
 ];
 
 /// The default router's sizes on odd and non-power-of-two rings with a
