@@ -63,6 +63,20 @@ fn every_matrix_point_matches_the_golden_model() {
         // Receive path: accepted writes compared byte for byte, corrected
         // headers, and every reject reason the agent provokes.
         assert!(c.rx_data > 50 && c.rx_corrected > 5, "{text}: {c:?}");
+        // Single header upsets at every one of the 128 bit positions
+        // (SECDED check bits, every field, the reserved byte), each
+        // decided as the golden model decides the corrected packet; double
+        // errors rejected (HeaderEcc, reason 1, counted below).
+        assert_eq!(
+            c.hdr_flip_bits,
+            u128::MAX,
+            "{text}: header bits never flipped: {:#034x}: {c:?}",
+            !c.hdr_flip_bits
+        );
+        assert!(c.hdr_doubles > 5, "{text}: {c:?}");
+        // Reset values read back after a reset pulse in the middle of the
+        // run, before the set-up writes them again.
+        assert!(c.reset_readbacks > 0, "{text}: {c:?}");
         // (The last accepted packet's write may still be on AXI4 when the
         // run ends.)
         assert!(
