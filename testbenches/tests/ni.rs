@@ -33,6 +33,7 @@ fn every_matrix_point_matches_the_golden_model() {
     let points = matrix_points();
     assert!(points.len() >= 2);
     assert_eq!((info().matrix)().len(), points.len());
+    let mut trace_off_phases = 0;
     for (i, text) in points.iter().enumerate() {
         let p = parse_point(text).unwrap();
         let mut bench = NiBench::new(p.clone()).unwrap();
@@ -154,7 +155,8 @@ fn every_matrix_point_matches_the_golden_model() {
             "{text}: {c:?}"
         );
         // The event trace: entries of every event compared (mid-traffic
-        // and at phase ends), a ring that wrapped, phases with it off.
+        // and at phase ends), a ring that wrapped; phases with it off
+        // (over the matrix).
         for code in EventCode::ALL {
             assert!(
                 c.trace_events[code as usize] > 3,
@@ -162,11 +164,12 @@ fn every_matrix_point_matches_the_golden_model() {
                 code.name()
             );
         }
-        assert!(
-            c.trace_wrapped > 0 && c.trace_off_phases > 0,
-            "{text}: {c:?}"
-        );
+        assert!(c.trace_wrapped > 0, "{text}: {c:?}");
+        trace_off_phases += c.trace_off_phases;
     }
+    // (A phase's trace is off with probability 1/4: over the matrix's
+    // runs, not necessarily in each one's five or so phases.)
+    assert!(trace_off_phases > 0, "no phase with the trace off");
 }
 
 /// Edited event trace — a packet out traced at its header instead of its
