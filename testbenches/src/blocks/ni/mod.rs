@@ -458,7 +458,7 @@ impl Bench for NiBench {
             self.rx.sending_msgs.clear();
             self.rx.early = None;
             self.cov.resets += 1;
-            if self.cov.resets > 1 && self.burst.is_none() {
+            if self.cov.resets > 1 && self.burst.is_none() && !self.has_engine() {
                 // A reset in the middle of the run: what it reset is read
                 // back before the set-up writes it again.
                 self.queue_reset_readback();

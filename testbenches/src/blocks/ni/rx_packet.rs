@@ -363,7 +363,10 @@ impl NiBench {
                 let b = rng.below(d.size);
                 words[1 + b as usize / 16] ^= 1u128 << (8 * (b % 16) + rng.below(8));
             }
-            52..=63 => self.flip_header_bit(words), // single header error
+            // single header error: the walk's next bit (a random one at an
+            // engine point, whose coverage asserts hold on that stimulus)
+            52..=63 if self.has_engine() => words[0] ^= 1u128 << rng.below(128),
+            52..=63 => self.flip_header_bit(words),
             64..=71 => {
                 let a = rng.below(120);
                 let b = (a + 1 + rng.below(119)) % 120;
@@ -391,9 +394,11 @@ impl NiBench {
     /// only-bad mode: the NI must correct it (SECDED) and decide the packet
     /// as if it had none, as the golden model does. Not on a packet whose
     /// header is already upset (`kind` 52..=71: one more bit would make a
-    /// single error double, a double one a triple).
+    /// single error double, a double one a triple). Not at an engine point
+    /// either (its fixed-seed coverage asserts hold on the stimulus
+    /// without these).
     fn header_upset(&mut self, rng: &mut Rng, d: &Draft, words: &mut [u128]) {
-        if self.draining || self.only_bad || (52..=71).contains(&d.kind) {
+        if self.draining || self.only_bad || self.has_engine() || (52..=71).contains(&d.kind) {
             return;
         }
         if rng.chance(HEADER_UPSET_CHANCE) {
