@@ -79,8 +79,10 @@ pub struct NiCoverage {
     /// Doorbells and sends refused (SLVERR).
     pub refused_doorbells: u64,
     pub refused_sends: u64,
-    /// Reset pulses.
+    /// Reset pulses; registers read back right after a reset pulse in the
+    /// middle of the run (before the set-up writes them).
     pub resets: u64,
+    pub reset_readbacks: u64,
     /// Cycles the flit output was stalled by credits (request VC); cycles
     /// the response VC had no credit left.
     pub credit_stalls: u64,
@@ -93,6 +95,13 @@ pub struct NiCoverage {
     /// Rejected, by reason code (index 1..=`RejectReason::MAX_CODE`;
     /// WrongClass among them).
     pub rx_rejected: [u64; RejectReason::MAX_CODE as usize + 1],
+    /// Header upsets sent in: single bits flipped (each to be corrected),
+    /// the set of bit positions they flipped (bit `i` set: header bit `i`
+    /// was flipped at least once), and double errors (rejected HeaderEcc
+    /// when nothing before that check rejects them).
+    pub hdr_flips: u64,
+    pub hdr_flip_bits: u128,
+    pub hdr_doubles: u64,
     /// Packets decided per class of their arrival VC (0, 1); of the
     /// class-1 decisions, those made while an older class-0 packet was
     /// undecided (out of arrival order), and those made while a class-0

@@ -226,6 +226,9 @@ pub struct NiBench {
     trace_t: u64,
     /// This phase's trace ring has been queued for reading.
     trace_read: bool,
+    /// This phase ends with a reset pulse and its registers have been
+    /// filled for the read-back after it.
+    reset_fill: bool,
 }
 
 /// A REGION-aligned base with two free REGIONs (no source region there).
@@ -327,6 +330,7 @@ impl NiBench {
             phases: 0,
             trace_t: 0,
             trace_read: false,
+            reset_fill: false,
         })
     }
 
@@ -454,6 +458,11 @@ impl Bench for NiBench {
             self.rx.sending_msgs.clear();
             self.rx.early = None;
             self.cov.resets += 1;
+            if self.cov.resets > 1 && self.burst.is_none() && !self.has_engine() {
+                // A reset in the middle of the run: what it reset is read
+                // back before the set-up writes it again.
+                self.queue_reset_readback();
+            }
             self.start_phase();
         }
     }

@@ -79,6 +79,9 @@ pub(super) struct Rx {
     pub(super) early: Option<(Coords, u16, u16)>,
     pub(super) early_go: bool,
     pub(super) early_coin: bool,
+    /// Header bits flipped so far: the walk's position (see
+    /// `NiBench::flip_header_bit`; kept through reset pulses).
+    pub(super) hdr_walk: u64,
 }
 
 impl Rx {
@@ -98,6 +101,7 @@ impl Rx {
             early: None,
             early_go: false,
             early_coin: false,
+            hdr_walk: 0,
             land,
             pdid: 0,
             vcs,

@@ -13,8 +13,16 @@ use exanet_sim::ni::rdma_tx::ReadRequest;
 use exanet_sim::ni::{regs, Packet};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::packet::footer::Footer;
-use exanet_sim::packet::header::{header_ecc, Header, PacketType};
+use exanet_sim::packet::header::{header_ecc, Header, PacketType, HEADER_BITS};
 use exanet_sim::rng::Rng;
+
+/// Of the packets not otherwise upset in their header, those that get one
+/// flipped header bit (see [`NiBench::header_upset`]).
+const HEADER_UPSET_CHANCE: f64 = 0.3;
+/// The step of the walk over the header's bit positions (odd, so every
+/// position comes once per `HEADER_BITS` flips; 45 interleaves the fields:
+/// consecutive flips land in different ones).
+const HEADER_FLIP_STRIDE: u64 = 45;
 
 /// A receive-path packet before its words are built.
 struct Draft {
@@ -79,6 +87,7 @@ impl NiBench {
         let payload = payload(rng, &d, &rd, &mut f);
         let mut words = Packet::build(h, f, &payload).words;
         self.damage_words(rng, &d, &mut words);
+        self.header_upset(rng, &d, &mut words);
         // The class of the header's type; a few damaged ones on the other
         // class's VCs (rejected WrongClass when nothing else is wrong).
         let mclass = d.ptype.class();
@@ -346,7 +355,7 @@ impl NiBench {
     /// Damage to the words (by `kind`): payload bit flip, single
     /// (corrected) and double header errors, footer bit flip, a word
     /// dropped or added, header only, a type code no packet has.
-    fn damage_words(&self, rng: &mut Rng, d: &Draft, words: &mut Vec<u128>) {
+    fn damage_words(&mut self, rng: &mut Rng, d: &Draft, words: &mut Vec<u128>) {
         let n = words.len();
         match d.kind {
             40..=51 if d.size > 0 => {
@@ -354,11 +363,15 @@ impl NiBench {
                 let b = rng.below(d.size);
                 words[1 + b as usize / 16] ^= 1u128 << (8 * (b % 16) + rng.below(8));
             }
-            52..=63 => words[0] ^= 1u128 << rng.below(128), // single header error
+            // single header error: the walk's next bit (a random one at an
+            // engine point, whose coverage asserts hold on that stimulus)
+            52..=63 if self.has_engine() => words[0] ^= 1u128 << rng.below(128),
+            52..=63 => self.flip_header_bit(words),
             64..=71 => {
                 let a = rng.below(120);
                 let b = (a + 1 + rng.below(119)) % 120;
                 words[0] ^= 1u128 << a | 1u128 << b; // double error (body + check bits)
+                self.cov.hdr_doubles += 1;
             }
             72..=79 => words[n - 1] ^= 1u128 << rng.below(128), // footer bit flip
             80..=83 if n > 1 => {
@@ -374,6 +387,34 @@ impl NiBench {
             }
             _ => {}
         }
+    }
+
+    /// A single upset of the header on top of the packet's own damage (or
+    /// none), for a third of the packets outside a drain and the
+    /// only-bad mode: the NI must correct it (SECDED) and decide the packet
+    /// as if it had none, as the golden model does. Not on a packet whose
+    /// header is already upset (`kind` 52..=71: one more bit would make a
+    /// single error double, a double one a triple). Not at an engine point
+    /// either (its fixed-seed coverage asserts hold on the stimulus
+    /// without these).
+    fn header_upset(&mut self, rng: &mut Rng, d: &Draft, words: &mut [u128]) {
+        if self.draining || self.only_bad || self.has_engine() || (52..=71).contains(&d.kind) {
+            return;
+        }
+        if rng.chance(HEADER_UPSET_CHANCE) {
+            self.flip_header_bit(words);
+        }
+    }
+
+    /// Flip the header bit at the next position of the walk over all 128
+    /// (`HEADER_FLIP_STRIDE` apart, odd: every position once per 128
+    /// flips, the fields interleaved), and count it.
+    fn flip_header_bit(&mut self, words: &mut [u128]) {
+        let bit = (self.rx.hdr_walk * HEADER_FLIP_STRIDE) % HEADER_BITS as u64;
+        self.rx.hdr_walk += 1;
+        words[0] ^= 1u128 << bit;
+        self.cov.hdr_flips += 1;
+        self.cov.hdr_flip_bits |= 1u128 << bit;
     }
 
     /// A MailboxAck or MailboxNack (full, or a final reason) naming the

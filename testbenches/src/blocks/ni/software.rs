@@ -68,6 +68,90 @@ impl NiBench {
         }
     }
 
+    /// At the end of a drained phase that ends with a reset pulse: random
+    /// values into the registers [`NiBench::queue_reset_readback`] reads
+    /// that software can write (every channel's staged descriptor,
+    /// PKT_DEST and packetizer window words; every window but window 0,
+    /// which the set-up writes), so each holds a non-zero value when the
+    /// reset comes. No DOORBELL or PKT_SEND: nothing starts.
+    pub(super) fn queue_reset_fill(&mut self, rng: &mut Rng) {
+        let n = self.params.ni.clone();
+        for c in 0..n.channels {
+            let page = regs::ch_page(c);
+            for a in (regs::DESC_LADDR_LO..=regs::DESC_CTRL).step_by(4) {
+                self.user_write(page + a, rng.next_u64() as u32);
+            }
+            self.user_write(page + regs::PKT_DEST, rng.next_u64() as u32);
+            for i in 0..n.mailbox_msg_bytes as u32 / 4 {
+                self.user_write(page + regs::PKT_DATA + 4 * i, rng.next_u64() as u32);
+            }
+        }
+        for w in 1..n.windows {
+            for f in [
+                regs::WIN_BASE_LO,
+                regs::WIN_BASE_HI,
+                regs::WIN_SIZE_LO,
+                regs::WIN_SIZE_HI,
+                regs::WIN_CTRL,
+            ] {
+                self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32);
+            }
+        }
+    }
+
+    /// Right after a reset pulse in the middle of a run (before the
+    /// phase's set-up), read back the state software configures: every
+    /// channel page's registers (CH_STATUS, CH_PDID, CH_ERR, the staged
+    /// descriptor, PKT_DEST, every packetizer window word), the channel
+    /// PDIDs, every window's five registers, CONTROL, MBOX_CTRL,
+    /// IRQ_ENABLE, TRACE_CTRL and, with the engine, its thresholds and
+    /// every communicator slot's fields. Each read is compared with the
+    /// golden model's (a fresh model: reset values), so state the reset
+    /// missed shows while it still holds what the last phase wrote.
+    pub(super) fn queue_reset_readback(&mut self) {
+        let n = self.params.ni.clone();
+        let mut addrs = Vec::new();
+        for c in 0..n.channels {
+            let page = regs::ch_page(c);
+            addrs.extend([regs::CH_STATUS, regs::CH_PDID, regs::CH_ERR].map(|a| page + a));
+            addrs.extend(
+                (regs::DESC_LADDR_LO..=regs::DESC_CTRL)
+                    .step_by(4)
+                    .map(|a| page + a),
+            );
+            addrs.push(page + regs::PKT_DEST);
+            addrs
+                .extend((0..n.mailbox_msg_bytes as u32 / 4).map(|i| page + regs::PKT_DATA + 4 * i));
+            addrs.push(regs::CH_PDID_BASE + 4 * c as u32);
+        }
+        for w in 0..n.windows {
+            addrs.extend(
+                [
+                    regs::WIN_BASE_LO,
+                    regs::WIN_BASE_HI,
+                    regs::WIN_SIZE_LO,
+                    regs::WIN_SIZE_HI,
+                    regs::WIN_CTRL,
+                ]
+                .map(|f| regs::win_reg(w, f)),
+            );
+        }
+        addrs.extend([regs::CONTROL, regs::MBOX_CTRL, regs::IRQ_ENABLE]);
+        if n.trace_depth > 0 {
+            addrs.push(trace::TRACE_CTRL);
+        }
+        if self.has_engine() {
+            addrs.extend([regs::AR_THRESHOLD, regs::AR_TIMEOUT]);
+            for k in 0..n.ar_communicators {
+                addrs.extend(regs::AR_COMM_FIELDS.map(|f| regs::ar_comm_reg(k, f)));
+            }
+        }
+        self.cov.reset_readbacks += addrs.len() as u64;
+        for a in addrs {
+            self.priv_read(a);
+        }
+    }
+
     /// Read the trace registers and every entry the ring holds, oldest
     /// first (each read is compared with the golden model's).
     pub(super) fn queue_trace_readout(&mut self) {
