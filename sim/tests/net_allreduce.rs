@@ -294,7 +294,13 @@ fn golden_against_rtl(bytes: usize, ranks: usize, rtl: f64) -> (u64, f64) {
         origin: [0, 0, 0],
         extent,
     };
-    let mut p = ar(ArMode::Hardware, ReduceOp::Sum, ReduceDtype::F64, bytes / 8, comm);
+    let mut p = ar(
+        ArMode::Hardware,
+        ReduceOp::Sum,
+        ReduceDtype::F64,
+        bytes / 8,
+        comm,
+    );
     p.threshold = 4096;
     p.host_cycles = 0;
     p.repetitions = 1;
@@ -304,24 +310,12 @@ fn golden_against_rtl(bytes: usize, ranks: usize, rtl: f64) -> (u64, f64) {
     (g, g as f64 / rtl)
 }
 
-/// The golden engine's combining cost follows the RTL engine: at 8 B (one
-/// chunk of one beat per step) its latency is within [`RTL_TOLERANCE`] of
-/// the RTL's at 2, 4 and 8 ranks. (The whole table: the ignored test below.)
+/// The golden engine's combining cost follows the RTL engine: every size
+/// of the RTL table (8 B .. 64 KiB, 2/4/8 ranks) within [`RTL_TOLERANCE`]
+/// of the RTL's latency (the whole table: 0.3 s; prints it with
+/// `--nocapture`). Without the combining cost the golden model was 0.11 to
+/// 0.75 of the RTL from 256 B up.
 #[test]
-fn hardware_latency_tracks_the_rtl_engine_at_8_bytes() {
-    for &(bytes, ranks, rtl) in RTL_LATENCY.iter().filter(|x| x.0 == 8) {
-        let (g, ratio) = golden_against_rtl(bytes, ranks, rtl);
-        assert!(
-            (ratio - 1.0).abs() <= RTL_TOLERANCE,
-            "{bytes} B, {ranks} ranks: golden {g} cycles, RTL {rtl} ({ratio:.3})"
-        );
-    }
-}
-
-/// Every size of the RTL table (8 B .. 64 KiB, 2/4/8 ranks) within
-/// [`RTL_TOLERANCE`]; prints the table (`--nocapture`).
-#[test]
-#[ignore = "a calibration run: 64 KiB collectives, seconds"]
 fn hardware_latency_tracks_the_rtl_engine() {
     let mut bad = Vec::new();
     println!("| bytes | ranks | RTL | golden | golden / RTL |");
@@ -329,7 +323,9 @@ fn hardware_latency_tracks_the_rtl_engine() {
         let (g, ratio) = golden_against_rtl(bytes, ranks, rtl);
         println!("| {bytes} | {ranks} | {rtl} | {g} | {ratio:.3} |");
         if (ratio - 1.0).abs() > RTL_TOLERANCE {
-            bad.push(format!("{bytes} B {ranks} ranks: {ratio:.3}"));
+            bad.push(format!(
+                "{bytes} B {ranks} ranks: golden {g}, RTL {rtl} ({ratio:.3})"
+            ));
         }
     }
     assert!(bad.is_empty(), "outside ±{RTL_TOLERANCE}: {bad:?}");

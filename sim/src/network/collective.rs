@@ -829,9 +829,9 @@ impl Run<'_> {
         }
         while self.hw[r].held_until <= t
             && self.tx_pending[r]
-            + self.net.queued_at(self.term[r], 0)
-            + self.net.queued_at(self.term[r], 1)
-            < self.p.tx_ahead
+                + self.net.queued_at(self.term[r], 0)
+                + self.net.queued_at(self.term[r], 1)
+                < self.p.tx_ahead
         {
             let (class, pkt) = match self.nis[r].emit_response() {
                 Some(p) => (1, p),
