@@ -216,6 +216,8 @@ pub fn spec_of(c: &Config, params: &Params) -> Result<ArSpec> {
             threshold: a.threshold as usize,
             ni_tx_cycles: u64::from(a.ni_tx_cycles),
             ni_rx_cycles: u64::from(a.ni_rx_cycles),
+            mem_cycles: u64::from(a.mem_latency_cycles),
+            step_cycles: u64::from(a.step_cycles),
             tx_ahead: c.ni.tx_ahead as usize,
             host_cycles: (a.sw_overhead_us * mhz - 1e-9).ceil().max(0.0) as u64,
             reduce_cycles_per_element: a.sw_reduce_ns_per_element / ns,
@@ -276,6 +278,9 @@ pub struct ArResult {
     pub clock_mhz: f64,
     pub ni_tx_cycles: u64,
     pub ni_rx_cycles: u64,
+    /// The engine's combining: memory latency and sequencer cycles per step.
+    pub mem_latency_cycles: u64,
+    pub step_cycles: u64,
     pub tx_ahead: usize,
     pub sw_overhead_cycles: u64,
     pub sw_reduce_cycles_per_element: f64,
@@ -305,6 +310,8 @@ pub fn run(c: &Config, params: &Params, net: &NetworkParams, spec: &ArSpec) -> R
         clock_mhz: mhz,
         ni_tx_cycles: p.ni_tx_cycles,
         ni_rx_cycles: p.ni_rx_cycles,
+        mem_latency_cycles: p.mem_cycles,
+        step_cycles: p.step_cycles,
         tx_ahead: p.tx_ahead,
         sw_overhead_cycles: p.host_cycles,
         sw_reduce_cycles_per_element: p.reduce_cycles_per_element,
@@ -394,10 +401,13 @@ pub fn text(r: &ArResult) -> String {
     let _ = writeln!(
         s,
         "NI timing assumed: {} cycles emission -> injection, {} cycles arrival -> NI, {} packets ahead; \
+         engine: {}-cycle memory, {} cycles per step; \
          software: {} cycles ({:.2} us) per message, {:.3} cycles per element reduced{}",
         r.ni_tx_cycles,
         r.ni_rx_cycles,
         r.tx_ahead,
+        r.mem_latency_cycles,
+        r.step_cycles,
         r.sw_overhead_cycles,
         r.sw_overhead_cycles as f64 / r.clock_mhz,
         r.sw_reduce_cycles_per_element,

@@ -209,6 +209,11 @@ pub struct Allreduce {
     pub ni_tx_cycles: u32,
     /// NI receive latency, tail received to packet consumed, cycles.
     pub ni_rx_cycles: u32,
+    /// Memory latency the engine's combining sees, cycles (the RTL
+    /// engine's per-chunk cost, `exanet_sim::network::collective`).
+    pub mem_latency_cycles: u32,
+    /// The engine's step sequencer, cycles per step.
+    pub step_cycles: u32,
     /// Software overhead per message posted, µs.
     pub sw_overhead_us: f64,
     /// Software reduction cost per element combined, ns.
@@ -885,7 +890,7 @@ mod tests {
         assert_eq!(f["link.down"], "[]");
         assert_eq!(f["allreduce.count"], "1");
         // + 7 link-layer keys (model, frame_flits, ber, burst_rate, burst_bits, down, down_nodes)
-        // + 15 [allreduce] keys + 2 allocator keys (allocator, alloc_iterations)
+        // + 17 [allreduce] keys + 2 allocator keys (allocator, alloc_iterations)
         assert_eq!(f["router.allocator"], "\"separable\"");
         // + 1 board key (fpga.board)
         assert_eq!(f["fpga.board"], "\"zcu102\"");
@@ -902,7 +907,7 @@ mod tests {
         assert_eq!(f["ni.trace_depth"], "32");
         assert_eq!(
             f.len(),
-            19 + 12 + 6 + 7 + 15 + 2 + 1 + 1 + 1 + 18 + 6 + 2 + 1
+            19 + 12 + 6 + 7 + 17 + 2 + 1 + 1 + 1 + 18 + 6 + 2 + 1
         );
     }
 

@@ -881,6 +881,15 @@ impl Engine {
         out
     }
 
+    /// The running collective's current step: its position in the rank's
+    /// plan ([`super::schedule::steps`]), the plan's length once every
+    /// step is done (`None`: none runs). Read-only: a timed wrapper (the
+    /// network simulator's [`crate::network::collective`]) charges the
+    /// steps done between two looks.
+    pub fn running_step(&self) -> Option<usize> {
+        self.running.as_ref().map(|r| r.at)
+    }
+
     /// The communicator and sequence number of the running collective.
     pub fn running(&self) -> Option<(u8, u16)> {
         let r = self.running.as_ref()?;

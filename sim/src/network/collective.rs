@@ -29,7 +29,40 @@
 //!   per received element it combines (storing steps cost nothing: the
 //!   RDMA write landed where the result belongs).
 //!
-//! These are parameters, to be calibrated against RTL co-simulation.
+//! - The engine's own work (hardware mode), which the golden NI does at
+//!   once, at the event that makes a step ready: see "Combining cost"
+//!   below.
+//!
+//! `ni_tx_cycles`, `ni_rx_cycles` and the software costs are parameters;
+//! the combining cost is derived from the RTL engine's state machines.
+//!
+//! # Combining cost (hardware mode)
+//! The RTL engine (`hdl/src/ni/allreduce.rs`, `templates/ni/ar_copy.v`,
+//! `ar_send.v`) holds the NI (no receive decision, no fragment picked, no
+//! completion) while it combines or stores a step's received bytes, one
+//! `max_payload_bytes` chunk at a time, and while its step sequencer
+//! presents the next step. This wrapper charges the same: after each call
+//! into a golden NI it reads how many steps the engine did
+//! ([`crate::allreduce::engine::Engine::running_step`]) and holds that NI
+//! for their cost; the golden NI itself stays untimed (the co-simulations
+//! compare it transaction by transaction with the RTL, untouched).
+//! With `L` = `mem_cycles` (the memory's latency: AR to the first R beat
+//! and last W beat to B, each `L + 1` cycles in the RTL benches'
+//! fixed-latency memory), `b` = the chunk's 16-byte beats and
+//! `A` = [`REDUCE_ALU_LATENCY`], a chunk costs, state by state of
+//! `ar_copy.v`:
+//! - combining: read the received bytes (AR 1, `L + 1`, `b` beats), read
+//!   the partial (1, `L + 1`, `b`), stream both through `reduce_alu`
+//!   (`b` flits, `A` cycles, 1 to see the last result), write (AW 1,
+//!   `b` beats, B after `L + 1`), 1 to take the B and move on:
+//!   `3 (L + 1) + 4 b + A + 5`;
+//! - storing (a gather or post step, or a single rank's copy): read, then
+//!   write: `2 (L + 1) + 2 b + 3`.
+//!
+//! and each step adds `step_cycles` (the sequencer's handshakes: the
+//! DOORBELL's check before the first step, then after each step the
+//! next step presented, or the collective's end noticed). Fragments are
+//! picked again, and the completion is seen, when the hold ends.
 //!
 //! # Method
 //! Each repetition: new random inputs (seeded), every rank starts at the
@@ -41,7 +74,7 @@
 
 use super::params::NetworkParams;
 use super::sim::Network;
-use crate::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
+use crate::allreduce::reduce_alu::{ReduceDtype, ReduceOp, REDUCE_ALU_LATENCY};
 use crate::allreduce::schedule::{self, Algorithm, CommBox, Step};
 use crate::ni::driver::{self, Allreduce};
 use crate::ni::wire::Packet;
@@ -79,6 +112,12 @@ pub struct ArParams {
     pub ni_rx_cycles: u64,
     /// Packets of one NI between emission and injection, at most.
     pub tx_ahead: usize,
+    /// Hardware mode: the memory latency the engine's combining sees,
+    /// cycles (see the module doc, "Combining cost").
+    pub mem_cycles: u64,
+    /// Hardware mode: the step sequencer's cycles per step (see the
+    /// module doc).
+    pub step_cycles: u64,
     /// Software overhead per message posted, cycles.
     pub host_cycles: u64,
     /// Software reduction cost per element combined, cycles.
@@ -132,6 +171,20 @@ const SW_PDID: u16 = 0x22;
 /// Largest vector, bytes (the memory layout's spacing).
 pub const MAX_VECTOR_BYTES: usize = 1 << 20;
 
+/// Where a hardware rank's engine is, as this wrapper has charged it.
+#[derive(Clone, Debug, Default)]
+struct HwRank {
+    /// The rank's plan (the engine's: same ranks, count and algorithm).
+    plan: Vec<Step>,
+    /// Steps charged.
+    at: usize,
+    /// A collective is running (posted, its end not charged yet).
+    active: bool,
+    /// The NI is held (the engine combines or presents a step) before
+    /// this cycle.
+    held_until: u64,
+}
+
 /// Where a software rank is.
 #[derive(Clone, Debug, Default)]
 struct SwRank {
@@ -174,6 +227,7 @@ struct Run<'a> {
     events: BinaryHeap<Reverse<(u64, usize, Ev)>>,
     done: Vec<Option<u64>>,
     sw: Vec<SwRank>,
+    hw: Vec<HwRank>,
     rep: usize,
     report: ArReport,
     esize: usize,
@@ -295,6 +349,7 @@ pub fn run_allreduce(net: &NetworkParams, p: &ArParams) -> Result<ArReport> {
         events: BinaryHeap::new(),
         done: vec![None; ranks],
         sw: vec![SwRank::default(); ranks],
+        hw: vec![HwRank::default(); ranks],
         rep: 0,
         report: ArReport {
             ranks,
@@ -401,6 +456,10 @@ impl Run<'_> {
                 ArMode::Hardware => {
                     let b = to_bytes(input, self.esize);
                     self.nis[r].mem_mut().write(SRC, &b);
+                    self.hw[r] = HwRank {
+                        plan: schedule::steps(ranks, r, p.count, algo),
+                        ..Default::default()
+                    };
                 }
                 ArMode::Software => {
                     self.sw[r] = SwRank {
@@ -591,8 +650,77 @@ impl Run<'_> {
         if resp != crate::ni::AxilResp::Okay {
             bail!("rank {r}: the NI refused a descriptor ({resp:?})");
         }
+        if p.mode == ArMode::Hardware {
+            let t = self.net.cycle();
+            let h = &mut self.hw[r];
+            h.active = true;
+            h.at = 0;
+            // The DOORBELL's check and the first step's presentation.
+            h.held_until = h.held_until.max(t) + p.step_cycles;
+            self.charge(r, t);
+        }
         self.heat(r);
         Ok(())
+    }
+
+    /// One chunk of `bytes` combined (or stored) by the RTL engine,
+    /// cycles (the module doc, "Combining cost").
+    fn chunk_cycles(&self, bytes: usize, combine: bool) -> u64 {
+        let l1 = self.p.mem_cycles + 1;
+        let b = bytes.div_ceil(16) as u64;
+        if combine {
+            3 * l1 + 4 * b + REDUCE_ALU_LATENCY as u64 + 5
+        } else {
+            2 * l1 + 2 * b + 3
+        }
+    }
+
+    /// Cycles to combine or store `bytes` in chunks of the NI's largest payload.
+    fn data_cycles(&self, bytes: usize, combine: bool) -> u64 {
+        let p = self.nis[0].params().max_payload_bytes;
+        let mut left = bytes;
+        let mut c = 0;
+        while left > 0 {
+            let len = left.min(p);
+            c += self.chunk_cycles(len, combine);
+            left -= len;
+        }
+        c
+    }
+
+    /// After a call into rank `r`'s NI at `t`: charge the steps its engine
+    /// did since the last look (and the collective's end) by holding the
+    /// NI. True when it is held now.
+    fn charge(&mut self, r: usize, t: u64) -> bool {
+        if !self.hw[r].active {
+            return self.hw[r].held_until > t;
+        }
+        let plan_len = self.hw[r].plan.len();
+        let now_at = match self.nis[r].engine().and_then(|e| e.running_step()) {
+            Some(at) => at.min(plan_len),
+            // Finished: every step and the end.
+            None => plan_len + 1,
+        };
+        let from = self.hw[r].at;
+        if now_at > from {
+            let mut cost = 0;
+            for i in from..now_at.min(plan_len) {
+                let s = &self.hw[r].plan[i];
+                cost += self.p.step_cycles;
+                if !s.recv.is_empty() {
+                    cost += self.data_cycles(s.recv.len() * self.esize, s.combine);
+                }
+            }
+            if now_at > plan_len && plan_len == 0 {
+                // A single rank copies its source to its destination.
+                cost += self.data_cycles(self.p.count * self.esize, false);
+            }
+            let h = &mut self.hw[r];
+            h.at = now_at;
+            h.active = now_at <= plan_len;
+            h.held_until = h.held_until.max(t) + cost;
+        }
+        self.hw[r].held_until > t
     }
 
     fn sw_txid(&self, index: usize) -> u16 {
@@ -646,7 +774,9 @@ impl Run<'_> {
         let mut keep = Vec::with_capacity(hot.len());
         for r in hot {
             self.work(r, t);
-            let busy = self.nis[r].has_packet() || !self.pending[r].is_empty();
+            let busy = self.nis[r].has_packet()
+                || !self.pending[r].is_empty()
+                || self.hw[r].held_until > t;
             if busy {
                 keep.push(r);
             } else {
@@ -677,7 +807,12 @@ impl Run<'_> {
     }
 
     /// Rank `r` at `t`: offer the packets due, take completions, emit.
+    /// While the engine holds the NI (hardware mode, "Combining cost"),
+    /// nothing is offered, emitted or taken.
     fn work(&mut self, r: usize, t: u64) {
+        if self.hw[r].held_until > t {
+            return;
+        }
         while let Some((class, pkt)) = self.pending[r].front() {
             match self.nis[r].receive_packet_on(pkt, *class) {
                 RxOutcome::Busy => break,
@@ -688,11 +823,15 @@ impl Run<'_> {
                 RxOutcome::Accepted | RxOutcome::Refused => {}
             }
             self.pending[r].pop_front();
+            if self.charge(r, t) {
+                return;
+            }
         }
-        while self.tx_pending[r]
-            + self.net.queued_at(self.term[r], 0)
-            + self.net.queued_at(self.term[r], 1)
-            < self.p.tx_ahead
+        while self.hw[r].held_until <= t
+            && self.tx_pending[r]
+                + self.net.queued_at(self.term[r], 0)
+                + self.net.queued_at(self.term[r], 1)
+                < self.p.tx_ahead
         {
             let (class, pkt) = match self.nis[r].emit_response() {
                 Some(p) => (1, p),
@@ -703,6 +842,10 @@ impl Run<'_> {
             };
             self.tx_pending[r] += 1;
             self.txq.push_back((t + self.p.ni_tx_cycles, r, class, pkt));
+            self.charge(r, t);
+        }
+        if self.hw[r].held_until > t {
+            return;
         }
         // after emitting too: a collective whose last step only sends completes then
         while let Some(e) = driver::pop_completion(&mut self.nis[r]) {
