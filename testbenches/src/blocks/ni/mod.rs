@@ -226,6 +226,11 @@ pub struct NiBench {
     trace_t: u64,
     /// This phase's trace ring has been queued for reading.
     trace_read: bool,
+    /// AXI4 error injection ([`NiBench::set_axi_faults`]): seed, and one
+    /// faulty 16-byte line in this many.
+    axi_faults: Option<(u64, u64)>,
+    /// The error counter the next substituted read reads (`software`).
+    axi_cnt_turn: usize,
 }
 
 /// A REGION-aligned base with two free REGIONs (no source region there).
@@ -327,7 +332,55 @@ impl NiBench {
             phases: 0,
             trace_t: 0,
             trace_read: false,
+            axi_faults: None,
+            axi_cnt_turn: 0,
         })
+    }
+
+    /// Inject AXI4 error responses: one 16-byte line in `one_in` (drawn
+    /// with `seed`) of the source regions and the landing area answers
+    /// SLVERR or DECERR (half each) in the memory's fault map, the same
+    /// in the golden model's memory ([`SparseMemory::set_fault`]): read
+    /// beats of those lines return that RRESP (and random data), write
+    /// bursts touching them that BRESP. Off by default. Not with the
+    /// allreduce engine (its copy and fragment reads are not covered).
+    pub fn set_axi_faults(&mut self, seed: u64, one_in: u64) -> Result<()> {
+        anyhow::ensure!(
+            self.params.ni.ar_communicators == 0,
+            "set_axi_faults: not with the allreduce engine (ni.ar_communicators = {})",
+            self.params.ni.ar_communicators
+        );
+        anyhow::ensure!(one_in > 0, "set_axi_faults: one_in = 0");
+        self.axi_faults = Some((seed, one_in));
+        self.apply_axi_faults();
+        Ok(())
+    }
+
+    /// Draw the fault map into the bench's memory and the golden model's.
+    fn apply_axi_faults(&mut self) {
+        let Some((seed, one_in)) = self.axi_faults else {
+            return;
+        };
+        let mut rng = Rng::new(seed);
+        let areas: Vec<(u64, u64)> = self
+            .regions
+            .iter()
+            .map(|&b| (b, REGION))
+            .chain(std::iter::once((self.rx.land, 2 * REGION)))
+            .collect();
+        for (base, len) in areas {
+            for line in (base..base + len).step_by(16) {
+                if rng.below(one_in) == 0 {
+                    let resp = if rng.chance(0.5) {
+                        exanet_sim::ni::memory::resp::SLVERR
+                    } else {
+                        exanet_sim::ni::memory::resp::DECERR
+                    };
+                    self.mem.set_fault(line, resp);
+                    self.golden.mem_mut().set_fault(line, resp);
+                }
+            }
+        }
     }
 
     /// With `on`, the allreduce stimulus also posts good descriptors on a
@@ -364,7 +417,9 @@ impl NiBench {
 
     /// What the run since the last [`Bench::reset`] exercised.
     pub fn coverage(&self) -> NiCoverage {
-        self.cov.clone()
+        let mut c = self.cov.clone();
+        c.axi_r_errors = self.mem_r.err_beats;
+        c
     }
 
     /// Both sides idle: nothing queued, in flight or owed.
@@ -419,6 +474,7 @@ impl Bench for NiBench {
         fresh.only_bad = self.only_bad;
         fresh.ar_copies = self.ar_copies;
         fresh.irq_enable = self.irq_enable;
+        fresh.axi_faults = self.axi_faults;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);
         }
