@@ -454,11 +454,7 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
                 format!("{dir} wire {}{}", range(q.width as usize), q.name)
             })
             .collect(),
-        unused_inputs: vec![
-            "m_axi_bid".into(),
-            "m_axi_rid".into(),
-            "m_axi_rlast".into(),
-        ],
+        unused_inputs: vec!["m_axi_bid".into(), "m_axi_rid".into(), "m_axi_rlast".into()],
         wires: Vec::new(),
         assigns: Vec::new(),
         insts: Vec::new(),

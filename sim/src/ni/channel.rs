@@ -114,7 +114,8 @@ impl Channel {
         me: Coords,
         max_payload: usize,
     ) -> Option<Packet> {
-        self.next_packet_checked(mem, me, max_payload).map(|(p, _)| p)
+        self.next_packet_checked(mem, me, max_payload)
+            .map(|(p, _)| p)
     }
 
     /// As [`Channel::next_packet`], with the AXI4 error kinds of an RDMA

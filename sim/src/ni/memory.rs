@@ -257,7 +257,11 @@ mod tests {
         assert_eq!(&b[8..], &[0; 12]);
         let mut b = [0u8; 48];
         assert_eq!(m.read_checked_into(0x100, &mut b), ERR_SLVERR | ERR_DECERR);
-        assert_eq!(m.read(0x110, 4), vec![0xAB; 4], "the backdoor ignores faults");
+        assert_eq!(
+            m.read(0x110, 4),
+            vec![0xAB; 4],
+            "the backdoor ignores faults"
+        );
         assert_eq!(m.write_resp(0x100, 16), resp::OKAY);
         assert_eq!(m.write_resp(0x10F, 2), resp::SLVERR);
         assert_eq!(m.write_resp(0x110, 0x30), resp::DECERR);
