@@ -22,7 +22,12 @@
 //!   every channel.
 //! - **Memory** (AXI4 slave): accepts AR with random backpressure, returns
 //!   each burst after a random latency with random gaps between beats,
-//!   from a sparse memory holding the same bytes as the golden model's.
+//!   from a sparse memory holding the same bytes as the golden model's;
+//!   with [`NiBench::set_axi_faults`] (off by default) a random fraction
+//!   of its 16-byte lines answers SLVERR / DECERR (RRESP with random data
+//!   on reads, BRESP on writes touching them), the same fault map as the
+//!   golden model's memory, so stomped packets, MEM_ERROR completions,
+//!   the error counters and STATUS.AXI_ERROR are compared like the rest.
 //! - **Router port**: returns credits after random delays, on the request
 //!   VC `vc` and the response VC `resp_vc` (and stray credits on other
 //!   VCs, which the NI must ignore).
