@@ -91,6 +91,7 @@ fn fields_of(r: &Reg) -> Vec<FieldEntry> {
             bit("errq_overflow", regs::ST_ERRQ_OVERFLOW),
             bit("track_lost", regs::ST_TRACK_LOST),
             bit("hdr_corrected", regs::ST_HDR_CORRECTED),
+            bit("axi_error", regs::ST_AXI_ERROR),
             bit("cq_nonempty", regs::ST_CQ_NONEMPTY),
             bit("mb_nonempty", regs::ST_MB_NONEMPTY),
             bit("errq_nonempty", regs::ST_ERRQ_NONEMPTY),

@@ -79,8 +79,12 @@
 //! - AXI4 master: the NI's 42-bit addresses are zero-extended to 49 bits;
 //!   one ID (`AxID = 0`: the NI relies on in-order responses, `BID`/`RID`
 //!   ignored), `AxLOCK = 0`, `AxCACHE = 0011` (normal, non-cacheable,
-//!   bufferable), `AxPROT = 000`, `AxQOS = 0`. `RLAST` and `RRESP` are
-//!   ignored (the NI counts beats; it has no read-error input yet). The
+//!   bufferable), `AxPROT = 000`, `AxQOS = 0`. `RRESP` goes to the NI's
+//!   `m_rresp` and `BRESP` to `m_bresp` (SLVERR / DECERR counted and
+//!   reported: the `ni` module doc, "AXI4 error responses"). `RLAST` is
+//!   ignored: the NI counts the beats of every burst it asked for and
+//!   does not check RLAST against that count (a slave that ends a burst
+//!   early or late is not detected). The
 //!   NI's `AxUSER` (the PDID) has no pin on S_AXI_HP0_FPD and is dropped.
 //! - `irq`: the NI's interrupt (level, high while STATUS & IRQ_ENABLE is
 //!   not zero: a completion or message waiting, an error queued, a sticky
@@ -450,12 +454,7 @@ pub fn emit_node(p: &NodeParams) -> Result<Emitted> {
                 format!("{dir} wire {}{}", range(q.width as usize), q.name)
             })
             .collect(),
-        unused_inputs: vec![
-            "m_axi_bid".into(),
-            "m_axi_rid".into(),
-            "m_axi_rresp".into(),
-            "m_axi_rlast".into(),
-        ],
+        unused_inputs: vec!["m_axi_bid".into(), "m_axi_rid".into(), "m_axi_rlast".into()],
         wires: Vec::new(),
         assigns: Vec::new(),
         insts: Vec::new(),

@@ -72,6 +72,7 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         .put(bit(regs::ST_ERRQ_NONEMPTY), nonempty("eq", g.eqa), 1)
         .put(bit(regs::ST_MB_NONEMPTY), nonempty("mb", g.mba), 1)
         .put(bit(regs::ST_CQ_NONEMPTY), nonempty("cq", g.cqa), 1)
+        .put(c.bits.st_axi_error, "st_axierr", 1)
         .put(c.bits.st_hdr_corrected, "st_hdrc", 1)
         .put(c.bits.st_track_lost, "trk_lost", 1)
         .put(c.bits.st_errq_overflow, "st_eqovf", 1)

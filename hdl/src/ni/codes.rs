@@ -169,6 +169,9 @@ pub struct Flags {
     /// The largest status an RdmaCompletion carries
     /// ([`CqStatus::Untracked`]).
     pub completion_max: Lit,
+    /// The other status an RdmaCompletion may carry
+    /// ([`CqStatus::MemError`]).
+    pub mem_error: Lit,
 }
 
 /// Completion kinds and status, as the RTL's [`CQ_CODE_BITS`] entry fields.
@@ -183,6 +186,7 @@ pub struct Cq {
     pub packet_rejected: Lit,
     pub untracked: Lit,
     pub remote_denied: Lit,
+    pub mem_error: Lit,
 }
 
 /// Channel error codes ([`ChError`]): the doorbell / PKT_SEND checks as
@@ -230,6 +234,11 @@ pub struct Regs {
     pub mb_denied: Lit,
     pub rx_data_bytes: Lit,
     pub tx_payload_bytes: Lit,
+    /// The AXI4 error counters.
+    pub rd_slverr: Lit,
+    pub rd_decerr: Lit,
+    pub wr_slverr: Lit,
+    pub wr_decerr: Lit,
     pub rd_busy_nacks: Lit,
     /// REJ\[1\] and REJ\[MAX_CODE\].
     pub rej_first: Lit,
@@ -294,6 +303,7 @@ pub struct RegBits {
     pub st_errq_overflow: Bits,
     pub st_track_lost: Bits,
     pub st_hdr_corrected: Bits,
+    pub st_axi_error: Bits,
     /// MBOX_CTRL: PDID, OPEN, and both (the `mbox_q` register).
     pub mbox_pdid: Bits,
     pub mbox_open: Bits,
@@ -527,7 +537,7 @@ impl Codes {
         let cqk = |k: CqKind, name| lit(CQ_CODE_BITS, k as u64, name);
         let cqs = |s: CqStatus, name| lit(CQ_CODE_BITS, s as u64, name);
         ensure!(
-            (CqStatus::Failed as usize) < 1 << CQ_CODE_BITS
+            (CqStatus::MemError as usize) < 1 << CQ_CODE_BITS
                 && (CqKind::Allreduce as usize) < 1 << CQ_CODE_BITS,
             "NI RTL: completion kinds and status must fit {CQ_CODE_BITS} bits"
         );
@@ -663,6 +673,7 @@ impl Codes {
                     "fl.payload_crc",
                 ),
                 completion_max: lit(flw, CqStatus::Untracked as u64, "fl.completion_max"),
+                mem_error: lit(flw, CqStatus::MemError as u64, "fl.mem_error"),
             },
             cq: Cq {
                 write_in: cqk(CqKind::WriteIn, "cq.write_in"),
@@ -674,6 +685,7 @@ impl Codes {
                 packet_rejected: cqs(CqStatus::PacketRejected, "cq.packet_rejected"),
                 untracked: cqs(CqStatus::Untracked, "cq.untracked"),
                 remote_denied: cqs(CqStatus::RemoteDenied, "cq.remote_denied"),
+                mem_error: cqs(CqStatus::MemError, "cq.mem_error"),
             },
             ch: ChErrs {
                 queue_full: ch4(ChError::QueueFull),
@@ -721,6 +733,10 @@ impl Codes {
                 rx_data_bytes: counter(cnt::RX_DATA_BYTES, "reg.rx_data_bytes"),
                 tx_payload_bytes: counter(cnt::TX_PAYLOAD_BYTES, "reg.tx_payload_bytes"),
                 rd_busy_nacks: counter(cnt::RD_BUSY_NACKS, "reg.rd_busy_nacks"),
+                rd_slverr: counter(cnt::RD_SLVERR, "reg.rd_slverr"),
+                rd_decerr: counter(cnt::RD_DECERR, "reg.rd_decerr"),
+                wr_slverr: counter(cnt::WR_SLVERR, "reg.wr_slverr"),
+                wr_decerr: counter(cnt::WR_DECERR, "reg.wr_decerr"),
                 rej_first: o(regs::REJ_BASE + 4, "reg.rej_first"),
                 rej_last: o(regs::REJ_BASE + 4 * max as u32, "reg.rej_last"),
                 rej_index: Bits::new(2, REASON_BITS, "reg.rej_index", marked),
@@ -787,6 +803,7 @@ impl Codes {
                 st_errq_overflow: bit_of(regs::ST_ERRQ_OVERFLOW, "st_errq_overflow", marked),
                 st_track_lost: bit_of(regs::ST_TRACK_LOST, "st_track_lost", marked),
                 st_hdr_corrected: bit_of(regs::ST_HDR_CORRECTED, "st_hdr_corrected", marked),
+                st_axi_error: bit_of(regs::ST_AXI_ERROR, "st_axi_error", marked),
                 mbox_pdid: bits(regs::MBOX_CTRL_PDID, marked),
                 mbox_open: bits(regs::MBOX_CTRL_OPEN, marked),
                 mbox_ctrl: span(

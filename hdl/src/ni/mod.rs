@@ -83,7 +83,9 @@
 //!   m_arready m_araddr[42] m_arlen[8] m_arsize[3] (=4) m_arburst[2]
 //!   (=INCR) m_aruser[16] (= the transfer's PDID: the channel's for an RDMA
 //!   write, the request's for a read response) m_rvalid m_rready
-//!   m_rdata[128]`. Up to `tx_ahead` packets' bursts (at most
+//!   m_rdata[128] m_rresp[2]` (no RLAST: the NI counts the beats of
+//!   the bursts it asked for; RLAST is not checked against that count).
+//!   Up to `tx_ahead` packets' bursts (at most
 //!   two each) are outstanding; RREADY goes low while the payload FIFO is
 //!   full. `m_araddr` bits at and above `addr_bits` are 0; no
 //!   burst crosses a 4 KiB boundary.
@@ -123,7 +125,7 @@
 //! - AXI4 master write (128-bit, one ID, in order): `m_awvalid m_awready
 //!   m_awaddr[42] m_awlen[8] m_awsize[3] (=4) m_awburst[2] (=INCR)
 //!   m_awuser[16] (= the packet's PDID) m_wvalid m_wready m_wdata[128]
-//!   m_wstrb[16] m_wlast m_bvalid m_bready m_bresp[2]` (bresp not used yet).
+//!   m_wstrb[16] m_wlast m_bvalid m_bready m_bresp[2]`.
 //!   One burst per accepted data packet, strobes exactly its bytes; AW
 //!   before W; bursts back to back, up to 8 without their B; each B posts
 //!   its packet's completion and notify response (timing contract below).
@@ -184,6 +186,23 @@
 //!   slot decided at or before tT is `Stale` (rejected, counted; the slot
 //!   is not freed or re-queued). The golden model's `packet_left` at tT,
 //!   after the decision of tT.
+//!
+//! # AXI4 error responses (golden "AXI4 error responses")
+//! - RRESP SLVERR / DECERR (RRESP\[1\]) on a payload beat: the realigner
+//!   zeroes the beat's data and carries its kind {DECERR, SLVERR} with
+//!   every payload word it makes (2 bits beside each payload FIFO word);
+//!   the sender ORs the kinds of the packet's words and, if any, inverts
+//!   the payload CRC in the footer (the header has already left: the
+//!   packet is *stomped*, so the receiver rejects it PAYLOAD_CRC and
+//!   never takes its data as good). In the cycle its tail flit is on
+//!   `out_*` (the golden `packet_left`) RD_SLVERR / RD_DECERR += 1 and
+//!   sticky STATUS.AXI_ERROR is set. No timing changes.
+//! - BRESP SLVERR / DECERR on a data packet's write: at the B (the golden
+//!   `write_landed_resp`), WR_SLVERR or WR_DECERR += 1, STATUS.AXI_ERROR,
+//!   and the completion / RdmaCompletion it posts carry MEM_ERROR (5).
+//!   A received RdmaCompletion with flags MEM_ERROR is accepted (NOTIFY
+//!   with that status).
+//! - Not covered: the allreduce engine's copy reads and its writes.
 //!
 //! # Message classes (deadlock freedom)
 //! Responses (RdmaCompletion, Nack, MailboxAck / MailboxNack: class 1)

@@ -129,6 +129,9 @@ ni_block! {
         m_rready: Out bool,
         /// R data.
         m_rdata: In Bits<128>,
+        /// R response: SLVERR (2) / DECERR (3) mark the beat's data bad
+        /// (read as zero; the packet's payload CRC is inverted).
+        m_rresp: In Bits<2>,
         /// Flit valid.
         out_valid: Out bool,
         /// Flit data.
@@ -191,7 +194,8 @@ ni_block! {
         m_bvalid: In bool,
         /// B ready.
         m_bready: Out bool,
-        /// B response (not used yet).
+        /// B response: SLVERR (2) / DECERR (3) make what the write posts
+        /// MEM_ERROR.
         m_bresp: In Bits<2>,
         /// This cycle the receive path decides a packet.
         rx_commit: Out bool,
@@ -445,6 +449,7 @@ mod tests {
                 "[19:0] s_awaddr;",
                 "[41:0] m_araddr;",
                 "[127:0] m_rdata;",
+                "[1:0] m_rresp;",
                 "[127:0] out_data;",
                 "[15:0] m_aruser;",
                 " tx_pick;",

@@ -161,8 +161,8 @@ pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<St
             ("1'b0".into(), 1),
             ("{tr_wl_rq, tr_wl_cq}".into(), 2),
         ),
-        // 3: the completion it posts.
-        cq_ent("lq_rd", Some(&lq_cq)),
+        // 3: the completion it posts (MEM_ERROR on an error B).
+        cq_ent("lp_cq_ent", None),
         // 4: a DOORBELL.
         ent(
             code(EventCode::Doorbell, "ev.doorbell").to_string(),

@@ -165,7 +165,7 @@ end
 always @(posedge clock) begin
     if (aw_push) aw_mem[aw_tail] <= ar_new;
     if (aq_push) aq_mem[aq_tail] <= aq_in;
-    if (lh_push) lh_mem[lh_tail] <= lq_rd{{ r.lq.at("cq") }};
+    if (lh_push) lh_mem[lh_tail] <= lp_cq_ent;
 end
 always @(posedge clock) begin
     if (reset) begin

@@ -184,6 +184,10 @@ always @(*) begin
                     {{ c.reg.mb_denied.h() }}: r_val = mb_denied;
                     {{ c.reg.rx_data_bytes.h() }}: r_val = rx_bytes;
                     {{ c.reg.rd_busy_nacks.h() }}: r_val = rd_busyn;
+                    {{ c.reg.rd_slverr.h() }}: r_val = rd_slverr;
+                    {{ c.reg.rd_decerr.h() }}: r_val = rd_decerr;
+                    {{ c.reg.wr_slverr.h() }}: r_val = wr_slverr;
+                    {{ c.reg.wr_decerr.h() }}: r_val = wr_decerr;
                     {{ c.reg.errq_count.h() }}: r_val = { {{- eqpad }}eq_count};
 {%- for i in 0..5 %}
                     {{ c.reg.errq_w[i].h() }}: r_val = eq_w{{ i }};

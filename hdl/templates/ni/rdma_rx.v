@@ -82,6 +82,15 @@ reg        trk_lost;
 reg        st_rxerr;
 reg        st_eqovf;
 reg        st_hdrc;
+// AXI4 error responses: sticky STATUS.AXI_ERROR, the B error counters.
+reg        st_axierr;
+reg [31:0] rd_slverr;
+reg [31:0] rd_decerr;
+reg [31:0] wr_slverr;
+reg [31:0] wr_decerr;
+reg        w_err;
+reg [{{ r.cq.width() - 1 }}:0] lp_cq_ent;
+reg [{{ r.rq.width() - 1 }}:0] lp_rq_ent;
 reg [31:0] mb_fulln;
 reg [31:0] mb_retry;
 reg [31:0] mb_denied;
@@ -123,6 +132,15 @@ always @(*) begin
     w_land = m_bvalid && (lq_count != 4'd0){% if k.ar %} && (!ar_hold || cb_drn || aq_wt){% endif %};
     lq_rd = lq_mem[lq_head];
     lp_post = w_land && (lq_rd{{ r.lq.at("cq_v") }} || lq_rd{{ r.lq.at("rq_v") }});
+    // A B of SLVERR / DECERR (BRESP[1]): what the write posts says
+    // MEM_ERROR (completion status, RdmaCompletion flags).
+    w_err = w_land && m_bresp[1];
+    lp_cq_ent = lq_rd{{ r.lq.at("cq") }};
+    lp_rq_ent = lq_rd{{ r.lq.at("rq") }};
+    if (w_err) begin
+        lp_cq_ent{{ r.cq.at("status") }} = {{ c.cq.mem_error }};
+        lp_rq_ent{{ r.rq.at("flags") }} = {{ c.fl.mem_error }};
+    end
 end
 
 // Message-slot lookup of a MailboxAck / MailboxNack: txid = c * pkt_slots + slot.
@@ -223,7 +241,8 @@ always @(*) begin
         {{ c.pt.rdma_read_req.h() }}: x_fmt = !x_single || (header_unpack$size != {{ c.size.read_req_size }}) || (x_p1{{ c.bits.rr_zero }} != 32'd0)
                        || (x_p1{{ c.bits.rr_len }} == 32'd0) || (x_rqend > {{ c.size.vaddr_end65.hg() }});
         {{ c.pt.mailbox.h() }}: x_fmt = !x_single || (header_unpack$size == 14'd0) || (header_unpack$size > 14'd{{ k.mb }});
-        {{ c.pt.rdma_completion.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags > {{ c.fl.completion_max }});
+        {{ c.pt.rdma_completion.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0)
+                                || ((footer_unpack$flags > {{ c.fl.completion_max }}) && (footer_unpack$flags != {{ c.fl.mem_error }}));
         {{ c.pt.nack.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags == 8'd0)
                        || (footer_unpack$flags > {{ c.fl.read_busy }});
         {{ c.pt.mailbox_ack.h() }}: x_fmt = !x_single || (header_unpack$size != 14'd0) || (footer_unpack$flags != {{ c.fl.ack }});
@@ -410,11 +429,11 @@ always @(*) begin
 end
 always @(posedge clock) begin
     if (cq_wr) cq_mem[cq_tail] <= x_cq_ent;
-    else if (lp_cq{% if k.ar %}d{% endif %}) cq_mem[cq_tail] <= lq_rd{{ r.lq.at("cq") }};{% if k.ar %}
+    else if (lp_cq{% if k.ar %}d{% endif %}) cq_mem[cq_tail] <= lp_cq_ent;{% if k.ar %}
     else if (ar_cq) cq_mem[cq_tail] <= ar_ent;
     else if (lh_pop) cq_mem[cq_tail] <= lh_mem[lh_head];{% endif %}
     if (rq_wr) rq_mem[rq_tail] <= x_rq_ent;
-    else if (lp_rq) rq_mem[rq_tail] <= lq_rd{{ r.lq.at("rq") }};
+    else if (lp_rq) rq_mem[rq_tail] <= lp_rq_ent;
     // (A second burst's B posts nothing.)
     if (lq_push) lq_mem[lq_tail] <= mw_push2 ? {{ r.lq.width() }}'d0 : {x_data, x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
@@ -461,10 +480,15 @@ always @(posedge clock) begin
         st_rxerr <= 1'b0;
         st_eqovf <= 1'b0;
         st_hdrc <= 1'b0;
+        st_axierr <= 1'b0;
+        wr_slverr <= 32'd0;
+        wr_decerr <= 32'd0;
         mb_fulln <= 32'd0;
         mb_retry <= 32'd0;
         mb_denied <= 32'd0;
         rd_busyn <= 32'd0;
+        rd_slverr <= 32'd0;
+        rd_decerr <= 32'd0;
     end else begin
         if (x_commit) begin
             if (x_hok && header_unpack$single_err) st_hdrc <= 1'b1;
@@ -481,6 +505,11 @@ always @(posedge clock) begin
             if (x_accept && x_mb && mb_full) mb_fulln <= mb_fulln + 32'd1;
             if (x_rdbusy) rd_busyn <= rd_busyn + 32'd1;
         end
+        if (w_err) begin
+            st_axierr <= 1'b1;
+            if (m_bresp[0]) wr_decerr <= wr_decerr + 32'd1;
+            else wr_slverr <= wr_slverr + 32'd1;
+        end
         if (ak_fire && ak_retry) mb_retry <= mb_retry + 32'd1;
         if (ak_fire && ak_deny) mb_denied <= mb_denied + 32'd1;
         if (wr_fire && a_status) begin
@@ -488,6 +517,15 @@ always @(posedge clock) begin
             if (s_wdata{{ c.bits.st_errq_overflow }}) st_eqovf <= 1'b0;
             if (s_wdata{{ c.bits.st_track_lost }}) trk_lost <= 1'b0;
             if (s_wdata{{ c.bits.st_hdr_corrected }}) st_hdrc <= 1'b0;
+            if (s_wdata{{ c.bits.st_axi_error }}) st_axierr <= 1'b0;
+        end
+        // A class-0 packet whose payload read had an error beat: its tail
+        // is on the output (`rdma_tx`). After a STATUS write (the golden
+        // order: write accepted, then packet left).
+        if (ov_q && ot_q && !ol_q && (b_err != 2'd0)) begin
+            st_axierr <= 1'b1;
+            if (b_err[0]) rd_slverr <= rd_slverr + 32'd1;
+            if (b_err[1]) rd_decerr <= rd_decerr + 32'd1;
         end
     end
 end
@@ -803,7 +841,7 @@ end
 wire unused_rx = &{1'b0, x_wtmp[3:0], x_wpage[8:5], x_fe, mw_lo16[9:5], mw_hi16[9:5], mw_mhi[16], mw_mlo[16], mw_addr[3:0],
                    header_unpack$fpga_offset, header_unpack$path, header_unpack$reserved, header_unpack$vc,
                    header_unpack$ecc_reserved, footer_unpack$crc8, footer_unpack$user, footer_unpack$ttl,
-                   m_bresp, x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:{{ k.sa }}],
+                   x_end[43:42], mw_sh[255:128], footer_unpack$flags[7:4], k_t[13:{{ k.sa }}],
                    // Packets are framed by their tails (a packet is the words
                    // after the previous tail), so the head flag is redundant;
                    // the receive-side header decode serves the CRC byte count.

@@ -44,6 +44,13 @@ reg [127:0] od_q;
 reg  [4:0] rjp;
 reg  [4:0] rb;
 reg [127:0] prev;
+// AXI4 read errors: per beat {DECERR, SLVERR}, carried with each payload
+// word (`pf_emem`, `word_e`) and gathered per packet (`b_err`).
+reg  [1:0] prev_e;
+reg  [1:0] word_e;
+reg  [1:0] b_err;
+(* ram_style = "distributed" *)
+reg  [1:0] pf_emem [0:{{ pfd - 1 }}];
 
 // Pick: round-robin over channels with work.
 reg [{{ cm1 }}:0] rdy;
@@ -266,8 +273,15 @@ reg        r_take;
 reg        r_done;
 reg        r_push;
 reg [127:0] pf_word;
+reg  [1:0] pf_e;
+reg  [1:0] r_e;
+reg [127:0] r_data;
 reg  [6:0] sh;
 always @(*) begin
+    // A beat answered SLVERR / DECERR (RRESP[1]) carries no data: its
+    // bytes are read as zero, and its kind goes with the words it makes.
+    r_e = m_rresp[1] ? {m_rresp[0], !m_rresp[0]} : 2'd0;
+    r_data = m_rresp[1] ? 128'd0 : m_rdata;
     rj_rd = rj_mem[rj_head];
     e_shift = rj_rd[13:10];
     e_beats = rj_rd[9:5];
@@ -278,7 +292,8 @@ always @(*) begin
     m_rready = 1'b0;
     r_take = 1'b0;
     r_push = 1'b0;
-    pf_word = m_rdata;
+    pf_word = r_data;
+    pf_e = r_e;
     if (e_shift == 4'd0) begin
         m_rready = r_on && pf_room;
         r_take = m_rready && m_rvalid;
@@ -291,10 +306,12 @@ always @(*) begin
         m_rready = r_on && pf_room;
         r_take = m_rready && m_rvalid;
         r_push = r_take;
-        pf_word = (prev >> sh) | (m_rdata << (8'd128 - {1'b0, sh}));
+        pf_word = (prev >> sh) | (r_data << (8'd128 - {1'b0, sh}));
+        pf_e = prev_e | r_e;
     end else begin
         r_push = r_on && pf_room;
         pf_word = prev >> sh;
+        pf_e = prev_e;
     end
 {%- if k.ar %}
     // The allreduce copy's R beats (no transmit read is outstanding then).
@@ -309,6 +326,7 @@ reg        prod_on;
 reg        prod_room;
 reg        prod_fire;
 reg [127:0] prod_word;
+reg  [1:0] prod_e;
 reg [127:0] prod_mask;
 reg  [4:0] vb;
 reg        pf_empty;
@@ -317,6 +335,7 @@ always @(*) begin
     prod_room = !word_v || pay_send;
     pf_pop = 1'b0;
     pf_empty = (pf_count == {{ pfw }}'d0);
+    prod_e = 2'd0;
     case (b_kind)
         2'd2: begin
             prod_fire = prod_on && prod_room;
@@ -331,6 +350,7 @@ always @(*) begin
             // cycle (the head packet's: the FIFO holds no earlier word).
             prod_fire = prod_on && prod_room && (pf_empty ? r_push : 1'b1);
             prod_word = pf_empty ? pf_word : pf_mem[pf_head];
+            prod_e = pf_empty ? pf_e : pf_emem[pf_head];
             pf_pop = prod_fire && !pf_empty;
         end
     endcase
@@ -545,6 +565,7 @@ always @(posedge clock) begin
         rcr_used <= {{ k.crw }}'d0;
         rjp <= 5'd0;
         rb <= 5'd0;
+        b_err <= 2'd0;
 {{ q_reset }}
     end else begin
 {{ q_update }}
@@ -569,7 +590,9 @@ always @(posedge clock) begin
             end
             2'd1: if (pay_send && (js == b_words - 5'd1)) begin
                 b_st <= 2'd2;
-                crc_q <= crc32$crc;
+                // A payload read with an error beat: the CRC is inverted
+                // (stomped), so that no receiver takes the data as good.
+                crc_q <= crc32$crc ^ {32{|(b_err | word_e)}};
             end
             default: if (ftr_send) begin
                 b_st <= 2'd0;
@@ -579,14 +602,20 @@ always @(posedge clock) begin
         endcase
         if (prod_fire) begin
             word_q <= prod_word & prod_mask;
+            word_e <= prod_e;
             jp <= jp + 5'd1;
         end
+        // The packet's error kinds: from its header on, every word sent;
+        // held until the next header (its tail is counted in `rdma_rx`).
+        if (hdr_send) b_err <= 2'd0;
+        else if (pay_send) b_err <= b_err | word_e;
         if (prod_fire) word_v <= 1'b1;
         else if (pay_send) word_v <= 1'b0;
         if (pay_send) js <= js + 5'd1;
         // Realigner.
         if (r_take) begin
-            prev <= m_rdata;
+            prev <= r_data;
+            prev_e <= r_e;
             rb <= rb + 5'd1;
         end
         if (r_push) rjp <= rjp + 5'd1;
@@ -600,6 +629,7 @@ always @(posedge clock) begin
     if (f_push) mq_mem[mq_tail] <= e_rec;
     if (rj_push) rj_mem[rj_tail] <= {l_src[3:0], l_beats, l_wtmp[8:4]};
     if (pf_push) pf_mem[pf_tail] <= pf_word;
+    if (pf_push) pf_emem[pf_tail] <= pf_e;
 end
 // Bits the datapath does not need.
 wire unused_tx = &{1'b0, l_btmp[3:0], l_wtmp[3:0], b_wtmp[3:0]{{ rdunused }}};

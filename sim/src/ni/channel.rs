@@ -10,7 +10,7 @@
 //! is sent: a later PDID change does not affect them.
 
 use super::descriptor::{Descriptor, Op, Staging};
-use super::memory::SparseMemory;
+use super::memory::{AxiErrKinds, SparseMemory};
 use super::packetizer::Packetizer;
 use super::rdma_tx::{read_request_packet, ReadRequest, TxStream};
 use super::regs::ChError;
@@ -114,8 +114,21 @@ impl Channel {
         me: Coords,
         max_payload: usize,
     ) -> Option<Packet> {
+        self.next_packet_checked(mem, me, max_payload)
+            .map(|(p, _)| p)
+    }
+
+    /// As [`Channel::next_packet`], with the AXI4 error kinds of an RDMA
+    /// write packet's payload read ([`TxStream::next_packet_checked`]; 0
+    /// for other packets).
+    pub fn next_packet_checked(
+        &mut self,
+        mem: &SparseMemory,
+        me: Coords,
+        max_payload: usize,
+    ) -> Option<(Packet, AxiErrKinds)> {
         if let Some(p) = self.pkt.next_packet(me) {
-            return Some(p);
+            return Some((p, 0));
         }
         let &(d, pdid) = self.descs.front()?;
         match d.op {
@@ -125,8 +138,9 @@ impl Channel {
                     land: d.laddr,
                     len: d.len,
                 };
-                Some(read_request_packet(
-                    me, d.dest, d.raddr, req, pdid, d.txid, d.notify,
+                Some((
+                    read_request_packet(me, d.dest, d.raddr, req, pdid, d.txid, d.notify),
+                    0,
                 ))
             }
             Op::Write => {
@@ -141,7 +155,7 @@ impl Channel {
                     remaining: d.len as u64,
                     emitted: 0,
                 });
-                let p = s.next_packet(mem, me, max_payload);
+                let p = s.next_packet_checked(mem, me, max_payload);
                 if s.done() {
                     self.active = None;
                     self.descs.pop_front();

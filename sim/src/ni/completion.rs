@@ -90,6 +90,10 @@ pub enum CqStatus {
     RemoteDenied = 3,
     /// An allreduce failed (`reason` = `allreduce::engine::ArStatus` code).
     Failed = 4,
+    /// The memory write of the packet that completes the transfer was
+    /// answered SLVERR or DECERR on AXI4 (B): its bytes may not have
+    /// landed.
+    MemError = 5,
 }
 
 impl CqStatus {
@@ -101,6 +105,7 @@ impl CqStatus {
             CqStatus::Untracked,
             CqStatus::RemoteDenied,
             CqStatus::Failed,
+            CqStatus::MemError,
         ]
         .into_iter()
         .find(|k| *k as u8 == c)

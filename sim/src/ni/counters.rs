@@ -27,6 +27,14 @@ pub struct Counters {
     pub tx_payload_bytes: u64,
     /// Read requests refused because the read queue was full.
     pub rd_busy_nacks: u64,
+    /// Emitted packets whose payload read had a SLVERR beat (at their tail).
+    pub rd_slverr: u64,
+    /// Emitted packets whose payload read had a DECERR beat (at their tail).
+    pub rd_decerr: u64,
+    /// Landed data writes whose B was SLVERR.
+    pub wr_slverr: u64,
+    /// Landed data writes whose B was DECERR.
+    pub wr_decerr: u64,
     /// Rejections by reason code (index = code; index 0 unused).
     pub rejected_by: [u64; RejectReason::MAX_CODE as usize + 1],
 }
@@ -45,6 +53,10 @@ impl Counters {
             cnt::RX_DATA_BYTES => self.rx_data_bytes,
             cnt::TX_PAYLOAD_BYTES => self.tx_payload_bytes,
             cnt::RD_BUSY_NACKS => self.rd_busy_nacks,
+            cnt::RD_SLVERR => self.rd_slverr,
+            cnt::RD_DECERR => self.rd_decerr,
+            cnt::WR_SLVERR => self.wr_slverr,
+            cnt::WR_DECERR => self.wr_decerr,
             _ => 0,
         }
     }

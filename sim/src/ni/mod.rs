@@ -56,10 +56,10 @@
 //! | 0x014 | PARAMS4 | RO | addr_bits\[7:0\] |
 //! | 0x020 | COORDS | RO | this node\[21:0\] |
 //! | 0x024 | CONTROL | RW | bit 0 TX_ENABLE (reset 1): 0 stops channel (request) traffic; responses and read service continue |
-//! | 0x028 | STATUS | R/W1C | sticky: 0 RX_ERROR, 1 ERRQ_OVERFLOW, 2 TRACK_LOST, 3 HDR_CORRECTED; live (RO): 8 CQ_NONEMPTY, 9 MB_NONEMPTY, 10 ERRQ_NONEMPTY |
+//! | 0x028 | STATUS | R/W1C | sticky: 0 RX_ERROR, 1 ERRQ_OVERFLOW, 2 TRACK_LOST, 3 HDR_CORRECTED, 4 AXI_ERROR; live (RO): 8 CQ_NONEMPTY, 9 MB_NONEMPTY, 10 ERRQ_NONEMPTY |
 //! | 0x02C | MBOX_CTRL | RW | PDID\[15:0\], bit 16 OPEN (accept any PDID); reset 0 |
-//! | 0x030 | IRQ_ENABLE | RW | one enable per STATUS bit (bits 0–3, 8–10; the others read 0); the `irq` output is high while STATUS & IRQ_ENABLE ≠ 0 (level, registered: one cycle after the state); reset 0 |
-//! | 0x040+4i | counters | RO | i = 0 TX_PACKETS, 1 RX_PACKETS, 2 RX_REJECTED, 3 HDR_CORRECTED, 4 MB_FULL_NACKS, 5 MB_RETRIES, 6 MB_DENIED, 7 RX_DATA_BYTES, 8 TX_PAYLOAD_BYTES, 9 RD_BUSY_NACKS (32-bit wrapping) |
+//! | 0x030 | IRQ_ENABLE | RW | one enable per STATUS bit (bits 0–4, 8–10; the others read 0); the `irq` output is high while STATUS & IRQ_ENABLE ≠ 0 (level, registered: one cycle after the state); reset 0 |
+//! | 0x040+4i | counters | RO | i = 0 TX_PACKETS, 1 RX_PACKETS, 2 RX_REJECTED, 3 HDR_CORRECTED, 4 MB_FULL_NACKS, 5 MB_RETRIES, 6 MB_DENIED, 7 RX_DATA_BYTES, 8 TX_PAYLOAD_BYTES, 9 RD_BUSY_NACKS, 10 RD_SLVERR, 11 RD_DECERR, 12 WR_SLVERR, 13 WR_DECERR (32-bit wrapping; see "AXI4 error responses") |
 //! | 0x080+4r | REJ\[r\] | RO | rejections with reason code r = 1..=11 |
 //! | 0x0C0 | ERRQ_COUNT | RO | error entries queued |
 //! | 0x0C4..0x0D4 | ERRQ_W0..W4 | RO | head entry (0 when empty), see [`errors::ErrorEntry::words`] |
@@ -118,7 +118,8 @@
 //!   3 NOTIFY (data this node sent — a write, or the data of a read it
 //!   served — landed at the peer, whose transfer had notify set).
 //! - Completion status ([`CqStatus`]): 0 OK, 1 PACKET_REJECTED, 2 UNTRACKED,
-//!   3 REMOTE_DENIED.
+//!   3 REMOTE_DENIED, 4 FAILED (allreduce), 5 MEM_ERROR (the last packet's
+//!   memory write was answered SLVERR / DECERR).
 //!
 //! # Packets ([`wire`], `crate::packet`)
 //! Header, `ceil(size/16)` payload words (payload byte i = byte i%16 of word
@@ -135,7 +136,8 @@
 //! - Mailbox: size = message length, PDID of the channel, first = last = 1,
 //!   txid = NI-wide message slot `channel·pkt_slots + slot`.
 //! - RdmaCompletion: to the data's source, PDID and txid of the transfer,
-//!   flags = completion status (0 OK, 1 PACKET_REJECTED, 2 UNTRACKED).
+//!   flags = completion status (0 OK, 1 PACKET_REJECTED, 2 UNTRACKED,
+//!   5 MEM_ERROR).
 //! - Nack (read refused): to the requester, PDID and txid of the request,
 //!   flags = reject reason code, or 12 READ_BUSY (read queue full).
 //! - MailboxAck / MailboxNack: to the sender, PDID and txid of the message,
@@ -248,6 +250,29 @@
 //!   acknowledgement naming a packetizer message being sent is `Stale`
 //!   (rejected, counted, reported; the slot is neither freed nor
 //!   re-queued while its bytes are still being read out).
+//!
+//! # AXI4 error responses ([`memory`]'s fault map)
+//! The NI's AXI4 master never takes an error response as success:
+//! - **Reads** (RDMA write and read-response payloads): a beat answered
+//!   SLVERR or DECERR carries no data; its bytes are sent as zero, and the
+//!   packet is sent with its footer's payload CRC inverted ("stomped",
+//!   [`wire::Packet::build_stomped`]), so that every receiver rejects it
+//!   (`PAYLOAD_CRC`: its bytes never land; a middle packet marks the
+//!   transfer damaged, so the receiver's completion, and the notify the
+//!   source gets, say PACKET_REJECTED). The header has left before the
+//!   data arrive, so the packet cannot be withdrawn; stomping is what a
+//!   cut-through sender does. When the packet's tail has left
+//!   ([`Ni::packet_left`]; at once without explicit events) RD_SLVERR
+//!   and/or RD_DECERR += 1 (one per packet and kind) and sticky
+//!   STATUS.AXI_ERROR is set (it raises `irq` when enabled).
+//! - **Writes** (accepted data packets): a B answered SLVERR or DECERR
+//!   ([`Ni::write_landed_resp`]; the memory's fault map without explicit
+//!   events) counts WR_SLVERR or WR_DECERR, sets STATUS.AXI_ERROR, and
+//!   what that write posts says MEM_ERROR (5): the completion's status and
+//!   the RdmaCompletion's flags. Left: the error of a non-last packet's
+//!   write is not carried to its transfer's completion (counted and in
+//!   STATUS only).
+//! - The allreduce engine's own reads and writes are not covered yet.
 //!
 //! # Protection ([`protection`])
 //! Windows and PDIDs are set only through page 0. A data packet needs one

@@ -7,7 +7,7 @@ use super::counters::Counters;
 use super::descriptor::{self, AR_DEST_COMM, AR_DEST_DTYPE, AR_DEST_OP, CTRL_TXID};
 use super::errors::{ErrorEntry, ErrorQueue, RejectReason};
 use super::mailbox::{Mailbox, MailboxEntry};
-use super::memory::{MemWrite, SparseMemory};
+use super::memory::{err_kind, AxiErrKinds, MemWrite, SparseMemory, ERR_DECERR, ERR_SLVERR};
 use super::packetizer::{AckOutcome, NACK_FULL};
 use super::params::NiParams;
 use super::protection::Window;
@@ -54,6 +54,11 @@ pub struct Ni {
     tx_enable: bool,
     rx_error: bool,
     hdr_corrected: bool,
+    /// Sticky STATUS.AXI_ERROR.
+    axi_error: bool,
+    /// Emitted class-0 packets whose payload read had an error beat, not
+    /// yet left (explicit events): counted at [`Ni::packet_left`].
+    leaving_errs: VecDeque<(Packet, AxiErrKinds)>,
     mbox_ctrl: u32,
     /// IRQ_ENABLE.
     irq_enable: u32,
@@ -123,6 +128,8 @@ impl Ni {
             tx_enable: true,
             rx_error: false,
             hdr_corrected: false,
+            axi_error: false,
+            leaving_errs: VecDeque::new(),
             mbox_ctrl: 0,
             irq_enable: 0,
             windows: vec![Window::default(); p.windows],
@@ -212,6 +219,9 @@ impl Ni {
             while let Some(l) = self.landing.pop_front() {
                 self.post(&l);
             }
+            while let Some((_, k)) = self.leaving_errs.pop_front() {
+                self.read_error(k);
+            }
             for c in &mut self.channels {
                 for slot in 0..self.p.pkt_slots {
                     c.pkt.set_leaving(slot, false);
@@ -229,10 +239,21 @@ impl Ni {
     /// (see [`Ni::set_explicit_events`]). Returns the completion posted;
     /// an error when no write is in flight.
     pub fn write_landed(&mut self) -> Result<Option<CqEntry>> {
-        let l = self
+        self.write_landed_resp(0)
+    }
+
+    /// As [`Ni::write_landed`], the write's AXI4 B response being `resp`.
+    /// SLVERR (2) or DECERR (3): WR_SLVERR / WR_DECERR += 1, sticky
+    /// STATUS.AXI_ERROR, and what it posts says so: the completion's
+    /// status and the RdmaCompletion's flags are MEM_ERROR
+    /// ([`CqStatus::MemError`]). A non-last packet's error is not carried
+    /// to its transfer's completion (counter and STATUS only).
+    pub fn write_landed_resp(&mut self, resp: u8) -> Result<Option<CqEntry>> {
+        let mut l = self
             .landing
             .pop_front()
             .context("write_landed: no accepted data packet's write is in flight")?;
+        self.write_error(&mut l, resp);
         let txid = match (&l.cq, &l.resp) {
             (Some(e), _) => e.txid,
             (None, Some(r)) => footer_field(r, &footer::TXID) as u16,
@@ -250,6 +271,10 @@ impl Ni {
     /// [`Ni::set_explicit_events`]): a packetizer message's slot may now
     /// be acknowledged. Other packets change nothing.
     pub fn packet_left(&mut self, pkt: &Packet) {
+        if self.leaving_errs.front().is_some_and(|(p, _)| p == pkt) {
+            let (_, k) = self.leaving_errs.pop_front().expect("front checked");
+            self.read_error(k);
+        }
         let pt = header_field(pkt, &header::PTYPE) as u8;
         let class = PacketType::from_code(pt).map_or(0, |t| t.class());
         self.trace.record(
@@ -274,6 +299,43 @@ impl Ni {
         let ch = t / self.p.pkt_slots;
         (ch < self.channels.len()).then_some((ch, t % self.p.pkt_slots))
     }
+    /// A packet whose payload read had error beats of kinds `k` has left:
+    /// RD_SLVERR / RD_DECERR, sticky STATUS.AXI_ERROR.
+    fn read_error(&mut self, k: AxiErrKinds) {
+        if k & ERR_SLVERR != 0 {
+            self.counters.rd_slverr += 1;
+        }
+        if k & ERR_DECERR != 0 {
+            self.counters.rd_decerr += 1;
+        }
+        self.axi_error |= k != 0;
+    }
+
+    /// A data write's B was `resp`: an error counts, sets STATUS.AXI_ERROR
+    /// and turns what `l` posts into MEM_ERROR.
+    fn write_error(&mut self, l: &mut Landing, resp: u8) {
+        let k = err_kind(resp);
+        if k == 0 {
+            return;
+        }
+        if k & ERR_SLVERR != 0 {
+            self.counters.wr_slverr += 1;
+        } else {
+            self.counters.wr_decerr += 1;
+        }
+        self.axi_error = true;
+        if let Some(e) = &mut l.cq {
+            e.status = CqStatus::MemError;
+        }
+        if let Some(r) = &mut l.resp {
+            let h = Header::from_bits(r.header_word()).expect("an NI-built response");
+            let mut f = Footer::from_bits(r.footer_word()).expect("an NI-built response");
+            f.set_flags(CqStatus::MemError as u8)
+                .expect("an 8-bit flags code");
+            *r = Packet::build(h, f, &[]);
+        }
+    }
+
     fn post(&mut self, l: &Landing) {
         if let Some(e) = l.cq {
             self.cq.push(e);
@@ -434,6 +496,7 @@ impl Ni {
             | bit(self.errq.overflow, regs::ST_ERRQ_OVERFLOW)
             | bit(self.tracker.track_lost, regs::ST_TRACK_LOST)
             | bit(self.hdr_corrected, regs::ST_HDR_CORRECTED)
+            | bit(self.axi_error, regs::ST_AXI_ERROR)
             | bit(!self.cq.is_empty(), regs::ST_CQ_NONEMPTY)
             | bit(!self.mailbox.is_empty(), regs::ST_MB_NONEMPTY)
             | bit(!self.errq.is_empty(), regs::ST_ERRQ_NONEMPTY)
@@ -460,6 +523,9 @@ impl Ni {
                 }
                 if v & regs::ST_HDR_CORRECTED != 0 {
                     self.hdr_corrected = false;
+                }
+                if v & regs::ST_AXI_ERROR != 0 {
+                    self.axi_error = false;
                 }
             }
             Reg::MboxCtrl => self.mbox_ctrl = v & 0x1_FFFF,
@@ -583,14 +649,14 @@ impl Ni {
             }
             _ => None,
         };
-        let pkt = if let Some(s) = self.reads.front_mut() {
-            let p = s.next_packet(&self.mem, self.me, self.p.max_payload_bytes);
+        let (pkt, err) = if let Some(s) = self.reads.front_mut() {
+            let p = s.next_packet_checked(&self.mem, self.me, self.p.max_payload_bytes);
             if s.done() {
                 self.reads.pop_front();
             }
             p
         } else if let Some(f) = fragment {
-            f
+            (f, 0)
         } else if self.tx_enable {
             let n = self.channels.len();
             let c = (0..n)
@@ -598,11 +664,19 @@ impl Ni {
                 .find(|&c| self.channels[c].ready())?;
             self.rr = (c + 1) % n;
             self.channels[c]
-                .next_packet(&self.mem, self.me, self.p.max_payload_bytes)
+                .next_packet_checked(&self.mem, self.me, self.p.max_payload_bytes)
                 .expect("a ready channel has a packet")
         } else {
             return None;
         };
+        if err != 0 {
+            // Counted when its tail leaves (at once without explicit events).
+            if self.explicit {
+                self.leaving_errs.push_back((pkt.clone(), err));
+            } else {
+                self.read_error(err);
+            }
+        }
         Some(self.emitted(pkt))
     }
 
@@ -761,6 +835,8 @@ impl Ni {
                 if self.explicit {
                     self.landing.push_back(l);
                 } else {
+                    let resp = self.mem.write_resp(header.vaddr(), payload.len());
+                    self.write_error(&mut l, resp);
                     self.post(&l);
                 }
                 Ok(RxOutcome::Accepted)

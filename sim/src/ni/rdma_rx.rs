@@ -24,8 +24,8 @@
 //!      [`ReadRequest`] payload;
 //!    - Mailbox: `first = last = 1`, `seq = 0`, `1 <= size <= mailbox_msg_bytes`;
 //!    - RdmaCompletion, Nack, MailboxAck, MailboxNack: `first = last = 1`,
-//!      `seq = 0`, `size = 0`, and `flags` a status code 0..=2
-//!      (RdmaCompletion), a reject reason code or [`NACK_READ_BUSY`] (Nack),
+//!      `seq = 0`, `size = 0`, and `flags` a status code 0..=2 or 5
+//!      MEM_ERROR (RdmaCompletion), a reject reason code or [`NACK_READ_BUSY`] (Nack),
 //!      0 (MailboxAck), 0 or a reject reason code (MailboxNack);
 //! 9. protection -> `Window` / `Pdid`: data packets `[vaddr, +size)`, read
 //!    requests `[vaddr, +len)` against the windows with the header PDID;
@@ -278,7 +278,9 @@ fn check_body(
         | PacketType::MailboxNack => {
             let flags = footer.flags();
             let flags_ok = match header.ptype() {
-                PacketType::RdmaCompletion => flags <= CqStatus::Untracked as u8,
+                PacketType::RdmaCompletion => {
+                    flags <= CqStatus::Untracked as u8 || flags == CqStatus::MemError as u8
+                }
                 PacketType::Nack => {
                     flags == NACK_READ_BUSY || RejectReason::from_code(flags).is_some()
                 }

@@ -22,7 +22,7 @@
 //! this node, PDID = the channel's (or request's) PDID; other header and
 //! footer fields 0.
 
-use super::memory::SparseMemory;
+use super::memory::{AxiErrKinds, SparseMemory};
 use super::wire::Packet;
 use crate::packet::coords::{Coords, Field};
 use crate::packet::footer::Footer;
@@ -84,9 +84,22 @@ impl TxStream {
     /// Emit the next packet from `me`, reading its payload from `mem` now.
     /// Call only while `!done()`.
     pub fn next_packet(&mut self, mem: &SparseMemory, me: Coords, max_payload: usize) -> Packet {
+        self.next_packet_checked(mem, me, max_payload).0
+    }
+
+    /// As [`TxStream::next_packet`], through the AXI4 read master: the
+    /// bytes of a beat answered SLVERR / DECERR read as zero, and a
+    /// packet with such a beat is sent with its payload CRC inverted
+    /// ([`Packet::build_stomped`]); returns the error kinds of its beats.
+    pub fn next_packet_checked(
+        &mut self,
+        mem: &SparseMemory,
+        me: Coords,
+        max_payload: usize,
+    ) -> (Packet, AxiErrKinds) {
         let n = segment_len(self.land_addr, self.remaining, max_payload);
         let mut buf = [0u8; 256];
-        mem.read_into(self.src_addr, &mut buf[..n]);
+        let err = mem.read_checked_into(self.src_addr, &mut buf[..n]);
         let mut h = Header::new(self.ptype, self.dest);
         h.set_vaddr(self.land_addr)
             .expect("descriptor checked: landing end <= 2^42")
@@ -104,7 +117,11 @@ impl TxStream {
         self.land_addr += n as u64;
         self.remaining -= n as u64;
         self.emitted += 1;
-        Packet::build(h, f, &buf[..n])
+        if err == 0 {
+            (Packet::build(h, f, &buf[..n]), 0)
+        } else {
+            (Packet::build_stomped(h, f, &buf[..n]), err)
+        }
     }
 }
 

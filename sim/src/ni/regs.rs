@@ -254,8 +254,12 @@ pub const ST_ERRQ_OVERFLOW: u32 = 1 << 1;
 pub const ST_TRACK_LOST: u32 = 1 << 2;
 /// STATUS bit 3 (sticky): a single-bit header error was corrected.
 pub const ST_HDR_CORRECTED: u32 = 1 << 3;
+/// STATUS bit 4 (sticky): an AXI4 read beat or write response of the
+/// NI's master answered SLVERR or DECERR (counted in RD_SLVERR ..
+/// WR_DECERR).
+pub const ST_AXI_ERROR: u32 = 1 << 4;
 /// STATUS sticky bits (W1C).
-pub const ST_STICKY: u32 = 0xF;
+pub const ST_STICKY: u32 = 0x1F;
 /// STATUS bit 8 (live): completion queue not empty.
 pub const ST_CQ_NONEMPTY: u32 = 1 << 8;
 /// STATUS bit 9 (live): mailbox not empty.
@@ -290,8 +294,18 @@ pub mod cnt {
     /// Read requests refused because the read queue was full (Nack
     /// `NACK_READ_BUSY` sent).
     pub const RD_BUSY_NACKS: usize = 9;
+    /// Class-0 packets whose payload read (AXI4 master) had a SLVERR beat
+    /// (counted when the packet's tail leaves; its payload CRC is
+    /// inverted, see `rdma_tx`).
+    pub const RD_SLVERR: usize = 10;
+    /// Class-0 packets whose payload read had a DECERR beat.
+    pub const RD_DECERR: usize = 11;
+    /// Receive writes (one per accepted data packet) whose B was SLVERR.
+    pub const WR_SLVERR: usize = 12;
+    /// Receive writes whose B was DECERR.
+    pub const WR_DECERR: usize = 13;
     /// Number of counters.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 14;
 }
 
 // ---- completion-queue page ----

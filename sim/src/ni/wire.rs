@@ -50,6 +50,21 @@ impl Packet {
         Packet { words }
     }
 
+    /// As [`Packet::build`], but with the footer's `payload_crc` inverted
+    /// (`!crc32(payload)`, "stomped"): the NI sends a packet this way when
+    /// some AXI4 beat of its payload read answered SLVERR or DECERR, so
+    /// that no receiver takes its payload as good (it fails the payload
+    /// CRC-32 check: `PAYLOAD_CRC`).
+    pub fn build_stomped(header: Header, mut footer: Footer, payload: &[u8]) -> Packet {
+        let mut p = Packet::build(header, footer, payload);
+        let last = p.words.len() - 1;
+        footer
+            .set_payload_crc(!crc32(payload))
+            .expect("a CRC-32 fits its 32-bit field");
+        p.words[last] = footer.to_bits();
+        p
+    }
+
     /// The header word (0 for an empty packet).
     pub fn header_word(&self) -> u128 {
         self.words.first().copied().unwrap_or(0)

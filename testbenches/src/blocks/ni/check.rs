@@ -518,7 +518,10 @@ impl NiBench {
             }
         }
         if ev.landed {
-            if let Err(e) = self.golden.write_landed() {
+            if ev.bresp >= 2 {
+                self.cov.axi_b_errors += 1;
+            }
+            if let Err(e) = self.golden.write_landed_resp(ev.bresp) {
                 return rep.bad("m_bvalid && m_bready", format!("no B ({e})"), "B".into());
             }
             self.rx.landing.pop_front();

@@ -189,4 +189,11 @@ pub struct NiCoverage {
     pub trace_events: [u64; 8],
     pub trace_wrapped: u64,
     pub trace_off_phases: u64,
+    /// AXI4 error responses injected ([`NiBench::set_axi_faults`]): read
+    /// beats taken with RRESP SLVERR / DECERR; data B responses taken with
+    /// BRESP SLVERR / DECERR.
+    ///
+    /// [`NiBench::set_axi_faults`]: super::NiBench::set_axi_faults
+    pub axi_r_errors: u64,
+    pub axi_b_errors: u64,
 }

@@ -22,7 +22,12 @@
 //!   every channel.
 //! - **Memory** (AXI4 slave): accepts AR with random backpressure, returns
 //!   each burst after a random latency with random gaps between beats,
-//!   from a sparse memory holding the same bytes as the golden model's.
+//!   from a sparse memory holding the same bytes as the golden model's;
+//!   with [`NiBench::set_axi_faults`] (off by default) a random fraction
+//!   of its 16-byte lines answers SLVERR / DECERR (RRESP with random data
+//!   on reads, BRESP on writes touching them), the same fault map as the
+//!   golden model's memory, so stomped packets, MEM_ERROR completions,
+//!   the error counters and STATUS.AXI_ERROR are compared like the rest.
 //! - **Router port**: returns credits after random delays, on the request
 //!   VC `vc` and the response VC `resp_vc` (and stray credits on other
 //!   VCs, which the NI must ignore).
@@ -229,6 +234,11 @@ pub struct NiBench {
     /// This phase ends with a reset pulse and its registers have been
     /// filled for the read-back after it.
     reset_fill: bool,
+    /// AXI4 error injection ([`NiBench::set_axi_faults`]): seed, and one
+    /// faulty 16-byte line in this many.
+    axi_faults: Option<(u64, u64)>,
+    /// The error counter the next substituted read reads (`software`).
+    axi_cnt_turn: usize,
 }
 
 /// A REGION-aligned base with two free REGIONs (no source region there).
@@ -331,7 +341,55 @@ impl NiBench {
             trace_t: 0,
             trace_read: false,
             reset_fill: false,
+            axi_faults: None,
+            axi_cnt_turn: 0,
         })
+    }
+
+    /// Inject AXI4 error responses: one 16-byte line in `one_in` (drawn
+    /// with `seed`) of the source regions and the landing area answers
+    /// SLVERR or DECERR (half each) in the memory's fault map, the same
+    /// in the golden model's memory ([`SparseMemory::set_fault`]): read
+    /// beats of those lines return that RRESP (and random data), write
+    /// bursts touching them that BRESP. Off by default. Not with the
+    /// allreduce engine (its copy and fragment reads are not covered).
+    pub fn set_axi_faults(&mut self, seed: u64, one_in: u64) -> Result<()> {
+        anyhow::ensure!(
+            self.params.ni.ar_communicators == 0,
+            "set_axi_faults: not with the allreduce engine (ni.ar_communicators = {})",
+            self.params.ni.ar_communicators
+        );
+        anyhow::ensure!(one_in > 0, "set_axi_faults: one_in = 0");
+        self.axi_faults = Some((seed, one_in));
+        self.apply_axi_faults();
+        Ok(())
+    }
+
+    /// Draw the fault map into the bench's memory and the golden model's.
+    fn apply_axi_faults(&mut self) {
+        let Some((seed, one_in)) = self.axi_faults else {
+            return;
+        };
+        let mut rng = Rng::new(seed);
+        let areas: Vec<(u64, u64)> = self
+            .regions
+            .iter()
+            .map(|&b| (b, REGION))
+            .chain(std::iter::once((self.rx.land, 2 * REGION)))
+            .collect();
+        for (base, len) in areas {
+            for line in (base..base + len).step_by(16) {
+                if rng.below(one_in) == 0 {
+                    let resp = if rng.chance(0.5) {
+                        exanet_sim::ni::memory::resp::SLVERR
+                    } else {
+                        exanet_sim::ni::memory::resp::DECERR
+                    };
+                    self.mem.set_fault(line, resp);
+                    self.golden.mem_mut().set_fault(line, resp);
+                }
+            }
+        }
     }
 
     /// With `on`, the allreduce stimulus also posts good descriptors on a
@@ -368,7 +426,9 @@ impl NiBench {
 
     /// What the run since the last [`Bench::reset`] exercised.
     pub fn coverage(&self) -> NiCoverage {
-        self.cov.clone()
+        let mut c = self.cov.clone();
+        c.axi_r_errors = self.mem_r.err_beats;
+        c
     }
 
     /// Both sides idle: nothing queued, in flight or owed.
@@ -423,6 +483,7 @@ impl Bench for NiBench {
         fresh.only_bad = self.only_bad;
         fresh.ar_copies = self.ar_copies;
         fresh.irq_enable = self.irq_enable;
+        fresh.axi_faults = self.axi_faults;
         if let Some(b) = &self.burst {
             fresh.set_mailbox_burst(b.senders.len(), b.limit);
         }

@@ -402,6 +402,21 @@ impl NiBench {
             ),
             _ => self.bad_addr(rng),
         };
+        // With AXI4 error injection, the error counters take the place of
+        // MB_RETRIES, MB_DENIED and RD_BUSY_NACKS reads in turn (no extra
+        // draw: the stimulus of a seed is the same with injection off).
+        let cnt = |i: usize| regs::CNT_BASE + 4 * i as u32;
+        let swapped = [
+            regs::cnt::MB_RETRIES,
+            regs::cnt::MB_DENIED,
+            regs::cnt::RD_BUSY_NACKS,
+        ];
+        let addr = if self.axi_faults.is_some() && swapped.iter().any(|&i| addr == cnt(i)) {
+            self.axi_cnt_turn = (self.axi_cnt_turn + 1) % 4;
+            cnt(regs::cnt::RD_SLVERR + self.axi_cnt_turn)
+        } else {
+            addr
+        };
         self.sw.push_back(Op::Read {
             addr,
             prot: prot || rng.chance(0.5),

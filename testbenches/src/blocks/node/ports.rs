@@ -194,6 +194,7 @@ fn ni_ports(sim: &Sim, n: usize, inner: &AxilPorts) -> Result<NiPorts> {
         m_rvalid: p("m_axi_rvalid", 1)?,
         m_rready: p("m_axi_rready", 1)?,
         m_rdata: p("m_axi_rdata", 128)?,
+        m_rresp: p("m_axi_rresp", 2)?,
         m_awvalid: p("m_axi_awvalid", 1)?,
         m_awready: p("m_axi_awready", 1)?,
         m_awaddr: p("m_axi_awaddr", 49)?,

@@ -1,6 +1,11 @@
 //! [`AxiReadSlave`] / [`AxiWriteSlave`]: the memory, with random
 //! backpressure, latency and beat gaps; every AR and AW burst checked for
 //! shape and PDID, every write's strobed bytes against the golden write.
+//! AXI4 error responses come from the memory's fault map
+//! ([`SparseMemory::set_fault`], the same in the golden model's memory):
+//! a beat of a faulty line answers its RRESP with random data (the NI must
+//! not use them), a write burst touching one its BRESP
+//! ([`SparseMemory::write_resp`]).
 
 use super::{NiPorts, Report};
 use crate::cosim::Mismatch;
@@ -32,6 +37,10 @@ pub(crate) struct AxiReadSlave {
     arready: bool,
     bursts: VecDeque<Burst>,
     r_presented: bool,
+    /// RRESP of the beat presented.
+    r_resp: u8,
+    /// Beats taken with RRESP SLVERR or DECERR.
+    pub err_beats: u64,
 }
 
 impl AxiReadSlave {
@@ -41,6 +50,8 @@ impl AxiReadSlave {
             arready: false,
             bursts: VecDeque::new(),
             r_presented: false,
+            r_resp: 0,
+            err_beats: 0,
         }
     }
 
@@ -79,12 +90,21 @@ impl AxiReadSlave {
         }
         if self.r_presented {
             let b = self.bursts.front().expect("presented beat has a burst");
-            let mut bytes = [0u8; 16];
-            mem.read_into(b.addr + 16 * b.done as u64, &mut bytes);
-            p.m_rdata.set_u128(u128::from_le_bytes(bytes));
+            let a = b.addr + 16 * b.done as u64;
+            let resp = mem.fault(a);
+            if resp == 0 {
+                let mut bytes = [0u8; 16];
+                mem.read_into(a, &mut bytes);
+                p.m_rdata.set_u128(u128::from_le_bytes(bytes));
+            } else {
+                p.m_rdata.set_u128(rng.next_u128());
+            }
+            p.m_rresp.set(resp as u64);
+            self.r_resp = resp;
             p.m_rvalid.set(1);
         } else {
             p.m_rvalid.set(0);
+            p.m_rresp.set(0);
             p.m_rdata.set_u128(rng.next_u128());
         }
     }
@@ -136,6 +156,7 @@ impl AxiReadSlave {
         if self.r_presented && p.m_rready.get() == 1 {
             let b = self.bursts.front_mut().expect("presented beat has a burst");
             b.done += 1;
+            self.err_beats += (self.r_resp >= 2) as u64;
             if b.done == b.beats {
                 self.bursts.pop_front();
             }
@@ -154,6 +175,8 @@ pub(crate) struct WriteEvents {
     /// write: the oldest completed burst has landed (the golden model's
     /// `write_landed`).
     pub landed: bool,
+    /// The BRESP of a B taken this cycle.
+    pub bresp: u8,
     /// A B response was taken for a burst of the allreduce engine (no
     /// golden event: the engine's writes are done at its DOORBELL).
     pub engine_landed: bool,
@@ -212,8 +235,8 @@ pub(crate) struct AxiWriteSlave {
     beats: Vec<(u128, u16)>,
     awready: bool,
     wready: bool,
-    /// B responses owed (ready time, whose burst), and one presented.
-    b_owed: VecDeque<(u64, BurstKind)>,
+    /// B responses owed (ready time, whose burst, BRESP), and one presented.
+    b_owed: VecDeque<(u64, BurstKind, u8)>,
     b_now: bool,
 }
 
@@ -311,13 +334,17 @@ impl AxiWriteSlave {
         p.m_awready.set(self.awready as u64);
         p.m_wready.set(self.wready as u64);
         if !self.b_now
-            && self.b_owed.front().is_some_and(|&(t, _)| now >= t)
+            && self.b_owed.front().is_some_and(|&(t, _, _)| now >= t)
             && (self.fixed.is_some() || rng.chance(0.8))
         {
             self.b_now = true;
         }
         p.m_bvalid.set(self.b_now as u64);
-        p.m_bresp.set(0);
+        let resp = match self.b_owed.front() {
+            Some(&(_, _, r)) if self.b_now => r,
+            _ => 0,
+        };
+        p.m_bresp.set(resp as u64);
     }
 
     /// An AW accepted: the next golden write's aligned address and length,
@@ -343,8 +370,9 @@ impl AxiWriteSlave {
             ev.written = self.check_w(p, r, now, mem)?;
         }
         if self.b_now && p.m_bready.get() == 1 {
-            let (_, kind) = self.b_owed.pop_front().expect("a presented B is owed");
+            let (_, kind, resp) = self.b_owed.pop_front().expect("a presented B is owed");
             self.b_now = false;
+            ev.bresp = resp;
             ev.landed = kind == BurstKind::Data;
             ev.engine_landed = kind == BurstKind::Engine;
             ev.fragment_landed = kind == BurstKind::Fragment;
@@ -433,7 +461,8 @@ impl AxiWriteSlave {
         }
         mem.write(w.addr, &got);
         let lat = self.fixed.unwrap_or_else(|| rng_lat(r.cycle) / 2);
-        self.b_owed.push_back((now + 1 + lat, kind));
+        let resp = mem.write_resp(w.addr, got.len());
+        self.b_owed.push_back((now + 1 + lat, kind, resp));
         Ok(Some(got.len()))
     }
 
