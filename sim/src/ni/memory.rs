@@ -255,8 +255,12 @@ mod tests {
         assert_eq!(m.read_checked_into(0x108, &mut b), ERR_SLVERR);
         assert_eq!(&b[..8], &[0xAB; 8]);
         assert_eq!(&b[8..], &[0; 12]);
-        let mut b = [0u8; 48];
+        let mut b = [0u8; 64];
         assert_eq!(m.read_checked_into(0x100, &mut b), ERR_SLVERR | ERR_DECERR);
+        assert_eq!(&b[..16], &[0xAB; 16]);
+        assert_eq!(&b[16..32], &[0; 16]);
+        assert_eq!(&b[32..48], &[0xAB; 16]);
+        assert_eq!(&b[48..], &[0; 16]);
         assert_eq!(
             m.read(0x110, 4),
             vec![0xAB; 4],

@@ -711,7 +711,10 @@ mod tests {
         assert_eq!(decode(ID, &p), Some(Reg::Id));
         assert_eq!(decode(PARAMS4, &p), Some(Reg::Params(4)));
         assert_eq!(decode(CNT_BASE + 4 * 9, &p), Some(Reg::Counter(9)));
-        assert_eq!(decode(CNT_BASE + 4 * 10, &p), None);
+        // The AXI4 error counters (RD/WR SLVERR/DECERR) are the last four.
+        assert_eq!(cnt::COUNT, 14);
+        assert_eq!(decode(CNT_BASE + 4 * 13, &p), Some(Reg::Counter(13)));
+        assert_eq!(decode(CNT_BASE + 4 * 14, &p), None);
         assert_eq!(decode(REJ_BASE, &p), None, "no reason 0");
         assert_eq!(decode(REJ_BASE + 40, &p), Some(Reg::Rej(10)));
         assert_eq!(decode(REJ_BASE + 44, &p), Some(Reg::Rej(11)), "WRONG_CLASS");
