@@ -61,10 +61,11 @@ pub const MIN_ADDR_BITS: u32 = 12;
 /// Widest supported address.
 pub const MAX_ADDR_BITS: u32 = 32;
 
-/// `xresp` OKAY (for the bench's responders; the split passes any code).
-pub const RESP_OKAY: u32 = 0;
+/// `xresp` OKAY (for the bench's responders; the split passes any code;
+/// the codes' one definition: [`crate::ni::memory::resp`]).
+pub const RESP_OKAY: u32 = crate::ni::memory::resp::OKAY as u32;
 /// `xresp` SLVERR.
-pub const RESP_SLVERR: u32 = 2;
+pub const RESP_SLVERR: u32 = crate::ni::memory::resp::SLVERR as u32;
 
 /// Parameters of one split.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -127,10 +127,10 @@ pub struct LinkSample {
     pub rx_overflows: u32,
 }
 
-/// AXI response OKAY.
-pub const RESP_OKAY: u8 = 0;
+/// AXI response OKAY (the one definition: [`crate::ni::memory::resp`]).
+pub const RESP_OKAY: u8 = crate::ni::memory::resp::OKAY;
 /// AXI response SLVERR.
-pub const RESP_SLVERR: u8 = 2;
+pub const RESP_SLVERR: u8 = crate::ni::memory::resp::SLVERR;
 
 impl Reg {
     /// Name, as in the docs and the RTL's comments.
