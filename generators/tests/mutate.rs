@@ -5,9 +5,38 @@
 
 use exanet_tb::cosim::skip_without_verilator;
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const EXE: &str = env!("CARGO_BIN_EXE_exanet");
+
+/// The model cache of the workspace's `target` folder, as the in-tree
+/// tests use. The runs below work in temporary folders, where the default
+/// cache (`.exanet-cache` of the current folder) would start empty on each
+/// call: Verilator's runtime recompiled by every call (by both jobs at
+/// once), and no mutant build shared between tests drawing the same one.
+/// An `EXANET_CACHE` set by the caller wins.
+fn model_cache() -> PathBuf {
+    std::env::var_os("EXANET_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(EXE)
+                .parent()
+                .and_then(Path::parent)
+                .expect("binary lives in target/<profile>/")
+                .join("exanet-cache")
+        })
+}
+
+/// The g++ level of the mutants' models: `-O0` unless the caller set
+/// `EXANET_CXX_OPT`. Each mutant is a build of its own, run once for at
+/// most a few tens of thousands of cycles (most are killed well before):
+/// its compile costs far more than its run, and `-O0` compiles the
+/// evaluation code about 2.6 times faster than the default `-O1`
+/// (BENCHMARKS.md, "Test suite time").
+fn cxx_opt() -> String {
+    std::env::var("EXANET_CXX_OPT").unwrap_or_else(|_| "-O0".into())
+}
 
 /// Run `exanet mutate block` on a sample of `count` mutants and return its
 /// JSON report.
@@ -45,6 +74,8 @@ fn mutate_filtered(
         .arg("--json")
         .arg(&json)
         .current_dir(d.path())
+        .env("EXANET_CACHE", model_cache())
+        .env("EXANET_CXX_OPT", cxx_opt())
         .output()
         .expect("running exanet");
     let out = String::from_utf8_lossy(&o.stdout);
@@ -69,7 +100,7 @@ fn primitive_benches_kill_a_fixed_sample_of_mutants() {
     }
     for (block, point) in [
         ("fifo", None),
-        ("arbiter", Some("n=7")),
+        ("arbiter", Some(ARBITER_POINT)),
         ("credit_counter", None),
         ("crc32", None),
         ("secded", None),
@@ -96,6 +127,9 @@ fn primitive_benches_kill_a_fixed_sample_of_mutants() {
         );
     }
 }
+
+/// The arbiter's point in the primitive sample (see above).
+const ARBITER_POINT: &str = "n=7";
 
 /// Mutants per primitive in the CI sample (seed 7): a prefix of the
 /// 5-mutant samples of the campaigns in BENCHMARKS.md, every one killed
@@ -195,13 +229,15 @@ const ROUTER_PACKET_SAMPLE: [Sample; 3] = [
 const ROUTER_632: &str = "dims=6x3x2,wrap=ttm,local_ports=2,dim_order=zyx,classes=2,vcs_per_class=3,buffer_flits=32,flit_bits=128,max_packet_flits=18,node=17";
 
 /// A mutant the bench cannot see is reported as survived: a bench that
-/// runs no cycles sees nothing, so every built mutant survives.
+/// runs no cycles sees nothing, so every built mutant survives. The
+/// sample is the primitive test's arbiter sample (same point, seed and
+/// count), so the two tests share its three model builds.
 #[test]
 fn a_blind_bench_lets_mutants_survive() {
     if skip_without_verilator() {
         return;
     }
-    let r = mutate("arbiter", None, 3, 0);
+    let r = mutate("arbiter", Some(ARBITER_POINT), PRIMITIVE_SAMPLE, 0);
     let runs = r["runs"].as_array().unwrap();
     assert!(
         runs.iter()
