@@ -20,7 +20,9 @@
 //! sequence number (`s_seq`, golden `Slot::seq`: zero at every AR_CTRL
 //! write taken, advanced on `seq_adv`), the checked descriptor's steps
 //! walked again (`run`, then one per `run_next` while `run_on`) with the
-//! partner's coordinates (golden `CommBox::coords_of`), and the refusal of
+//! partner's coordinates (golden `CommBox::coords_of`: its digits in the
+//! box from the sequencer's `partner_dig`, registered with the step, plus
+//! the origin modulo the torus), and the refusal of
 //! an AR_CTRL write to the slot a collective runs on (`run_on`). The
 //! collective's data path, AR_CNT / AR_REJ and the timeout are in the NI.
 //!
@@ -56,6 +58,20 @@
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
 //! plus the gather chains: under `(K + 1) · (K + 3)` cycles for K = log2 of
 //! the rank count) plus 2.
+//!
+//! What is registered for logic depth, and why it is safe: with an
+//! AR_CTRL write taken, this node's digits in the slot's box (`s_rdig`,
+//! its offsets from the origin modulo the torus, as `s_member` is taken);
+//! when a check starts (`S_Q`), the slot's x and y extents, origin, rank
+//! count and `s_rdig` (`q_*`), which the collective's walk (`run`, right
+//! at the check's `done`) reads: nothing can change them in between (the
+//! NI holds its AXI4-Lite slave during the check; an enabled slot takes
+//! only AR_CTRL writes, refused on the running slot). The digits of Q
+//! (`q_dq`, the pre / post step's distance) are doubled from those of 1
+//! once per cycle of the check's walk while 2 · `q_dp` <= P: K = log2 Q
+//! cycles, and the walk takes two or more per reduce step (K of them), so
+//! they are final before `done`. No division remains: the sequencer gives
+//! the partner's digits (see [`ar_sched`](super::ar_sched)).
 //!
 //! Every code and layout comes from the golden definitions: register
 //! offsets from `regs`, coordinate fields from `packet::coords`, status
@@ -548,6 +564,10 @@ impl Logic for ArCheck {
         self.sched.count.connect();
         self.sched.rsag.connect();
         self.sched.next.connect();
+        self.sched.ex.connect();
+        self.sched.ey.connect();
+        self.sched.rdig.connect();
+        self.sched.qdig.connect();
     }
 
     fn hdl(&self) -> Verilog {

@@ -17,8 +17,14 @@
 //! - `clock`; `reset` (synchronous);
 //! - `start`, `ranks[13]` (P), `rank[12]`, `count[32]` (n), `rsag`
 //!   (reduce-scatter + allgather): a new list (abandons the current one);
+//! - `ex[5]`, `ey[5]` (the box's x and y extents), `rdig[12]` (this rank's
+//!   digits in the box, `{z, y, x}`, 4 bits each), `qdig[12]` (the digits
+//!   of Q, the largest power of two <= P): read from `start` to the list's
+//!   end, for `partner_dig` only (the caller holds them; they need not be
+//!   meaningful for a list whose partners are not used);
 //! - `valid`: a step is presented — `index[8]` (the step number fragments
 //!   carry), `phase[2]` (golden [`Phase`] codes), `partner_rank[12]`,
+//!   `partner_dig[12]` (the partner's digits in the box, `{z, y, x}`),
 //!   `send_lo/send_hi[32]`, `recv_lo/recv_hi[32]` (half-open ranges, empty
 //!   when equal), `combine`, `my_off[36]` (this rank's layout offset of
 //!   the receive range), `their_off[36]` (the partner's layout offset of
@@ -41,6 +47,18 @@
 //! chain starts at this rank's sibling segment and halves with this rank's
 //! bits above k, and only lengths matter (`⌊L/2⌋` for bit 0, `⌈L/2⌉` for
 //! bit 1), so it is walked in K − k − 1 cycles.
+//!
+//! The partner's digits without a division (logic depth): the partner is
+//! this rank ± a distance, 2^k in a reduce or gather step of level k (+
+//! when this rank's bit k is 0) and Q in a pre / post step (+ for the rank
+//! that hosts an extra one). So its digits are `rdig` ± the distance's
+//! digits with the box's mixed-radix carries (x then y then z: three
+//! 4-bit add-compare-subtract stages), registered with the step. The
+//! digits of 2^k are held in `pw`: those of 1 at `start`, doubled (same
+//! carries) when the level goes up in a reduce step and halved when it
+//! goes down in a gather step (z's low bit carried into y as `ey`, y's
+//! into x as `ex`: exact, 2^k is even for k >= 1); they stay below P, so
+//! every digit is below its extent. The cycle count is unchanged.
 //!
 //! Structure: one generated module body rendered from
 //! `hdl/templates/allreduce/ar_sched.v`; the phase codes come from the
@@ -195,6 +213,14 @@ pub struct ArSched {
     pub rsag: Signal<In, bool>,
     /// Take the presented step.
     pub next: Signal<In, bool>,
+    /// The box's x extent (1..=16), held from `start` to the list's end.
+    pub ex: Signal<In, Bits<5>>,
+    /// The box's y extent (1..=16), held likewise.
+    pub ey: Signal<In, Bits<5>>,
+    /// This rank's digits in the box, `{z, y, x}` 4 bits each, held likewise.
+    pub rdig: Signal<In, Bits<12>>,
+    /// The digits of Q (the largest power of two <= P), held likewise.
+    pub qdig: Signal<In, Bits<12>>,
     /// A step is presented.
     pub valid: Signal<Out, bool>,
     /// The list is over.
@@ -207,6 +233,9 @@ pub struct ArSched {
     pub phase: Signal<Out, Bits<2>>,
     /// Partner rank.
     pub partner_rank: Signal<Out, Bits<RANK_BITS>>,
+    /// The partner's digits in the box, `{z, y, x}` (meaningful when
+    /// `ex`, `ey`, `rdig`, `qdig` describe the box and this rank).
+    pub partner_dig: Signal<Out, Bits<12>>,
     /// Send range start.
     pub send_lo: Signal<Out, Bits<COUNT_BITS>>,
     /// Send range end.
@@ -238,12 +267,17 @@ impl ArSched {
             count: Default::default(),
             rsag: Default::default(),
             next: Default::default(),
+            ex: Default::default(),
+            ey: Default::default(),
+            rdig: Default::default(),
+            qdig: Default::default(),
             valid: Default::default(),
             done: Default::default(),
             bad: Default::default(),
             index: Default::default(),
             phase: Default::default(),
             partner_rank: Default::default(),
+            partner_dig: Default::default(),
             send_lo: Default::default(),
             send_hi: Default::default(),
             recv_lo: Default::default(),
@@ -268,6 +302,7 @@ impl Logic for ArSched {
         self.index.connect();
         self.phase.connect();
         self.partner_rank.connect();
+        self.partner_dig.connect();
         self.send_lo.connect();
         self.send_hi.connect();
         self.recv_lo.connect();

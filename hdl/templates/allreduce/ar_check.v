@@ -15,6 +15,10 @@ reg        s_member [0:15];
 // at every AR_CTRL write taken, advanced when a collective that passed the
 // check completes (`seq_adv`).
 reg [13:0] s_seq    [0:15];
+// This node's digits in the slot's box, {z, y, x} (its offsets from the
+// origin modulo the torus), taken with an AR_CTRL write: the partner's
+// digits are this rank's plus or minus the step's distance (`ar_sched`).
+reg [11:0] s_rdig   [0:15];
 reg [31:0] thr_q;
 reg [31:0] tmo_q;
 
@@ -105,6 +109,7 @@ always @(posedge clock) begin
             s_ranks[i] <= 13'd0;
             s_member[i] <= 1'b0;
             s_seq[i] <= 14'd0;
+            s_rdig[i] <= 12'd0;
         end
         thr_q <= {{ k.thr_reset }};
         tmo_q <= 32'd0;
@@ -124,6 +129,7 @@ always @(posedge clock) begin
                     s_ranks[w_slot] <= w_ranks[12:0];
                     s_member[w_slot] <= w_member;
                     s_seq[w_slot] <= 14'd0;
+                    s_rdig[w_slot] <= {off_z[3:0], off_y[3:0], off_x[3:0]};
                 end
             endcase
         end
@@ -144,6 +150,33 @@ reg  [3:0] q_comm;
 reg [15:0] q_pdid;
 reg        done_q;
 reg  [2:0] status_q;
+// The checked slot's box, registered when the check starts (`S_Q`) for
+// the collective's walk (`run`), which follows the check at once: its
+// registers cannot change meanwhile (the NI holds its AXI4-Lite slave
+// during the check; then the slot is enabled, so only AR_CTRL could be
+// written, and that is refused on the running slot).
+reg  [4:0] q_ex;
+reg  [4:0] q_ey;
+reg [11:0] q_rd;
+reg [11:0] q_org;
+reg [12:0] q_p;
+// The digits of Q, the largest power of two <= P (`ar_sched`'s distance
+// of the pre / post step): doubled from those of 1 once per cycle of the
+// check's walk (`S_W`) while 2 · `q_dp` <= P. That takes K = log2 Q
+// cycles; the walk takes 2 or more per reduce step, K of them, so `q_dq`
+// is final before the walk's `done` and so before `run`.
+reg [12:0] q_dp;
+reg [11:0] q_dq;
+wire [4:0] q_ex_s = s_extent[q_comm][4:0];
+wire [4:0] q_ey_s = s_extent[q_comm][12:8];
+wire [5:0] qdx = {1'b0, q_dq[3:0], 1'b0};
+wire       qdx_c = qdx >= {1'b0, q_ex};
+wire [5:0] qdx_n = qdx_c ? qdx - {1'b0, q_ex} : qdx;
+wire [5:0] qdy = {1'b0, q_dq[7:4], 1'b0} + {5'd0, qdx_c};
+wire       qdy_c = qdy >= {1'b0, q_ey};
+wire [5:0] qdy_n = qdy_c ? qdy - {1'b0, q_ey} : qdy;
+wire [5:0] qdz = {1'b0, q_dq[11:8], 1'b0} + {5'd0, qdy_c};
+wire       q_dbl = {q_dp, 1'b0} <= {1'b0, q_p};
 
 reg [1:0] q_e;   // log2 of the element bytes
 always @(*) begin
@@ -181,6 +214,10 @@ always @(*) begin
     sched$count = q_count;
     sched$rsag = q_bytes > {3'd0, thr_q};
     sched$next = run_on ? run_next : 1'b1;
+    sched$ex = q_ex;
+    sched$ey = q_ey;
+    sched$rdig = q_rd;
+    sched$qdig = q_dq;
     busy = st != S_IDLE;
     done = done_q;
     status = status_q;
@@ -199,7 +236,7 @@ always @(*) begin
     st_recv_hi = sched$recv_hi;
     st_combine = sched$combine;
     st_my_off = sched$my_off;
-    st_partner = {p_dx[3:0], p_dy[3:0], p_dz[3:0]};
+    st_partner = {p_dx, p_dy, p_dz};
     run_scratch = {s_shi[q_comm][9:0], s_slo[q_comm]};
     run_half = s_ssize[q_comm][31:1];
     run_pdid = s_ctrl[q_comm][15:0];
@@ -223,16 +260,14 @@ always @(*) begin
 end
 
 // The partner's coordinates (golden `CommBox::coords_of`): the rank's
-// digits in the box (x fastest), each added to the origin modulo the torus.
-wire [11:0] p_ex = {7'd0, s_extent[q_comm][4:0]};
-wire [11:0] p_ey = {7'd0, s_extent[q_comm][12:8]};
-wire [11:0] p_q1 = sched$partner_rank / p_ex;
-wire [11:0] p_dx = sched$partner_rank % p_ex;
-wire [11:0] p_dz = p_q1 / p_ey;
-wire [11:0] p_dy = p_q1 % p_ey;
-wire [4:0] p_sx = {1'b0, s_origin[q_comm][3:0]} + p_dx[4:0];
-wire [4:0] p_sy = {1'b0, s_origin[q_comm][7:4]} + p_dy[4:0];
-wire [4:0] p_sz = {1'b0, s_origin[q_comm][11:8]} + p_dz[4:0];
+// digits in the box (x fastest; registered by the sequencer with the
+// step, no division), each added to the origin modulo the torus.
+wire [3:0] p_dx = sched$partner_dig[3:0];
+wire [3:0] p_dy = sched$partner_dig[7:4];
+wire [3:0] p_dz = sched$partner_dig[11:8];
+wire [4:0] p_sx = {1'b0, q_org[3:0]} + {1'b0, p_dx};
+wire [4:0] p_sy = {1'b0, q_org[7:4]} + {1'b0, p_dy};
+wire [4:0] p_sz = {1'b0, q_org[11:8]} + {1'b0, p_dz};
 wire [4:0] p_x = p_sx >= {{ k.dim[0] }} ? p_sx - {{ k.dim[0] }} : p_sx;
 wire [4:0] p_y = p_sy >= {{ k.dim[1] }} ? p_sy - {{ k.dim[1] }} : p_sy;
 wire [4:0] p_z = p_sz >= {{ k.dim[2] }} ? p_sz - {{ k.dim[2] }} : p_sz;
@@ -261,6 +296,15 @@ always @(posedge clock) begin
                 st <= S_Q;
             end
             S_Q: begin
+                q_ex <= q_ex_s;
+                q_ey <= q_ey_s;
+                q_rd <= s_rdig[q_comm];
+                q_org <= s_origin[q_comm][11:0];
+                q_p <= s_ranks[q_comm];
+                q_dp <= 13'd1;
+                q_dq <= {q_ex_s == 5'd1 && q_ey_s == 5'd1 ? 4'd1 : 4'd0,
+                         q_ex_s == 5'd1 && q_ey_s != 5'd1 ? 4'd1 : 4'd0,
+                         q_ex_s == 5'd1 ? 4'd0 : 4'd1};
                 if (sched$start) st <= S_W;
                 else begin
                     st <= S_IDLE;
@@ -271,12 +315,18 @@ always @(posedge clock) begin
                     else status_q <= {{ k.st_bad_count }};
                 end
             end
-            default: if (sched$done) begin
+            default: begin
+              if (q_dbl) begin
+                q_dp <= {q_dp[11:0], 1'b0};
+                q_dq <= {qdz[3:0], qdy_n[3:0], qdx_n[3:0]};
+              end
+              if (sched$done) begin
                 st <= S_IDLE;
                 done_q <= 1'b1;
                 if (q_scr_bad) status_q <= {{ k.st_bad_count }};
                 else if (q_src_bad || q_dst_bad) status_q <= {{ k.st_bad_addr }};
                 else status_q <= {{ k.st_ok }};
+              end
             end
         endcase
     end
@@ -286,6 +336,11 @@ end
 // `bytes` above 2^30 (refused BAD_COUNT, never copied).
 // Of the steps, the collective's sending uses the partner, the send range
 // and where it lands; the digits are below 16 (the extents' range).
-wire unused_ar_check = &{1'b0, node, sched$bad, sched$phase,
-    p_dx[11:5], p_dy[11:5], p_dz[11:5], p_x[4], p_y[4], p_z[4],
+// The partner's rank: its digits come from the sequencer (`partner_dig`).
+// The doubling's bits above a digit's 4 are zero while 2 · q_dp < P; at
+// 2 · q_dp = P (P a power of two) the digits of P are never used: such a
+// box has no pre / post step.
+wire unused_ar_check = &{1'b0, node, sched$bad, sched$phase, sched$partner_rank,
+    qdx_n[5:4], qdy_n[5:4], qdz[5:4],
+    p_x[4], p_y[4], p_z[4],
     s_ssize[q_comm][0], w_ranks[14:13], me_rank, q_bytes[34:31], w_rel, r_rel};

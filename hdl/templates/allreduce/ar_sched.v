@@ -42,6 +42,50 @@ reg [{{ k.cw - 1 }}:0] o_recv_hi;
 reg o_combine;
 reg [{{ k.ow - 1 }}:0] o_my_off;
 reg [{{ k.ow - 1 }}:0] o_their_off;
+reg [11:0] o_pdig;
+
+// The partner's digits in the box (x fastest, 4 bits each: extents are
+// 1..=16), without a division: this rank's digits `rdig` plus or minus
+// those of the rank distance, with the box's mixed-radix carries. The
+// distance is 2^lv in a reduce / gather step (`pw`, the digits of 2^lv,
+// doubled when lv goes up and halved when it goes down) and Q in a pre /
+// post step (`qdig`, held by the caller). Registered with the step.
+reg [3:0] pw_x;
+reg [3:0] pw_y;
+reg [3:0] pw_z;
+// The digits of 1 (the extents of 1 skipped).
+wire [3:0] one_x = ex == 5'd1 ? 4'd0 : 4'd1;
+wire [3:0] one_y = (ex == 5'd1 && ey != 5'd1) ? 4'd1 : 4'd0;
+wire [3:0] one_z = (ex == 5'd1 && ey == 5'd1) ? 4'd1 : 4'd0;
+// 2 · pw (taken only while 2^(lv+1) < Q <= P: the digits stay in range).
+wire [5:0] dbx = {1'b0, pw_x, 1'b0};
+wire       dbx_c = dbx >= {1'b0, ex};
+wire [5:0] dbx_n = dbx_c ? dbx - {1'b0, ex} : dbx;
+wire [5:0] dby = {1'b0, pw_y, 1'b0} + {5'd0, dbx_c};
+wire       dby_c = dby >= {1'b0, ey};
+wire [5:0] dby_n = dby_c ? dby - {1'b0, ey} : dby;
+wire [5:0] dbz = {1'b0, pw_z, 1'b0} + {5'd0, dby_c};
+// pw / 2 (taken only for lv >= 1: 2^lv is even).
+wire [5:0] hvy = {2'd0, pw_y} + (pw_z[0] ? {1'b0, ey} : 6'd0);
+wire [5:0] hvx = {2'd0, pw_x} + (hvy[0] ? {1'b0, ex} : 6'd0);
+// rdig ± the distance.
+wire       use_q = st == S_PRE || st == S_POST;
+wire [11:0] dstep = use_q ? qdig : {pw_z, pw_y, pw_x};
+wire       dsub = use_q ? xtra_q : (r_q & ({{ k.rw }}'d1 << lv)) != {{ k.rw }}'d0;
+wire [5:0] pax = {2'd0, rdig[3:0]} + {2'd0, dstep[3:0]};
+wire       pax_c = pax >= {1'b0, ex};
+wire [5:0] pax_n = pax_c ? pax - {1'b0, ex} : pax;
+wire [5:0] pay = {2'd0, rdig[7:4]} + {2'd0, dstep[7:4]} + {5'd0, pax_c};
+wire       pay_c = pay >= {1'b0, ey};
+wire [5:0] pay_n = pay_c ? pay - {1'b0, ey} : pay;
+wire [5:0] paz = {2'd0, rdig[11:8]} + {2'd0, dstep[11:8]} + {5'd0, pay_c};
+wire       psx_b = rdig[3:0] < dstep[3:0];
+wire [5:0] psx = {2'd0, rdig[3:0]} - {2'd0, dstep[3:0]} + (psx_b ? {1'b0, ex} : 6'd0);
+wire [5:0] psy0 = {2'd0, rdig[7:4]} - {2'd0, dstep[7:4]} - {5'd0, psx_b};
+wire       psy_b = psy0[5];
+wire [5:0] psy = psy_b ? psy0 + {1'b0, ey} : psy0;
+wire [5:0] psz = {2'd0, rdig[11:8]} - {2'd0, dstep[11:8]} - {5'd0, psy_b};
+wire [11:0] pdig_c = dsub ? {psz[3:0], psy[3:0], psx[3:0]} : {paz[3:0], pay_n[3:0], pax_n[3:0]};
 
 // Start: K from the rank count's most significant bit, and the checks.
 reg [{{ k.kw - 1 }}:0] msb;
@@ -113,6 +157,9 @@ always @(posedge clock) begin
         host_q <= host_in;
         xtra_q <= xtra_in;
         lv <= {{ k.kw }}'d0;
+        pw_x <= one_x;
+        pw_y <= one_y;
+        pw_z <= one_z;
         acc <= {{ k.ow }}'d0;
         seg_lo[0] <= zero_c;
         seg_hi[0] <= count;
@@ -137,6 +184,7 @@ always @(posedge clock) begin
             o_recv_hi <= host_q ? n_q : zero_c;
             o_my_off <= {{ k.ow }}'d0;
             o_their_off <= {{ k.ow }}'d0;
+            o_pdig <= pdig_c;
             acc <= host_q ? n_wide : {{ k.ow }}'d0;
             after <= xtra_q ? S_POST : kk != {{ k.kw }}'d0 ? S_RED : after_reduce;
             st <= S_SHOW;
@@ -148,6 +196,7 @@ always @(posedge clock) begin
             o_partner <= partner;
             o_my_off <= acc;
             o_their_off <= shift_off;
+            o_pdig <= pdig_c;
             if (rsag_q) begin
                 o_send_lo <= give_lo;
                 o_send_hi <= give_hi;
@@ -166,6 +215,9 @@ always @(posedge clock) begin
             end
             if (lv1 < kk) begin
                 lv <= lv1;
+                pw_x <= dbx_n[3:0];
+                pw_y <= dby_n[3:0];
+                pw_z <= dbz[3:0];
                 after <= S_RED;
             end else begin
                 lv <= kk_m1;
@@ -199,9 +251,13 @@ always @(posedge clock) begin
             o_recv_hi <= theirs_hi;
             o_my_off <= acc;
             o_their_off <= (pextra ? n_wide : {{ k.ow }}'d0) + pre[lv] + wsum + theirs_wide - wl_wide;
+            o_pdig <= pdig_c;
             acc <= acc + theirs_wide;
             if (lv != {{ k.kw }}'d0) begin
                 lv <= lv - {{ k.kw }}'d1;
+                pw_x <= hvx[4:1];
+                pw_y <= hvy[4:1];
+                pw_z <= {1'b0, pw_z[3:1]};
                 after <= S_GW;
             end else begin
                 after <= host_q ? S_POST : S_IDLE;
@@ -219,6 +275,7 @@ always @(posedge clock) begin
             o_recv_hi <= xtra_q ? n_q : zero_c;
             o_my_off <= acc;
             o_their_off <= {{ k.ow }}'d0;
+            o_pdig <= pdig_c;
             acc <= xtra_q ? acc + n_wide : acc;
             after <= S_IDLE;
             st <= S_SHOW;
@@ -249,4 +306,8 @@ always @(*) begin
     my_off = o_my_off;
     their_off = o_their_off;
     total = acc;
+    partner_dig = o_pdig;
 end
+// Bits of the digit arithmetic above a digit's 4 (zero by the ranges noted).
+wire unused_ar_sched_dig = &{1'b0, dbx_n[5:4], dby_n[5:4], dbz[5:4], hvx[5], hvx[0], hvy[5], pax_n[5:4], pay_n[5:4],
+    paz[5:4], psx[5:4], psy[5:4], psz[5:4]};
