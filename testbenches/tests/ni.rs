@@ -659,7 +659,10 @@ fn allreduce_single_rank_copies_match_the_golden_model() {
     let tmp = tempfile::tempdir().unwrap();
     let mut bench = NiBench::new(engine_point()).unwrap();
     bench.set_ar_copies(true);
-    let r = run(&mut bench, &test_options(2 * CYCLES, 3, tmp.path())).unwrap();
+    // Seed 6 since session 38: the overlapped combining (faster steps)
+    // changed which random collectives end OK, and seed 3 no longer
+    // combined a 64-bit lane (0 mismatches either way).
+    let r = run(&mut bench, &test_options(2 * CYCLES, 6, tmp.path())).unwrap();
     println!("{}", r.summary());
     let c = bench.coverage();
     println!("  {c:?}");

@@ -27,10 +27,14 @@
 //! PDID) into a chunk buffer (`cp_buf`, 32 × 128 bits of LUTRAM, P/16 + 1
 //! beats from word 1), then written whole (one AW burst, two at a 4 KiB
 //! page, AWUSER = the PDID, the beats realigned from the buffer by
-//! `src mod 16 − dst mod 16` bytes, strobes exactly the chunk's bytes) and
-//! its B responses taken before the next chunk is read (a chunk's source
-//! may be an earlier chunk's destination: the golden order). After the
-//! last chunk's B, the OK completion is posted as a failed check's is.
+//! `src mod 16 − dst mod 16` bytes, strobes exactly the chunk's bytes);
+//! the next chunk's read overlaps the write as a collective step's do
+//! (below, Combining: the next chunk's AR at once, its beats once the
+//! write has sent the buffer's last W beat; with source and destination
+//! overlapping other than exactly, only after the B responses, since a
+//! chunk's source may be an earlier chunk's destination: the golden
+//! order). After the last chunk's B, the OK completion is posted as a
+//! failed check's is.
 //!
 //! Why the copy runs alone: the golden model does it at the DOORBELL, in
 //! one step. So an allreduce DOORBELL is accepted only when the AXI4
@@ -144,10 +148,41 @@
 //! fragments read too) into `cb_buf`, streams both realigned to the
 //! destination through the `reduce_alu` child `alu$0` (one 128-bit flit per
 //! cycle, 6 cycles of latency, partial as `a`), collects the results in
-//! `cb_res` and writes the chunk (one AW burst, two at a 4 KiB page), its
-//! B responses taken before the next chunk is read: the golden chunk order.
-//! Then the next step is prepared (`run_next`), or the collective completes
-//! OK. Buffers: three of 32 × 128 bits (LUTRAM), no vector-sized storage.
+//! `cb_res` and writes the chunk (one AW burst, two at a 4 KiB page), in
+//! the golden chunk order. Then the next step is prepared (`run_next`), or
+//! the collective completes OK. Buffers: three of 32 × 128 bits (LUTRAM),
+//! no vector-sized storage.
+//!
+//! *Schedule* (session 38; before it a chunk was read, then its partial
+//! read, combined, written, and its B awaited before the next chunk's
+//! read: `3 (L + 1) + 4 b + A + 5` cycles per combining chunk of `b`
+//! beats at memory latency `L`, ≈ 1.4 B/cycle, which made the hardware
+//! allreduce slower than software for large vectors). Three stages now
+//! overlap: the read half issues both ARs of a chunk back to back (one
+//! AXI ID: the R beats come in AR order, the received bytes' then the
+//! partial's; the memory agents take any number outstanding), the ALU
+//! stage combines a chunk whose beats are in (its offsets, destination and
+//! length latched, so the read half goes on to the next chunk's ARs at
+//! once), and the write half writes the previous chunk from `cb_res`
+//! meanwhile. Each buffer holds one chunk (P ≤ 256: 17 beats from word 1),
+//! so a chunk's R beats are taken (RREADY) only once the ALU has fed the
+//! previous chunk's flits (`cp_buf`, `cb_buf`), and a chunk enters the
+//! ALU only with the write half idle (`cb_res`); with 15 cycles of memory
+//! latency the next chunk's beats come later than that anyway, so no
+//! second bank is needed. B responses are counted, not awaited, between
+//! chunks: a later chunk of the step reads only bytes no earlier chunk
+//! writes when each read range (received bytes, partial) either is the
+//! write range exactly or does not meet it (`cp_safe`, decided when the
+//! step starts; the partial in the destination is the common case);
+//! otherwise the next chunk is read only once every earlier write's B is
+//! in, as the golden order needs. The step ends only after the last B (the
+//! next step, and its fragments, read what it wrote). Per chunk, in steady
+//! state: `(L + 1) + 2 b + 1` cycles for a combining chunk (the reads'
+//! round trip and beats; the ALU and write stages hide behind them) and
+//! `(L + 1) + b + 1` for a storing chunk. What is left: the memory round
+//! trip per chunk (a second bank per buffer would let the next chunk's
+//! ARs go out while this chunk's beats still arrive), and two read beats
+//! per combined flit (the AXI4 data width).
 //!
 //! **No cycle through the network** (the wait of a ready step): a step is
 //! written only once the AXI4 master is quiet, and meanwhile the receive

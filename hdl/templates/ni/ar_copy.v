@@ -1,28 +1,46 @@
-{# ar_copy: the allreduce engine's data path for a communicator of one rank (see ni/allreduce.rs): the source vector read over the AXI4 master and written to the destination, one chunk of max_payload_bytes at a time, as the golden `Engine::do_step` of an empty plan. #}
+{# ar_copy: the allreduce engine's data path (see ni/allreduce.rs, Combining): a box of one rank's copy of the source to the destination, and a collective's storing or combining step, chunk after chunk of max_payload_bytes, as the golden `Engine::do_step`; a read half and a write half overlapped, the writes in the golden chunk order. #}
 // ---- allreduce data path: a box of one rank ----
 // A descriptor checked OK on a slot of one rank (`cp_go`) copies its source
-// to its destination in chunks of {{ p }} bytes, each read whole (one AR
-// burst, two where it crosses a 4 KiB page, R beats into `cp_buf` from
-// word 1), then written whole (one AW burst, two at a 4 KiB page, the beats
-// realigned from `cp_buf`, strobes exactly the chunk's bytes), then its B
-// responses taken before the next chunk is read (a chunk's source may be
-// the previous chunk's destination, as in the golden model's order). The
-// doorbell was accepted only with the AXI4 master quiet (`ar_quiet`) and
-// everything else waits (`ar_hold`), so the copy is alone on AXI4.
-// The same machine runs a collective's combining or storing step
-// (`cb_go`, see ar_send.v; golden `Engine::do_step`), chunk after chunk of
-// the step's receive range: a storing step is this copy from the scratch
-// bank to the destination; a combining step reads the received bytes
-// (scratch, into `cp_buf`) and then the partial (`cb_src`: the source
-// before this rank's first combining step, the destination after; into
-// `cb_buf`), streams both, realigned to the destination's alignment,
-// through `reduce_alu` (`alu$0`, one 128-bit flit per cycle, partial as
-// `a`, received as `b`: the golden `combine_bytes(mine, got)`), collects
-// its results in `cb_res` (already in the destination's alignment) and
-// writes them as the copy writes a chunk.
-// States: 0 idle, 1 AR, 2 AR of the next page, 3 R, 4 AW, 5 W, 6 AW of the
-// next page, 7 B; a combining step's second read: 8 AR, 9 AR of the next
-// page, 10 R; 11 the chunk through reduce_alu.
+// to its destination in chunks of {{ p }} bytes; the same machine runs a
+// collective's combining or storing step (`cb_go`, see ar_send.v; golden
+// `Engine::do_step`), chunk after chunk of the step's receive range: a
+// storing step is this copy from the scratch bank to the destination; a
+// combining step reads the received bytes (scratch, `cp_src`) and the
+// partial (`cb_src`: the source before this rank's first combining step,
+// the destination after) and streams both, realigned to the destination's
+// alignment, through `reduce_alu` (`alu$0`, one 128-bit flit per cycle,
+// partial as `a`, received as `b`: the golden `combine_bytes(mine, got)`).
+// The doorbell or step was taken only with the AXI4 master quiet
+// (`ar_quiet`) and everything else waits (`ar_hold`), so the machine is
+// alone on AXI4.
+//
+// Three stages, overlapped (see ni/allreduce.rs, Combining):
+// - the read half (`cp_st`) reads a chunk: its ARs back to back (the
+//   received bytes, one burst or two at a 4 KiB page, then the partial's
+//   likewise), the R beats in order (one ID) into `cp_buf` from word 1 and
+//   then `cb_buf` from word 1, taken only once those buffers are free
+//   (RREADY low meanwhile); then it hands the chunk on and issues the next
+//   chunk's ARs at once;
+// - a combining chunk goes through the ALU stage (`ca_st`, its offsets and
+//   destination latched) into `cb_res` (in the destination's alignment),
+//   entered when the write half is idle (`cb_res` is the write's source),
+//   its buffers free once its flits are fed;
+// - the write half (`cw_st`) writes a chunk (one AW burst, two at a 4 KiB
+//   page, strobes exactly the chunk's bytes) from `cb_res`, or from
+//   `cp_buf` for a copy (whose next beats wait for it). Its B responses are
+//   counted (`cp_bo` bursts owed) and need not be in before the next
+//   chunk is read when no read range of the step overlaps its write range
+//   unless exactly (`cp_safe`: then no chunk reads bytes an earlier chunk
+//   writes); otherwise the next chunk is read only once everything before
+//   is written and its B in, the golden order of reads and writes (a
+//   chunk's source may be an earlier chunk's destination).
+// Writes go out in the golden chunk order; the step (or copy) is done once
+// the last chunk's B responses are in (a later step reads what it wrote).
+// Read states: 0 idle, 1 AR, 2 AR of the next page, 8 the partial's AR,
+// 9 its next page's, 3 R beats, 13 wait for everything written before the
+// next chunk's reads (not `cp_safe`), 7 the last chunk handed on: wait for
+// its writes' B responses. Write states: 0 idle, 4 AW, 6 AW of the next
+// page, 5 W.
 (* ram_style = "distributed" *)
 reg [127:0] cp_buf [0:31];
 (* ram_style = "distributed" *)
@@ -32,8 +50,8 @@ reg [127:0] cb_res [0:31];
 reg        cp_step;
 reg        cp_comb;
 reg        cp_sfin;
+reg        cp_safe;
 reg [41:0] cb_src;
-reg [41:0] cp_ra;
 reg  [4:0] cb_fk;
 reg  [4:0] cb_ck;
 reg  [4:0] cb_offa;
@@ -50,34 +68,59 @@ reg [41:0] cp_src;
 reg [41:0] cp_dst;
 reg [30:0] cp_left;
 reg  [8:0] cp_len;
-reg  [4:0] cp_rk;
-reg  [4:0] cp_wk;
-reg  [1:0] cp_bk;
+reg  [5:0] cp_rk;
+reg  [2:0] cp_bo;
 reg        cp_go;
 reg        cp_fin;
-reg  [9:0] cp_rtmp;
-reg  [4:0] cp_rb;
-reg  [8:0] cp_rtop;
-reg        cp_rsplit;
-reg  [4:0] cp_r1;
-reg  [9:0] cp_wtmp;
-reg  [4:0] cp_wb;
-reg  [8:0] cp_wtop;
-reg        cp_wsplit;
-reg  [4:0] cp_w1;
-reg  [1:0] cp_bneed;
+reg  [9:0] cp_atmp;
+reg  [4:0] cp_ab;
+reg  [8:0] cp_atop;
+reg        cp_asplit;
+reg  [4:0] cp_a1;
+reg  [9:0] cp_btmp;
+reg  [4:0] cp_bb;
+reg  [8:0] cp_btop;
+reg        cp_bsplit;
+reg  [4:0] cp_b1;
+reg  [5:0] cp_rtot;
+reg  [5:0] cp_rkb;
+reg  [9:0] cp_dtmp;
+reg  [4:0] cp_db;
 reg        cp_rd;
 reg        cp_take;
 reg        cp_arv;
 reg [41:0] cp_araddr;
 reg  [7:0] cp_arlen;
+reg        cp_hand;
+reg        ca_st;
+reg        ca_start;
+reg        ca_hand;
+reg  [4:0] ca_offa;
+reg  [4:0] ca_offb;
+reg  [4:0] ca_db;
+reg [41:0] ca_dst;
+reg  [8:0] ca_len;
+reg        cp_more;
+reg        cp_done;
+reg  [3:0] cw_st;
+reg [41:0] cw_dst;
+reg  [8:0] cw_len;
+reg  [4:0] cw_off;
+reg        cw_comb;
+reg  [4:0] cw_wk;
+reg  [9:0] cp_wtmp;
+reg  [4:0] cp_wb;
+reg  [8:0] cp_wtop;
+reg        cp_wsplit;
+reg  [4:0] cp_w1;
 reg        cp_awv;
 reg [41:0] cp_awaddr;
 reg  [7:0] cp_awlen;
 reg        cp_wv;
 reg        cp_wlast;
+reg        cp_wend;
 reg        cp_bw;
-reg  [4:0] cp_off;
+reg        cp_btake;
 reg  [4:0] cp_i;
 reg [255:0] cp_cat;
 reg [127:0] cp_wdata;
@@ -88,69 +131,79 @@ reg [16:0] cp_mhi;
 reg [16:0] cp_mlo;
 reg [15:0] cp_wstrb;
 reg [30:0] cp_nlen;
-reg        cp_next;
+// Whether a read range [r, r + n) of a step meets its write range
+// [w, w + n) other than exactly (43-bit sums: no wrap).
+function automatic ovl(input [41:0] r, input [41:0] w, input [30:0] n);
+    ovl = (r != w) && ({1'b0, r} + {12'd0, n} > {1'b0, w}) && ({1'b0, w} + {12'd0, n} > {1'b0, r});
+endfunction
 always @(*) begin
     cp_go = ar$0$done && (ar$0$status == {{ st_ok }}) && ar$0$one;
-    // Beats of the chunk's read and write, and where a 4 KiB page ends.
-    // The read of the chunk: the received bytes (or a copy's source),
-    // then for a combining step the partial.
-    cp_ra = (cp_st >= 4'd8) ? cb_src : cp_src;
-    cp_rtmp = {6'd0, cp_ra[3:0]} + {1'b0, cp_len} + 10'd15;
-    cp_rb = cp_rtmp[8:4];
-    cp_rtop = 9'd256 - {1'b0, cp_ra[11:4]};
-    cp_rsplit = {4'd0, cp_rb} > cp_rtop;
-    cp_r1 = cp_rsplit ? cp_rtop[4:0] : cp_rb;
-    cp_wtmp = {6'd0, cp_dst[3:0]} + {1'b0, cp_len} + 10'd15;
-    cp_wb = cp_wtmp[8:4];
-    cp_wtop = 9'd256 - {1'b0, cp_dst[11:4]};
-    cp_wsplit = {4'd0, cp_wb} > cp_wtop;
-    cp_w1 = cp_wsplit ? cp_wtop[4:0] : cp_wb;
-    cp_bneed = cp_wsplit ? 2'd2 : 2'd1;
-    // AR: the chunk's first burst, then the next page's.
+    // Beats of the chunk's reads, and where a 4 KiB page ends: the
+    // received bytes (or a copy's source), then for a combining step the
+    // partial.
+    cp_atmp = {6'd0, cp_src[3:0]} + {1'b0, cp_len} + 10'd15;
+    cp_ab = cp_atmp[8:4];
+    cp_atop = 9'd256 - {1'b0, cp_src[11:4]};
+    cp_asplit = {4'd0, cp_ab} > cp_atop;
+    cp_a1 = cp_asplit ? cp_atop[4:0] : cp_ab;
+    cp_btmp = {6'd0, cb_src[3:0]} + {1'b0, cp_len} + 10'd15;
+    cp_bb = cp_btmp[8:4];
+    cp_btop = 9'd256 - {1'b0, cb_src[11:4]};
+    cp_bsplit = {4'd0, cp_bb} > cp_btop;
+    cp_b1 = cp_bsplit ? cp_btop[4:0] : cp_bb;
+    cp_rtot = {1'b0, cp_ab} + (cp_comb ? {1'b0, cp_bb} : 6'd0);
+    cp_rkb = cp_rk - {1'b0, cp_ab};
+    // Beats of the chunk in the destination's alignment (the ALU's flits).
+    cp_dtmp = {6'd0, cp_dst[3:0]} + {1'b0, cp_len} + 10'd15;
+    cp_db = cp_dtmp[8:4];
+    // AR: the chunk's first burst, then the next page's; the partial's.
     cp_arv = (cp_st == 4'd1) || (cp_st == 4'd2) || (cp_st == 4'd8) || (cp_st == 4'd9);
-    cp_araddr = ((cp_st == 4'd1) || (cp_st == 4'd8)) ? {cp_ra[41:4], 4'd0} : {cp_ra[41:12] + 30'd1, 12'd0};
-    cp_arlen = {3'd0, (((cp_st == 4'd1) || (cp_st == 4'd8)) ? cp_r1 : cp_rb - cp_r1) - 5'd1};
-    // R beats, as soon as the first AR is out.
-    cp_rd = ((cp_st == 4'd1) || (cp_st == 4'd2) || (cp_st == 4'd3) || (cp_st == 4'd8) || (cp_st == 4'd9)
-             || (cp_st == 4'd10)) && (cp_rk != cp_rb);
-    cp_take = cp_rd && m_rvalid;
-    // AW: the chunk's first burst, then the next page's.
-    cp_awv = (cp_st == 4'd4) || (cp_st == 4'd6);
-    cp_awaddr = (cp_st == 4'd4) ? {cp_dst[41:4], 4'd0} : {cp_dst[41:12] + 30'd1, 12'd0};
-    cp_awlen = {3'd0, ((cp_st == 4'd4) ? cp_w1 : cp_wb - cp_w1) - 5'd1};
-    // W beat k: destination bytes [dst & ~15 + 16k, +16) are the chunk's
-    // bytes from offset 16k - dst mod 16, i.e. the read bytes from
-    // 16 + src mod 16 - dst mod 16 + 16k in cp_buf (word 0 never strobed).
-    // A combining step's results are in the destination's alignment
-    // already (from cb_res word 1).
-    cp_wv = (cp_st == 4'd5);
-    cp_off = cp_comb ? 5'd16 : {1'b0, cp_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
-    cp_i = cp_wk + {4'd0, cp_off[4]};
-    cp_cat = cp_comb ? {cb_res[cp_i + 5'd1], cb_res[cp_i]} : {cp_buf[cp_i + 5'd1], cp_buf[cp_i]};
-    cp_wdata = cp_cat[127:0];
-    case (cp_off[3:0])
-{%- for b in 0..16 %}
-        4'd{{ b }}: cp_wdata = cp_cat[{{ 127 + 8 * b }}:{{ 8 * b }}];
-{%- endfor %}
+    case (cp_st)
+        4'd1: begin
+            cp_araddr = {cp_src[41:4], 4'd0};
+            cp_arlen = {3'd0, cp_a1 - 5'd1};
+        end
+        4'd2: begin
+            cp_araddr = {cp_src[41:12] + 30'd1, 12'd0};
+            cp_arlen = {3'd0, cp_ab - cp_a1 - 5'd1};
+        end
+        4'd8: begin
+            cp_araddr = {cb_src[41:4], 4'd0};
+            cp_arlen = {3'd0, cp_b1 - 5'd1};
+        end
+        default: begin
+            cp_araddr = {cb_src[41:12] + 30'd1, 12'd0};
+            cp_arlen = {3'd0, cp_bb - cp_b1 - 5'd1};
+        end
     endcase
+    // R beats, as soon as the first AR is out (in AR order).
+    // A chunk's beats are taken only once its buffers are free: a
+    // combining chunk's once the ALU has fed the previous one's flits, a
+    // copy's once the write half has sent the previous one's W beats
+    // (RREADY low meanwhile; its ARs went out earlier).
+    cp_rd = ((cp_st == 4'd1) || (cp_st == 4'd2) || (cp_st == 4'd3) || (cp_st == 4'd8) || (cp_st == 4'd9))
+            && (cp_rk != cp_rtot) && (cp_comb ? (!ca_st || (cb_fk == ca_db)) : (cw_st == 4'd0));
+    cp_take = cp_rd && m_rvalid;
     // A combining step's flit k, both operands in the destination's
     // alignment: the received bytes from cp_buf, the partial from cb_buf
     // (each realigned as the copy's write is).
-    cb_feed = (cp_st == 4'd11) && (cb_fk != cp_wb);
+    // The ALU stage (`ca_st`) holds the chunk it combines: its offsets,
+    // flits, destination and length, so the read half moves on.
+    cb_feed = ca_st && (cb_fk != ca_db);
     cb_offa = {1'b0, cp_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
     cb_offb = {1'b0, cb_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
-    cb_ia = cb_fk + {4'd0, cb_offa[4]};
-    cb_ib = cb_fk + {4'd0, cb_offb[4]};
+    cb_ia = cb_fk + {4'd0, ca_offa[4]};
+    cb_ib = cb_fk + {4'd0, ca_offb[4]};
     cb_cata = {cp_buf[cb_ia + 5'd1], cp_buf[cb_ia]};
     cb_catb = {cb_buf[cb_ib + 5'd1], cb_buf[cb_ib]};
     cb_b = cb_cata[127:0];
-    case (cb_offa[3:0])
+    case (ca_offa[3:0])
 {%- for b in 0..16 %}
         4'd{{ b }}: cb_b = cb_cata[{{ 127 + 8 * b }}:{{ 8 * b }}];
 {%- endfor %}
     endcase
     cb_a = cb_catb[127:0];
-    case (cb_offb[3:0])
+    case (ca_offb[3:0])
 {%- for b in 0..16 %}
         4'd{{ b }}: cb_a = cb_catb[{{ 127 + 8 * b }}:{{ 8 * b }}];
 {%- endfor %}
@@ -162,27 +215,62 @@ always @(*) begin
     alu$0$dtype = ar$0$run_dtype;
     alu$0$a = cb_a;
     alu$0$b = cb_b;
-    cp_hi16 = {6'd0, cp_dst[3:0]} + {1'b0, cp_len} - {1'b0, cp_wk, 4'd0};
-    cp_lo = (cp_wk == 5'd0) ? {1'b0, cp_dst[3:0]} : 5'd0;
+    // A combining chunk read enters the ALU stage when that is free and
+    // the write half idle (cb_res is the write's source); the read half
+    // then moves to the next chunk. The ALU stage hands its chunk to the
+    // write half once every result is collected (the ALU's latency); a
+    // copy's chunk goes to the write half once its beats are in.
+    ca_start = (cp_st == 4'd3) && cp_comb && (cp_rk == cp_rtot) && !ca_st && (cw_st == 4'd0);
+    ca_hand = ca_st && (cb_ck == ca_db) && (cw_st == 4'd0);
+    cp_hand = (cp_st == 4'd3) && !cp_comb && (cp_rk == cp_rtot) && (cw_st == 4'd0);
+    cp_more = cp_left != 31'd0;
+    cp_nlen = (cp_left > 31'd{{ p }}) ? 31'd{{ p }} : cp_left;
+    // Every chunk written and its B responses in: the completion (a single
+    // rank's copy), or the step done (a collective's).
+    cp_done = (cp_st == 4'd7) && !ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0);
+    cp_fin = cp_done && !cp_step;
+    cp_sfin = cp_done && cp_step;
+    // The write half: beats of the chunk and where a 4 KiB page ends.
+    cp_wtmp = {6'd0, cw_dst[3:0]} + {1'b0, cw_len} + 10'd15;
+    cp_wb = cp_wtmp[8:4];
+    cp_wtop = 9'd256 - {1'b0, cw_dst[11:4]};
+    cp_wsplit = {4'd0, cp_wb} > cp_wtop;
+    cp_w1 = cp_wsplit ? cp_wtop[4:0] : cp_wb;
+    // AW: the chunk's first burst, then the next page's.
+    cp_awv = (cw_st == 4'd4) || (cw_st == 4'd6);
+    cp_awaddr = (cw_st == 4'd4) ? {cw_dst[41:4], 4'd0} : {cw_dst[41:12] + 30'd1, 12'd0};
+    cp_awlen = {3'd0, ((cw_st == 4'd4) ? cp_w1 : cp_wb - cp_w1) - 5'd1};
+    // W beat k: destination bytes [dst & ~15 + 16k, +16) are the chunk's
+    // bytes from offset 16k - dst mod 16, i.e. the read bytes from
+    // 16 + src mod 16 - dst mod 16 + 16k in cp_buf (word 0 never strobed).
+    // A combining step's results are in the destination's alignment
+    // already (from cb_res word 1).
+    cp_wv = (cw_st == 4'd5);
+    cp_i = cw_wk + {4'd0, cw_off[4]};
+    cp_cat = cw_comb ? {cb_res[cp_i + 5'd1], cb_res[cp_i]} : {cp_buf[cp_i + 5'd1], cp_buf[cp_i]};
+    cp_wdata = cp_cat[127:0];
+    case (cw_off[3:0])
+{%- for b in 0..16 %}
+        4'd{{ b }}: cp_wdata = cp_cat[{{ 127 + 8 * b }}:{{ 8 * b }}];
+{%- endfor %}
+    endcase
+    cp_hi16 = {6'd0, cw_dst[3:0]} + {1'b0, cw_len} - {1'b0, cw_wk, 4'd0};
+    cp_lo = (cw_wk == 5'd0) ? {1'b0, cw_dst[3:0]} : 5'd0;
     cp_hi = (cp_hi16 > 10'd16) ? 5'd16 : cp_hi16[4:0];
     cp_mhi = (17'd1 << cp_hi) - 17'd1;
     cp_mlo = (17'd1 << cp_lo) - 17'd1;
     cp_wstrb = cp_mhi[15:0] & ~cp_mlo[15:0];
-    cp_wlast = (cp_wsplit && (cp_wk == cp_w1 - 5'd1)) || (cp_wk == cp_wb - 5'd1);
-    // B of each burst, while writing or after.
-    cp_bw = ((cp_st == 4'd5) || (cp_st == 4'd6) || (cp_st == 4'd7)) && (cp_bk != cp_bneed);
-    // The chunk is in memory: the next one, or the completion (a single
-    // rank's copy), or the step done (a collective's).
-    cp_next = (cp_st == 4'd7) && (cp_bk == cp_bneed);
-    cp_fin = cp_next && (cp_left == 31'd0) && !cp_step;
-    cp_sfin = cp_next && (cp_left == 31'd0) && cp_step;
-    cp_nlen = (cp_left > 31'd{{ p }}) ? 31'd{{ p }} : cp_left;
+    cp_wlast = (cp_wsplit && (cw_wk == cp_w1 - 5'd1)) || (cw_wk == cp_wb - 5'd1);
+    cp_wend = cp_wv && m_wready && cp_wlast;
+    // B of each burst written, while writing or after.
+    cp_bw = cp_bo != 3'd0;
+    cp_btake = cp_bw && m_bvalid;
 end
 always @(posedge clock) begin
-    if (cp_take && (cp_st < 4'd8)) cp_buf[cp_rk + 5'd1] <= m_rdata;
+    if (cp_take && (cp_rk < {1'b0, cp_ab})) cp_buf[cp_rk[4:0] + 5'd1] <= m_rdata;
 end
 always @(posedge clock) begin
-    if (cp_take && (cp_st >= 4'd8)) cb_buf[cp_rk + 5'd1] <= m_rdata;
+    if (cp_take && (cp_rk >= {1'b0, cp_ab})) cb_buf[cp_rkb[4:0] + 5'd1] <= m_rdata;
 end
 always @(posedge clock) begin
     if (alu$0$out_valid) cb_res[cb_ck + 5'd1] <= alu$0$y;
@@ -190,71 +278,100 @@ end
 always @(posedge clock) begin
     if (reset) begin
         cp_st <= 4'd0;
+        ca_st <= 1'b0;
+        cw_st <= 4'd0;
+        cp_bo <= 3'd0;
         cp_step <= 1'b0;
         cp_comb <= 1'b0;
+        cp_safe <= 1'b0;
     end else begin
-        if (cp_take) cp_rk <= cp_rk + 5'd1;
-        if (cp_bw && m_bvalid) cp_bk <= cp_bk + 2'd1;
+        if (cp_take) cp_rk <= cp_rk + 6'd1;
+        if (cp_wend && !cp_btake) cp_bo <= cp_bo + 3'd1;
+        if (!cp_wend && cp_btake) cp_bo <= cp_bo - 3'd1;
         if (cb_feed) cb_fk <= cb_fk + 5'd1;
         if (alu$0$out_valid) cb_ck <= cb_ck + 5'd1;
         if (cp_go) begin
             cp_st <= 4'd1;
             cp_step <= 1'b0;
             cp_comb <= 1'b0;
+            cp_safe <= !ovl(ar$0$src, ar$0$dst, ar$0$bytes);
             cp_src <= ar$0$src;
             cp_dst <= ar$0$dst;
             cp_len <= (ar$0$bytes > 31'd{{ p }}) ? 9'd{{ p }} : ar$0$bytes[8:0];
             cp_left <= (ar$0$bytes > 31'd{{ p }}) ? ar$0$bytes - 31'd{{ p }} : 31'd0;
-            cp_rk <= 5'd0;
-            cp_bk <= 2'd0;
+            cp_rk <= 6'd0;
         end
         if (cb_go) begin
             cp_st <= 4'd1;
             cp_step <= 1'b1;
             cp_comb <= ar$0$st_combine;
+            cp_safe <= !ovl(cb_from, cb_to, cb_bytes) && !(ar$0$st_combine && ovl(cb_mine, cb_to, cb_bytes));
             cp_src <= cb_from;
             cb_src <= cb_mine;
             cp_dst <= cb_to;
             cp_len <= (cb_bytes > 31'd{{ p }}) ? 9'd{{ p }} : cb_bytes[8:0];
             cp_left <= (cb_bytes > 31'd{{ p }}) ? cb_bytes - 31'd{{ p }} : 31'd0;
-            cp_rk <= 5'd0;
-            cp_bk <= 2'd0;
+            cp_rk <= 6'd0;
         end
         case (cp_st)
-            4'd1: if (m_arready) cp_st <= cp_rsplit ? 4'd2 : 4'd3;
-            4'd2: if (m_arready) cp_st <= 4'd3;
-            4'd3: if (cp_rk == cp_rb) begin
-                cp_st <= cp_comb ? 4'd8 : 4'd4;
-                cp_rk <= 5'd0;
-                cp_wk <= 5'd0;
+            4'd1: if (m_arready) cp_st <= cp_asplit ? 4'd2 : cp_comb ? 4'd8 : 4'd3;
+            4'd2: if (m_arready) cp_st <= cp_comb ? 4'd8 : 4'd3;
+            4'd8: if (m_arready) cp_st <= cp_bsplit ? 4'd9 : 4'd3;
+            4'd9: if (m_arready) cp_st <= 4'd3;
+            // Not `cp_safe`: every earlier chunk written and its B in.
+            4'd13: if (!ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0)) cp_st <= 4'd1;
+            default: ;
+        endcase
+        if (ca_start) begin
+            ca_st <= 1'b1;
+            ca_offa <= cb_offa;
+            ca_offb <= cb_offb;
+            ca_db <= cp_db;
+            ca_dst <= cp_dst;
+            ca_len <= cp_len;
+            cb_fk <= 5'd0;
+            cb_ck <= 5'd0;
+        end
+        if (ca_hand) begin
+            ca_st <= 1'b0;
+            cw_st <= 4'd4;
+            cw_wk <= 5'd0;
+            cw_dst <= ca_dst;
+            cw_len <= ca_len;
+            cw_comb <= 1'b1;
+            cw_off <= 5'd16;
+        end
+        if (cp_hand) begin
+            cw_st <= 4'd4;
+            cw_wk <= 5'd0;
+            cw_dst <= cp_dst;
+            cw_len <= cp_len;
+            cw_comb <= 1'b0;
+            cw_off <= {1'b0, cp_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
+        end
+        // The read half to the next chunk once this one is in the ALU
+        // stage or the write half: at once when the step is `cp_safe`,
+        // else once everything before is written (13); after the last
+        // chunk, the wait for its writes (7).
+        if (ca_start || cp_hand) begin
+            if (!cp_more) cp_st <= 4'd7;
+            else begin
+                cp_st <= cp_safe ? 4'd1 : 4'd13;
+                cp_src <= cp_src + {33'd0, cp_len};
+                cb_src <= cb_src + {33'd0, cp_len};
+                cp_dst <= cp_dst + {33'd0, cp_len};
+                cp_len <= cp_nlen[8:0];
+                cp_left <= cp_left - cp_nlen;
+                cp_rk <= 6'd0;
             end
-            4'd8: if (m_arready) cp_st <= cp_rsplit ? 4'd9 : 4'd10;
-            4'd9: if (m_arready) cp_st <= 4'd10;
-            4'd10: if (cp_rk == cp_rb) begin
-                cp_st <= 4'd11;
-                cb_fk <= 5'd0;
-                cb_ck <= 5'd0;
-            end
-            // Every flit fed, every result collected (the ALU's latency).
-            4'd11: if (cb_ck == cp_wb) cp_st <= 4'd4;
-            4'd4, 4'd6: if (m_awready) cp_st <= 4'd5;
+        end
+        if (cp_done) cp_st <= 4'd0;
+        case (cw_st)
+            4'd4, 4'd6: if (m_awready) cw_st <= 4'd5;
             4'd5: if (m_wready) begin
-                cp_wk <= cp_wk + 5'd1;
-                if (cp_wsplit && (cp_wk == cp_w1 - 5'd1)) cp_st <= 4'd6;
-                else if (cp_wk == cp_wb - 5'd1) cp_st <= 4'd7;
-            end
-            4'd7: if (cp_next) begin
-                if (cp_left == 31'd0) cp_st <= 4'd0;
-                else begin
-                    cp_st <= 4'd1;
-                    cp_src <= cp_src + {33'd0, cp_len};
-                    cb_src <= cb_src + {33'd0, cp_len};
-                    cp_dst <= cp_dst + {33'd0, cp_len};
-                    cp_len <= cp_nlen[8:0];
-                    cp_left <= cp_left - cp_nlen;
-                    cp_rk <= 5'd0;
-                    cp_bk <= 2'd0;
-                end
+                cw_wk <= cw_wk + 5'd1;
+                if (cp_wsplit && (cw_wk == cp_w1 - 5'd1)) cw_st <= 4'd6;
+                else if (cw_wk == cp_wb - 5'd1) cw_st <= 4'd0;
             end
             default: ;
         endcase
@@ -292,7 +409,9 @@ end
 // the realigning window (at most 15 bytes of the upper word are taken),
 // the masks' carry bit, and the high bits of lengths at most {{ p }};
 // the beats left to the 4 KiB page's end above 31 (a split takes them
-// only when fewer than the burst's beats, at most 31).
+// only when fewer than the burst's beats, at most 31); the partial's beat
+// index above 31 (at most P / 16 + 1 beats).
 // The ALU's `bad` (the check let only legal op/dtype pairs through).
-wire unused_ar_copy = &{1'b0, cp_rtmp[9], cp_rtmp[3:0], cp_wtmp[9], cp_wtmp[3:0], cp_wtop[8:5], cp_cat[255:248], cp_hi16[9:5],
-                       cp_mhi[16], cp_mlo[16], cp_nlen[30:9], cb_cata[255:248], cb_catb[255:248], alu$0$bad};
+wire unused_ar_copy = &{1'b0, cp_atmp[9], cp_atmp[3:0], cp_btmp[9], cp_btmp[3:0], cp_dtmp[9], cp_dtmp[3:0],
+                       cp_wtmp[9], cp_wtmp[3:0], cp_wtop[8:5], cp_cat[255:248], cp_hi16[9:5],
+                       cp_mhi[16], cp_mlo[16], cp_nlen[30:9], cp_rkb[5], cb_cata[255:248], cb_catb[255:248], alu$0$bad};
