@@ -257,24 +257,25 @@ fn rtl_bench_network() -> NetworkParams {
     n
 }
 
-/// RTL latency (mean of the two samples of `BENCHMARKS.md`, "RTL allreduce
-/// latency at 2, 4 and 8 ranks": `cargo test -p exanet-tb --test node_pair
-/// -- --ignored allreduce_latency_rtl`, f64 sum, AR_THRESHOLD 4096,
-/// memory at 15 cycles, DOORBELL to the last completion): (bytes, ranks,
-/// cycles).
+/// RTL latency of the overlapped-combining engine (session 38: mean of the
+/// two samples of `BENCHMARKS.md`, "Allreduce: overlapped combining in the
+/// RTL engine": `EXANET_AR_SIZES=8,256,4096,65536 cargo test -p exanet-tb
+/// --test node_pair -- --ignored allreduce_latency_rtl`, f64 sum,
+/// AR_THRESHOLD 4096, memory at 15 cycles, DOORBELL to the last
+/// completion): (bytes, ranks, cycles).
 const RTL_LATENCY: [(usize, usize, f64); 12] = [
-    (8, 2, 125.0),
-    (8, 4, 245.5),
-    (8, 8, 364.5),
-    (256, 2, 268.0),
-    (256, 4, 540.0),
-    (256, 8, 810.0),
-    (4096, 2, 3476.5),
-    (4096, 4, 6966.0),
-    (4096, 8, 10489.0),
-    (65536, 2, 43125.0),
-    (65536, 4, 64744.5),
-    (65536, 8, 75610.0),
+    (8, 2, 103.5),
+    (8, 4, 209.5),
+    (8, 8, 314.0),
+    (256, 2, 196.5),
+    (256, 4, 386.5),
+    (256, 8, 577.5),
+    (4096, 2, 1595.5),
+    (4096, 4, 3185.0),
+    (4096, 8, 4839.5),
+    (65536, 2, 21688.0),
+    (65536, 4, 32619.5),
+    (65536, 8, 38181.0),
 ];
 
 /// The tolerance the calibration holds: golden within this share of the RTL.

@@ -49,15 +49,35 @@
 //! With `L` = `mem_cycles` (the memory's latency: AR to the first R beat
 //! and last W beat to B, each `L + 1` cycles in the RTL benches'
 //! fixed-latency memory), `b` = the chunk's 16-byte beats and
-//! `A` = [`REDUCE_ALU_LATENCY`], a chunk costs, state by state of
-//! `ar_copy.v`:
-//! - combining: read the received bytes (AR 1, `L + 1`, `b` beats), read
-//!   the partial (1, `L + 1`, `b`), stream both through `reduce_alu`
-//!   (`b` flits, `A` cycles, 1 to see the last result), write (AW 1,
-//!   `b` beats, B after `L + 1`), 1 to take the B and move on:
-//!   `3 (L + 1) + 4 b + A + 5`;
-//! - storing (a gather or post step, or a single rank's copy): read, then
-//!   write: `2 (L + 1) + 2 b + 3`.
+//! `A` = [`REDUCE_ALU_LATENCY`], a step's chunks cost what the three
+//! overlapped stages of `ar_copy.v` take (session 38; see
+//! `hdl/src/ni/allreduce.rs`, "Combining", *Schedule*), followed cycle by
+//! cycle in [`step_data_cycles`]:
+//! - the read half issues a chunk's ARs (the received bytes, then for a
+//!   combining step the partial, back to back) and takes its beats from
+//!   `L + 1` cycles after the first AR, one a cycle (`2 b` combining,
+//!   `b` storing), but not before the previous chunk freed the buffer
+//!   (combining: the ALU fed its `b` flits; storing: the write sent its
+//!   W beats); one cycle after the last beat the chunk moves on (into the
+//!   ALU stage once it and the write half are idle; a storing chunk to
+//!   the write half) and the next chunk's ARs go out the cycle after;
+//! - the ALU stage: `b` flits, the last result `A` cycles later, handed
+//!   to the write half once idle;
+//! - the write half: AW 1, `b` W beats; the B `L + 1` after the last W
+//!   beat, and the step ends two cycles after the last B (taken, then
+//!   the machine idle). B responses are not awaited between chunks (the
+//!   RTL's `cp_safe`: the steps' read ranges here are the scratch bank
+//!   and the source or destination, never overlapping the destination
+//!   other than exactly).
+//!
+//! In steady state a combining chunk costs `(L + 1) + 2 b + 1` and a
+//! storing chunk `(L + 1) + b + 1` (the ALU and the write hide behind the
+//! next chunk's read when `A <= L` and `b <= L + 1`); the last chunk of a
+//! step adds its ALU pass, write and B: a step of one chunk costs
+//! `2 (L + 1) + 4 b + A + 4` combining and `2 (L + 1) + 2 b + 3` storing.
+//! (Before session 38 each chunk waited for the previous chunk's B and
+//! read the partial after the received bytes: `3 (L + 1) + 4 b + A + 5`
+//! per combining chunk and `2 (L + 1) + 2 b + 3` per storing chunk.)
 //!
 //! and each step adds `step_cycles` (the sequencer's handshakes: the
 //! DOORBELL's check before the first step, then after each step the
@@ -159,6 +179,48 @@ impl ArReport {
     pub fn clean(&self) -> bool {
         self.error_count == 0 && self.background_errors.is_empty()
     }
+}
+
+/// Cycles from a step's first AR to the RTL data path idle again, for
+/// chunks of `beats` 16-byte beats, combining (`combine`) or storing, at
+/// memory latency `l` (AR to first R beat and last W beat to B, `l + 1`
+/// each) and ALU latency `a`: the three stages of `ar_copy.v` followed
+/// chunk by chunk (the module doc, "Combining cost"). Every time below is
+/// the cycle an event happens, the step's first AR in cycle 0.
+pub fn step_data_cycles(beats: &[u64], combine: bool, l: u64, a: u64) -> u64 {
+    let l1 = l + 1;
+    // The chunk's first AR; when its buffers are free (its beats may be
+    // taken); when the ALU stage and the write half are idle.
+    let (mut ar, mut buf_free, mut alu_idle, mut cw_idle) = (0u64, 0u64, 0u64, 0u64);
+    let mut end = 0;
+    for &b in beats {
+        let reads = if combine { 2 * b } else { b };
+        let first = (ar + l1).max(buf_free);
+        // The cycle that sees every beat in.
+        let seen = first + reads;
+        // The cycle the chunk goes to the write half (hand), through the
+        // ALU stage for a combining chunk.
+        let hand = if combine {
+            let start = seen.max(alu_idle).max(cw_idle);
+            ar = start + 1;
+            buf_free = start + 1 + b;
+            let h = (start + 1 + b + a).max(cw_idle);
+            alu_idle = h + 1;
+            h
+        } else {
+            let h = seen.max(cw_idle);
+            ar = h + 1;
+            h
+        };
+        // AW at hand + 1, W beats hand + 2 ..= hand + b + 1, the B
+        // `l + 1` later, taken; the machine idle two cycles after.
+        cw_idle = hand + b + 2;
+        if !combine {
+            buf_free = cw_idle;
+        }
+        end = end.max(hand + b + 1 + l1 + 2);
+    }
+    end
 }
 
 const SRC: u64 = 0x0100_0000;
@@ -663,29 +725,19 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// One chunk of `bytes` combined (or stored) by the RTL engine,
-    /// cycles (the module doc, "Combining cost").
-    fn chunk_cycles(&self, bytes: usize, combine: bool) -> u64 {
-        let l1 = self.p.mem_cycles + 1;
-        let b = bytes.div_ceil(16) as u64;
-        if combine {
-            3 * l1 + 4 * b + REDUCE_ALU_LATENCY as u64 + 5
-        } else {
-            2 * l1 + 2 * b + 3
-        }
-    }
-
-    /// Cycles to combine or store `bytes` in chunks of the NI's largest payload.
+    /// Cycles to combine or store `bytes` in chunks of the NI's largest
+    /// payload (the module doc, "Combining cost").
     fn data_cycles(&self, bytes: usize, combine: bool) -> u64 {
         let p = self.nis[0].params().max_payload_bytes;
-        let mut left = bytes;
-        let mut c = 0;
-        while left > 0 {
-            let len = left.min(p);
-            c += self.chunk_cycles(len, combine);
-            left -= len;
-        }
-        c
+        let beats: Vec<u64> = (0..bytes.div_ceil(p))
+            .map(|i| (bytes - i * p).min(p).div_ceil(16) as u64)
+            .collect();
+        step_data_cycles(
+            &beats,
+            combine,
+            self.p.mem_cycles,
+            REDUCE_ALU_LATENCY as u64,
+        )
     }
 
     /// After a call into rank `r`'s NI at `t`: charge the steps its engine
@@ -871,5 +923,38 @@ impl Run<'_> {
                 _ => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_data_cycles;
+
+    /// The stage model against the RTL's closed forms (the module doc,
+    /// "Combining cost"): one chunk, and the steady state a chunk adds,
+    /// at L = 15, A = 6, 128-byte chunks (8 beats); a memory faster than
+    /// a chunk's beats stalls the next chunk's beats on its buffer.
+    #[test]
+    fn step_cost_follows_the_overlapped_stages() {
+        let (l, a) = (15, 6);
+        assert_eq!(step_data_cycles(&[8], true, l, a), 2 * 16 + 4 * 8 + 6 + 4);
+        assert_eq!(step_data_cycles(&[8], false, l, a), 2 * 16 + 2 * 8 + 3);
+        let one = step_data_cycles(&[8], true, l, a);
+        assert_eq!(
+            step_data_cycles(&[8; 5], true, l, a),
+            one + 4 * (16 + 2 * 8 + 1)
+        );
+        let one = step_data_cycles(&[8], false, l, a);
+        assert_eq!(
+            step_data_cycles(&[8; 5], false, l, a),
+            one + 4 * (16 + 8 + 1)
+        );
+        // L = 2: the next chunk's beats wait for the ALU's 8 flits (combining)
+        // or the write's 8 W beats (storing), not for the memory.
+        let c = step_data_cycles(&[8; 3], true, 2, a) - step_data_cycles(&[8; 2], true, 2, a);
+        assert!(c > 3 + 2 * 8 + 1, "{c}");
+        let s = step_data_cycles(&[8; 3], false, 2, a) - step_data_cycles(&[8; 2], false, 2, a);
+        assert!(s > 3 + 8 + 1, "{s}");
+        assert_eq!(step_data_cycles(&[], true, l, a), 0);
     }
 }
