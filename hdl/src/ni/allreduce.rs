@@ -231,7 +231,14 @@
 //! smaller than the count); one that ended OK or PROTOCOL ended at its
 //! last event, where the count began.
 //!
-//! Known limits: no multi-node RTL run has checked the engine yet.
+//! Multi-node runs: the node-pair bench (`testbenches/src/blocks/node_pair`)
+//! checks the engine on 4 RTL nodes in the suite and on 8 (2x2x2) and 6
+//! (3x2x1, non-power-of-two) behind `--ignored`, every rank's result
+//! byte for byte against the golden model. Known limits: one buffer bank
+//! per buffer (the next chunk's beats wait for the ALU to free it) and
+//! two memory reads per combined flit bound combining at about 3.9 B per
+//! cycle at 128-byte chunks (BENCHMARKS.md, "Allreduce: overlapped
+//! combining in the RTL engine").
 
 //! Landing writes that post a completion and land during that wait (their
 //! B taken: the step needs the received bytes in memory) have their CQ
