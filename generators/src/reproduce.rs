@@ -790,7 +790,7 @@ fn table(
                 "golden network simulator (`exanet simulate -P traffic.pattern=allreduce`): {} ranks ({}x{}x{}, the whole machine), {} B f64 sum, mean of {}: \
                  the NI's engine {:.3} µs against software recursive doubling from RDMA writes {:.3} µs ({} µs per message); \
                  NI timing {} / {} cycles (`allreduce.ni_tx_cycles` / `ni_rx_cycles`), the engine's combining {}-cycle memory, {} cycles per step \
-                 (`allreduce.mem_latency_cycles` / `step_cycles`), calibrated against the RTL engine within 6 % at 2-8 ranks (BENCHMARKS.md, allreduce calibrated table)",
+                 (`allreduce.mem_latency_cycles` / `step_cycles`), calibrated against the RTL engine within 10 % at 2-8 ranks, 8 B to 64 KiB (BENCHMARKS.md, \"Allreduce: overlapped combining in the RTL engine\")",
                 ar.ranks,
                 ar.dims[0],
                 ar.dims[1],
