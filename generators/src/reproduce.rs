@@ -1190,11 +1190,12 @@ mod tests {
         // Software pays its overhead (74 cycles) at each of the 7 steps and
         // reduces its element (1 cycle); the engine pays the overhead once,
         // its sequencer (4 cycles) before each step and at the end, and
-        // combines one 8-byte chunk per step (3 (15 + 1) + 4 + 6 + 5 = 63
-        // cycles at the default 15-cycle memory, `ar_copy.v`); both pay
-        // the same network path per step.
+        // combines one 8-byte chunk per step (both reads in flight, the
+        // ALU, the write and its B: 2 (15 + 1) + 4 + 6 + 4 = 46 cycles at
+        // the default 15-cycle memory, `ar_copy.v`'s overlapped stages);
+        // both pay the same network path per step.
         assert_eq!((ar.mem_latency_cycles, ar.step_cycles), (15, 4));
-        let want = 6.0 * 74.0 + 7.0 - 8.0 * 4.0 - 7.0 * 63.0;
+        let want = 6.0 * 74.0 + 7.0 - 8.0 * 4.0 - 7.0 * 46.0;
         let got = (ar.software_us - ar.hardware_us) * 156.25;
         assert!(
             (got - want).abs() <= 8.0,
