@@ -187,13 +187,18 @@ impl ArReport {
 /// each) and ALU latency `a`: the three stages of `ar_copy.v` followed
 /// chunk by chunk (the module doc, "Combining cost"). Every time below is
 /// the cycle an event happens, the step's first AR in cycle 0.
-pub fn step_data_cycles(beats: &[u64], combine: bool, l: u64, a: u64) -> u64 {
+pub fn step_data_cycles(
+    beats: impl IntoIterator<Item = u64>,
+    combine: bool,
+    l: u64,
+    a: u64,
+) -> u64 {
     let l1 = l + 1;
     // The chunk's first AR; when its buffers are free (its beats may be
     // taken); when the ALU stage and the write half are idle.
     let (mut ar, mut buf_free, mut alu_idle, mut cw_idle) = (0u64, 0u64, 0u64, 0u64);
     let mut end = 0;
-    for &b in beats {
+    for b in beats {
         let reads = if combine { 2 * b } else { b };
         let first = (ar + l1).max(buf_free);
         // The cycle that sees every beat in.
@@ -729,15 +734,8 @@ impl Run<'_> {
     /// payload (the module doc, "Combining cost").
     fn data_cycles(&self, bytes: usize, combine: bool) -> u64 {
         let p = self.nis[0].params().max_payload_bytes;
-        let beats: Vec<u64> = (0..bytes.div_ceil(p))
-            .map(|i| (bytes - i * p).min(p).div_ceil(16) as u64)
-            .collect();
-        step_data_cycles(
-            &beats,
-            combine,
-            self.p.mem_cycles,
-            REDUCE_ALU_LATENCY as u64,
-        )
+        let beats = (0..bytes.div_ceil(p)).map(|i| (bytes - i * p).min(p).div_ceil(16) as u64);
+        step_data_cycles(beats, combine, self.p.mem_cycles, REDUCE_ALU_LATENCY as u64)
     }
 
     /// After a call into rank `r`'s NI at `t`: charge the steps its engine
@@ -937,24 +935,24 @@ mod tests {
     #[test]
     fn step_cost_follows_the_overlapped_stages() {
         let (l, a) = (15, 6);
-        assert_eq!(step_data_cycles(&[8], true, l, a), 2 * 16 + 4 * 8 + 6 + 4);
-        assert_eq!(step_data_cycles(&[8], false, l, a), 2 * 16 + 2 * 8 + 3);
-        let one = step_data_cycles(&[8], true, l, a);
+        assert_eq!(step_data_cycles([8], true, l, a), 2 * 16 + 4 * 8 + 6 + 4);
+        assert_eq!(step_data_cycles([8], false, l, a), 2 * 16 + 2 * 8 + 3);
+        let one = step_data_cycles([8], true, l, a);
         assert_eq!(
-            step_data_cycles(&[8; 5], true, l, a),
+            step_data_cycles([8; 5], true, l, a),
             one + 4 * (16 + 2 * 8 + 1)
         );
-        let one = step_data_cycles(&[8], false, l, a);
+        let one = step_data_cycles([8], false, l, a);
         assert_eq!(
-            step_data_cycles(&[8; 5], false, l, a),
+            step_data_cycles([8; 5], false, l, a),
             one + 4 * (16 + 8 + 1)
         );
         // L = 2: the next chunk's beats wait for the ALU's 8 flits (combining)
         // or the write's 8 W beats (storing), not for the memory.
-        let c = step_data_cycles(&[8; 3], true, 2, a) - step_data_cycles(&[8; 2], true, 2, a);
+        let c = step_data_cycles([8; 3], true, 2, a) - step_data_cycles([8; 2], true, 2, a);
         assert!(c > 3 + 2 * 8 + 1, "{c}");
-        let s = step_data_cycles(&[8; 3], false, 2, a) - step_data_cycles(&[8; 2], false, 2, a);
+        let s = step_data_cycles([8; 3], false, 2, a) - step_data_cycles([8; 2], false, 2, a);
         assert!(s > 3 + 8 + 1, "{s}");
-        assert_eq!(step_data_cycles(&[], true, l, a), 0);
+        assert_eq!(step_data_cycles([0u64; 0], true, l, a), 0);
     }
 }
