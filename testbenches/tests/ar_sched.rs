@@ -47,6 +47,9 @@ fn stimulus_reaches_every_case() {
             ("post steps", c.phases[3]),
             ("illegal starts", c.bad_starts),
             ("abandoned lists", c.abandoned),
+            ("steps with partner digits checked", c.dig_steps),
+            ("  of a box with x extent 1", c.dig_steps_x1),
+            ("  pre / post (distance Q)", c.dig_steps_q),
         ],
         3,
     );
@@ -54,7 +57,8 @@ fn stimulus_reaches_every_case() {
 
 /// RTL edits, each caught on the port it breaks: the partner's gather
 /// offset without its earlier gather ranges, the halving split rounded the
-/// other way, and an extra rank's post receive left out of its scratch need.
+/// other way, an extra rank's post receive left out of its scratch need,
+/// and the partner's y digit without the carry out of x.
 #[test]
 fn a_mutated_rtl_is_caught() {
     if skip_without_verilator() {
@@ -73,6 +77,11 @@ fn a_mutated_rtl_is_caught() {
             "acc <= xtra_q ? acc + n_wide : acc;",
             "acc <= acc;",
             "total",
+        ),
+        (
+            "wire [5:0] pay = {2'd0, rdig[7:4]} + {2'd0, dstep[7:4]} + {5'd0, pax_c};",
+            "wire [5:0] pay = {2'd0, rdig[7:4]} + {2'd0, dstep[7:4]};",
+            "partner_dig",
         ),
     ] {
         let mut e = emit_ar_sched(&p).unwrap();

@@ -27,7 +27,7 @@ use anyhow::Result;
 use exanet_hdl::allreduce::ar_sched::{emit_ar_sched, ArSchedParams};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::allreduce::engine::{layout_of, scratch_needed};
-use exanet_sim::allreduce::schedule::{steps, Algorithm};
+use exanet_sim::allreduce::schedule::{pow2_floor, steps, Algorithm, CommBox};
 use exanet_sim::point;
 use exanet_sim::rng::Rng;
 
@@ -80,6 +80,10 @@ struct Job {
     waiting: u64,
     rsag: bool,
     ranks: u64,
+    /// The box's extents driven on `ex`, `ey` (and implied z) when the
+    /// rank count factors into extents of 1..=16: `partner_dig` is then
+    /// checked at every step.
+    boxed: Option<[usize; 3]>,
 }
 
 /// How often a run reached each case; the integration test asserts each was.
@@ -97,6 +101,12 @@ pub struct ArSchedCoverage {
     pub bad_starts: u64,
     /// Lists abandoned by a start or a reset.
     pub abandoned: u64,
+    /// Steps whose partner digits were checked (a boxed list), and of
+    /// those, steps of a box with x extent 1 (the digits start at y or z)
+    /// and pre / post steps (the distance is Q, not 2^level).
+    pub dig_steps: u64,
+    pub dig_steps_x1: u64,
+    pub dig_steps_q: u64,
 }
 
 #[derive(Clone)]
@@ -108,6 +118,11 @@ struct Ports {
     count: Port,
     rsag: Port,
     next: Port,
+    ex: Port,
+    ey: Port,
+    rdig: Port,
+    qdig: Port,
+    partner_dig: Port,
     valid: Port,
     done: Port,
     bad: Port,
@@ -166,6 +181,35 @@ fn golden(p: usize, rank: usize, n: usize, algo: Algorithm) -> (Vec<Expect>, u64
         })
         .collect();
     (list, scratch_needed(p, rank, n, 1, algo))
+}
+
+/// A box of `p` ranks with extents of 1..=16 (x fastest), when `p` has
+/// one: chosen by `pick` among all such factorisations, so lists of one
+/// rank count see several shapes (x extent 1 among them) without a draw
+/// of the stimulus's random stream.
+fn box_of(p: u64, pick: u64) -> Option<[usize; 3]> {
+    let p = p as usize;
+    let mut shapes = Vec::new();
+    for ex in 1..=16 {
+        for ey in 1..=16 {
+            if p.is_multiple_of(ex * ey) && p / (ex * ey) <= 16 {
+                shapes.push([ex, ey, p / (ex * ey)]);
+            }
+        }
+    }
+    (!shapes.is_empty()).then(|| shapes[pick as usize % shapes.len()])
+}
+
+/// A rank's digits in the box `e` as the sequencer takes and gives them:
+/// `{z, y, x}`, 4 bits each (the golden `CommBox::coords_of` of a box at
+/// the origin of a torus of its own size).
+fn digits(rank: usize, e: [usize; 3]) -> u64 {
+    let c = CommBox {
+        origin: [0; 3],
+        extent: e,
+    }
+    .coords_of(rank, e);
+    (c[2] << 8 | c[1] << 4 | c[0]) as u64
 }
 
 impl ArSchedBench {
@@ -247,6 +291,11 @@ impl Bench for ArSchedBench {
             count: sim.port_w("count", 32)?,
             rsag: sim.port_w("rsag", 1)?,
             next: sim.port_w("next", 1)?,
+            ex: sim.port_w("ex", 5)?,
+            ey: sim.port_w("ey", 5)?,
+            rdig: sim.port_w("rdig", 12)?,
+            qdig: sim.port_w("qdig", 12)?,
+            partner_dig: sim.port_w("partner_dig", 12)?,
             valid: sim.port_w("valid", 1)?,
             done: sim.port_w("done", 1)?,
             bad: sim.port_w("bad", 1)?,
@@ -306,6 +355,17 @@ impl Bench for ArSchedBench {
             ports.rank.set(rank);
             ports.count.set(n);
             ports.rsag.set(rsag as u64);
+            let boxed = if bad {
+                None
+            } else {
+                box_of(p, p * 7 + rank * 13 + n)
+            };
+            if let Some(e) = boxed {
+                ports.ex.set(e[0] as u64);
+                ports.ey.set(e[1] as u64);
+                ports.rdig.set(digits(rank as usize, e));
+                ports.qdig.set(digits(pow2_floor(p as usize), e));
+            }
             self.pending = Some(Job {
                 steps,
                 pos: 0,
@@ -315,6 +375,7 @@ impl Bench for ArSchedBench {
                 waiting: 0,
                 rsag,
                 ranks: p,
+                boxed,
             });
         }
     }
@@ -427,6 +488,15 @@ impl Bench for ArSchedBench {
             if let Some(m) = cmp(cycle, &port("their_off"), t, p.their_off.get()) {
                 return Some(m);
             }
+        }
+        if let Some(b) = job.boxed {
+            let want = digits(e.partner as usize, b);
+            if let Some(m) = cmp(cycle, &port("partner_dig"), want, p.partner_dig.get()) {
+                return Some(m);
+            }
+            self.cov.dig_steps += 1;
+            self.cov.dig_steps_x1 += (b[0] == 1) as u64;
+            self.cov.dig_steps_q += (e.phase == 0 || e.phase == 3) as u64;
         }
         self.cov.phases[e.phase as usize] += 1;
         job.pos += 1;
