@@ -49,6 +49,11 @@ fn stimulus_reaches_every_case() {
             ("ENABLE refused", c.enables_refused),
             ("writes to an enabled slot refused", c.locked_writes),
             ("reads", c.reads),
+            ("collectives walked", c.walks),
+            ("  with the large-vector schedule", c.walks_rsag),
+            ("  of a rank count not a power of two", c.walks_non_pow2),
+            ("steps compared", c.walk_steps),
+            ("reset pulses mid-run", c.mid_resets),
         ],
         3,
     );
@@ -56,8 +61,9 @@ fn stimulus_reaches_every_case() {
 
 /// RTL edits, each caught on the port it breaks: the scratch need in
 /// elements instead of bytes, the box's wrap ignored in this node's rank,
-/// the ENABLE check without the scratch-range test, and the misalignment
-/// test dropped.
+/// the ENABLE check without the scratch-range test, the misalignment
+/// test dropped, and Q's digits doubled without the carry out of x (the
+/// pre / post step's partner, seen in the collective's walk).
 #[test]
 fn a_mutated_rtl_is_caught() {
     if skip_without_verilator() {
@@ -79,6 +85,11 @@ fn a_mutated_rtl_is_caught() {
             "wr_ok",
         ),
         ("(q_src[2:0] & q_emask) != 3'd0 ||", "", "status"),
+        (
+            "wire [5:0] qdy = {1'b0, q_dq[7:4], 1'b0} + {5'd0, qdx_c};",
+            "wire [5:0] qdy = {1'b0, q_dq[7:4], 1'b0};",
+            "st_",
+        ),
     ] {
         let mut e = emit_ar_check(&pt.params()).unwrap();
         let (_, m) = e

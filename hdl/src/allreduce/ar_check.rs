@@ -57,7 +57,8 @@
 //! Latency: `done` 2 cycles after `chk` when a check before BAD_COUNT's
 //! scratch test fails, else after the `ar_sched` walk (2 cycles per step,
 //! plus the gather chains: under `(K + 1) · (K + 3)` cycles for K = log2 of
-//! the rank count) plus 2.
+//! the rank count, and at least K + 1 cycles: the doubling of Q's digits
+//! must be over, which an extra rank's two-step walk may not be) plus 2.
 //!
 //! What is registered for logic depth, and why it is safe: with an
 //! AR_CTRL write taken, this node's digits in the slot's box (`s_rdig`,

@@ -163,8 +163,12 @@ reg [12:0] q_p;
 // The digits of Q, the largest power of two <= P (`ar_sched`'s distance
 // of the pre / post step): doubled from those of 1 once per cycle of the
 // check's walk (`S_W`) while 2 · `q_dp` <= P. That takes K = log2 Q
-// cycles; the walk takes 2 or more per reduce step, K of them, so `q_dq`
-// is final before the walk's `done` and so before `run`.
+// cycles; the check ends only once it is over (`!q_dbl`), so `q_dq` is
+// final at `done` and so at `run`. Most walks take longer anyway (2 or
+// more cycles per reduce step, K of them), but an extra rank's list is
+// its pre and post steps only: without the wait, a box of 112 ranks
+// (Q = 64) gave rank 99 the partner 99 - 32 (found by the `ar_check`
+// bench's walk of the collective's steps).
 reg [12:0] q_dp;
 reg [11:0] q_dq;
 wire [4:0] q_ex_s = s_extent[q_comm][4:0];
@@ -320,7 +324,7 @@ always @(posedge clock) begin
                 q_dp <= {q_dp[11:0], 1'b0};
                 q_dq <= {qdz[3:0], qdy_n[3:0], qdx_n[3:0]};
               end
-              if (sched$done) begin
+              if (sched$done && !q_dbl) begin
                 st <= S_IDLE;
                 done_q <= 1'b1;
                 if (q_scr_bad) status_q <= {{ k.st_bad_count }};

@@ -22,6 +22,20 @@
 //! Checked: `wr_ok` against the golden response of every write, `rd_ok` /
 //! `rd_data` of every read, and `status` at `done` of every check; `done`
 //! only after a `chk`, within a hang bound.
+//!
+//! The collective's walk: after a check that ends OK on a box of more than
+//! one rank, the bench pulses `run` and takes the steps as the NI does
+//! (`run_on` high, `run_next` drawn each cycle, nothing else meanwhile), and
+//! compares every step taken with the golden schedule of the slot's box,
+//! rank, count and threshold (`schedule::steps`, `engine::layout_of`, the
+//! partner's layout for `st_their_off`, `CommBox::coords_of` for `st_dest`
+//! and the partner's box digits for `st_partner`), with the `run_*` codes
+//! (slot, op, dtype, element size, scratch, PDID, the slot's golden sequence
+//! number); `st_done` after the last step, within a hang bound. Then it
+//! pulses `seq_adv` (as the NI does when a collective ends; the golden
+//! collective, abandoned through its timeout, advanced the slot's number
+//! too). Rare reset pulses between transactions start the golden NI afresh,
+//! so a register the reset misses shows on the next read.
 
 use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
@@ -29,7 +43,8 @@ use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::allreduce::ar_check::{emit_ar_check, ArCheckParams};
 use exanet_hdl::emit::Emitted;
-use exanet_sim::allreduce::schedule::CommBox;
+use exanet_sim::allreduce::engine::layout_of;
+use exanet_sim::allreduce::schedule::{steps, Algorithm, CommBox};
 use exanet_sim::ni::ni::Ni;
 use exanet_sim::ni::regs::{self, AxilResp, Prot};
 use exanet_sim::packet::coords::Coords;
@@ -124,6 +139,14 @@ pub struct ArCheckCoverage {
     pub reads: u64,
     /// Checks naming an enabled slot.
     pub status_comm_enabled: u64,
+    /// Collectives walked to `st_done`, of them with the large-vector
+    /// schedule and of a rank count not a power of two; steps compared.
+    pub walks: u64,
+    pub walks_rsag: u64,
+    pub walks_non_pow2: u64,
+    pub walk_steps: u64,
+    /// Reset pulses between transactions (after the first).
+    pub mid_resets: u64,
 }
 
 #[derive(Clone)]
@@ -148,6 +171,79 @@ struct Ports {
     busy: Port,
     done: Port,
     status: Port,
+    run: Port,
+    run_on: Port,
+    run_next: Port,
+    seq_adv: Port,
+    st_valid: Port,
+    st_done: Port,
+    /// The step's outputs compared, by name (see [`WALK_PORTS`]).
+    st: Vec<Port>,
+    /// The `run_*` codes compared, by name (see [`RUN_PORTS`]).
+    run_codes: Vec<Port>,
+}
+
+/// Step outputs compared at every step taken, with their widths.
+const WALK_PORTS: [(&str, u32); 10] = [
+    ("st_index", 8),
+    ("st_send_lo", 32),
+    ("st_send_hi", 32),
+    ("st_recv_empty", 1),
+    ("st_their_off", 36),
+    ("st_dest", 22),
+    ("st_recv_lo", 32),
+    ("st_recv_hi", 32),
+    ("st_combine", 1),
+    ("st_my_off", 36),
+];
+
+/// Index of `st_partner` after [`WALK_PORTS`] in `Ports::st`.
+const ST_PARTNER: usize = WALK_PORTS.len();
+
+/// The collective's codes compared at every step taken, with their widths.
+const RUN_PORTS: [(&str, u32); 8] = [
+    ("run_scratch", 42),
+    ("run_half", 31),
+    ("run_pdid", 16),
+    ("run_seq", 14),
+    ("run_comm", 4),
+    ("run_op", 3),
+    ("run_dtype", 3),
+    ("run_e", 2),
+];
+
+/// One golden step of a walk: the values of [`WALK_PORTS`] (`None`: not
+/// compared, `st_their_off` of a step that sends nothing) and the partner's
+/// box digits `{x, y, z}`.
+#[derive(Clone, Debug)]
+struct WalkStep {
+    vals: [Option<u64>; WALK_PORTS.len()],
+    partner: u64,
+}
+
+/// Where a walk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WalkAt {
+    /// `run` this cycle.
+    Run,
+    /// Steps taken on `run_next`.
+    Steps,
+    /// `seq_adv` this cycle (the collective is over).
+    End,
+}
+
+/// A collective walked after its check (see the module doc).
+#[derive(Clone, Debug)]
+struct Walk {
+    steps: Vec<WalkStep>,
+    codes: [u64; RUN_PORTS.len()],
+    pos: usize,
+    at: WalkAt,
+    /// `run_next` this cycle.
+    next: bool,
+    waited: u64,
+    rsag: bool,
+    ranks: usize,
 }
 
 /// This cycle's transaction and what the golden NI answered.
@@ -166,6 +262,8 @@ enum Act {
         data: u32,
     },
     Check,
+    /// A cycle of the collective's walk.
+    Walk,
 }
 
 /// The `ar_check` bench at one parameter point.
@@ -179,6 +277,9 @@ pub struct ArCheckBench {
     /// The status the running check must end with, and cycles waited.
     expect: Option<(u64, u64)>,
     txid: u16,
+    /// The walk the running check starts if it ends OK, and the one going on.
+    pending_walk: Option<Walk>,
+    walk: Option<Walk>,
     cov: ArCheckCoverage,
 }
 
@@ -206,6 +307,8 @@ impl ArCheckBench {
             act: Act::Idle,
             expect: None,
             txid: 0,
+            pending_walk: None,
+            walk: None,
             cov: ArCheckCoverage::default(),
         })
     }
@@ -380,6 +483,91 @@ impl ArCheckBench {
         (op, dtype, count, src, dst, comm, pdid)
     }
 
+    /// The golden walk of a descriptor about to pass the checks on slot
+    /// `comm` (read from the golden registers before it runs).
+    fn golden_walk(&self, op: u64, dtype: u64, count: u32, comm: usize) -> Walk {
+        let d = self.params.dims;
+        let o = self.g(comm, regs::AR_ORIGIN) as usize;
+        let x = self.g(comm, regs::AR_EXTENT) as usize;
+        let b = CommBox {
+            origin: [o & 0xF, o >> 4 & 0xF, o >> 8 & 0xF],
+            extent: [x & 0x1F, x >> 8 & 0x1F, x >> 16 & 0x1F],
+        };
+        let rank = (self.g(comm, regs::AR_RANK) & 0xFFF) as usize;
+        let e = if matches!(dtype, 0 | 1 | 4) { 2 } else { 3 };
+        let bytes = (count as usize) << e;
+        let threshold = self.golden.axil_read_priv(regs::AR_THRESHOLD) as usize;
+        let algo = Algorithm::for_size(bytes, threshold);
+        let (p, n) = (b.ranks(), count as usize);
+        let plan = steps(p, rank, n, algo);
+        let layout = layout_of(&plan, 1);
+        let steps = plan
+            .iter()
+            .zip(&layout)
+            .map(|(s, &my_off)| {
+                let their_off = (!s.send.is_empty()).then(|| {
+                    let theirs = steps(p, s.partner, n, algo);
+                    let at = theirs
+                        .iter()
+                        .position(|t| t.index == s.index)
+                        .expect("partners share every step");
+                    layout_of(&theirs, 1)[at]
+                });
+                let c = b.coords_of(s.partner, d);
+                let mut dest = self.me;
+                dest.set_x(c[0] as u8).expect("inside the torus");
+                dest.set_y(c[1] as u8).expect("inside the torus");
+                dest.set_z(c[2] as u8).expect("inside the torus");
+                let dig = CommBox {
+                    origin: [0; 3],
+                    extent: b.extent,
+                }
+                .coords_of(s.partner, b.extent);
+                WalkStep {
+                    vals: [
+                        Some(s.index as u64),
+                        Some(s.send.start as u64),
+                        Some(s.send.end as u64),
+                        Some(s.recv.is_empty() as u64),
+                        their_off,
+                        Some(dest.to_bits() as u64),
+                        Some(s.recv.start as u64),
+                        Some(s.recv.end as u64),
+                        Some(s.combine as u64),
+                        Some(my_off),
+                    ],
+                    partner: (dig[0] << 8 | dig[1] << 4 | dig[2]) as u64,
+                }
+            })
+            .collect();
+        let lo = self.g(comm, regs::AR_SCRATCH_LO) as u64;
+        let hi = self.g(comm, regs::AR_SCRATCH_HI) as u64;
+        let seq = self
+            .golden
+            .engine()
+            .and_then(|en| en.slot_seq(comm))
+            .expect("an enabled slot");
+        Walk {
+            steps,
+            codes: [
+                hi << 32 | lo,
+                (self.g(comm, regs::AR_SCRATCH_SIZE) >> 1) as u64,
+                (self.g(comm, regs::AR_CTRL) & 0xFFFF) as u64,
+                seq as u64,
+                comm as u64,
+                op,
+                dtype,
+                e as u64,
+            ],
+            pos: 0,
+            at: if p > 1 { WalkAt::Run } else { WalkAt::End },
+            next: false,
+            waited: 0,
+            rsag: algo == Algorithm::ReduceScatterAllgather,
+            ranks: p,
+        }
+    }
+
     /// The golden status of a descriptor (see the module doc).
     #[allow(clippy::too_many_arguments)]
     fn golden_check(
@@ -392,6 +580,9 @@ impl ArCheckBench {
         comm: u8,
         pdid: u16,
     ) -> u64 {
+        self.pending_walk = ((comm as usize) < self.params.communicators
+            && self.g(comm as usize, regs::AR_CTRL) >> 31 == 1)
+            .then(|| self.golden_walk(op, dtype, count, comm as usize));
         let g = &mut self.golden;
         let ch = regs::ch_page(0);
         g.axil_write_priv(regs::CH_PDID_BASE, pdid as u32);
@@ -472,6 +663,21 @@ impl Bench for ArCheckBench {
             busy: sim.port_w("busy", 1)?,
             done: sim.port_w("done", 1)?,
             status: sim.port_w("status", 3)?,
+            run: sim.port_w("run", 1)?,
+            run_on: sim.port_w("run_on", 1)?,
+            run_next: sim.port_w("run_next", 1)?,
+            seq_adv: sim.port_w("seq_adv", 1)?,
+            st_valid: sim.port_w("st_valid", 1)?,
+            st_done: sim.port_w("st_done", 1)?,
+            st: WALK_PORTS
+                .iter()
+                .chain(&[("st_partner", 12)])
+                .map(|&(n, w)| sim.port_w(n, w))
+                .collect::<Result<_>>()?,
+            run_codes: RUN_PORTS
+                .iter()
+                .map(|&(n, w)| sim.port_w(n, w))
+                .collect::<Result<_>>()?,
         });
         Ok(())
     }
@@ -481,6 +687,8 @@ impl Bench for ArCheckBench {
         self.act = Act::Idle;
         self.expect = None;
         self.txid = 0;
+        self.pending_walk = None;
+        self.walk = None;
         self.cov = ArCheckCoverage::default();
     }
 
@@ -490,6 +698,10 @@ impl Bench for ArCheckBench {
         p.wr.set(0);
         p.chk.set(0);
         p.reset.set(0);
+        p.run.set(0);
+        p.run_on.set(0);
+        p.run_next.set(0);
+        p.seq_adv.set(0);
         self.act = Act::Idle;
         if cycle == 0 {
             p.reset.set(1);
@@ -497,6 +709,26 @@ impl Bench for ArCheckBench {
             return;
         }
         if self.expect.is_some() {
+            return;
+        }
+        if let Some(w) = self.walk.as_mut() {
+            self.act = Act::Walk;
+            match w.at {
+                WalkAt::Run => p.run.set(1),
+                WalkAt::Steps => {
+                    w.next = rng.chance(0.6);
+                    p.run_on.set(1);
+                    p.run_next.set(w.next as u64);
+                }
+                WalkAt::End => p.seq_adv.set(1),
+            }
+            return;
+        }
+        if rng.below(3000) == 0 {
+            p.reset.set(1);
+            self.act = Act::Reset;
+            self.golden = Ni::new(&self.params.ni_params(), self.me).expect("validated in new");
+            self.cov.mid_resets += 1;
             return;
         }
         match rng.below(10) {
@@ -539,6 +771,9 @@ impl Bench for ArCheckBench {
                         (self.g(comm as usize, regs::AR_CTRL) >> 31) as u64;
                 }
                 let status = self.golden_check(op, dtype, count, src, dst, comm, pdid);
+                if status != exanet_sim::allreduce::engine::ArStatus::Ok as u64 {
+                    self.pending_walk = None;
+                }
                 p.chk.set(1);
                 p.d_op.set(op);
                 p.d_dtype.set(dtype);
@@ -592,6 +827,7 @@ impl Bench for ArCheckBench {
                     }
                 }
             }
+            Act::Walk => return self.check_walk(cycle),
             _ => {}
         }
         let done = p.done.get() == 1;
@@ -610,6 +846,7 @@ impl Bench for ArCheckBench {
                     if let Some(m) = cmp(cycle, "status", want, got) {
                         return Some(m);
                     }
+                    self.walk = self.pending_walk.take();
                     self.cov.status[want as usize] += 1;
                     return None;
                 }
@@ -636,4 +873,85 @@ impl Bench for ArCheckBench {
     }
 
     fn advance(&mut self) {}
+}
+
+impl ArCheckBench {
+    /// A cycle of the walk: the step taken (if any) against the golden one.
+    fn check_walk(&mut self, cycle: u64) -> Option<Mismatch> {
+        let p = self.ports.as_ref().expect("bound");
+        let w = self.walk.as_mut().expect("walking");
+        match w.at {
+            WalkAt::Run => {
+                w.at = WalkAt::Steps;
+                None
+            }
+            WalkAt::End => {
+                self.walk = None;
+                None
+            }
+            WalkAt::Steps => {
+                let (valid, sdone) = (p.st_valid.get() == 1, p.st_done.get() == 1);
+                let n = w.steps.len();
+                if sdone {
+                    if valid || w.pos != n {
+                        return Some(Mismatch {
+                            cycle,
+                            port: "st_done".into(),
+                            expected: format!("after {n} steps"),
+                            actual: format!("after {} (st_valid {valid})", w.pos),
+                        });
+                    }
+                    let c = &mut self.cov;
+                    c.walks += 1;
+                    c.walks_rsag += w.rsag as u64;
+                    c.walks_non_pow2 += !w.ranks.is_power_of_two() as u64;
+                    w.at = WalkAt::End;
+                    return None;
+                }
+                if !valid {
+                    w.waited += 1;
+                    if w.waited > HANG_LIMIT {
+                        return Some(Mismatch {
+                            cycle,
+                            port: "st_valid".into(),
+                            expected: format!("step {} of {n} within {HANG_LIMIT} cycles", w.pos),
+                            actual: "nothing: a hang".into(),
+                        });
+                    }
+                    return None;
+                }
+                w.waited = 0;
+                if !w.next {
+                    return None;
+                }
+                let Some(e) = w.steps.get(w.pos) else {
+                    return Some(Mismatch {
+                        cycle,
+                        port: "st_valid".into(),
+                        expected: format!("st_done after {n} steps"),
+                        actual: "one more step".into(),
+                    });
+                };
+                let at = |name: &str| format!("{name} (step {} of {n})", w.pos);
+                for (i, &(name, _)) in WALK_PORTS.iter().enumerate() {
+                    if let Some(want) = e.vals[i] {
+                        if let Some(m) = cmp(cycle, &at(name), want, p.st[i].get()) {
+                            return Some(m);
+                        }
+                    }
+                }
+                if let Some(m) = cmp(cycle, &at("st_partner"), e.partner, p.st[ST_PARTNER].get()) {
+                    return Some(m);
+                }
+                for (i, &(name, _)) in RUN_PORTS.iter().enumerate() {
+                    if let Some(m) = cmp(cycle, &at(name), w.codes[i], p.run_codes[i].get()) {
+                        return Some(m);
+                    }
+                }
+                w.pos += 1;
+                self.cov.walk_steps += 1;
+                None
+            }
+        }
+    }
 }
