@@ -44,6 +44,7 @@ use anyhow::Result;
 use exanet_hdl::allreduce::ar_check::{emit_ar_check, ArCheckParams};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::allreduce::engine::layout_of;
+use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
 use exanet_sim::allreduce::schedule::{steps, Algorithm, CommBox};
 use exanet_sim::ni::ni::Ni;
 use exanet_sim::ni::regs::{self, AxilResp, Prot};
@@ -380,7 +381,14 @@ impl ArCheckBench {
                         1 + rng.below(d[i] as u64) as u32
                     }
                 };
-                let v = e(0, rng) | e(1, rng) << 8 | e(2, rng) << 16;
+                // An x extent of 1 now and then: the box's digits start at y
+                // or z (the digits of 1 and Q's doubling skip x).
+                let ex = if !bad && rng.below(8) == 0 {
+                    1
+                } else {
+                    e(0, rng)
+                };
+                let v = ex | e(1, rng) << 8 | e(2, rng) << 16;
                 if rng.below(8) == 0 {
                     v | (rng.bits(32) as u32 & 0xE0E0_E0E0)
                 } else {
@@ -440,6 +448,46 @@ impl ArCheckBench {
     /// A descriptor to draw: (op, dtype, count, src, dst, comm, pdid).
     fn draw_desc(&self, rng: &mut Rng) -> (u64, u64, u32, u64, u64, u8, u16) {
         let c = self.params.communicators as u64;
+        // One in three: a descriptor meant to pass, on an enabled slot, so
+        // that collectives are walked often (it may still fail the scratch
+        // or address checks).
+        let enabled: Vec<usize> = (0..c as usize)
+            .filter(|&k| self.g(k, regs::AR_CTRL) >> 31 == 1)
+            .collect();
+        if !enabled.is_empty() && rng.below(3) == 0 {
+            let comm = enabled[rng.below(enabled.len() as u64) as usize];
+            let d = ReduceDtype::ALL[rng.below(ReduceDtype::ALL.len() as u64) as usize];
+            let ops: Vec<ReduceOp> = ReduceOp::ALL
+                .into_iter()
+                .filter(|&o| d.supports(o))
+                .collect();
+            let op = ops[rng.below(ops.len() as u64) as usize].code();
+            let (dtype, esize) = (d.code(), d.bits() / 8);
+            let maxn = (self.params.max_vector_bytes / esize) as u64;
+            let count = if rng.chance(0.5) {
+                1 + rng.below(maxn.min(64))
+            } else {
+                1 + rng.below(maxn)
+            };
+            let top = 1u64 << (self.params.addr_bits - 1);
+            // Now and then misaligned by a byte or a word (BAD_ADDR of
+            // 8-byte types only, for a word).
+            let addr = |rng: &mut Rng| match rng.below(10) {
+                0 => rng.below(top) | 1,
+                1 => rng.below(top) & !7 | 4,
+                _ => rng.below(top) & !7,
+            };
+            let pdid = self.g(comm, regs::AR_CTRL) as u16;
+            return (
+                op,
+                dtype,
+                count as u32,
+                addr(rng),
+                addr(rng),
+                comm as u8,
+                pdid,
+            );
+        }
         let op = if rng.below(8) == 0 {
             rng.below(8)
         } else {
@@ -724,7 +772,7 @@ impl Bench for ArCheckBench {
             }
             return;
         }
-        if rng.below(3000) == 0 {
+        if rng.below(2000) == 0 {
             p.reset.set(1);
             self.act = Act::Reset;
             self.golden = Ni::new(&self.params.ni_params(), self.me).expect("validated in new");
