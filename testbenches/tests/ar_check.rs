@@ -56,8 +56,9 @@ fn stimulus_reaches_every_case() {
 
 /// RTL edits, each caught on the port it breaks: the scratch need in
 /// elements instead of bytes, the box's wrap ignored in this node's rank,
-/// the ENABLE check without the scratch-range test, and the misalignment
-/// test dropped.
+/// the ENABLE check without the scratch-range test, the misalignment
+/// test dropped, and a descriptor's slot number not checked against the
+/// slot arrays (4 slots: slot 4 + k would be slot k).
 #[test]
 fn a_mutated_rtl_is_caught() {
     if skip_without_verilator() {
@@ -79,6 +80,9 @@ fn a_mutated_rtl_is_caught() {
             "wr_ok",
         ),
         ("(q_src[2:0] & q_emask) != 3'd0 ||", "", "status"),
+        // Slot arrays sized by the communicators: a slot number past them
+        // would alias a configured slot without the range test.
+        ("wire q_comm_ok = q_in && ", "wire q_comm_ok = ", "status"),
     ] {
         let mut e = emit_ar_check(&pt.params()).unwrap();
         let (_, m) = e
