@@ -67,8 +67,10 @@ fn stimulus_reaches_every_case() {
 /// RTL edits, each caught on the port it breaks: the scratch need in
 /// elements instead of bytes, the box's wrap ignored in this node's rank,
 /// the ENABLE check without the scratch-range test, the misalignment
-/// test dropped, and in the collective's walk the partner's box digits
-/// swapped (y for z) and its y coordinate without the box's origin.
+/// test dropped, a descriptor's slot number not checked against the slot
+/// arrays (4 slots: slot 4 + k would be slot k), and in the collective's
+/// walk the partner's box digits swapped (y for z) and its y coordinate
+/// without the box's origin.
 #[test]
 fn a_mutated_rtl_is_caught() {
     if skip_without_verilator() {
@@ -100,6 +102,9 @@ fn a_mutated_rtl_is_caught() {
             "wire [4:0] p_sy = {1'b0, p_dy};",
             "st_dest",
         ),
+        // Slot arrays sized by the communicators: a slot number past them
+        // would alias a configured slot without the range test.
+        ("wire q_comm_ok = q_in && ", "wire q_comm_ok = ", "status"),
     ] {
         let mut e = emit_ar_check(&pt.params()).unwrap();
         let (_, m) = e

@@ -797,8 +797,8 @@ fn an_edited_allreduce_path_is_caught() {
             // stimulus queued DOORBELLs; with them, at seed 0x72 first on a
             // node-page read, 0x44c at cycle 8,368: any port.)
             (
-                "s_seq[q_comm] <= s_seq[q_comm] + 14'd1;",
-                "s_seq[q_comm] <= s_seq[q_comm] + 14'd0;",
+                "s_seq[q_si] <= s_seq[q_si] + 14'd1;",
+                "s_seq[q_si] <= s_seq[q_si] + 14'd0;",
                 "",
                 true,
             ),

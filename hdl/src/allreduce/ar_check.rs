@@ -80,6 +80,17 @@
 //! `reduce_alu`'s [`ReduceOp`] / [`ReduceDtype`]; the field masks are
 //! checked against the golden NI (`masks_match_the_golden_ni`).
 //!
+//! Slot storage: the per-slot arrays hold `communicators` slots rounded up
+//! to a power of two (at least 2), not the map's 16, and are indexed by the
+//! low bits of the 4-bit slot number: a slot past the last is never written
+//! (its registers are unmapped, so they read as reset: zero, never
+//! enabled), and a descriptor's or fragment's slot number with higher bits
+//! set finds a disabled slot (`q_in`, `fq_in`: BAD_COMM, and `fq_ctrl`
+//! reads zero; the other `fq_*` of such a slot are not meaningful and the
+//! NI rejects the fragment on ENABLE first). Every mux reading a slot
+//! (the write check, the read, the checked descriptor's, the receive
+//! path's) is then `communicators`-wide.
+//!
 //! Structure: one generated body, `hdl/templates/allreduce/ar_check.v`,
 //! with [`ArSched`] as a rust-hdl child. Simulated with Verilator only
 //! (`exanet cosim ar_check`, against the golden NI's registers and engine).
@@ -214,6 +225,12 @@ struct Keys {
     a_comm_end: String,
     /// Bit ranges of `wr_addr` holding the slot and the field.
     slot_bits: String,
+    /// Slot arrays' depth: the communicators rounded up to a power of two
+    /// (at least 2), and its log2, the bits of a slot number indexing them.
+    ns: usize,
+    sx: usize,
+    /// The high bits of `r_slot` the read does not use (none at 16 slots).
+    unused_hi: String,
     field_bits: String,
     /// Field numbers (register offset / 4 inside a slot).
     f_origin: usize,
@@ -242,6 +259,18 @@ struct ArCheckVerilog {
     k: Keys,
 }
 
+impl Keys {
+    /// Whether the 4-bit slot number `s` indexes the arrays (its bits above
+    /// `sx` are zero); `1'b1` at 16 slots.
+    fn inr(&self, s: &str) -> String {
+        if self.sx < 4 {
+            format!("({s}[3:{}] == {}'d0)", self.sx, 4 - self.sx)
+        } else {
+            "1'b1".into()
+        }
+    }
+}
+
 fn field_range(f: &coords::Field) -> String {
     format!("[{}:{}]", f.offset + f.width - 1, f.offset)
 }
@@ -261,7 +290,16 @@ fn keys(p: &ArCheckParams) -> Result<Keys> {
             }
         }
     }
+    let ns = p.communicators.next_power_of_two().max(2);
+    let sx = ns.trailing_zeros() as usize;
     Ok(Keys {
+        ns,
+        sx,
+        unused_hi: if sx < 4 {
+            format!(", r_slot[3:{sx}]")
+        } else {
+            String::new()
+        },
         dim: p.dims.map(|d| format!("5'd{d}")),
         me: [
             field_range(&coords::X),
