@@ -804,6 +804,16 @@ mod tests {
                 "1..=4",
             ),
             (
+                Box::new(|c| c.router.counter_bits = 0),
+                "router.counter_bits = 0",
+                "1..=32",
+            ),
+            (
+                Box::new(|c| c.router.counter_bits = 40),
+                "router.counter_bits = 40",
+                "1..=32",
+            ),
+            (
                 Box::new(|c| c.clock.pl_mhz = 0.0),
                 "clock.pl_mhz",
                 "(0, 1000]",

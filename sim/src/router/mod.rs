@@ -24,7 +24,10 @@
 //! * counter per input port: packets dropped (`dropped_packets`); protocol
 //!   error counters `flit_errors` (flit on a VC >= N or into a full buffer;
 //!   the flit is discarded) per input port and `credit_errors` (credit on a VC
-//!   >= N or above `buffer_flits`; ignored) per output port.
+//!   >= N or above `buffer_flits`; ignored) per output port. In the RTL
+//!   they are `router.counter_bits` wide (default 16) and wrap; the model
+//!   counts without bound and `RouterParams::counter_value` gives the
+//!   RTL's value.
 //!
 //! # One cycle
 //! Everything below is combinational from the registered state at the start
