@@ -783,7 +783,7 @@ mod tests {
     #[test]
     fn typo_names_line_column_key_and_alternatives() {
         let e = err("name = \"t\"\n[router]\nvcs_per_clas = 3\n", &[]);
-        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations"), "{e}");
+        assert!(e.ends_with(":3:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations, counter_bits"), "{e}");
         let e = err("nam = \"t\"\n", &[]);
         assert!(
             e.contains(":1:1: unknown key `nam` in the top level"),
@@ -847,7 +847,7 @@ mod tests {
             Origin::Override("router.vcs_per_class=4".into())
         );
         let e = format!("{:#}", load(None, &["router.vcs=4".into()]).unwrap_err());
-        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations");
+        assert_eq!(e, "-P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations, counter_bits");
         let e = format!("{:#}", load(None, &["router=4".into()]).unwrap_err());
         assert!(e.contains("`router` is a table; set one of its keys: router.classes, router.vcs_per_class, router.buffer_flits"), "{e}");
         let e = format!(
@@ -905,9 +905,11 @@ mod tests {
         assert_eq!(f["ni.ar_communicators"], "0");
         // + 1 event-trace key of the NI (trace_depth)
         assert_eq!(f["ni.trace_depth"], "32");
+        // + 1 router key (counter_bits)
+        assert_eq!(f["router.counter_bits"], "16");
         assert_eq!(
             f.len(),
-            19 + 12 + 6 + 7 + 17 + 2 + 1 + 1 + 1 + 18 + 6 + 2 + 1
+            19 + 12 + 6 + 7 + 17 + 2 + 1 + 1 + 1 + 18 + 6 + 2 + 1 + 1
         );
     }
 

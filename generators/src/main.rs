@@ -177,7 +177,7 @@ enum Cmd {
     /// Examples:
     ///   exanet synth
     ///   exanet synth --block fifo --json out/fifo-resources.json
-    ///   exanet synth --block router --by-module     # LUTs by sub-block
+    ///   exanet synth --block router                 # flat, then LUTs by sub-block (2 levels)
     ///   exanet synth --block node                   # the node's fit, goal <= 25 % LUTs
     #[command(verbatim_doc_comment)]
     Synth {
@@ -191,9 +191,16 @@ enum Cmd {
         block: Option<String>,
         /// Also break each top down by sub-block (a second, hierarchical
         /// Yosys run keeping the top's first structural level); always on for
-        /// the node.
+        /// the node, and for `--block router` (two levels: input units'
+        /// VCs, route compute and arbiter, output units' arbiter, and each
+        /// unit's own logic; the crossbar is the glue).
         #[arg(long)]
         by_module: bool,
+        /// Levels of sub-blocks with `--by-module`: 1 (the top's first
+        /// structural level) or 2 (also their children that hold logic).
+        /// Default 1, and 2 for `--block router`.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
+        levels: Option<u8>,
         /// Synthesize the `node` top itself (flat and by sub-block) instead
         /// of composing its estimate from its parts. Slow: the router alone
         /// takes tens of minutes on 2 cores, the whole node hours. Without
@@ -656,10 +663,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             block,
             by_module,
+            levels,
             whole_node,
             json,
             allow_stale,
         } => {
+            // The router's sub-blocks are asked for by name (issue 16).
+            let router = block.as_deref() == Some("router");
+            let by_module = by_module || router || levels.is_some();
+            let levels = levels.map_or(if router { 2 } else { 1 }, usize::from);
             let manifest = read_generated(&out, &cli.cfg, allow_stale)?;
             let mhz = manifest.config.clock.pl_mhz;
             let composed = block.as_deref() == Some("node")
@@ -708,7 +720,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     r.gth = synth::gth_of(&manifest, &t.block);
                     if by_module || t.block == "node" {
                         bar.set_message(format!("{} by sub-block", t.top));
-                        let (mut b, c) = synth::synth_breakdown(t, &out, &yosys)?;
+                        let (mut b, c) = synth::synth_breakdown(t, &out, &yosys, levels)?;
                         cached += c as usize;
                         runs += 1;
                         b.total.gth = r.gth;

@@ -678,6 +678,25 @@ mod tests {
         r.unwrap_err().downcast::<RuleError>().unwrap()
     }
 
+    /// `router.counter_bits` out of range: the router model's error, naming key, value and range.
+    #[test]
+    fn counter_bits_out_of_range_names_key_and_range() {
+        for (v, text) in [
+            (0, "router.counter_bits = 0"),
+            (40, "router.counter_bits = 40"),
+        ] {
+            let e = format!("{:#}", with(|c| c.router.counter_bits = v).unwrap_err());
+            assert!(e.contains(text) && e.contains("1..=32"), "{e}");
+        }
+        assert_eq!(
+            with(|c| c.router.counter_bits = 32)
+                .unwrap()
+                .router
+                .counter_bits,
+            32
+        );
+    }
+
     #[test]
     fn default_derives_exanest_values() {
         let p = elaborate(&Config::default()).unwrap();

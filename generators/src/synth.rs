@@ -423,25 +423,9 @@ pub fn instantiations(text: &str, known: &BTreeSet<String>) -> Vec<(String, Stri
 /// one child instance, and its children `(module, instance)`. A leaf top
 /// has none.
 pub fn structural_level(t: &TopEntry, out: &Path) -> Result<(String, Vec<(String, String)>)> {
-    let module_of = |f: &str| {
-        f.rsplit('/')
-            .next()
-            .and_then(|n| n.strip_suffix(".v"))
-            .map(str::to_string)
-    };
-    let known: BTreeSet<String> = t.files.iter().filter_map(|f| module_of(f)).collect();
-    let text_of = |m: &str| -> Result<String> {
-        let f = t
-            .files
-            .iter()
-            .find(|f| module_of(f).as_deref() == Some(m))
-            .with_context(|| format!("no file for module `{m}` among {}'s files", t.top))?;
-        let p = path_in(out, f);
-        std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))
-    };
     let mut at = t.top.clone();
-    for _ in 0..known.len() + 1 {
-        let kids = instantiations(&text_of(&at)?, &known);
+    for _ in 0..t.files.len() + 1 {
+        let kids = children(t, out, &at)?;
         match kids.len() {
             0 => return Ok((at, Vec::new())),
             1 => at = kids[0].0.clone(),
@@ -449,6 +433,58 @@ pub fn structural_level(t: &TopEntry, out: &Path) -> Result<(String, Vec<(String
         }
     }
     bail!("the module hierarchy of {} has a cycle at `{at}`", t.top)
+}
+
+fn module_of(f: &str) -> Option<String> {
+    f.rsplit('/')
+        .next()
+        .and_then(|n| n.strip_suffix(".v"))
+        .map(str::to_string)
+}
+
+fn module_text(t: &TopEntry, out: &Path, m: &str) -> Result<String> {
+    let f = t
+        .files
+        .iter()
+        .find(|f| module_of(f).as_deref() == Some(m))
+        .with_context(|| format!("no file for module `{m}` among {}'s files", t.top))?;
+    let p = path_in(out, f);
+    std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))
+}
+
+/// The child instances `(module, instance)` of module `m` of `t`.
+fn children(t: &TopEntry, out: &Path, m: &str) -> Result<Vec<(String, String)>> {
+    let known: BTreeSet<String> = t.files.iter().filter_map(|f| module_of(f)).collect();
+    Ok(instantiations(&module_text(t, out, m)?, &known))
+}
+
+/// A module worth its own row one level down: it has children or
+/// combinational logic (a bare register module, rust-hdl's `DFF`, is not:
+/// it stays in its parent's row).
+fn has_logic(text: &str) -> bool {
+    text.contains("always @(*)")
+}
+
+/// Second-level sub-blocks (`levels = 2`): per sub-block `(module,
+/// instance)`, its children worth a row (see [`has_logic`]).
+fn grandchildren(
+    t: &TopEntry,
+    out: &Path,
+    kids: &[(String, String)],
+) -> Result<Vec<Vec<(String, String)>>> {
+    let known: BTreeSet<String> = t.files.iter().filter_map(|f| module_of(f)).collect();
+    let mut all = Vec::new();
+    for (m, _) in kids {
+        let mut keep = Vec::new();
+        for (g, inst) in instantiations(&module_text(t, out, m)?, &known) {
+            let text = module_text(t, out, &g)?;
+            if has_logic(&text) || !instantiations(&text, &known).is_empty() {
+                keep.push((g, inst));
+            }
+        }
+        all.push(keep);
+    }
+    Ok(all)
 }
 
 /// `input_unit_3` → `input_unit`: instances of one kind share a row.
@@ -541,35 +577,70 @@ fn parts_of(
 }
 
 /// Resources of `t` by sub-block: see the module doc. Cached like [`synth_top`].
-pub fn synth_breakdown(t: &TopEntry, out: &Path, yosys: &str) -> Result<(Breakdown, bool)> {
+pub fn synth_breakdown(
+    t: &TopEntry,
+    out: &Path,
+    yosys: &str,
+    levels: usize,
+) -> Result<(Breakdown, bool)> {
     let (level, kids) = structural_level(t, out)?;
-    let modules: BTreeSet<String> = kids.iter().map(|(m, _)| m.clone()).collect();
+    let grand = if levels >= 2 {
+        grandchildren(t, out, &kids)?
+    } else {
+        vec![Vec::new(); kids.len()]
+    };
+    let mut modules: BTreeSet<String> = kids.iter().map(|(m, _)| m.clone()).collect();
+    modules.extend(grand.iter().flatten().map(|(m, _)| m.clone()));
+    let run = if levels >= 2 { "hier2" } else { "hier" };
     let (b, cached, _) = cached_run(
         t,
         out,
         yosys,
-        "hier",
+        run,
         |_| hier_script(t, &modules),
         |log, _| {
             let mut rows = Vec::new();
-            for (m, inst) in &kids {
-                let cells = parse_stat(log, m)?;
+            for ((m, inst), gs) in kids.iter().zip(&grand) {
+                let kind = kind_of(inst);
+                let mut own = parse_stat(log, m)?;
+                own.retain(|c, _| !modules.contains(c));
                 rows.push(PartRow {
-                    kind: kind_of(inst).to_string(),
+                    kind: if gs.is_empty() {
+                        kind.to_string()
+                    } else {
+                        format!("{kind} (own logic)")
+                    },
                     instances: 1,
                     module: m.clone(),
-                    cells,
+                    cells: own,
                     gth: 0,
                 });
+                for (g, ginst) in gs {
+                    let mut cells = parse_stat(log, g)?;
+                    cells.retain(|c, _| !modules.contains(c));
+                    rows.push(PartRow {
+                        kind: format!("{kind}.{}", kind_of(ginst)),
+                        instances: 1,
+                        module: g.clone(),
+                        cells,
+                        gth: 0,
+                    });
+                }
             }
             // The top's own cells, minus its instances of the kept modules.
             let mut glue = parse_stat(log, &t.top)?;
             glue.retain(|c, _| !modules.contains(c));
             let (parts, total) = parts_of(&t.block, yosys, rows, Some(glue));
+            let kept = if levels >= 2 {
+                "children of `{level}` and their children with logic kept"
+            } else {
+                "children of `{level}` kept"
+            };
             Ok(Breakdown {
                 method: format!(
-                    "hierarchical: children of `{level}` kept (keep_hierarchy), each flattened \
-                     inside; synth_xilinx -family xcup -flatten"
+                    "hierarchical: {} (keep_hierarchy), each flattened \
+                     inside; synth_xilinx -family xcup -flatten",
+                    kept.replace("{level}", &level)
                 ),
                 level: level.clone(),
                 parts,
@@ -1065,6 +1136,109 @@ End of script.
         assert_eq!(kind_of("link7"), "link");
         assert_eq!(kind_of("xbar"), "xbar");
         assert_eq!(kind_of("0"), "0");
+    }
+
+    /// Two levels: a top of two units, each with a logic child, a bare
+    /// register child (stays in its parent's row) and own logic; every
+    /// row's cells are its own, and the parts sum to the total.
+    #[test]
+    fn two_level_breakdown_keeps_children_with_logic() {
+        let Some(yosys) = crate::tools::yosys_version() else {
+            eprintln!("ignored: yosys not installed");
+            return;
+        };
+        let d = tempfile::tempdir().unwrap();
+        let files: Vec<(&str, String)> = vec![
+            (
+                "t_u_0_add",
+                "module t_u_0_add(input [7:0] a, input [7:0] b, output reg [7:0] s);\n\
+                 always @(*) begin s = a + b; end\nendmodule\n"
+                    .into(),
+            ),
+            (
+                "t_u_1_add",
+                "module t_u_1_add(input [7:0] a, input [7:0] b, output reg [7:0] s);\n\
+                 always @(*) begin s = a + b; end\nendmodule\n"
+                    .into(),
+            ),
+            (
+                "t_u_0_r",
+                "module t_u_0_r(input clock, input [7:0] d, output reg [7:0] q);\n\
+                 always @(posedge clock) q <= d;\nendmodule\n"
+                    .into(),
+            ),
+            (
+                "t_u_1_r",
+                "module t_u_1_r(input clock, input [7:0] d, output reg [7:0] q);\n\
+                 always @(posedge clock) q <= d;\nendmodule\n"
+                    .into(),
+            ),
+        ];
+        let mut files = files;
+        for u in 0..2 {
+            files.push((
+                if u == 0 { "t_u_0" } else { "t_u_1" },
+                format!(
+                    "module t_u_{u}(input clock, input [7:0] a, input [7:0] b, output [7:0] y);\n\
+                     wire [7:0] s; wire [7:0] q; reg [7:0] x;\n\
+                     always @(*) begin x = (s ^ {{a[3:0], b[7:4]}}) & (q | a); end\n\
+                     t_u_{u}_add add(.a(a), .b(b), .s(s));\n\
+                     t_u_{u}_r r(.clock(clock), .d(x), .q(q));\n\
+                     assign y = q;\nendmodule\n"
+                ),
+            ));
+        }
+        files.push((
+            "t",
+            "module t(input clock, input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n\
+             wire [7:0] y0; wire [7:0] y1;\n\
+             t_u_0 u_0(.clock(clock), .a(a), .b(b), .y(y0));\n\
+             t_u_1 u_1(.clock(clock), .a(b), .b(a), .y(y1));\n\
+             assign y = sel ? y1 : y0;\nendmodule\n"
+                .into(),
+        ));
+        for (m, text) in &files {
+            std::fs::write(d.path().join(format!("{m}.v")), text).unwrap();
+        }
+        let t = TopEntry {
+            block: "t".into(),
+            top: "t".into(),
+            point: String::new(),
+            files: files.iter().map(|(m, _)| format!("{m}.v")).collect(),
+            notes: Vec::new(),
+        };
+        let (b1, _) = synth_breakdown(&t, d.path(), &yosys, 1).unwrap();
+        let names1: Vec<&str> = b1.parts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names1.len(), 2, "{names1:?}");
+        assert!(names1.contains(&"u") && names1.contains(&"(glue)"));
+        let (b2, cached) = synth_breakdown(&t, d.path(), &yosys, 2).unwrap();
+        assert!(!cached);
+        let get = |name: &str| {
+            b2.parts
+                .iter()
+                .find(|p| p.name == name)
+                .unwrap_or_else(|| panic!("no part {name}: {:?}", b2.parts))
+        };
+        // The adder is its own row (two instances), the register stays in
+        // the unit's own logic, the output mux is the glue.
+        assert_eq!(b2.parts.len(), 3, "{:?}", b2.parts);
+        assert_eq!(get("u.add").instances, 2);
+        assert!(get("u.add").res.lut >= 2 * 8 / 2, "{:?}", get("u.add").res);
+        assert_eq!(get("u.add").res.ff, 0);
+        assert_eq!(get("u (own logic)").instances, 2);
+        assert_eq!(get("u (own logic)").res.ff, 16);
+        assert!(get("u (own logic)").res.lut >= 8);
+        assert!(get("(glue)").res.lut >= 4);
+        let lut: u64 = b2.parts.iter().map(|p| p.res.lut).sum();
+        assert_eq!(lut, b2.total.lut);
+        assert_eq!(b2.total.ff, 16);
+        assert!(
+            b2.method.contains("their children with logic"),
+            "{}",
+            b2.method
+        );
+        // Cached apart from the one-level run.
+        assert!(synth_breakdown(&t, d.path(), &yosys, 2).unwrap().1);
     }
 
     fn cells(v: &[(&str, u64)]) -> BTreeMap<String, u64> {

@@ -130,7 +130,7 @@ fn typo_key_names_file_line_column_and_valid_keys() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: x.toml:4:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations"
+        "error: x.toml:4:1: unknown key `vcs_per_clas` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations, counter_bits"
     );
     assert!(
         !d.path().join("o").exists(),
@@ -253,7 +253,7 @@ fn overrides_apply_and_bad_keys_are_rejected() {
     let line = assert_one_line_usage_error(&r);
     assert_eq!(
         line,
-        "error: -P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations"
+        "error: -P router.vcs=4: unknown key `vcs` in [router]; expected one of classes, vcs_per_class, buffer_flits, dateline, tie_break, vc_select, allocator, alloc_iterations, counter_bits"
     );
     let r = exanet(
         &["generate", "-P", "routr.classes=1", "--out", "o"],

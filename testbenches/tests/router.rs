@@ -120,6 +120,10 @@ fn check_points(range: std::ops::Range<usize>) {
         assert!(c.bad_injected > 20 && c.dropped > 20, "{text}: {c:?}");
         assert!(c.flit_errors_injected > 10, "{text}: {c:?}");
         assert!(c.resets >= 1, "{text}: {c:?}");
+        // Narrow counters wrapped at least once, checked against the model.
+        if p.counter_bits <= 4 {
+            assert!(c.max_counter >= 1 << p.counter_bits, "{text}: {c:?}");
+        }
     }
 }
 

@@ -22,7 +22,9 @@
 //!   and its output VC (to the crossbar);
 //! - `credit_out_valid`, `credit_out_vc` (4 b): registered, one credit upstream
 //!   for each flit that left a buffer at the previous edge;
-//! - `dropped_packets`, `flit_errors` (32 b): wrapping counters.
+//! - `dropped_packets`, `flit_errors` (32 b): counters of `router.counter_bits`
+//!   bits wrapping modulo `2^counter_bits` (the bits above are 0, so
+//!   synthesis keeps only `counter_bits` flip-flops and adder bits each).
 //!
 //! Header check: the header's SECDED check byte (bits 119:112) must match
 //! the code over bits 111:0 exactly (any error, even a correctable one, makes
@@ -173,6 +175,8 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     zero4: Constant<Bits<4>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
+    /// The counters' `router.counter_bits` low bits.
+    counter_mask: Constant<Bits<32>>,
     _vcs: usize,
     /// Leaves of `front_tree` (`L`, a power of two >= N and >= 2), inner nodes, root.
     _leaves: usize,
@@ -209,6 +213,12 @@ pub fn header_check_masks() -> [u128; 8] {
         *mj |= 1 << (HEADER_PROTECTED_BITS as usize + j);
     }
     m
+}
+
+/// The low `bits` bits set (`router.counter_bits`, 1..=32): the mask that
+/// makes a 32-bit counter register wrap modulo `2^bits`.
+pub fn counter_mask(bits: usize) -> u64 {
+    (1u64 << bits.min(32)) - 1
 }
 
 /// Leaves of a binary mux tree over `n` inputs: a power of two, at least 2.
@@ -348,6 +358,7 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             zero4: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
+            counter_mask: Constant::new(bits(counter_mask(p.counter_bits))),
             _vcs: n,
             _leaves: tree_leaves(n),
             _inner: tree_leaves(n) - 1,
@@ -611,10 +622,11 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.credit_vc.d.next = self.arb.grant_index.val();
         }
         if self.drop.val() & self.chosen_new_drop.val() {
-            self.dropped.d.next = self.dropped.q.val() + self.one32.val();
+            self.dropped.d.next =
+                (self.dropped.q.val() + self.one32.val()) & self.counter_mask.val();
         }
         if self.flit_error.val() {
-            self.errors.d.next = self.errors.q.val() + self.one32.val();
+            self.errors.d.next = (self.errors.q.val() + self.one32.val()) & self.counter_mask.val();
         }
         if self.reset.val() {
             self.credit_valid.d.next = false;

@@ -22,7 +22,8 @@
 //!   has a credit; VC v is free and has `max_packet_flits` credits;
 //! - `out_valid`, `out_data`, `out_head`, `out_tail`, `out_vc`: registered flit
 //!   (valid for exactly one cycle per send);
-//! - `credit_errors` (32 b): wrapping counter.
+//! - `credit_errors` (32 b): counter of `router.counter_bits` bits, wrapping
+//!   modulo `2^counter_bits` (the bits above are 0).
 //!
 //! Credits are kept as *used* slots (`buffer_flits - credits`), so the
 //! power-on value 0 of every register is the golden model's initial state
@@ -118,6 +119,8 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     zero256: Constant<Bits<256>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
+    /// The counter's `router.counter_bits` low bits.
+    counter_mask: Constant<Bits<32>>,
     _vcs: usize,
     _ports: usize,
     /// 1 with `router.allocator = "separable"`, else 0.
@@ -191,6 +194,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             zero256: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
+            counter_mask: Constant::new(bits(super::input_unit::counter_mask(p.counter_bits))),
             _vcs: n,
             _ports: ports,
             _separable: 1 - matching,
@@ -276,7 +280,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
                 .get_bit(self.credit_in_vc.val().index())
                 | self.saturated.val());
         if self.credit_error.val() {
-            self.errors.d.next = self.errors.q.val() + self.one32.val();
+            self.errors.d.next = (self.errors.q.val() + self.one32.val()) & self.counter_mask.val();
         }
         // A head holds the VC until its tail.
         if self.send.val() {

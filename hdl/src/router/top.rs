@@ -16,7 +16,9 @@
 //!   `out_vc_<p>`: registered flit to downstream;
 //! - `credit_in_valid_<p>`, `credit_in_vc_<p>`: credit from downstream;
 //! - `dropped_packets_<p>`, `flit_errors_<p>` (per input port) and
-//!   `credit_errors_<p>` (per output port): 32-bit wrapping counters.
+//!   `credit_errors_<p>` (per output port): 32-bit ports of counters
+//!   `router.counter_bits` wide (default 16) that wrap modulo
+//!   `2^counter_bits`; the bits above are 0.
 //!
 //! Latency: 2 cycles from a head on `in_*` to it on `out_*` at zero load
 //! (3 from the first header flit with 64-bit flits); then one flit per cycle
@@ -310,13 +312,14 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
 /// Top module name of a parameter point, e.g.
 /// `exanet_router_x8t_y4t_z4t_l1_zyx_c2v2_b32_f128_m18_entry_parity_flow`
 /// (`t` torus, `m` mesh; then `router.dateline`, `router.tie_break`,
-/// `router.vc_select`, then [`allocator_tag`]).
+/// `router.vc_select`, then [`allocator_tag`], then `_k<bits>` when
+/// `router.counter_bits` is not the default 16).
 pub fn router_top_name(p: &RouterParams) -> String {
     let t = &p.topology;
     let dim = |d: usize| format!("{}{}", t.dims[d], if t.wrap[d] { 't' } else { 'm' });
     let order: String = p.dim_order.iter().map(|&d| ['x', 'y', 'z'][d]).collect();
     format!(
-        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}_{}_{}_{}{}",
+        "exanet_router_x{}_y{}_z{}_l{}_{}_c{}v{}_b{}_f{}_m{}_{}_{}_{}{}{}",
         dim(0),
         dim(1),
         dim(2),
@@ -331,7 +334,18 @@ pub fn router_top_name(p: &RouterParams) -> String {
         p.tie_break.name(),
         p.vc_select.name(),
         allocator_tag(p),
+        counter_tag(p),
     )
+}
+
+/// The counter width in a module name: empty for the default 16 bits, else
+/// `_k<bits>` (`_k32`: the width of releases before `router.counter_bits`).
+pub fn counter_tag(p: &RouterParams) -> String {
+    if p.counter_bits == RouterParams::default().counter_bits {
+        String::new()
+    } else {
+        format!("_k{}", p.counter_bits)
+    }
 }
 
 /// The allocator in a module name: empty for `separable` (the names of

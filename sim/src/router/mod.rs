@@ -23,8 +23,11 @@
 //! * output register per port (valid + flit) and credit register per port (valid + VC);
 //! * counter per input port: packets dropped (`dropped_packets`); protocol
 //!   error counters `flit_errors` (flit on a VC >= N or into a full buffer;
-//!   the flit is discarded) per input port and `credit_errors` (credit on a VC
-//!   >= N or above `buffer_flits`; ignored) per output port.
+//!   the flit is discarded) per input port and `credit_errors` (credit on a
+//!   VC >= N or above `buffer_flits`; ignored) per output port. In the RTL
+//!   they are `router.counter_bits` wide (default 16) and wrap; the model
+//!   counts without bound and `RouterParams::counter_value` gives the
+//!   RTL's value.
 //!
 //! # One cycle
 //! Everything below is combinational from the registered state at the start

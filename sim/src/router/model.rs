@@ -62,7 +62,8 @@ pub enum IvcState {
     Dropping,
 }
 
-/// Error and drop counters.
+/// Error and drop counters, counted without bound; the RTL's registers
+/// hold them modulo `2^counter_bits` ([`super::RouterParams::counter_value`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouterCounters {
     /// Per input port: bad packets dropped whole.

@@ -41,7 +41,16 @@ pub struct RouterParams {
     pub allocator: Allocator,
     /// iSLIP iterations, 1..=[`MAX_ALLOC_ITERATIONS`] (read by `islip` only).
     pub alloc_iterations: usize,
+    /// Width of the RTL's drop and error counters (`dropped_packets`,
+    /// `flit_errors`, `credit_errors`), 1..=[`MAX_COUNTER_BITS`]: they wrap
+    /// modulo `2^counter_bits` (the ports stay 32 bits, the bits above
+    /// are 0). The model counts without bound; [`RouterParams::counter_value`]
+    /// is what the RTL shows.
+    pub counter_bits: usize,
 }
+
+/// Widest drop and error counter (the RTL's counter ports are 32 bits).
+pub const MAX_COUNTER_BITS: usize = 32;
 
 /// Most iSLIP iterations.
 pub const MAX_ALLOC_ITERATIONS: usize = 4;
@@ -194,6 +203,8 @@ pub struct RouterKeys {
     pub allocator: String,
     /// iSLIP iterations, 1..=4 (read by "islip" only).
     pub alloc_iterations: u32,
+    /// Drop and error counter width in the RTL, 1..=32 bits (wrapping).
+    pub counter_bits: u32,
 }
 
 /// A `[router]` rule key whose value is none of its names.
@@ -263,6 +274,7 @@ impl Default for RouterParams {
             vc_select: VcSelect::default(),
             allocator: Allocator::default(),
             alloc_iterations: 1,
+            counter_bits: 16,
         }
     }
 }
@@ -312,6 +324,7 @@ impl RouterParams {
                 &Allocator::ALL,
             )?,
             alloc_iterations: keys.alloc_iterations as usize,
+            counter_bits: keys.counter_bits as usize,
         })
     }
 
@@ -347,6 +360,12 @@ impl RouterParams {
                 self.alloc_iterations
             );
         }
+        if !(1..=MAX_COUNTER_BITS).contains(&self.counter_bits) {
+            bail!(
+                "router.counter_bits = {}: must be 1..={MAX_COUNTER_BITS} (the counter ports are {MAX_COUNTER_BITS} bits)",
+                self.counter_bits
+            );
+        }
         let hf = self.header_flits();
         if self.max_packet_flits < hf {
             bail!(
@@ -363,6 +382,16 @@ impl RouterParams {
             );
         }
         Ok(())
+    }
+
+    /// What the RTL's drop or error counter shows after `count` events:
+    /// `count mod 2^counter_bits` (the counters wrap).
+    pub fn counter_value(&self, count: u64) -> u64 {
+        if self.counter_bits >= 64 {
+            count
+        } else {
+            count & ((1u64 << self.counter_bits) - 1)
+        }
     }
 
     /// VCs on every link: `classes * vcs_per_class`.
@@ -429,6 +458,28 @@ mod tests {
             .lower_vcs(),
             2
         );
+    }
+
+    /// The RTL's counters wrap at `2^counter_bits`; 32 bits is the old width.
+    #[test]
+    fn counter_value_wraps_at_the_counter_width() {
+        let p = RouterParams::default();
+        assert_eq!(p.counter_bits, 16);
+        assert_eq!(p.counter_value(65_535), 65_535);
+        assert_eq!(p.counter_value(65_536), 0);
+        assert_eq!(p.counter_value(65_539), 3);
+        let p3 = RouterParams {
+            counter_bits: 3,
+            ..p.clone()
+        };
+        assert_eq!(p3.counter_value(7), 7);
+        assert_eq!(p3.counter_value(9), 1);
+        let p32 = RouterParams {
+            counter_bits: 32,
+            ..p
+        };
+        assert_eq!(p32.counter_value((1 << 32) + 5), 5);
+        assert_eq!(p32.counter_value(0xffff_ffff), 0xffff_ffff);
     }
 
     /// `name()` is the serde (config and point-text) spelling of each rule.
@@ -498,6 +549,20 @@ mod tests {
                     ..Default::default()
                 },
                 "router.vcs_per_class = 0",
+            ),
+            (
+                RouterParams {
+                    counter_bits: 0,
+                    ..Default::default()
+                },
+                "router.counter_bits = 0: must be 1..=32",
+            ),
+            (
+                RouterParams {
+                    counter_bits: 33,
+                    ..Default::default()
+                },
+                "router.counter_bits = 33: must be 1..=32",
             ),
         ];
         for (p, key) in bad {

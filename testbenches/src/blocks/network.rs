@@ -665,7 +665,7 @@ impl NetworkBench {
                 .iter()
                 .enumerate()
             {
-                let (w, got) = (want[k] & 0xffff_ffff, c[k].get());
+                let (w, got) = (self.params.counter_value(want[k]), c[k].get());
                 if w != got {
                     let at = self.params.topology.coords(node);
                     return Some(Mismatch::hex(

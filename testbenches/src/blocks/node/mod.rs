@@ -642,7 +642,7 @@ impl NodeBench {
                 .zip(want)
                 .zip(ports)
             {
-                let (w, got) = (w & 0xffff_ffff, p.get());
+                let (w, got) = (self.params.router.counter_value(w), p.get());
                 if w != got {
                     return Some(self.bad(n, &format!("obs_unused_{name}_{q}"), w, got));
                 }
