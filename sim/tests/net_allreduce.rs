@@ -257,9 +257,9 @@ fn rtl_bench_network() -> NetworkParams {
     n
 }
 
-/// RTL latency of the overlapped-combining engine (session 38: mean of the
-/// two samples of `BENCHMARKS.md`, "Allreduce: overlapped combining in the
-/// RTL engine": `EXANET_AR_SIZES=8,256,4096,65536 cargo test -p exanet-tb
+/// RTL latency of the engine with two banks per buffer (session 39: mean
+/// of the two samples of `BENCHMARKS.md`, "Allreduce: read-ahead of the
+/// next chunk in the RTL engine": `EXANET_AR_SIZES=8,256,4096,65536 cargo test -p exanet-tb
 /// --test node_pair -- --ignored allreduce_latency_rtl`, f64 sum,
 /// AR_THRESHOLD 4096, memory at 15 cycles, DOORBELL to the last
 /// completion): (bytes, ranks, cycles).
@@ -267,15 +267,15 @@ const RTL_LATENCY: [(usize, usize, f64); 12] = [
     (8, 2, 103.5),
     (8, 4, 209.5),
     (8, 8, 314.0),
-    (256, 2, 196.5),
-    (256, 4, 386.5),
-    (256, 8, 577.5),
-    (4096, 2, 1595.5),
-    (4096, 4, 3185.0),
-    (4096, 8, 4839.5),
-    (65536, 2, 21688.0),
-    (65536, 4, 32619.5),
-    (65536, 8, 38181.0),
+    (256, 2, 175.5),
+    (256, 4, 351.5),
+    (256, 8, 525.5),
+    (4096, 2, 1083.5),
+    (4096, 4, 2167.5),
+    (4096, 8, 3207.0),
+    (65536, 2, 13528.5),
+    (65536, 4, 20397.5),
+    (65536, 8, 23938.5),
 ];
 
 /// The tolerance the calibration holds: golden within this share of the RTL.

@@ -184,11 +184,13 @@
 //! step ends only after the last B (the next step, and its fragments, read
 //! what it wrote). Per chunk, in steady state: `max(2 b, b + A + 1)`
 //! cycles for a combining chunk (the read channel's beats: 16 for 128
-//! bytes at `A` = 6, ≈ 8 B/cycle, whatever `L`; session 38, one bank:
+//! bytes at `A` = 6, ≈ 8 B/cycle, for `L` up to what four records cover,
+//! `L + 1 <= 5 b - 1`; session 38, one bank:
 //! `(L + 1) + 2 b + 1`) and `b + 2` for a storing chunk (the write's AW
-//! and W beats; session 38: `(L + 1) + b + 1`). What is left: two read
-//! beats per combined flit (the AXI4 data width), and the round trip once
-//! per step (its first chunk, and the last chunk's write and B).
+//! and W beats, for `L + 1 <= 2 b + 6`; session 38: `(L + 1) + b + 1`).
+//! What is left: two read beats per combined flit (the AXI4 data width),
+//! and the round trip once per step (its first chunk, and the last
+//! chunk's write and B).
 //!
 //! **No cycle through the network** (the wait of a ready step): a step is
 //! written only once the AXI4 master is quiet, and meanwhile the receive

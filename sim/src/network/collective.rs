@@ -74,8 +74,10 @@
 //!
 //! In steady state a combining chunk costs `max(2 b, b + A + 1, b + 2)`
 //! cycles (the read channel's beats: 16 for 128 bytes) and a storing
-//! chunk `b + 2` (the write's AW and W beats), whatever `L` (the next
-//! chunks' reads are out while the current beats arrive); the last chunk
+//! chunk `b + 2` (the write's AW and W beats), whatever `L` up to what
+//! four chunk records cover (the next chunks' reads are out while the
+//! current beats arrive; storing `L + 1 <= 2 b + 6`, combining
+//! `L + 1 <= 5 b - 1`: 22 and 39 at 128-byte chunks); the last chunk
 //! of a step adds its ALU pass, write and B: a step of one chunk costs
 //! `2 (L + 1) + 4 b + A + 4` combining and `2 (L + 1) + 2 b + 3` storing.
 //! (Session 38, one bank per buffer: `(L + 1) + 2 b + 1` per combining
@@ -953,16 +955,29 @@ mod tests {
         // four chunk records hide (storing: L + 1 <= 2 b + 6).
         for l in [2, 15, 21] {
             let one = step_data_cycles([8], true, l, a);
-            assert_eq!(step_data_cycles([8; 5], true, l, a), one + 4 * (2 * 8), "L = {l}");
+            assert_eq!(
+                step_data_cycles([8; 5], true, l, a),
+                one + 4 * (2 * 8),
+                "L = {l}"
+            );
             let one = step_data_cycles([8], false, l, a);
-            assert_eq!(step_data_cycles([8; 5], false, l, a), one + 4 * (8 + 2), "L = {l}");
+            assert_eq!(
+                step_data_cycles([8; 5], false, l, a),
+                one + 4 * (8 + 2),
+                "L = {l}"
+            );
         }
         // A longer memory round trip than the records cover shows again.
-        let s = step_data_cycles([8; 9], false, 40, a) - step_data_cycles([8; 8], false, 40, a);
-        assert!(s > 8 + 2, "{s}");
+        let s = step_data_cycles([8; 60], false, 40, a) - step_data_cycles([8; 20], false, 40, a);
+        assert!(s > 40 * (8 + 2), "{s}");
+        let c = step_data_cycles([8; 60], true, 40, a) - step_data_cycles([8; 20], true, 40, a);
+        assert!(c > 40 * (2 * 8), "{c}");
         // A slower ALU (A = 12) bounds combining: b + A + 1 per chunk.
         let one = step_data_cycles([8], true, l, 12);
-        assert_eq!(step_data_cycles([8; 5], true, l, 12), one + 4 * (8 + 12 + 1));
+        assert_eq!(
+            step_data_cycles([8; 5], true, l, 12),
+            one + 4 * (8 + 12 + 1)
+        );
         // Small chunks (2 beats) at L = 15: four records keep two chunks'
         // reads ahead of the banks, but not a round trip's worth of them,
         // so the memory shows again: more than the beats per chunk.
