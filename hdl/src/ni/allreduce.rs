@@ -24,13 +24,14 @@
 //! slot whose box holds one rank copies its source to its destination in
 //! chunks of `max_payload_bytes`, each read whole over the AXI4 master (one
 //! AR burst, two where it crosses a 4 KiB page; ARUSER = the descriptor's
-//! PDID) into a chunk buffer (`cp_buf`, 32 × 128 bits of LUTRAM, P/16 + 1
-//! beats from word 1), then written whole (one AW burst, two at a 4 KiB
+//! PDID) into a chunk buffer (`cp_buf`, two banks of 32 × 128 bits of
+//! LUTRAM, P/16 + 1 beats from word 1 of a bank), then written whole (one AW burst, two at a 4 KiB
 //! page, AWUSER = the PDID, the beats realigned from the buffer by
 //! `src mod 16 − dst mod 16` bytes, strobes exactly the chunk's bytes);
 //! the next chunk's read overlaps the write as a collective step's do
-//! (below, Combining: the next chunk's AR at once, its beats once the
-//! write has sent the buffer's last W beat; with source and destination
+//! (below, Combining: the next chunks' ARs at once, a chunk's beats into
+//! the other bank, or once the write has sent that bank's last W beat;
+//! with source and destination
 //! overlapping other than exactly, only after the B responses, since a
 //! chunk's source may be an earlier chunk's destination: the golden
 //! order). After the last chunk's B, the OK completion is posted as a
@@ -150,39 +151,46 @@
 //! cycle, 6 cycles of latency, partial as `a`), collects the results in
 //! `cb_res` and writes the chunk (one AW burst, two at a 4 KiB page), in
 //! the golden chunk order. Then the next step is prepared (`run_next`), or
-//! the collective completes OK. Buffers: three of 32 × 128 bits (LUTRAM),
-//! no vector-sized storage.
+//! the collective completes OK. Buffers: three of two banks of 32 × 128
+//! bits (LUTRAM), no vector-sized storage.
 //!
-//! *Schedule* (session 38; before it a chunk was read, then its partial
-//! read, combined, written, and its B awaited before the next chunk's
-//! read: `3 (L + 1) + 4 b + A + 5` cycles per combining chunk of `b`
-//! beats at memory latency `L`, ≈ 1.4 B/cycle, which made the hardware
-//! allreduce slower than software for large vectors). Three stages now
+//! *Schedule* (sessions 38 and 39; before session 38 a chunk was read,
+//! then its partial read, combined, written, and its B awaited before the
+//! next chunk's read: `3 (L + 1) + 4 b + A + 5` cycles per combining chunk
+//! of `b` beats at memory latency `L`, ≈ 1.4 B/cycle). Three stages
 //! overlap: the read half issues both ARs of a chunk back to back (one
 //! AXI ID: the R beats come in AR order, the received bytes' then the
 //! partial's; the memory agents take any number outstanding), the ALU
-//! stage combines a chunk whose beats are in (its offsets, destination and
-//! length latched, so the read half goes on to the next chunk's ARs at
-//! once), and the write half writes the previous chunk from `cb_res`
-//! meanwhile. Each buffer holds one chunk (P ≤ 256: 17 beats from word 1),
-//! so a chunk's R beats are taken (RREADY) only once the ALU has fed the
-//! previous chunk's flits (`cp_buf`, `cb_buf`), and a chunk enters the
-//! ALU only with the write half idle (`cb_res`); with 15 cycles of memory
-//! latency the next chunk's beats come later than that anyway, so no
-//! second bank is needed. B responses are counted, not awaited, between
-//! chunks: a later chunk of the step reads only bytes no earlier chunk
-//! writes when each read range (received bytes, partial) either is the
-//! write range exactly or does not meet it (`cp_safe`, decided when the
-//! step starts; the partial in the destination is the common case);
-//! otherwise the next chunk is read only once every earlier write's B is
-//! in, as the golden order needs. The step ends only after the last B (the
-//! next step, and its fragments, read what it wrote). Per chunk, in steady
-//! state: `(L + 1) + 2 b + 1` cycles for a combining chunk (the reads'
-//! round trip and beats; the ALU and write stages hide behind them) and
-//! `(L + 1) + b + 1` for a storing chunk. What is left: the memory round
-//! trip per chunk (a second bank per buffer would let the next chunk's
-//! ARs go out while this chunk's beats still arrive), and two read beats
-//! per combined flit (the AXI4 data width).
+//! stage combines a chunk whose beats are in (its bank, offsets,
+//! destination and length latched), and the write half writes the
+//! previous chunk from `cb_res` meanwhile. Each buffer has two banks (P ≤
+//! 256: 17 beats from word 1 of a bank; chunk j in bank j mod 2), and
+//! four chunk records (`cr_*`: offsets, destination, length, beats; chunk
+//! j in record j mod 4) let the read half issue a chunk's ARs as soon as
+//! the previous chunk's are out, up to two chunks ahead of the banks: the
+//! R channel streams while the current chunk's beats arrive, and a chunk's
+//! beats are taken (RREADY) once the chunk two before has left its bank
+//! (the ALU fed its flits, or for a copy or storing step the write sent
+//! its last W beat). A chunk enters the ALU stage when that hands its
+//! chunk to the write half (the same cycle) or is idle; its results go to
+//! its bank of `cb_res`, which the write half has left (the chunk before
+//! was handed on only with the write half idle). B responses are counted,
+//! not awaited, between chunks: a later chunk of the step reads only bytes
+//! no earlier chunk writes when each read range (received bytes, partial)
+//! either is the write range exactly or does not meet it (`cp_safe`,
+//! decided when the step starts; the partial in the destination is the
+//! common case); otherwise the next chunk's ARs go out only once every
+//! earlier chunk is written and its B in, as the golden order needs. The
+//! step ends only after the last B (the next step, and its fragments, read
+//! what it wrote). Per chunk, in steady state: `max(2 b, b + A + 1)`
+//! cycles for a combining chunk (the read channel's beats: 16 for 128
+//! bytes at `A` = 6, ≈ 8 B/cycle, for `L` up to what four records cover,
+//! `L + 1 <= 5 b - 1`; session 38, one bank:
+//! `(L + 1) + 2 b + 1`) and `b + 2` for a storing chunk (the write's AW
+//! and W beats, for `L + 1 <= 2 b + 6`; session 38: `(L + 1) + b + 1`).
+//! What is left: two read beats per combined flit (the AXI4 data width),
+//! and the round trip once per step (its first chunk, and the last
+//! chunk's write and B).
 //!
 //! **No cycle through the network** (the wait of a ready step): a step is
 //! written only once the AXI4 master is quiet, and meanwhile the receive

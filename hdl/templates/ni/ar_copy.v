@@ -14,39 +14,44 @@
 // (`ar_quiet`) and everything else waits (`ar_hold`), so the machine is
 // alone on AXI4.
 //
-// Three stages, overlapped (see ni/allreduce.rs, Combining):
-// - the read half (`cp_st`) reads a chunk: its ARs back to back (the
-//   received bytes, one burst or two at a 4 KiB page, then the partial's
-//   likewise), the R beats in order (one ID) into `cp_buf` from word 1 and
-//   then `cb_buf` from word 1, taken only once those buffers are free
-//   (RREADY low meanwhile); then it hands the chunk on and issues the next
-//   chunk's ARs at once;
-// - a combining chunk goes through the ALU stage (`ca_st`, its offsets and
-//   destination latched) into `cb_res` (in the destination's alignment),
-//   entered when the write half is idle (`cb_res` is the write's source),
-//   its buffers free once its flits are fed;
+// Three stages, overlapped, with two banks per buffer (see
+// ni/allreduce.rs, Combining):
+// - the read half issues a chunk's ARs back to back (`cp_st`: the received
+//   bytes, one burst or two at a 4 KiB page, then the partial's likewise)
+//   once a chunk record is free (`cp_ai`, four: up to two chunks ahead of
+//   the two banks), records the chunk (`cr_*`) and goes on to the next
+//   chunk's ARs at once, so the next chunks' reads are out while this
+//   chunk's beats still arrive; the R beats (one ID: in AR order) of
+//   chunk `cp_rb` are taken into its bank (chunk index mod 2) of `cp_buf`
+//   from word 1 and then of `cb_buf` from word 1 once the chunk two
+//   before has left that bank (`bk_v`, `bk_f`; RREADY low otherwise);
+// - the chunks go on in order (`cp_cb`): a full combining chunk enters
+//   the ALU stage (`ca_st`, its bank, offsets and destination latched)
+//   when that is free or handing its chunk on; its read bank is free once
+//   its last flit is fed; its results go to the same bank of `cb_res`;
 // - the write half (`cw_st`) writes a chunk (one AW burst, two at a 4 KiB
-//   page, strobes exactly the chunk's bytes) from `cb_res`, or from
-//   `cp_buf` for a copy (whose next beats wait for it). Its B responses are
-//   counted (`cp_bo` bursts owed) and need not be in before the next
-//   chunk is read when no read range of the step overlaps its write range
-//   unless exactly (`cp_safe`: then no chunk reads bytes an earlier chunk
-//   writes); otherwise the next chunk is read only once everything before
-//   is written and its B in, the golden order of reads and writes (a
-//   chunk's source may be an earlier chunk's destination).
+//   page, strobes exactly the chunk's bytes) from bank `cw_bk` of
+//   `cb_res`, or of `cp_buf` for a copy (whose bank is free after its
+//   last W beat). Its B responses are counted (`cp_bo` bursts owed) and
+//   need not be in before the next chunk is read when no read range of
+//   the step overlaps its write range unless exactly (`cp_safe`: then no
+//   chunk reads bytes an earlier chunk writes); otherwise the next
+//   chunk's ARs go out only once everything before is written and its B
+//   in, the golden order of reads and writes (a chunk's source may be an
+//   earlier chunk's destination).
 // Writes go out in the golden chunk order; the step (or copy) is done once
 // the last chunk's B responses are in (a later step reads what it wrote).
-// Read states: 0 idle, 1 AR, 2 AR of the next page, 8 the partial's AR,
-// 9 its next page's, 3 R beats, 13 wait for everything written before the
-// next chunk's reads (not `cp_safe`), 7 the last chunk handed on: wait for
-// its writes' B responses. Write states: 0 idle, 4 AW, 6 AW of the next
-// page, 5 W.
+// Read states: 0 idle, 1 AR (once record `cp_ai` is free), 2 AR of the next
+// page, 8 the partial's AR, 9 its next page's, 13 wait for everything
+// written before the next chunk's ARs (not `cp_safe`), 7 the last chunk's
+// ARs out: wait for every chunk written and its B responses. Write
+// states: 0 idle, 4 AW, 6 AW of the next page, 5 W.
 (* ram_style = "distributed" *)
-reg [127:0] cp_buf [0:31];
+reg [127:0] cp_buf [0:63];
 (* ram_style = "distributed" *)
-reg [127:0] cb_buf [0:31];
+reg [127:0] cb_buf [0:63];
 (* ram_style = "distributed" *)
-reg [127:0] cb_res [0:31];
+reg [127:0] cb_res [0:63];
 reg        cp_step;
 reg        cp_comb;
 reg        cp_sfin;
@@ -63,6 +68,7 @@ reg [255:0] cb_catb;
 reg [127:0] cb_a;
 reg [127:0] cb_b;
 reg        cb_feed;
+reg        cb_fed;
 reg  [3:0] cp_st;
 reg [41:0] cp_src;
 reg [41:0] cp_dst;
@@ -88,13 +94,40 @@ reg  [9:0] cp_dtmp;
 reg  [4:0] cp_db;
 reg        cp_rd;
 reg        cp_take;
+reg        cp_rlast;
 reg        cp_arv;
+reg        cp_ar1;
+reg        cp_arend;
 reg [41:0] cp_araddr;
 reg  [7:0] cp_arlen;
 reg        cp_hand;
+// Chunk records, four (a ring; chunk j in record j mod 4, bank j mod 2):
+// the next chunk's ARs (`cp_ai`), the chunk whose R beats come
+// (`cp_rb`), the next chunk to combine or write (`cp_cb`); per record,
+// allocated (ARs out, until its bank is free again) and full (beats in),
+// and the chunk: source and partial offsets, destination, length, read
+// beats (received, in all).
+reg  [1:0] cp_ai;
+reg  [1:0] cp_rb;
+reg  [1:0] cp_cb;
+reg  [3:0] bk_v;
+reg  [3:0] bk_f;
+reg        cp_bfree;
+reg  [3:0] cr_s4 [0:3];
+reg  [3:0] cr_c4 [0:3];
+reg [41:0] cr_dst [0:3];
+reg  [8:0] cr_len [0:3];
+reg  [4:0] cr_ab [0:3];
+reg  [5:0] cr_rtot [0:3];
+reg  [3:0] cn_s4;
+reg  [3:0] cn_c4;
+reg [41:0] cn_dst;
+reg  [8:0] cn_len;
 reg        ca_st;
+reg  [1:0] ca_bk;
 reg        ca_start;
 reg        ca_hand;
+reg        ca_rel;
 reg  [4:0] ca_offa;
 reg  [4:0] ca_offb;
 reg  [4:0] ca_db;
@@ -103,6 +136,8 @@ reg  [8:0] ca_len;
 reg        cp_more;
 reg        cp_done;
 reg  [3:0] cw_st;
+reg  [1:0] cw_bk;
+reg        cw_rel;
 reg [41:0] cw_dst;
 reg  [8:0] cw_len;
 reg  [4:0] cw_off;
@@ -152,12 +187,14 @@ always @(*) begin
     cp_bsplit = {4'd0, cp_bb} > cp_btop;
     cp_b1 = cp_bsplit ? cp_btop[4:0] : cp_bb;
     cp_rtot = {1'b0, cp_ab} + (cp_comb ? {1'b0, cp_bb} : 6'd0);
-    cp_rkb = cp_rk - {1'b0, cp_ab};
-    // Beats of the chunk in the destination's alignment (the ALU's flits).
-    cp_dtmp = {6'd0, cp_dst[3:0]} + {1'b0, cp_len} + 10'd15;
-    cp_db = cp_dtmp[8:4];
-    // AR: the chunk's first burst, then the next page's; the partial's.
-    cp_arv = (cp_st == 4'd1) || (cp_st == 4'd2) || (cp_st == 4'd8) || (cp_st == 4'd9);
+    // AR: the chunk's first burst (once its bank is free), then the next
+    // page's; the partial's. The chunk is recorded in its bank with its
+    // first AR; the addresses move on to the next chunk with its last.
+    cp_ar1 = (cp_st == 4'd1) && !bk_v[cp_ai];
+    cp_arv = cp_ar1 || (cp_st == 4'd2) || (cp_st == 4'd8) || (cp_st == 4'd9);
+    cp_arend = m_arready && (((cp_st == 4'd1) && cp_ar1 && !cp_asplit && !cp_comb)
+                             || ((cp_st == 4'd2) && !cp_comb)
+                             || ((cp_st == 4'd8) && !cp_bsplit) || (cp_st == 4'd9));
     case (cp_st)
         4'd1: begin
             cp_araddr = {cp_src[41:4], 4'd0};
@@ -176,26 +213,39 @@ always @(*) begin
             cp_arlen = {3'd0, cp_bb - cp_b1 - 5'd1};
         end
     endcase
-    // R beats, as soon as the first AR is out (in AR order).
-    // A chunk's beats are taken only once its buffers are free: a
-    // combining chunk's once the ALU has fed the previous one's flits, a
-    // copy's once the write half has sent the previous one's W beats
-    // (RREADY low meanwhile; its ARs went out earlier).
-    cp_rd = ((cp_st == 4'd1) || (cp_st == 4'd2) || (cp_st == 4'd3) || (cp_st == 4'd8) || (cp_st == 4'd9))
-            && (cp_rk != cp_rtot) && (cp_comb ? (!ca_st || (cb_fk == ca_db)) : (cw_st == 4'd0));
+    // R beats (in AR order) of chunk `cp_rb` into its bank once the chunk
+    // two before, in the same bank, has left it (a full record two apart
+    // is that chunk: the one two after fills only later): a bank is free
+    // again once the ALU has fed its chunk's flits (combining) or the
+    // write half has sent its last W beat (a copy), so RREADY is low only
+    // when both banks hold chunks; up to two more chunks' ARs are out
+    // meanwhile.
+    cp_bfree = !(bk_v[cp_rb ^ 2'd2] && bk_f[cp_rb ^ 2'd2]);
+    cp_rd = bk_v[cp_rb] && !bk_f[cp_rb] && cp_bfree;
     cp_take = cp_rd && m_rvalid;
+    cp_rkb = cp_rk - {1'b0, cr_ab[cp_rb]};
+    cp_rlast = cp_take && (cp_rk == cr_rtot[cp_rb] - 6'd1);
+    // The next chunk in order (bank `cp_cb`): its record.
+    cn_s4 = cr_s4[cp_cb];
+    cn_c4 = cr_c4[cp_cb];
+    cn_dst = cr_dst[cp_cb];
+    cn_len = cr_len[cp_cb];
+    // Its beats in the destination's alignment (the ALU's flits).
+    cp_dtmp = {6'd0, cn_dst[3:0]} + {1'b0, cn_len} + 10'd15;
+    cp_db = cp_dtmp[8:4];
     // A combining step's flit k, both operands in the destination's
     // alignment: the received bytes from cp_buf, the partial from cb_buf
-    // (each realigned as the copy's write is).
-    // The ALU stage (`ca_st`) holds the chunk it combines: its offsets,
-    // flits, destination and length, so the read half moves on.
+    // (each realigned as the copy's write is), bank `ca_bk`.
+    // The ALU stage (`ca_st`) holds the chunk it combines: its bank,
+    // offsets, flits, destination and length.
     cb_feed = ca_st && (cb_fk != ca_db);
-    cb_offa = {1'b0, cp_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
-    cb_offb = {1'b0, cb_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
+    cb_fed = cb_feed && (cb_fk == ca_db - 5'd1);
+    cb_offa = {1'b0, cn_s4} + 5'd16 - {1'b0, cn_dst[3:0]};
+    cb_offb = {1'b0, cn_c4} + 5'd16 - {1'b0, cn_dst[3:0]};
     cb_ia = cb_fk + {4'd0, ca_offa[4]};
     cb_ib = cb_fk + {4'd0, ca_offb[4]};
-    cb_cata = {cp_buf[cb_ia + 5'd1], cp_buf[cb_ia]};
-    cb_catb = {cb_buf[cb_ib + 5'd1], cb_buf[cb_ib]};
+    cb_cata = {cp_buf[{ca_bk[0], cb_ia + 5'd1}], cp_buf[{ca_bk[0], cb_ia}]};
+    cb_catb = {cb_buf[{ca_bk[0], cb_ib + 5'd1}], cb_buf[{ca_bk[0], cb_ib}]};
     cb_b = cb_cata[127:0];
     case (ca_offa[3:0])
 {%- for b in 0..16 %}
@@ -215,19 +265,25 @@ always @(*) begin
     alu$0$dtype = ar$0$run_dtype;
     alu$0$a = cb_a;
     alu$0$b = cb_b;
-    // A combining chunk read enters the ALU stage when that is free and
-    // the write half idle (cb_res is the write's source); the read half
-    // then moves to the next chunk. The ALU stage hands its chunk to the
-    // write half once every result is collected (the ALU's latency); a
-    // copy's chunk goes to the write half once its beats are in.
-    ca_start = (cp_st == 4'd3) && cp_comb && (cp_rk == cp_rtot) && !ca_st && (cw_st == 4'd0);
+    // The ALU stage hands its chunk to the write half once every result is
+    // collected (the ALU's latency) and the write half is idle; the next
+    // full combining chunk enters the ALU stage then or whenever it is
+    // free (its results go to the other bank of cb_res, which the write
+    // half has finished with: the chunk before was handed on only with
+    // the write half idle). A copy's full chunk goes to the write half
+    // when that is idle.
     ca_hand = ca_st && (cb_ck == ca_db) && (cw_st == 4'd0);
-    cp_hand = (cp_st == 4'd3) && !cp_comb && (cp_rk == cp_rtot) && (cw_st == 4'd0);
+    ca_start = cp_comb && bk_f[cp_cb] && (!ca_st || ca_hand);
+    cp_hand = !cp_comb && bk_f[cp_cb] && (cw_st == 4'd0);
+    // A read bank is free once the ALU fed its last flit, or (a copy) the
+    // write half sent its last W beat.
+    ca_rel = cb_fed;
+    cw_rel = (cw_st == 4'd5) && m_wready && !cw_comb && (cw_wk == cp_wb - 5'd1);
     cp_more = cp_left != 31'd0;
     cp_nlen = (cp_left > 31'd{{ p }}) ? 31'd{{ p }} : cp_left;
     // Every chunk written and its B responses in: the completion (a single
     // rank's copy), or the step done (a collective's).
-    cp_done = (cp_st == 4'd7) && !ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0);
+    cp_done = (cp_st == 4'd7) && (bk_v == 4'd0) && !ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0);
     cp_fin = cp_done && !cp_step;
     cp_sfin = cp_done && cp_step;
     // The write half: beats of the chunk and where a 4 KiB page ends.
@@ -247,7 +303,8 @@ always @(*) begin
     // already (from cb_res word 1).
     cp_wv = (cw_st == 4'd5);
     cp_i = cw_wk + {4'd0, cw_off[4]};
-    cp_cat = cw_comb ? {cb_res[cp_i + 5'd1], cb_res[cp_i]} : {cp_buf[cp_i + 5'd1], cp_buf[cp_i]};
+    cp_cat = cw_comb ? {cb_res[{cw_bk[0], cp_i + 5'd1}], cb_res[{cw_bk[0], cp_i}]}
+                     : {cp_buf[{cw_bk[0], cp_i + 5'd1}], cp_buf[{cw_bk[0], cp_i}]};
     cp_wdata = cp_cat[127:0];
     case (cw_off[3:0])
 {%- for b in 0..16 %}
@@ -267,13 +324,23 @@ always @(*) begin
     cp_btake = cp_bw && m_bvalid;
 end
 always @(posedge clock) begin
-    if (cp_take && (cp_rk < {1'b0, cp_ab})) cp_buf[cp_rk[4:0] + 5'd1] <= m_rdata;
+    if (cp_take && (cp_rk < {1'b0, cr_ab[cp_rb]})) cp_buf[{cp_rb[0], cp_rk[4:0] + 5'd1}] <= m_rdata;
 end
 always @(posedge clock) begin
-    if (cp_take && (cp_rk >= {1'b0, cp_ab})) cb_buf[cp_rkb[4:0] + 5'd1] <= m_rdata;
+    if (cp_take && (cp_rk >= {1'b0, cr_ab[cp_rb]})) cb_buf[{cp_rb[0], cp_rkb[4:0] + 5'd1}] <= m_rdata;
 end
 always @(posedge clock) begin
-    if (alu$0$out_valid) cb_res[cb_ck + 5'd1] <= alu$0$y;
+    if (alu$0$out_valid) cb_res[{ca_bk[0], cb_ck + 5'd1}] <= alu$0$y;
+end
+always @(posedge clock) begin
+    if (cp_ar1 && m_arready) begin
+        cr_s4[cp_ai] <= cp_src[3:0];
+        cr_c4[cp_ai] <= cb_src[3:0];
+        cr_dst[cp_ai] <= cp_dst;
+        cr_len[cp_ai] <= cp_len;
+        cr_ab[cp_ai] <= cp_ab;
+        cr_rtot[cp_ai] <= cp_rtot;
+    end
 end
 always @(posedge clock) begin
     if (reset) begin
@@ -284,12 +351,37 @@ always @(posedge clock) begin
         cp_step <= 1'b0;
         cp_comb <= 1'b0;
         cp_safe <= 1'b0;
+        cp_ai <= 2'd0;
+        cp_rb <= 2'd0;
+        cp_cb <= 2'd0;
+        bk_v <= 4'd0;
+        bk_f <= 4'd0;
     end else begin
         if (cp_take) cp_rk <= cp_rk + 6'd1;
+        if (cp_rlast) begin
+            cp_rk <= 6'd0;
+            cp_rb <= cp_rb + 2'd1;
+            bk_f[cp_rb] <= 1'b1;
+        end
         if (cp_wend && !cp_btake) cp_bo <= cp_bo + 3'd1;
         if (!cp_wend && cp_btake) cp_bo <= cp_bo - 3'd1;
         if (cb_feed) cb_fk <= cb_fk + 5'd1;
         if (alu$0$out_valid) cb_ck <= cb_ck + 5'd1;
+        // Records freed with their banks (the ALU's and the write half's
+        // are different ones when both happen), then allocated with a
+        // chunk's first AR (a free record only).
+        if (ca_rel) begin
+            bk_v[ca_bk] <= 1'b0;
+            bk_f[ca_bk] <= 1'b0;
+        end
+        if (cw_rel) begin
+            bk_v[cw_bk] <= 1'b0;
+            bk_f[cw_bk] <= 1'b0;
+        end
+        if (cp_ar1 && m_arready) begin
+            bk_v[cp_ai] <= 1'b1;
+            cp_ai <= cp_ai + 2'd1;
+        end
         if (cp_go) begin
             cp_st <= 4'd1;
             cp_step <= 1'b0;
@@ -314,46 +406,18 @@ always @(posedge clock) begin
             cp_rk <= 6'd0;
         end
         case (cp_st)
-            4'd1: if (m_arready) cp_st <= cp_asplit ? 4'd2 : cp_comb ? 4'd8 : 4'd3;
-            4'd2: if (m_arready) cp_st <= cp_comb ? 4'd8 : 4'd3;
-            4'd8: if (m_arready) cp_st <= cp_bsplit ? 4'd9 : 4'd3;
-            4'd9: if (m_arready) cp_st <= 4'd3;
+            4'd1: if (cp_ar1 && m_arready) cp_st <= cp_asplit ? 4'd2 : cp_comb ? 4'd8 : 4'd1;
+            4'd2: if (m_arready) cp_st <= cp_comb ? 4'd8 : 4'd1;
+            4'd8: if (m_arready) cp_st <= cp_bsplit ? 4'd9 : 4'd1;
+            4'd9: if (m_arready) cp_st <= 4'd1;
             // Not `cp_safe`: every earlier chunk written and its B in.
-            4'd13: if (!ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0)) cp_st <= 4'd1;
+            4'd13: if ((bk_v == 4'd0) && !ca_st && (cw_st == 4'd0) && (cp_bo == 3'd0)) cp_st <= 4'd1;
             default: ;
         endcase
-        if (ca_start) begin
-            ca_st <= 1'b1;
-            ca_offa <= cb_offa;
-            ca_offb <= cb_offb;
-            ca_db <= cp_db;
-            ca_dst <= cp_dst;
-            ca_len <= cp_len;
-            cb_fk <= 5'd0;
-            cb_ck <= 5'd0;
-        end
-        if (ca_hand) begin
-            ca_st <= 1'b0;
-            cw_st <= 4'd4;
-            cw_wk <= 5'd0;
-            cw_dst <= ca_dst;
-            cw_len <= ca_len;
-            cw_comb <= 1'b1;
-            cw_off <= 5'd16;
-        end
-        if (cp_hand) begin
-            cw_st <= 4'd4;
-            cw_wk <= 5'd0;
-            cw_dst <= cp_dst;
-            cw_len <= cp_len;
-            cw_comb <= 1'b0;
-            cw_off <= {1'b0, cp_src[3:0]} + 5'd16 - {1'b0, cp_dst[3:0]};
-        end
-        // The read half to the next chunk once this one is in the ALU
-        // stage or the write half: at once when the step is `cp_safe`,
-        // else once everything before is written (13); after the last
-        // chunk, the wait for its writes (7).
-        if (ca_start || cp_hand) begin
+        // The read half to the next chunk with this chunk's last AR: at
+        // once when the step is `cp_safe`, else once everything before is
+        // written (13); after the last chunk, the wait for its writes (7).
+        if (cp_arend) begin
             if (!cp_more) cp_st <= 4'd7;
             else begin
                 cp_st <= cp_safe ? 4'd1 : 4'd13;
@@ -362,10 +426,41 @@ always @(posedge clock) begin
                 cp_dst <= cp_dst + {33'd0, cp_len};
                 cp_len <= cp_nlen[8:0];
                 cp_left <= cp_left - cp_nlen;
-                cp_rk <= 6'd0;
             end
         end
         if (cp_done) cp_st <= 4'd0;
+        if (ca_hand) begin
+            ca_st <= 1'b0;
+            cw_st <= 4'd4;
+            cw_bk <= ca_bk;
+            cw_wk <= 5'd0;
+            cw_dst <= ca_dst;
+            cw_len <= ca_len;
+            cw_comb <= 1'b1;
+            cw_off <= 5'd16;
+        end
+        if (ca_start) begin
+            ca_st <= 1'b1;
+            ca_bk <= cp_cb;
+            cp_cb <= cp_cb + 2'd1;
+            ca_offa <= cb_offa;
+            ca_offb <= cb_offb;
+            ca_db <= cp_db;
+            ca_dst <= cn_dst;
+            ca_len <= cn_len;
+            cb_fk <= 5'd0;
+            cb_ck <= 5'd0;
+        end
+        if (cp_hand) begin
+            cp_cb <= cp_cb + 2'd1;
+            cw_st <= 4'd4;
+            cw_bk <= cp_cb;
+            cw_wk <= 5'd0;
+            cw_dst <= cn_dst;
+            cw_len <= cn_len;
+            cw_comb <= 1'b0;
+            cw_off <= {1'b0, cn_s4} + 5'd16 - {1'b0, cn_dst[3:0]};
+        end
         case (cw_st)
             4'd4, 4'd6: if (m_awready) cw_st <= 4'd5;
             4'd5: if (m_wready) begin

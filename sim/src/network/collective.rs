@@ -50,19 +50,21 @@
 //! and last W beat to B, each `L + 1` cycles in the RTL benches'
 //! fixed-latency memory), `b` = the chunk's 16-byte beats and
 //! `A` = [`REDUCE_ALU_LATENCY`], a step's chunks cost what the three
-//! overlapped stages of `ar_copy.v` take (session 38; see
-//! `hdl/src/ni/allreduce.rs`, "Combining", *Schedule*), followed cycle by
-//! cycle in [`step_data_cycles`]:
+//! overlapped stages of `ar_copy.v` take (session 39: two banks per
+//! buffer and four chunk records; see `hdl/src/ni/allreduce.rs`,
+//! "Combining", *Schedule*), followed cycle by cycle in
+//! [`step_data_cycles`]:
 //! - the read half issues a chunk's ARs (the received bytes, then for a
-//!   combining step the partial, back to back) and takes its beats from
-//!   `L + 1` cycles after the first AR, one a cycle (`2 b` combining,
-//!   `b` storing), but not before the previous chunk freed the buffer
-//!   (combining: the ALU fed its `b` flits; storing: the write sent its
-//!   W beats); one cycle after the last beat the chunk moves on (into the
-//!   ALU stage once it and the write half are idle; a storing chunk to
-//!   the write half) and the next chunk's ARs go out the cycle after;
-//! - the ALU stage: `b` flits, the last result `A` cycles later, handed
-//!   to the write half once idle;
+//!   combining step the partial, back to back) as soon as the previous
+//!   chunk's are out and one of the four chunk records is free (a record
+//!   is free when its bank is), and takes its beats from `L + 1` cycles
+//!   after its first AR, one a cycle (`2 b` combining, `b` storing), after
+//!   the previous chunk's beats and once the chunk two before has left
+//!   the bank (combining: the ALU fed its `b` flits; storing: the write
+//!   sent its last W beat; free the cycle after);
+//! - the ALU stage takes a chunk whose beats are in once it has handed
+//!   the previous chunk on (the same cycle): `b` flits, the last result
+//!   `A` cycles later, handed to the write half once idle;
 //! - the write half: AW 1, `b` W beats; the B `L + 1` after the last W
 //!   beat, and the step ends two cycles after the last B (taken, then
 //!   the machine idle). B responses are not awaited between chunks (the
@@ -70,14 +72,19 @@
 //!   and the source or destination, never overlapping the destination
 //!   other than exactly).
 //!
-//! In steady state a combining chunk costs `(L + 1) + 2 b + 1` and a
-//! storing chunk `(L + 1) + b + 1` (the ALU and the write hide behind the
-//! next chunk's read when `A <= L` and `b <= L + 1`); the last chunk of a
-//! step adds its ALU pass, write and B: a step of one chunk costs
+//! In steady state a combining chunk costs `max(2 b, b + A + 1, b + 2)`
+//! cycles (the read channel's beats: 16 for 128 bytes) and a storing
+//! chunk `b + 2` (the write's AW and W beats), whatever `L` up to what
+//! four chunk records cover (the next chunks' reads are out while the
+//! current beats arrive; storing `L + 1 <= 2 b + 6`, combining
+//! `L + 1 <= 5 b - 1`: 22 and 39 at 128-byte chunks); the last chunk
+//! of a step adds its ALU pass, write and B: a step of one chunk costs
 //! `2 (L + 1) + 4 b + A + 4` combining and `2 (L + 1) + 2 b + 3` storing.
-//! (Before session 38 each chunk waited for the previous chunk's B and
-//! read the partial after the received bytes: `3 (L + 1) + 4 b + A + 5`
-//! per combining chunk and `2 (L + 1) + 2 b + 3` per storing chunk.)
+//! (Session 38, one bank per buffer: `(L + 1) + 2 b + 1` per combining
+//! chunk and `(L + 1) + b + 1` per storing chunk; before session 38 each
+//! chunk waited for the previous chunk's B and read the partial after
+//! the received bytes: `3 (L + 1) + 4 b + A + 5` per combining chunk and
+//! `2 (L + 1) + 2 b + 3` per storing chunk.)
 //!
 //! and each step adds `step_cycles` (the sequencer's handshakes: the
 //! DOORBELL's check before the first step, then after each step the
@@ -194,35 +201,41 @@ pub fn step_data_cycles(
     a: u64,
 ) -> u64 {
     let l1 = l + 1;
-    // The chunk's first AR; when its buffers are free (its beats may be
-    // taken); when the ALU stage and the write half are idle.
-    let (mut ar, mut buf_free, mut alu_idle, mut cw_idle) = (0u64, 0u64, 0u64, 0u64);
+    let ars = if combine { 2 } else { 1 };
+    // The next chunk's first AR at the earliest (the previous chunk's ARs
+    // out); the R channel's next beat; when the ALU stage takes a chunk;
+    // when the write half is idle; when each chunk record (chunk j in
+    // record j mod 4) and each bank (j mod 2) is free again.
+    let (mut ar_next, mut r_next, mut alu_free, mut cw_idle) = (0u64, 0u64, 0u64, 0u64);
+    let mut rec_free = [0u64; 4];
+    let mut bank_free = [0u64; 2];
     let mut end = 0;
-    for b in beats {
+    for (k, b) in beats.into_iter().enumerate() {
+        let ar = ar_next.max(rec_free[k % 4]);
+        ar_next = ar + ars;
         let reads = if combine { 2 * b } else { b };
-        let first = (ar + l1).max(buf_free);
+        let first = (ar + l1).max(r_next).max(bank_free[k % 2]);
         // The cycle that sees every beat in.
         let seen = first + reads;
+        r_next = seen;
         // The cycle the chunk goes to the write half (hand), through the
-        // ALU stage for a combining chunk.
-        let hand = if combine {
-            let start = seen.max(alu_idle).max(cw_idle);
-            ar = start + 1;
-            buf_free = start + 1 + b;
+        // ALU stage for a combining chunk, and the cycle its bank (and
+        // record) is free again: after the ALU's last flit, or the
+        // write's last W beat.
+        let (hand, freed) = if combine {
+            let start = seen.max(alu_free);
             let h = (start + 1 + b + a).max(cw_idle);
-            alu_idle = h + 1;
-            h
+            alu_free = h;
+            (h, start + b + 1)
         } else {
             let h = seen.max(cw_idle);
-            ar = h + 1;
-            h
+            (h, h + b + 2)
         };
+        rec_free[k % 4] = freed;
+        bank_free[k % 2] = freed;
         // AW at hand + 1, W beats hand + 2 ..= hand + b + 1, the B
         // `l + 1` later, taken; the machine idle two cycles after.
         cw_idle = hand + b + 2;
-        if !combine {
-            buf_free = cw_idle;
-        }
         end = end.max(hand + b + 1 + l1 + 2);
     }
     end
@@ -930,29 +943,46 @@ mod tests {
 
     /// The stage model against the RTL's closed forms (the module doc,
     /// "Combining cost"): one chunk, and the steady state a chunk adds,
-    /// at L = 15, A = 6, 128-byte chunks (8 beats); a memory faster than
-    /// a chunk's beats stalls the next chunk's beats on its buffer.
+    /// at L = 15, A = 6, 128-byte chunks (8 beats), bound by the read
+    /// channel (combining) or the write (storing), not by L.
     #[test]
     fn step_cost_follows_the_overlapped_stages() {
         let (l, a) = (15, 6);
         assert_eq!(step_data_cycles([8], true, l, a), 2 * 16 + 4 * 8 + 6 + 4);
         assert_eq!(step_data_cycles([8], false, l, a), 2 * 16 + 2 * 8 + 3);
-        let one = step_data_cycles([8], true, l, a);
+        // Steady state: the read channel's 2 b beats per combining chunk,
+        // the write's b + 2 cycles per storing chunk, for L up to what
+        // four chunk records hide (storing: L + 1 <= 2 b + 6).
+        for l in [2, 15, 21] {
+            let one = step_data_cycles([8], true, l, a);
+            assert_eq!(
+                step_data_cycles([8; 5], true, l, a),
+                one + 4 * (2 * 8),
+                "L = {l}"
+            );
+            let one = step_data_cycles([8], false, l, a);
+            assert_eq!(
+                step_data_cycles([8; 5], false, l, a),
+                one + 4 * (8 + 2),
+                "L = {l}"
+            );
+        }
+        // A longer memory round trip than the records cover shows again.
+        let s = step_data_cycles([8; 60], false, 40, a) - step_data_cycles([8; 20], false, 40, a);
+        assert!(s > 40 * (8 + 2), "{s}");
+        let c = step_data_cycles([8; 60], true, 40, a) - step_data_cycles([8; 20], true, 40, a);
+        assert!(c > 40 * (2 * 8), "{c}");
+        // A slower ALU (A = 12) bounds combining: b + A + 1 per chunk.
+        let one = step_data_cycles([8], true, l, 12);
         assert_eq!(
-            step_data_cycles([8; 5], true, l, a),
-            one + 4 * (16 + 2 * 8 + 1)
+            step_data_cycles([8; 5], true, l, 12),
+            one + 4 * (8 + 12 + 1)
         );
-        let one = step_data_cycles([8], false, l, a);
-        assert_eq!(
-            step_data_cycles([8; 5], false, l, a),
-            one + 4 * (16 + 8 + 1)
-        );
-        // L = 2: the next chunk's beats wait for the ALU's 8 flits (combining)
-        // or the write's 8 W beats (storing), not for the memory.
-        let c = step_data_cycles([8; 3], true, 2, a) - step_data_cycles([8; 2], true, 2, a);
-        assert!(c > 3 + 2 * 8 + 1, "{c}");
-        let s = step_data_cycles([8; 3], false, 2, a) - step_data_cycles([8; 2], false, 2, a);
-        assert!(s > 3 + 8 + 1, "{s}");
+        // Small chunks (2 beats) at L = 15: four records keep two chunks'
+        // reads ahead of the banks, but not a round trip's worth of them,
+        // so the memory shows again: more than the beats per chunk.
+        let c = step_data_cycles([2; 9], true, l, a) - step_data_cycles([2; 8], true, l, a);
+        assert!(c > 2 * 2 + 1, "{c}");
         assert_eq!(step_data_cycles([0u64; 0], true, l, a), 0);
     }
 }
