@@ -69,7 +69,8 @@ fn stimulus_reaches_every_case() {
 /// the ENABLE check without the scratch-range test, the misalignment
 /// test dropped, a descriptor's slot number not checked against the slot
 /// arrays (4 slots: slot 4 + k would be slot k), and in the collective's
-/// walk the partner's box digits swapped (y for z) and its y coordinate
+/// walk the partner's box digits swapped (y for z), the digits of 1 (Q's
+/// start) wrong in a box of x extent 1, and the partner's y coordinate
 /// without the box's origin.
 #[test]
 fn a_mutated_rtl_is_caught() {
@@ -96,6 +97,11 @@ fn a_mutated_rtl_is_caught() {
             "st_partner = {p_dx, p_dy, p_dz};",
             "st_partner = {p_dx, p_dz, p_dy};",
             "st_partner",
+        ),
+        (
+            "q_ex_s == 5'd1 ? 4'd0 : 4'd1};",
+            "q_ex_s == 5'd0 ? 4'd0 : 4'd1};",
+            "st_",
         ),
         (
             "wire [4:0] p_sy = {1'b0, q_org[7:4]} + {1'b0, p_dy};",
