@@ -178,6 +178,29 @@ const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
     ("link_rx", 3, 50_000, 7),
 ];
 
+/// The allreduce engine's sequencer and register/check benches kill their
+/// samples: no survivor, every mutant built. Prefixes of the seed-3
+/// campaigns in BENCHMARKS.md ("Allreduce engine: the partner's digits and
+/// the collective's walk under test"): `ar_sched` at 128 ranks (16 of 16
+/// killed) and `ar_check` at 4 slots on the 8×4×4 torus (its two
+/// survivors were the 15th and 16th draws).
+#[test]
+fn allreduce_engine_benches_kill_a_fixed_sample_of_mutants() {
+    if skip_without_verilator() {
+        return;
+    }
+    for (block, point, count, cycles, seed) in ENGINE_SAMPLE {
+        let r = mutate_seeded(block, Some(point), count, cycles, seed);
+        assert_every_mutant_killed(block, &r, count);
+    }
+}
+
+/// (block, point, mutants, cycles, seed) of the engine's CI sample.
+const ENGINE_SAMPLE: [(&str, &str, usize, u64, u64); 2] = [
+    ("ar_sched", "max_ranks=128", 2, 50_000, 3),
+    ("ar_check", "communicators=4", 2, 50_000, 3),
+];
+
 /// The router's and the packet format's benches kill their samples: no
 /// survivor, every mutant built. The router's are drawn from its route
 /// compute units (`--filter '_route$'`), where the bench was thin before it

@@ -37,15 +37,15 @@
 //! too). Rare reset pulses between transactions start the golden NI afresh,
 //! so a register the reset misses shows on the next read.
 
+use super::ar_sched::golden_steps;
 use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
 use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::allreduce::ar_check::{emit_ar_check, ArCheckParams};
 use exanet_hdl::emit::Emitted;
-use exanet_sim::allreduce::engine::layout_of;
 use exanet_sim::allreduce::reduce_alu::{ReduceDtype, ReduceOp};
-use exanet_sim::allreduce::schedule::{steps, Algorithm, CommBox};
+use exanet_sim::allreduce::schedule::{Algorithm, CommBox};
 use exanet_sim::ni::ni::Ni;
 use exanet_sim::ni::regs::{self, AxilResp, Prot};
 use exanet_sim::packet::coords::Coords;
@@ -552,20 +552,9 @@ impl ArCheckBench {
         let threshold = self.golden.axil_read_priv(regs::AR_THRESHOLD) as usize;
         let algo = Algorithm::for_size(bytes, threshold);
         let (p, n) = (b.ranks(), count as usize);
-        let plan = steps(p, rank, n, algo);
-        let layout = layout_of(&plan, 1);
-        let steps = plan
-            .iter()
-            .zip(&layout)
-            .map(|(s, &my_off)| {
-                let their_off = (!s.send.is_empty()).then(|| {
-                    let theirs = steps(p, s.partner, n, algo);
-                    let at = theirs
-                        .iter()
-                        .position(|t| t.index == s.index)
-                        .expect("partners share every step");
-                    layout_of(&theirs, 1)[at]
-                });
+        let steps = golden_steps(p, rank, n, algo)
+            .into_iter()
+            .map(|(s, my_off, their_off)| {
                 let c = b.coords_of(s.partner, d);
                 let mut dest = self.me;
                 dest.set_x(c[0] as u8).expect("inside the torus");

@@ -27,7 +27,7 @@ use anyhow::Result;
 use exanet_hdl::allreduce::ar_sched::{emit_ar_sched, ArSchedParams};
 use exanet_hdl::emit::Emitted;
 use exanet_sim::allreduce::engine::{layout_of, scratch_needed};
-use exanet_sim::allreduce::schedule::{pow2_floor, steps, Algorithm, CommBox};
+use exanet_sim::allreduce::schedule::{pow2_floor, steps, Algorithm, CommBox, Step};
 use exanet_sim::point;
 use exanet_sim::rng::Rng;
 
@@ -152,14 +152,20 @@ pub struct ArSchedBench {
     cov: ArSchedCoverage,
 }
 
-/// The golden list of rank `rank` of `p` for `n` elements.
-fn golden(p: usize, rank: usize, n: usize, algo: Algorithm) -> (Vec<Expect>, u64) {
+/// The golden steps of rank `rank` of `p` for `n` elements, each with
+/// this rank's layout offset of its receive range and, when it sends, the
+/// partner's layout offset of the same step (in elements).
+pub(crate) fn golden_steps(
+    p: usize,
+    rank: usize,
+    n: usize,
+    algo: Algorithm,
+) -> Vec<(Step, u64, Option<u64>)> {
     let plan = steps(p, rank, n, algo);
     let layout = layout_of(&plan, 1);
-    let list = plan
-        .iter()
-        .zip(&layout)
-        .map(|(s, &off)| {
+    plan.into_iter()
+        .zip(layout)
+        .map(|(s, off)| {
             let their_off = (!s.send.is_empty()).then(|| {
                 let theirs = steps(p, s.partner, n, algo);
                 let at = theirs
@@ -168,16 +174,24 @@ fn golden(p: usize, rank: usize, n: usize, algo: Algorithm) -> (Vec<Expect>, u64
                     .expect("partners share every step");
                 layout_of(&theirs, 1)[at]
             });
-            Expect {
-                index: s.index as u64,
-                phase: s.phase as u64,
-                partner: s.partner as u64,
-                send: (s.send.start as u64, s.send.end as u64),
-                recv: (s.recv.start as u64, s.recv.end as u64),
-                combine: s.combine,
-                my_off: off,
-                their_off,
-            }
+            (s, off, their_off)
+        })
+        .collect()
+}
+
+/// The golden list of rank `rank` of `p` for `n` elements.
+fn golden(p: usize, rank: usize, n: usize, algo: Algorithm) -> (Vec<Expect>, u64) {
+    let list = golden_steps(p, rank, n, algo)
+        .into_iter()
+        .map(|(s, off, their_off)| Expect {
+            index: s.index as u64,
+            phase: s.phase as u64,
+            partner: s.partner as u64,
+            send: (s.send.start as u64, s.send.end as u64),
+            recv: (s.recv.start as u64, s.recv.end as u64),
+            combine: s.combine,
+            my_off: off,
+            their_off,
         })
         .collect();
     (list, scratch_needed(p, rank, n, 1, algo))
