@@ -182,8 +182,7 @@ const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
 /// samples: no survivor, every mutant built. Prefixes of the seed-3
 /// campaigns in BENCHMARKS.md ("Allreduce engine: the partner's digits and
 /// the collective's walk under test"): `ar_sched` at 128 ranks (16 of 16
-/// killed) and `ar_check` at 4 slots on the 8×4×4 torus (its two
-/// survivors were the 15th and 16th draws).
+/// killed) and `ar_check` at 4 slots on the 8×4×4 torus (16 of 16).
 #[test]
 fn allreduce_engine_benches_kill_a_fixed_sample_of_mutants() {
     if skip_without_verilator() {
