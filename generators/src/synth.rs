@@ -423,9 +423,10 @@ pub fn instantiations(text: &str, known: &BTreeSet<String>) -> Vec<(String, Stri
 /// one child instance, and its children `(module, instance)`. A leaf top
 /// has none.
 pub fn structural_level(t: &TopEntry, out: &Path) -> Result<(String, Vec<(String, String)>)> {
+    let known = known_modules(t);
     let mut at = t.top.clone();
     for _ in 0..t.files.len() + 1 {
-        let kids = children(t, out, &at)?;
+        let kids = instantiations(&module_text(t, out, &at)?, &known);
         match kids.len() {
             0 => return Ok((at, Vec::new())),
             1 => at = kids[0].0.clone(),
@@ -452,10 +453,9 @@ fn module_text(t: &TopEntry, out: &Path, m: &str) -> Result<String> {
     std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))
 }
 
-/// The child instances `(module, instance)` of module `m` of `t`.
-fn children(t: &TopEntry, out: &Path, m: &str) -> Result<Vec<(String, String)>> {
-    let known: BTreeSet<String> = t.files.iter().filter_map(|f| module_of(f)).collect();
-    Ok(instantiations(&module_text(t, out, m)?, &known))
+/// The modules of `t`'s files (one module per file, named as its file).
+fn known_modules(t: &TopEntry) -> BTreeSet<String> {
+    t.files.iter().filter_map(|f| module_of(f)).collect()
 }
 
 /// A module worth its own row one level down: it has children or
@@ -472,7 +472,7 @@ fn grandchildren(
     out: &Path,
     kids: &[(String, String)],
 ) -> Result<Vec<Vec<(String, String)>>> {
-    let known: BTreeSet<String> = t.files.iter().filter_map(|f| module_of(f)).collect();
+    let known = known_modules(t);
     let mut all = Vec::new();
     for (m, _) in kids {
         let mut keep = Vec::new();
@@ -631,16 +631,15 @@ pub fn synth_breakdown(
             let mut glue = parse_stat(log, &t.top)?;
             glue.retain(|c, _| !modules.contains(c));
             let (parts, total) = parts_of(&t.block, yosys, rows, Some(glue));
-            let kept = if levels >= 2 {
-                "children of `{level}` and their children with logic kept"
+            let deeper = if levels >= 2 {
+                " and their children with logic"
             } else {
-                "children of `{level}` kept"
+                ""
             };
             Ok(Breakdown {
                 method: format!(
-                    "hierarchical: {} (keep_hierarchy), each flattened \
-                     inside; synth_xilinx -family xcup -flatten",
-                    kept.replace("{level}", &level)
+                    "hierarchical: children of `{level}`{deeper} kept (keep_hierarchy), \
+                     each flattened inside; synth_xilinx -family xcup -flatten"
                 ),
                 level: level.clone(),
                 parts,

@@ -215,12 +215,6 @@ pub fn header_check_masks() -> [u128; 8] {
     m
 }
 
-/// The low `bits` bits set (`router.counter_bits`, 1..=32): the mask that
-/// makes a 32-bit counter register wrap modulo `2^bits`.
-pub fn counter_mask(bits: usize) -> u64 {
-    (1u64 << bits.min(32)) - 1
-}
-
 /// Leaves of a binary mux tree over `n` inputs: a power of two, at least 2.
 pub fn tree_leaves(n: usize) -> usize {
     n.next_power_of_two().max(2)
@@ -358,7 +352,7 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             zero4: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
-            counter_mask: Constant::new(bits(counter_mask(p.counter_bits))),
+            counter_mask: Constant::new(bits(p.counter_mask())),
             _vcs: n,
             _leaves: tree_leaves(n),
             _inner: tree_leaves(n) - 1,

@@ -194,7 +194,7 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             zero256: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
-            counter_mask: Constant::new(bits(super::input_unit::counter_mask(p.counter_bits))),
+            counter_mask: Constant::new(bits(p.counter_mask())),
             _vcs: n,
             _ports: ports,
             _separable: 1 - matching,

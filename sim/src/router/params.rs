@@ -384,14 +384,17 @@ impl RouterParams {
         Ok(())
     }
 
+    /// The low `counter_bits` bits set: what the RTL's 32-bit counter
+    /// registers keep of an increment (the hardware's mask, and the
+    /// model's [`Self::counter_value`]).
+    pub fn counter_mask(&self) -> u64 {
+        u64::MAX >> (64 - self.counter_bits.clamp(1, 64))
+    }
+
     /// What the RTL's drop or error counter shows after `count` events:
     /// `count mod 2^counter_bits` (the counters wrap).
     pub fn counter_value(&self, count: u64) -> u64 {
-        if self.counter_bits >= 64 {
-            count
-        } else {
-            count & ((1u64 << self.counter_bits) - 1)
-        }
+        count & self.counter_mask()
     }
 
     /// VCs on every link: `classes * vcs_per_class`.

@@ -547,7 +547,9 @@ impl ArCheckBench {
             extent: [x & 0x1F, x >> 8 & 0x1F, x >> 16 & 0x1F],
         };
         let rank = (self.g(comm, regs::AR_RANK) & 0xFFF) as usize;
-        let e = if matches!(dtype, 0 | 1 | 4) { 2 } else { 3 };
+        // (an undefined dtype fails the check: its walk is dropped)
+        let e =
+            ReduceDtype::from_code(dtype).map_or(3, |t| (t.bits() / 8).trailing_zeros() as usize);
         let bytes = (count as usize) << e;
         let threshold = self.golden.axil_read_priv(regs::AR_THRESHOLD) as usize;
         let algo = Algorithm::for_size(bytes, threshold);
