@@ -113,6 +113,13 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     front_tree: Vec<Signal<Local, Bits<W>>>,
     /// Per inner node: the `grant_index` bit choosing between its children.
     tree_sel: Vec<Constant<Bits<4>>>,
+    /// The granted VC's request fields through trees of the same shape on
+    /// the same index (a one-hot if-chain on `grant` is a priority chain).
+    fwd_tree: Vec<Signal<Local, bool>>,
+    new_drop_tree: Vec<Signal<Local, bool>>,
+    ovc_tree: Vec<Signal<Local, Bits<8>>>,
+    head_tree: Vec<Signal<Local, bool>>,
+    tail_tree: Vec<Signal<Local, bool>>,
     route: RouteCompute,
     /// The arriving flit's sideband word: head/tail, then bad, then a
     /// prefix chain over the route's `rsel` bits; element 9 is the word.
@@ -281,6 +288,21 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             front_tree: (0..2 * tree_leaves(n) - 1)
                 .map(|_| Default::default())
                 .collect(),
+            fwd_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
+            new_drop_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
+            ovc_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
+            head_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
+            tail_tree: (0..2 * tree_leaves(n) - 1)
+                .map(|_| Default::default())
+                .collect(),
             tree_sel: tree_selects(tree_leaves(n))
                 .into_iter()
                 .map(|b| Constant::new(bits(b)))
@@ -440,44 +462,56 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 }
             }
         }
-        // The chosen VC's request and front flit.
-        self.chosen_fwd.next = false;
-        self.chosen_new_drop.next = false;
-        self.chosen_ovc.next = self.zero8.val();
-        self.head.next = false;
-        self.tail.next = false;
-        for v in 0..self._vcs {
-            if self.arb.grant.val().get_bit(v) {
-                self.chosen_fwd.next = self.vcs[v].req_fwd.val();
-                self.chosen_new_drop.next = self.vcs[v].new_drop.val();
-                self.chosen_ovc.next = self.vcs[v].ovc.val();
-                self.head.next = self.vcs[v].front_head.val();
-                self.tail.next = self.vcs[v].front_tail.val();
-            }
-        }
-        // (a VC is granted whenever the flit is used; with none, some VC's front)
+        // The chosen VC's request and front flit: mux trees on the grant
+        // index (a VC is granted whenever they are used; with none, some
+        // VC's values, which nothing reads: `fwd`/`drop` need `grant_valid`).
         for v in 0..self._vcs {
             self.front_tree[v].next = self.vcs[v].front.val();
+            self.fwd_tree[v].next = self.vcs[v].req_fwd.val();
+            self.new_drop_tree[v].next = self.vcs[v].new_drop.val();
+            self.ovc_tree[v].next = self.vcs[v].ovc.val();
+            self.head_tree[v].next = self.vcs[v].front_head.val();
+            self.tail_tree[v].next = self.vcs[v].front_tail.val();
         }
-        // Leaves past the last VC repeat its front: the grant index never
+        // Leaves past the last VC repeat its values: the grant index never
         // selects them (a constant here would be an unused parameter where
         // the VC count is a power of two).
         for last in (self._vcs - 1)..self._vcs {
             for v in self._vcs..self._leaves {
                 self.front_tree[v].next = self.vcs[last].front.val();
+                self.fwd_tree[v].next = self.vcs[last].req_fwd.val();
+                self.new_drop_tree[v].next = self.vcs[last].new_drop.val();
+                self.ovc_tree[v].next = self.vcs[last].ovc.val();
+                self.head_tree[v].next = self.vcs[last].front_head.val();
+                self.tail_tree[v].next = self.vcs[last].front_tail.val();
             }
         }
         for l in self._leaves..(self._leaves + 1) {
             for j in 0..self._inner {
                 if (self.arb.grant_index.val() & self.tree_sel[j].val()).any() {
                     self.front_tree[l + j].next = self.front_tree[2 * j + 1].val();
+                    self.fwd_tree[l + j].next = self.fwd_tree[2 * j + 1].val();
+                    self.new_drop_tree[l + j].next = self.new_drop_tree[2 * j + 1].val();
+                    self.ovc_tree[l + j].next = self.ovc_tree[2 * j + 1].val();
+                    self.head_tree[l + j].next = self.head_tree[2 * j + 1].val();
+                    self.tail_tree[l + j].next = self.tail_tree[2 * j + 1].val();
                 } else {
                     self.front_tree[l + j].next = self.front_tree[2 * j].val();
+                    self.fwd_tree[l + j].next = self.fwd_tree[2 * j].val();
+                    self.new_drop_tree[l + j].next = self.new_drop_tree[2 * j].val();
+                    self.ovc_tree[l + j].next = self.ovc_tree[2 * j].val();
+                    self.head_tree[l + j].next = self.head_tree[2 * j].val();
+                    self.tail_tree[l + j].next = self.tail_tree[2 * j].val();
                 }
             }
         }
         for r in self._root..(self._root + 1) {
             self.flit.next = self.front_tree[r].val();
+            self.chosen_fwd.next = self.fwd_tree[r].val();
+            self.chosen_new_drop.next = self.new_drop_tree[r].val();
+            self.chosen_ovc.next = self.ovc_tree[r].val();
+            self.head.next = self.head_tree[r].val();
+            self.tail.next = self.tail_tree[r].val();
         }
         self.out_vc.next = self.chosen_ovc.val().get_bits::<4>(0);
         self.fwd.next = self.arb.grant_valid.val() & self.chosen_fwd.val();

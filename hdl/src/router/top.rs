@@ -115,12 +115,15 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     /// A tree maps to ~2 LUTs a bit for 7 ports; the one-hot if-chain it
     /// replaces took ~4.
     xbar: Vec<Signal<Local, Bits<W>>>,
+    /// The granted input's head, tail and output VC through trees of the
+    /// same layout on the same index (not a compare-per-port chain).
+    xhead: Vec<Signal<Local, bool>>,
+    xtail: Vec<Signal<Local, bool>>,
+    xvc: Vec<Signal<Local, Bits<4>>>,
     /// Per inner node: the `grant_index` bit choosing between its children.
     xbar_sel: Vec<Constant<Bits<4>>>,
     zero256: Constant<Bits<256>>,
     zero16: Constant<Bits<16>>,
-    zero4: Constant<Bits<4>>,
-    port_num: Vec<Constant<Bits<4>>>,
     _ports: usize,
     /// Crossbar tree: leaves (`L`), inner nodes, elements per output (`T`).
     _leaves: usize,
@@ -176,13 +179,14 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             grants: signals(n + 1),
             zero256: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
-            zero4: Constant::new(bits(0)),
-            port_num: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             _ports: n,
             _leaves: tree_leaves(n),
             _inner: tree_leaves(n) - 1,
             _tree: 2 * tree_leaves(n) - 1,
             xbar: signals(n * (2 * tree_leaves(n) - 1)),
+            xhead: signals(n * (2 * tree_leaves(n) - 1)),
+            xtail: signals(n * (2 * tree_leaves(n) - 1)),
+            xvc: signals(n * (2 * tree_leaves(n) - 1)),
             xbar_sel: tree_selects(tree_leaves(n))
                 .into_iter()
                 .map(|b| Constant::new(bits(b)))
@@ -265,38 +269,44 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             }
             self.outputs[o].credit_in_valid.next = self.credit_in_valid[o].val();
             self.outputs[o].credit_in_vc.next = self.credit_in_vc[o].val();
-            // Crossbar: the granted input's flit.
-            self.outputs[o].xin_head.next = false;
-            self.outputs[o].xin_tail.next = false;
-            self.outputs[o].xin_vc.next = self.zero4.val();
-            for p in 0..self._ports {
-                if self.outputs[o].grant_index.val() == self.port_num[p].val() {
-                    self.outputs[o].xin_head.next = self.inputs[p].head.val();
-                    self.outputs[o].xin_tail.next = self.inputs[p].tail.val();
-                    self.outputs[o].xin_vc.next = self.inputs[p].out_vc.val();
-                }
-            }
+            // Crossbar: the granted input's flit, head, tail and output VC
+            // (with no grant, some input's: the output unit sends only on a grant).
             for t in self._tree..(self._tree + 1) {
                 for l in self._leaves..(self._leaves + 1) {
                     for p in 0..self._ports {
                         self.xbar[o * t + p].next = self.inputs[p].flit.val();
+                        self.xhead[o * t + p].next = self.inputs[p].head.val();
+                        self.xtail[o * t + p].next = self.inputs[p].tail.val();
+                        self.xvc[o * t + p].next = self.inputs[p].out_vc.val();
                     }
-                    // Leaves past the last port repeat its flit: no grant
+                    // Leaves past the last port repeat its values: no grant
                     // index selects them (a constant would be an unused
                     // parameter where the port count is a power of two).
                     for last in (self._ports - 1)..self._ports {
                         for p in self._ports..self._leaves {
                             self.xbar[o * t + p].next = self.inputs[last].flit.val();
+                            self.xhead[o * t + p].next = self.inputs[last].head.val();
+                            self.xtail[o * t + p].next = self.inputs[last].tail.val();
+                            self.xvc[o * t + p].next = self.inputs[last].out_vc.val();
                         }
                     }
                     for j in 0..self._inner {
                         if (self.outputs[o].grant_index.val() & self.xbar_sel[j].val()).any() {
                             self.xbar[o * t + l + j].next = self.xbar[o * t + 2 * j + 1].val();
+                            self.xhead[o * t + l + j].next = self.xhead[o * t + 2 * j + 1].val();
+                            self.xtail[o * t + l + j].next = self.xtail[o * t + 2 * j + 1].val();
+                            self.xvc[o * t + l + j].next = self.xvc[o * t + 2 * j + 1].val();
                         } else {
                             self.xbar[o * t + l + j].next = self.xbar[o * t + 2 * j].val();
+                            self.xhead[o * t + l + j].next = self.xhead[o * t + 2 * j].val();
+                            self.xtail[o * t + l + j].next = self.xtail[o * t + 2 * j].val();
+                            self.xvc[o * t + l + j].next = self.xvc[o * t + 2 * j].val();
                         }
                     }
                     self.outputs[o].xin_data.next = self.xbar[o * t + t - 1].val();
+                    self.outputs[o].xin_head.next = self.xhead[o * t + t - 1].val();
+                    self.outputs[o].xin_tail.next = self.xtail[o * t + t - 1].val();
+                    self.outputs[o].xin_vc.next = self.xvc[o * t + t - 1].val();
                 }
             }
             self.out_valid[o].next = self.outputs[o].out_valid.val();
