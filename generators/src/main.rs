@@ -459,7 +459,9 @@ enum TraceCmd {
     /// comments (the format `exanet_sim::ni::trace::dump_text` writes; the
     /// node-pair bench writes one with EXANET_TRACE_DUMP=FILE). Events
     /// are grouped by transaction (RDMA transfer txid, or packetizer
-    /// message slot) across the nodes. A bad line is an error naming it.
+    /// message slot: the message's packets and its MBOX_POP by the
+    /// receiver's software) across the nodes. A bad line is an error
+    /// naming it.
     ///
     /// Example:
     ///   exanet trace decode out/node_pair.trace

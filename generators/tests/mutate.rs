@@ -245,6 +245,25 @@ const ROUTER_PACKET_SAMPLE: [Sample; 3] = [
     ("packet", None, None, 2, 20_000, 3),
 ];
 
+/// The node-pair bench (two NIs and two routers in one Verilog top)
+/// kills the first draw of its campaign's seed (BENCHMARKS.md, "Mailbox
+/// pop in the event trace; node-pair and node mutation campaigns"): a
+/// dropped `~` in bit 0 of the CRC-8 of the NI's response footers
+/// (`rsp_ftr_crc8_map`), caught on a response flit out at cycle 171. One mutant: a node-pair model build is about half a
+/// CPU-minute at `-O0`.
+#[test]
+fn node_pair_bench_kills_a_fixed_sample_of_mutants() {
+    if skip_without_verilator() {
+        return;
+    }
+    let (block, point, filter, count, cycles, seed) = NODE_PAIR_SAMPLE;
+    let r = mutate_filtered(block, point, filter, count, cycles, seed);
+    assert_every_mutant_killed(block, &r, count);
+}
+
+/// The node-pair CI sample (a prefix of the seed-3 campaign's sample).
+const NODE_PAIR_SAMPLE: Sample = ("node-pair", None, None, 1, 5_000, 3);
+
 /// The default router's sizes on odd and non-power-of-two rings with a
 /// mesh dimension, 2 local ports, 3 VCs per class (halves of 2 and 1: mod
 /// 3, 2 and 1 chains), per-flow VCs, at a corner.

@@ -30,13 +30,15 @@ pub struct Records {
     /// Landing queue entry: the completion and response a data packet
     /// posts when its write lands, each with a valid bit.
     pub lq: Record,
-    /// Mailbox message metadata.
+    /// Mailbox message metadata; with the message's footer txid when the
+    /// event trace is generated (its `MBOX_POP` names the message).
     pub mb: Record,
 }
 
 impl Records {
-    /// The records; `marked` renders their slices as names (drift test).
-    pub fn new(marked: bool) -> Records {
+    /// The records; `marked` renders their slices as names (drift test);
+    /// `trace`: the event trace is generated (`ni.trace_depth > 0`).
+    pub fn new(marked: bool, trace: bool) -> Records {
         let w = |f: exanet_sim::packet::coords::Field| f.width as usize;
         let coords = COORDS_BITS as usize;
         // A 42-bit address: DESC_*_HI above a 32-bit DESC_*_LO.
@@ -116,7 +118,10 @@ impl Records {
                 marked,
             ),
             mb: Record::new(
-                vec![("len", w(PKT_SEND_LEN)), ("pdid", w(PDID)), ("src", w(SRC))],
+                [("len", w(PKT_SEND_LEN)), ("pdid", w(PDID)), ("src", w(SRC))]
+                    .into_iter()
+                    .chain(trace.then_some(("txid", w(TXID))))
+                    .collect(),
                 marked,
             ),
             cq,

@@ -250,7 +250,7 @@ impl Ni {
 /// renders every golden number as its name instead (the drift test).
 pub fn body(g: &Geometry, marked: bool) -> Result<String> {
     let c = Codes::new(g, marked)?;
-    let r = Records::new(marked);
+    let r = Records::new(marked, g.keys().tr);
     let mut body = String::new();
     body.push_str(&super::axil_regs::verilog(g, &c, &r)?);
     body.push_str(&super::packetizer::verilog(g, &c)?);

@@ -15,9 +15,11 @@
 //! Event sources (lanes, in order): the receive decision (`x_commit`:
 //! PKT_IN or REJECT), its completion (`cq_wr`), a data write's B
 //! (`w_land` of a landing-queue entry marked `data`), the completion that
-//! B posts (`lp_cq`), an accepted DOORBELL (`a_db`), a tail flit on
-//! `out_*` (`ov_q && ot_q`; the packet type is kept from the footer's
-//! send, `tr_opt`).
+//! B posts (`lp_cq`), a DOORBELL (`a_db`) or a mailbox pop (`mb_pop`:
+//! both register writes, so one lane), a tail flit on `out_*` (`ov_q &&
+//! ot_q`; the packet type is kept from the footer's send, `tr_opt`). A
+//! pop's txid is the head message's (kept in the mailbox metadata,
+//! `mb_hm`), or the one pushed in the same cycle into an empty mailbox.
 
 use super::codes::{Codes, Lit};
 use super::geometry::{clog2, Geometry};
@@ -28,6 +30,7 @@ use askama::Template;
 use exanet_sim::ni::trace::{self as gt, EventCode, LANES};
 use exanet_sim::packet::coords::Field;
 use exanet_sim::packet::footer;
+use exanet_sim::packet::header::PacketType;
 
 /// `templates/ni/trace.v`.
 #[derive(Template)]
@@ -75,6 +78,8 @@ struct TraceV {
     lq_rq_txid: Bits,
     /// The response queue entry's packet type.
     rq_ptype: Bits,
+    /// The mailbox metadata's txid.
+    mb_txid: Bits,
 }
 
 fn bits(f: Field, marked: bool) -> Bits {
@@ -82,7 +87,7 @@ fn bits(f: Field, marked: bool) -> Bits {
 }
 
 /// The Verilog of the trace, or nothing when `ni.trace_depth = 0`.
-pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<String> {
+pub fn verilog(g: &Geometry, c: &Codes, r: &Records, marked: bool) -> Result<String> {
     let depth = g.p.ni.trace_depth;
     if depth == 0 {
         return Ok(String::new());
@@ -130,6 +135,12 @@ pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<St
             (format!("{src}{s}"), s.width),
         )
     };
+    let mb_class = Lit::new(
+        w(gt::CHAN),
+        PacketType::Mailbox.class() as u64,
+        "class.mailbox",
+        marked,
+    );
     let db_op = exanet_sim::ni::descriptor::CTRL_OP;
     let db_txid = exanet_sim::ni::descriptor::CTRL_TXID;
     let ents = vec![
@@ -163,13 +174,23 @@ pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<St
         ),
         // 3: the completion it posts (MEM_ERROR on an error B).
         cq_ent("lp_cq_ent", None),
-        // 4: a DOORBELL.
-        ent(
-            code(EventCode::Doorbell, "ev.doorbell").to_string(),
-            ("w_ch".into(), g.cw),
-            format!("st_ctrl[w_ch]{}", bits(db_txid, marked)),
-            (format!("st_ctrl[w_ch]{}", bits(db_op, marked)), w(db_op)),
-            ("db_code".into(), 4),
+        // 4: a DOORBELL, or else (the other register write) a mailbox pop.
+        format!(
+            "a_db ? {{{}}} : {{{}}}",
+            ent(
+                code(EventCode::Doorbell, "ev.doorbell").to_string(),
+                ("w_ch".into(), g.cw),
+                format!("st_ctrl[w_ch]{}", bits(db_txid, marked)),
+                (format!("st_ctrl[w_ch]{}", bits(db_op, marked)), w(db_op)),
+                ("db_code".into(), 4),
+            ),
+            ent(
+                code(EventCode::MboxPop, "ev.mbox_pop").to_string(),
+                (mb_class.to_string(), mb_class.width),
+                "tr_mb_txid".into(),
+                (c.pt.mailbox.to_string(), c.pt.mailbox.width),
+                ("4'd0".into(), 4),
+            )
         ),
         // 5: a tail flit out.
         ent(
@@ -219,6 +240,7 @@ pub fn verilog(g: &Geometry, _c: &Codes, r: &Records, marked: bool) -> Result<St
             lq_cq_txid: inner(&lq_cq, cq.at("txid"), "txid"),
             lq_rq_txid: inner(&in_lq("rq"), r.rq.at("txid"), "txid"),
             rq_ptype: r.rq.at("ptype"),
+            mb_txid: r.mb.at("txid"),
         },
         "trace",
     )

@@ -438,7 +438,7 @@ always @(posedge clock) begin
     if (lq_push) lq_mem[lq_tail] <= mw_push2 ? {{ r.lq.width() }}'d0 : {x_data, x_need_cq, x_cq_ent, x_need_rq, x_rq_ent};
     if (rd_push) rd_mem[rd_tail] <= {footer_unpack$notify, footer_unpack$txid, header_unpack$pdid, footer_unpack$src,
                                      x_p1{{ c.bits.rr_len }}, x_p1{{ c.bits.rr_land.low(r.rd.at("land").width) }}, header_unpack$vaddr};
-    if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src};
+    if (mb_push) mb_meta[mb_tail] <= {header_unpack$size[8:0], header_unpack$pdid, footer_unpack$src{% if k.tr %}, footer_unpack$txid{% endif %}};
 end
 always @(posedge clock) begin
     if (rx_st == 3'd7) mb_mem[{mb_tail, mb_k[{{ k.mbwam1 }}:0]}] <= rx_buf[rd_a];

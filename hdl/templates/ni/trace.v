@@ -19,6 +19,7 @@ reg [{{ ew - 1 }}:0] tr_bank{{ b }} [0:{{ bdm1 }}];
 reg        tr_wl_cq;
 reg        tr_wl_rq;
 reg [13:0] tr_wl_txid;
+reg [13:0] tr_mb_txid;
 reg  [5:0] tr_v;
 {%- for j in 0..6 %}
 reg [{{ ew - 1 }}:0] tr_e{{ j }};
@@ -35,7 +36,9 @@ always @(*) begin
     tr_v[1] = cq_wr;
     tr_v[2] = w_land && lq_rd{{ lq_data }};
     tr_v[3] = lp_cq;
-    tr_v[4] = wr_fire && a_db;
+    // A popped message's txid: the head's, or the one pushed this cycle.
+    tr_mb_txid = (|mb_count) ? mb_hm{{ mb_txid }} : footer_unpack$txid;
+    tr_v[4] = (wr_fire && a_db) || mb_pop;
     tr_v[5] = ov_q && ot_q;
     if (!tr_en) tr_v = 6'd0;
 {%- for j in 0..6 %}

@@ -1,6 +1,10 @@
 //! Receive mailbox: packetizer messages queued for software, read through
 //! the mailbox register page. Full means refuse (the sender is nacked and
 //! retries); the mailbox itself never drops a message it accepted.
+//!
+//! Each message keeps its footer's txid (the sender's slot), which
+//! software does not see: the event trace's `MBOX_POP` names the message
+//! taken by it ([`super::trace`]).
 
 use crate::packet::coords::Coords;
 use std::collections::VecDeque;
@@ -20,7 +24,8 @@ pub struct MailboxEntry {
 #[derive(Clone, Debug)]
 pub struct Mailbox {
     depth: usize,
-    q: VecDeque<MailboxEntry>,
+    /// The messages, each with its footer's txid.
+    q: VecDeque<(MailboxEntry, u16)>,
 }
 
 impl Mailbox {
@@ -37,19 +42,20 @@ impl Mailbox {
         self.q.len() < self.depth
     }
 
-    /// Queue `e` (caller checked `has_room`).
-    pub fn push(&mut self, e: MailboxEntry) {
+    /// Queue `e`, which arrived with footer txid `txid` (caller checked
+    /// `has_room`).
+    pub fn push(&mut self, e: MailboxEntry, txid: u16) {
         debug_assert!(self.has_room());
-        self.q.push_back(e);
+        self.q.push_back((e, txid));
     }
 
     /// Oldest message.
     pub fn head(&self) -> Option<&MailboxEntry> {
-        self.q.front()
+        self.q.front().map(|(e, _)| e)
     }
 
-    /// Remove the oldest message.
-    pub fn pop(&mut self) -> Option<MailboxEntry> {
+    /// Remove the oldest message; with its txid.
+    pub fn pop(&mut self) -> Option<(MailboxEntry, u16)> {
         self.q.pop_front()
     }
 
@@ -67,7 +73,7 @@ impl Mailbox {
     /// `4i..4i+4`, little-endian, bytes past the message's length zero.
     pub fn data_word(&self, i: usize) -> u32 {
         let mut b = [0u8; 4];
-        if let Some(e) = self.q.front() {
+        if let Some((e, _)) = self.q.front() {
             for (k, x) in b.iter_mut().enumerate() {
                 *x = e.data.get(4 * i + k).copied().unwrap_or(0);
             }
@@ -89,13 +95,13 @@ mod tests {
             pdid: n as u16,
             data: (1..=n).collect(),
         };
-        m.push(e(5));
-        m.push(e(6));
+        m.push(e(5), 9);
+        m.push(e(6), 10);
         assert!(!m.has_room());
         assert_eq!(m.data_word(0), 0x0403_0201);
         assert_eq!(m.data_word(1), 0x0000_0005, "bytes past the length read 0");
         assert_eq!(m.data_word(7), 0);
-        assert_eq!(m.pop(), Some(e(5)));
+        assert_eq!(m.pop(), Some((e(5), 9)));
         assert!(m.has_room());
         assert_eq!(m.head(), Some(&e(6)));
     }

@@ -552,7 +552,11 @@ impl Ni {
                 self.ar_drain();
             }
             Reg::MbPop => {
-                self.mailbox.pop();
+                if let Some((_, txid)) = self.mailbox.pop() {
+                    let t = PacketType::Mailbox;
+                    self.trace
+                        .record(EventCode::MboxPop, t.class(), txid, t.code(), 0);
+                }
             }
             Reg::ChPdid(c) => {
                 self.channels[c].err = ChError::PdidWrite as u8;
@@ -881,11 +885,14 @@ impl Ni {
                     self.counters.mb_full_nacks += 1;
                     (PacketType::MailboxNack, NACK_FULL)
                 } else {
-                    self.mailbox.push(MailboxEntry {
-                        src: footer.src(),
-                        pdid: header.pdid(),
-                        data: payload,
-                    });
+                    self.mailbox.push(
+                        MailboxEntry {
+                            src: footer.src(),
+                            pdid: header.pdid(),
+                            data: payload,
+                        },
+                        footer.txid(),
+                    );
                     (PacketType::MailboxAck, 0)
                 };
                 self.resp.push_back(response_packet(

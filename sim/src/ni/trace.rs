@@ -20,7 +20,8 @@
 //! landed, write accepted, packet left); more in one cycle are counted in
 //! TRACE_DROPS and not recorded (the NI's timing contract allows at most
 //! four: a receive decision never coincides with an accepted write nor
-//! with a B that posts).
+//! with a B that posts; `DOORBELL` and `MBOX_POP` are register writes,
+//! one a cycle at most, so they share slot 5 and never add a fifth).
 //! 1. `PKT_IN` / `REJECT` — a received packet is decided (consumed):
 //!    accepted or refused (`PKT_IN`: info = its type, detail = footer
 //!    flags\[3:0\], the reason of a received Nack / MailboxNack; txid = its
@@ -28,7 +29,8 @@
 //!    the header is trusted else 0, txid the footer's if trusted else 0);
 //!    chan = the message class it arrived on. (A mailbox push is the
 //!    `PKT_IN` of a Mailbox answered MailboxAck; a nack received, the
-//!    `PKT_IN` of a Nack or MailboxNack.)
+//!    `PKT_IN` of a Nack or MailboxNack; its pop by software,
+//!    `MBOX_POP`.)
 //! 2. `CQ_POSTED` by that decision (RdmaCompletion → NOTIFY, Nack →
 //!    READ_DONE): info = kind, detail = status, txid.
 //! 3. `WRITE_LANDED` — an accepted data packet's memory write is complete
@@ -38,6 +40,12 @@
 //! 5. `DOORBELL` — a DOORBELL write to a channel (not an allreduce
 //!    descriptor): chan = channel, info = DESC_CTRL op, txid = DESC_CTRL
 //!    txid, detail = the CH_ERR code when refused, else 0 (queued).
+//!
+//!    Or `MBOX_POP` — an MB_POP write took a message from the mailbox
+//!    (one pushed in the same cycle counts; a pop of an empty mailbox is
+//!    no event): txid = the message's footer txid (the sender's slot, as
+//!    its `PKT_IN`, so the timeline joins them), info = the Mailbox
+//!    packet type, chan = its message class, detail = 0.
 //! 6. `PKT_OUT` — a packet's tail flit left: info = type, detail = footer
 //!    flags\[3:0\] (the reason of a Nack / MailboxNack sent), txid = its
 //!    footer's, chan = its message class.
@@ -154,17 +162,20 @@ pub enum EventCode {
     Doorbell = 5,
     /// A packet's tail flit left.
     PktOut = 6,
+    /// Software popped a mailbox message (MB_POP).
+    MboxPop = 7,
 }
 
 impl EventCode {
     /// Every code.
-    pub const ALL: [EventCode; 6] = [
+    pub const ALL: [EventCode; 7] = [
         EventCode::PktIn,
         EventCode::Reject,
         EventCode::CqPosted,
         EventCode::WriteLanded,
         EventCode::Doorbell,
         EventCode::PktOut,
+        EventCode::MboxPop,
     ];
     /// The code of `v`, if any.
     pub fn from_code(v: u8) -> Option<EventCode> {
@@ -179,6 +190,7 @@ impl EventCode {
             EventCode::WriteLanded => "WRITE_LANDED",
             EventCode::Doorbell => "DOORBELL",
             EventCode::PktOut => "PKT_OUT",
+            EventCode::MboxPop => "MBOX_POP",
         }
     }
 }
@@ -452,7 +464,11 @@ fn family(e: &Event) -> &'static str {
         .any(|p| p.code() == t)
     };
     match e.code {
-        EventCode::PktIn | EventCode::PktOut | EventCode::Reject if msg(e.info) => "message",
+        EventCode::PktIn | EventCode::PktOut | EventCode::Reject | EventCode::MboxPop
+            if msg(e.info) =>
+        {
+            "message"
+        }
         _ => "transfer",
     }
 }
@@ -502,6 +518,7 @@ pub fn describe(e: &Event) -> String {
                 .map_or(format!("status {}", e.detail), |s| format!("{s:?}"));
             format!("{k} {st}")
         }
+        EventCode::MboxPop => format!("{} taken by software class {}", e.ptype_name(), e.chan),
         EventCode::WriteLanded => {
             let mut p = Vec::new();
             if e.detail & 1 != 0 {
@@ -644,13 +661,14 @@ mod tests {
             ev(35, EventCode::WriteLanded, 7, 0, 1).word(),
             ev(35, EventCode::CqPosted, 7, 1, 0).word(),
             ev(40, EventCode::PktIn, 9, PacketType::Mailbox.code(), 0).word(),
+            ev(52, EventCode::MboxPop, 9, PacketType::Mailbox.code(), 0).word(),
         ];
         let text = dump_text(&[("a".into(), a), ("b".into(), b)]);
         let d = parse_dump(&text).unwrap();
-        assert_eq!((d.len(), d[0].1.len(), d[1].1.len()), (2, 2, 4));
+        assert_eq!((d.len(), d[0].1.len(), d[1].1.len()), (2, 2, 5));
         let t = timeline(&d);
         assert!(
-            t.starts_with("6 events, 2 node(s), 2 transaction(s)"),
+            t.starts_with("7 events, 2 node(s), 2 transaction(s)"),
             "{t}"
         );
         assert!(
@@ -663,7 +681,16 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("CQ_POSTED    WriteIn Ok"), "{t}");
-        assert!(t.contains("message txid 9"), "{t}");
+        // A mailbox pop joins its message's timeline (the push's txid).
+        assert!(
+            t.contains("message txid 9 (0x0009): 2 event(s), 12 cycles"),
+            "{t}"
+        );
+        assert!(
+            t.contains("+12     +12  MBOX_POP     Mailbox taken by software class 0"),
+            "{t}"
+        );
+        assert!(t.contains("MBOX_POP 1"), "{t}");
         for (bad, want) in [
             (
                 "# node x\n2800000000000000\nzz\n",

@@ -186,7 +186,7 @@ pub struct NiCoverage {
     /// Event trace: ring entries read and compared at phase ends, by event
     /// code (index = `exanet_sim::ni::trace::EventCode` value); readouts
     /// of a ring that had wrapped; phases with the trace disabled.
-    pub trace_events: [u64; 8],
+    pub trace_events: [u64; 16],
     pub trace_wrapped: u64,
     pub trace_off_phases: u64,
     /// AXI4 error responses injected ([`NiBench::set_axi_faults`]): read

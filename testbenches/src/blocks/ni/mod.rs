@@ -106,6 +106,8 @@
 //! TRACE_DROPS and every entry the ring holds (TRACE_IDX, TRACE_LO,
 //! TRACE_HI), each read compared with the golden model's like any other:
 //! the first entry that differs (event, order, cycle, fields) fails.
+//! Software pops the mailbox with the trace on, so MBOX_POP entries are
+//! among those compared (counted in the coverage by event code).
 
 pub(crate) mod agents;
 mod allreduce;

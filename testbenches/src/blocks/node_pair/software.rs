@@ -252,7 +252,7 @@ impl NodePairBench {
                     _ => self.nodes[n].poll(),
                 }
             }
-            Phase::Drain => self.nodes[n].poll(),
+            Phase::Drain => self.nodes[n].drain_poll(),
         }
     }
 
