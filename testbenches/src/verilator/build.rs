@@ -1,5 +1,6 @@
 //! Verilate, compile and cache one design as a shared library.
 
+use super::ico::IcoPlan;
 use super::port::{PortDir, PortInfo};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -9,7 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 6;
+const RECIPE_VERSION: u32 = 7;
+
+/// The recipe of Verilator's runtime objects (shared by every design):
+/// unchanged by a new shim.
+const RUNTIME_RECIPE: u32 = 6;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
@@ -461,7 +466,7 @@ fn build_into(
     let runtime_dir = {
         let mut h = Sha256::new();
         h.update(format!(
-            "runtime {RECIPE_VERSION}\n{}\n{}\n{}\n",
+            "runtime {RUNTIME_RECIPE}\n{}\n{}\n{}\n",
             verilator_version()?,
             cflags.join(" "),
             defs.join(" ")
@@ -521,12 +526,42 @@ fn build_into(
     if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
         return Err(e);
     }
-    // The shim: first with the fast eval (see `shim`), which relies on
-    // Verilator 5's generated names; if that does not compile, the plain one.
+    // The shim: first with the input region skipped when it may be (see
+    // `ico`), then with the fast eval (see `shim`), both relying on
+    // Verilator 5.006's generated names; if neither compiles and links, the
+    // plain one. `shim.txt` says which one the library has, and why not
+    // the skip.
+    let mut generated = Vec::new();
+    for e in std::fs::read_dir(&obj)? {
+        let p = e?.path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".cpp") {
+            generated.push((name, std::fs::read_to_string(&p)?));
+        }
+    }
+    let plan = super::ico::plan(top, &generated, &ports);
+    let mut modes = Vec::new();
+    if let Ok(p) = &plan {
+        modes.push(ShimMode::SkipIco(p));
+    }
+    modes.extend([ShimMode::Fast, ShimMode::Plain]);
     let shim_cpp = obj.join("exanet_shim.cpp");
     let shim_o = obj.join("exanet_shim.o");
-    for fast in [true, false] {
-        std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, fast))?;
+    let lib = tmp.join(format!("lib{top}.so"));
+    let mut notes = match &plan {
+        Ok(p) => format!(
+            "input region: skipped when these inputs are unchanged: {}\n",
+            p.watched
+                .iter()
+                .map(|&i| ports[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Err(why) => format!("input region: run on every eval ({why})\n"),
+    };
+    for (k, mode) in modes.iter().enumerate() {
+        let last = k + 1 == modes.len();
+        std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, *mode))?;
         let mut cmd = Command::new("g++");
         cmd.args(cflags)
             .args(&inc)
@@ -535,27 +570,31 @@ fn build_into(
             .arg(&shim_cpp)
             .arg("-o")
             .arg(&shim_o);
-        match run(
+        let mut link = Command::new("g++");
+        // -Bsymbolic: calls inside the model bind directly, not through the PLT.
+        link.arg("-shared")
+            .arg("-Wl,-Bsymbolic")
+            .arg("-o")
+            .arg(&lib)
+            .args(&objs)
+            .arg(&shim_o)
+            .arg("-pthread");
+        let r = run(
             &mut cmd,
             "g++ exanet_shim.cpp",
             &obj.join("exanet_shim.log"),
-        ) {
-            Ok(()) => break,
-            Err(e) if !fast => return Err(e),
-            Err(_) => {}
+        )
+        .and_then(|()| run(&mut link, "linking the model", &tmp.join("link.log")));
+        match r {
+            Ok(()) => {
+                notes.push_str(&format!("shim: {}\n", mode.name()));
+                break;
+            }
+            Err(e) if last => return Err(e),
+            Err(e) => notes.push_str(&format!("shim {} failed: {e:#}\n", mode.name())),
         }
     }
-    let lib = tmp.join(format!("lib{top}.so"));
-    let mut link = Command::new("g++");
-    // -Bsymbolic: calls inside the model bind directly, not through the PLT.
-    link.arg("-shared")
-        .arg("-Wl,-Bsymbolic")
-        .arg("-o")
-        .arg(&lib)
-        .args(&objs)
-        .arg(&shim_o)
-        .arg("-pthread");
-    run(&mut link, "linking the model", &tmp.join("link.log"))?;
+    std::fs::write(tmp.join("shim.txt"), notes)?;
     Ok(())
 }
 
@@ -722,17 +761,68 @@ fn read_ports(text: &str) -> Result<Vec<PortInfo>> {
         .collect()
 }
 
-/// The C shim the Rust side loads. With `fast`, `exanet_eval` calls the
-/// model's root evaluation directly after the first `eval()`: the model's
-/// `eval_step` also writes and reads Verilator thread-locals (multithreading
-/// bookkeeping: `mtaskId`, end-of-eval message queues) that a single-threaded
-/// model without `$display` does not need, and in a `dlopen`ed library each
-/// such access is a `__tls_get_addr` call. Reaching the root needs the
-/// model's private `vlSymsp`, hence the `private` redefinition around that
-/// one header.
-fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
+/// Which evaluation entry the shim gets.
+#[derive(Clone, Copy, Debug)]
+enum ShimMode<'a> {
+    /// Fast, and skipping the input region when no input it reads changed
+    /// (see [`super::ico`]).
+    SkipIco(&'a IcoPlan),
+    /// The model's root evaluation called directly (after the first `eval`).
+    Fast,
+    /// `eval()` as Verilator documents it.
+    Plain,
+}
+
+impl ShimMode<'_> {
+    /// As `shim.txt` names it.
+    fn name(&self) -> &'static str {
+        match self {
+            ShimMode::SkipIco(_) => "skip-ico",
+            ShimMode::Fast => "fast",
+            ShimMode::Plain => "plain",
+        }
+    }
+
+    /// The value `exanet_eval_mode` returns.
+    fn code(&self) -> u32 {
+        match self {
+            ShimMode::SkipIco(_) => 2,
+            ShimMode::Fast => 1,
+            ShimMode::Plain => 0,
+        }
+    }
+}
+
+/// Bytes Verilator stores a port of `width` bits in (see `port.rs`).
+fn storage_bytes(width: u32) -> u32 {
+    match width {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        33..=64 => 8,
+        w => 4 * w.div_ceil(32),
+    }
+}
+
+/// The C shim the Rust side loads. With [`ShimMode::Fast`], `exanet_eval`
+/// calls the model's root evaluation directly after the first `eval()`: the
+/// model's `eval_step` also writes and reads Verilator thread-locals
+/// (multithreading bookkeeping: `mtaskId`, end-of-eval message queues) that
+/// a single-threaded model without `$display` does not need, and in a
+/// `dlopen`ed library each such access is a `__tls_get_addr` call. Reaching
+/// the root needs the model's private `vlSymsp`, hence the `private`
+/// redefinition around that one header.
+///
+/// With [`ShimMode::SkipIco`], `exanet_eval` also keeps a copy of the input
+/// ports the input region reads, and when none of them changed since that
+/// region last ran it runs the root evaluation without the region (the
+/// plan's body): on the clock-high `eval` of a cycle, typically, where only
+/// the clock was written. `exanet_eval_full` always runs the whole root
+/// evaluation (`EXANET_ICO_SKIP=0`); `exanet_ico_skips` counts the skips.
+fn shim(top: &str, ports: &[PortInfo], trace: bool, mode: ShimMode) -> String {
+    let fast = !matches!(mode, ShimMode::Plain);
     let mut s = String::new();
-    s.push_str("#include \"verilated.h\"\n");
+    s.push_str("#include \"verilated.h\"\n#include <cstring>\n");
     if trace {
         s.push_str("#include \"verilated_vcd_c.h\"\n");
     }
@@ -745,9 +835,49 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
     } else {
         s.push_str(&format!("#include \"V{top}.h\"\n"));
     }
+    // The watched inputs' copy: one byte array, each port at its offset.
+    let mut watched: Vec<(&str, u32, u32)> = Vec::new();
+    if let ShimMode::SkipIco(plan) = mode {
+        let mut off = 0;
+        for &i in &plan.watched {
+            let n = storage_bytes(ports[i].width);
+            watched.push((&ports[i].name, off, n));
+            off += n;
+        }
+        for c in &plan.calls {
+            s.push_str(&format!(
+                "void V{top}___024root___{c}(V{top}___024root* vlSelf);\n"
+            ));
+        }
+        s.push_str(&format!(
+            "static void exanet_eval_no_ico(V{top}___024root* vlSelf) {{\n{}\n}}\n",
+            plan.body
+        ));
+        for (name, _, n) in &watched {
+            s.push_str(&format!(
+                "static_assert(sizeof(((V{top}*)nullptr)->{name}) == {n}, \"storage of port {name}\");\n"
+            ));
+        }
+    }
+    let copy_bytes = watched.iter().map(|w| w.1 + w.2).max().unwrap_or(0).max(1);
     s.push_str(&format!(
-        "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; }};\n\
-         #pragma GCC visibility push(default)\n\
+        "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; unsigned long long skips; unsigned char in[{copy_bytes}]; }};\n"
+    ));
+    if let ShimMode::SkipIco(_) = mode {
+        // 1 when a watched input differs from its copy; the copy is then
+        // brought up to date (the input region is about to run on it).
+        s.push_str(
+            "static inline bool exanet_inputs_changed(ExanetCtx* c) {\n  bool changed = false;\n",
+        );
+        for (name, off, n) in &watched {
+            s.push_str(&format!(
+                "  if (memcmp(c->in + {off}, &c->m->{name}, {n})) {{ memcpy(c->in + {off}, &c->m->{name}, {n}); changed = true; }}\n"
+            ));
+        }
+        s.push_str("  return changed;\n}\n");
+    }
+    s.push_str(&format!(
+        "#pragma GCC visibility push(default)\n\
          extern \"C\" {{\n\
          void* exanet_new() {{\n\
            ExanetCtx* c = new ExanetCtx;\n\
@@ -755,9 +885,15 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
            c->ctx->traceEverOn({t});\n\
            c->m = new V{top}(c->ctx, \"TOP\");\n\
            c->tfp = nullptr;\n\
+           c->skips = 0;\n\
+           memset(c->in, 0, sizeof c->in);\n\
            return c;\n\
-         }}\n",
-        t = if trace { "true" } else { "false" }
+         }}\n\
+         unsigned exanet_eval_mode() {{ return {code}; }}\n\
+         unsigned long long exanet_ico_skips(void* p) {{ return ((ExanetCtx*)p)->skips; }}\n\
+         void* exanet_model(void* p) {{ return ((ExanetCtx*)p)->m; }}\n",
+        t = if trace { "true" } else { "false" },
+        code = mode.code()
     ));
     s.push_str("void exanet_trace_close(void* p);\n");
     s.push_str(
@@ -780,16 +916,44 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
         } else {
             ""
         };
+        let (first, root) = match mode {
+            // The first `eval()` runs the input region too: take the copy.
+            ShimMode::SkipIco(_) => (
+                "{ exanet_inputs_changed(c); c->m->eval(); }",
+                format!(
+                    "if (exanet_inputs_changed(c)) V{top}___024root___eval(&syms->TOP);\n\
+                     else {{ c->skips++; exanet_eval_no_ico(&syms->TOP); }}"
+                ),
+            ),
+            _ => (
+                "c->m->eval();",
+                format!("V{top}___024root___eval(&syms->TOP);"),
+            ),
+        };
+        let full_root = if let ShimMode::SkipIco(_) = mode {
+            format!("exanet_inputs_changed(c); V{top}___024root___eval(&syms->TOP);")
+        } else {
+            format!("V{top}___024root___eval(&syms->TOP);")
+        };
         s.push_str(&format!(
             "void exanet_eval(void* p) {{\n\
                ExanetCtx* c = (ExanetCtx*)p;\n\
                V{top}__Syms* syms = c->m->vlSymsp;\n\
-               if (VL_UNLIKELY(!syms->__Vm_didInit)) c->m->eval();\n\
-               else {{ V{top}___024root___eval(&syms->TOP); {activity}}}\n\
+               if (VL_UNLIKELY(!syms->__Vm_didInit)) {first}\n\
+               else {{ {root} {activity}}}\n\
+             }}\n\
+             void exanet_eval_full(void* p) {{\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               V{top}__Syms* syms = c->m->vlSymsp;\n\
+               if (VL_UNLIKELY(!syms->__Vm_didInit)) {first}\n\
+               else {{ {full_root} {activity}}}\n\
              }}\n"
         ));
     } else {
-        s.push_str("void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n");
+        s.push_str(
+            "void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n\
+             void exanet_eval_full(void* p) { ((ExanetCtx*)p)->m->eval(); }\n",
+        );
     }
     s.push_str(
         "\
