@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 7;
+const RECIPE_VERSION: u32 = 8;
 
 /// The recipe of Verilator's runtime objects (shared by every design):
 /// unchanged by a new shim.
@@ -221,23 +221,29 @@ fn design_lock(dir: &Path) -> std::sync::Arc<std::sync::Mutex<()>> {
 
 /// Speed of a pure C++ Verilator loop on the same model: no Rust, no golden
 /// model, no FFI. Every input but `clock` gets fresh random bits each cycle
-/// (`reset` is held low after the first cycle), `m->eval()` is called twice a
-/// cycle, and outputs are folded into a sink so nothing is optimised away.
+/// (`reset` is held low after the first cycle), the model is evaluated twice
+/// a cycle, and outputs are folded into a sink so nothing is optimised away.
+/// `through_shim`: evaluate through the harness shim's `exanet_eval` (which
+/// skips the input region when it may, see `ico`) instead of `m->eval()`.
 /// Returns cycles per second of process CPU time (not wall time, so other
-/// jobs sharing the cores do not skew the comparison).
+/// jobs sharing the cores do not skew the comparison) and the outputs'
+/// fold (equal for equal `cycles` and `seed` whichever way the model is
+/// evaluated).
 pub fn cpp_loop_speed(
     sources: &[(String, String)],
     top: &str,
     opts: &BuildOptions,
     cycles: u64,
     seed: u64,
-) -> Result<f64> {
+    through_shim: bool,
+) -> Result<(f64, u64)> {
     let mut opts = opts.clone();
     opts.trace = false;
     let built = build(sources, top, &opts)?;
     let dir = built.dir();
-    // `cpp_loop2`: timed by process CPU time (`cpp_loop` was wall time).
-    let exe = dir.join("cpp_loop2");
+    // `cpp_loop3`: linked with the shim (`cpp_loop2` was not; `cpp_loop`
+    // was timed by wall time).
+    let exe = dir.join("cpp_loop3");
     if !exe.exists() {
         let main = dir.join("obj").join("exanet_cpp_loop.cpp");
         std::fs::write(&main, cpp_loop(top, &built.ports))?;
@@ -245,12 +251,6 @@ pub fn cpp_loop_speed(
         let mut objs: Vec<PathBuf> = std::fs::read_dir(dir.join("obj"))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "o"))
-            .filter(|p| {
-                !p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("exanet_shim")
-            })
             .collect();
         objs.sort();
         let tmp_exe = dir.join(format!("cpp_loop.{}", std::process::id()));
@@ -284,13 +284,21 @@ pub fn cpp_loop_speed(
     let out = Command::new(&exe)
         .arg(cycles.to_string())
         .arg(seed.to_string())
+        .arg(if through_shim { "shim" } else { "eval" })
         .output()
         .with_context(|| format!("running {}", exe.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| l.strip_prefix("cycles_per_sec="))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .ok_or_else(|| anyhow::anyhow!("C++ reference loop printed no speed: {text}"))
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+    };
+    let speed = field("cycles_per_sec=").and_then(|v| v.parse::<f64>().ok());
+    let sink = field("sink=").and_then(|v| v.parse::<u64>().ok());
+    match (speed, sink) {
+        (Some(v), Some(k)) => Ok((v, k)),
+        _ => bail!("C++ reference loop printed no speed and sink: {text}"),
+    }
 }
 
 fn cpp_loop(top: &str, ports: &[PortInfo]) -> String {
@@ -329,24 +337,29 @@ fn cpp_loop(top: &str, ports: &[PortInfo]) -> String {
         .any(|p| p.name == "reset" && p.dir == PortDir::In);
     let reset_on = if has_reset { "  m->reset = 1;\n" } else { "" };
     format!(
-        "#include \"V{top}.h\"\n#include \"verilated.h\"\n#include <ctime>\n#include <cstdio>\n#include <cstdlib>\n#include <cstdint>\n\
+        "#include \"V{top}.h\"\n#include \"verilated.h\"\n#include <ctime>\n#include <cstdio>\n#include <cstdlib>\n#include <cstdint>\n#include <cstring>\n\
+extern \"C\" {{ void* exanet_new(); void exanet_eval(void*); void* exanet_model(void*); void exanet_delete(void*); }}\n\
 static uint64_t s[4];\n\
 static inline uint64_t rotl(uint64_t x, int k) {{ return (x << k) | (x >> (64 - k)); }}\n\
 static inline uint64_t rnd() {{ uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17; s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45); return r; }}\n\
+template <bool SHIM> static uint64_t run(V{top}* m, void* h, uint64_t cycles) {{\n\
+  uint64_t sink = 0;\n\
+  for (uint64_t c = 0; c < cycles; c++) {{\n\
+    m->clock = 0;\n{drive}    if (SHIM) exanet_eval(h); else m->eval();\n{sink}    m->clock = 1;\n    if (SHIM) exanet_eval(h); else m->eval();\n  }}\n\
+  return sink;\n}}\n\
 int main(int argc, char** argv) {{\n\
   uint64_t cycles = argc > 1 ? strtoull(argv[1], 0, 10) : 1000000;\n\
   uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 10) : 1;\n\
+  bool shim = argc > 3 && !strcmp(argv[3], \"shim\");\n\
   for (int i = 0; i < 4; i++) {{ seed += 0x9E3779B97F4A7C15ULL; uint64_t z = seed; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL; z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL; s[i] = z ^ (z >> 31); }}\n\
-  VerilatedContext* ctx = new VerilatedContext;\n\
-  V{top}* m = new V{top}(ctx, \"TOP\");\n\
-{reset_on}  m->clock = 0; m->eval(); m->clock = 1; m->eval();\n\
-  uint64_t sink = 0;\n\
+  void* h = exanet_new();\n\
+  V{top}* m = (V{top}*)exanet_model(h);\n\
+{reset_on}  m->clock = 0; exanet_eval(h); m->clock = 1; exanet_eval(h);\n\
   timespec a, b;\n  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);\n\
-  for (uint64_t c = 0; c < cycles; c++) {{\n\
-    m->clock = 0;\n{drive}    m->eval();\n{sink}    m->clock = 1;\n    m->eval();\n  }}\n\
+  uint64_t sink = shim ? run<true>(m, h, cycles) : run<false>(m, h, cycles);\n\
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);\n  double secs = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);\n\
   printf(\"cycles_per_sec=%.1f\\nsink=%llu\\n\", cycles / secs, (unsigned long long)sink);\n\
-  m->final(); delete m; delete ctx;\n  return 0;\n}}\n"
+  exanet_delete(h);\n  return 0;\n}}\n"
     )
 }
 

@@ -55,10 +55,13 @@ const SIDE_EFFECTS: [&str; 8] = [
     "VL_STOP",
 ];
 
-/// Every function `V<top>___024root___NAME` defined in `files`
-/// (`(file name, text)` of the generated C++), by `NAME`: its body lines.
-fn root_functions(top: &str, files: &[(String, String)]) -> BTreeMap<String, Vec<String>> {
-    let prefix = format!("V{top}___024root___");
+/// Every function of the model defined in `files` (`(file name, text)` of
+/// the generated C++): `V<top>…` names of every class (the root's
+/// `V<top>___024root___NAME`, and those of modules Verilator kept apart,
+/// such as each router of a network, `V<top>_<module>___NAME`), with their
+/// body lines.
+fn functions(top: &str, files: &[(String, String)]) -> BTreeMap<String, Vec<String>> {
+    let prefix = format!("V{top}");
     let mut out = BTreeMap::new();
     for (_, text) in files {
         let mut lines = text.lines();
@@ -69,12 +72,12 @@ fn root_functions(top: &str, files: &[(String, String)]) -> BTreeMap<String, Vec
             let head = line
                 .trim_start_matches("VL_INLINE_OPT ")
                 .trim_start_matches("VL_ATTR_COLD ");
-            let Some(rest) = head
-                .strip_prefix("void ")
-                .and_then(|r| r.strip_prefix(prefix.as_str()))
-            else {
+            let Some(rest) = head.strip_prefix("void ") else {
                 continue;
             };
+            if !rest.starts_with(&prefix) {
+                continue;
+            }
             let Some(name) = rest.split('(').next() else {
                 continue;
             };
@@ -91,19 +94,25 @@ fn root_functions(top: &str, files: &[(String, String)]) -> BTreeMap<String, Vec
     out
 }
 
-/// Names `NAME` of the calls `V<top>___024root___NAME(` in `text`.
+/// Full names of the model's functions called in `text`: every
+/// identifier `V<top>…` followed by `(`.
 fn calls_in(top: &str, text: &str) -> BTreeSet<String> {
-    let prefix = format!("V{top}___024root___");
+    let prefix = format!("V{top}");
     let mut out = BTreeSet::new();
-    let mut rest = text;
-    while let Some(i) = rest.find(&prefix) {
-        rest = &rest[i + prefix.len()..];
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&prefix) {
+        let start = from + i;
+        let rest = &text[start..];
         let end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
-        if rest[end..].starts_with('(') {
+        let before = text[..start].chars().next_back();
+        if rest[end..].starts_with('(')
+            && !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
             out.insert(rest[..end].to_string());
         }
+        from = start + end.max(1);
     }
     out
 }
@@ -136,12 +145,13 @@ pub(crate) fn plan(
 ) -> Result<IcoPlan, String> {
     let files: Vec<(String, String)> = files
         .iter()
-        .filter(|(n, _)| n.starts_with(&format!("V{top}___024root__DepSet_")))
+        .filter(|(n, _)| n.starts_with(&format!("V{top}")) && n.contains("__DepSet_"))
         .cloned()
         .collect();
-    let funcs = root_functions(top, &files);
+    let funcs = functions(top, &files);
+    let root = |name: &str| format!("V{top}___024root___{name}");
     let eval = funcs
-        .get("eval")
+        .get(&root("eval"))
         .ok_or("no root `___eval` function in the generated code")?;
     // The input-region loop, exactly as Verilator 5.006 writes it.
     let start = eval
@@ -163,7 +173,7 @@ pub(crate) fn plan(
     let block_calls = calls_in(top, &block);
     let expected: BTreeSet<String> = ["eval_triggers__ico", "dump_triggers__ico", "eval_ico"]
         .into_iter()
-        .map(String::from)
+        .map(root)
         .collect();
     if block_calls != expected || block.matches("___eval_ico(vlSelf);").count() != 1 {
         return Err(format!(
@@ -176,7 +186,10 @@ pub(crate) fn plan(
         if (start..=end).contains(&i) || l == decl {
             continue;
         }
-        if l.contains("__Vico") || calls_in(top, l).iter().any(|c| c.contains("ico")) {
+        let names_ico = calls_in(top, l)
+            .iter()
+            .any(|c| c.strip_prefix(&root("")).is_some_and(|n| n.contains("ico")));
+        if l.contains("__Vico") || names_ico {
             return Err(format!(
                 "the root `___eval` names the input region outside its loop: `{}`",
                 l.trim()
@@ -185,15 +198,22 @@ pub(crate) fn plan(
         body.push(l.as_str());
     }
     let body = body.join("\n");
-    let calls: Vec<String> = calls_in(top, &body).into_iter().collect();
-    for c in &calls {
-        if !funcs.contains_key(c) {
-            return Err(format!("`___{c}`, called by `___eval`, is not defined"));
+    let root_prefix = root("");
+
+    let mut calls = Vec::new();
+    for c in calls_in(top, &body) {
+        if !funcs.contains_key(&c) {
+            return Err(format!("`{c}`, called by `___eval`, is not defined"));
         }
+        let Some(name) = c.strip_prefix(&root_prefix) else {
+            return Err(format!("`___eval` calls `{c}`, not a root function"));
+        };
+        calls.push(name.to_string());
     }
-    // Everything the region runs: `___eval_ico` and what it calls.
+    // Everything the region runs: `___eval_ico` and what it calls, in
+    // the root and in every module class.
     let mut seen = BTreeSet::new();
-    let mut todo = vec!["eval_ico".to_string()];
+    let mut todo = vec![root("eval_ico")];
     let mut region = String::new();
     while let Some(f) = todo.pop() {
         if !seen.insert(f.clone()) {
@@ -201,7 +221,7 @@ pub(crate) fn plan(
         }
         let lines = funcs
             .get(&f)
-            .ok_or_else(|| format!("`___{f}`, run by the input region, is not defined"))?;
+            .ok_or_else(|| format!("`{f}`, run by the input region, is not defined"))?;
         let text = lines.join("\n");
         todo.extend(calls_in(top, &text));
         region.push_str(&text);
@@ -321,6 +341,20 @@ void Vt___024root___eval_nba(Vt___024root* vlSelf) {{
         )
         .unwrap();
         assert_eq!(p.watched, vec![1, 2]);
+        // A module Verilator kept apart (each router of a network): its
+        // functions are part of the region, and read the top's ports
+        // through `vlSymsp->TOP`.
+        let mut g = generated("    Vt_sub___ico_sequent__TOP__t__u0__0((&vlSymsp->TOP__t__u0));");
+        g.push((
+            "Vt_sub__DepSet_h3__0.cpp".into(),
+            "VL_INLINE_OPT void Vt_sub___ico_sequent__TOP__t__u0__0(Vt_sub* vlSelf) {\n    vlSelf->x = vlSymsp->TOP.clock_b;\n}\n".into(),
+        ));
+        let p = plan("t", &g, &ports()).unwrap();
+        assert_eq!(p.watched, vec![1, 2]);
+        // ... and when one of them is not found, there is no plan.
+        g.pop();
+        let e = plan("t", &g, &ports()).unwrap_err();
+        assert!(e.contains("Vt_sub___ico_sequent"), "{e}");
     }
 
     #[test]
@@ -332,6 +366,8 @@ void Vt___024root___eval_nba(Vt___024root* vlSelf) {{
         // A region calling a function the files do not define.
         let e = refused(generated("    Vt___024root___helper(vlSelf);"));
         assert!(e.contains("___helper"), "{e}");
+        let e = refused(generated("    Vt_other___f(vlSelf);"));
+        assert!(e.contains("Vt_other___f"), "{e}");
         // No input region (a model with no logic fed by inputs).
         let mut g = generated("");
         g[1].1 = g[1]

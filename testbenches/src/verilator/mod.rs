@@ -15,6 +15,16 @@
 //! Compilation: the file lists come from `V<top>_classes.mk` (they differ
 //! between Verilator 4 and 5); every file is compiled with `-O2 -fPIC
 //! -fno-semantic-interposition`, in parallel, and linked with `-shared`.
+//!
+//! Evaluation: the shim calls the model's root evaluation directly, and
+//! skips Verilator's input region on an `eval` where none of the inputs that
+//! region reads changed since it last ran (the clock-high `eval` of a
+//! lockstep cycle): exact, since the region would recompute the values it
+//! left. The build finds the region and the inputs it reads in the
+//! generated C++ (Verilator 5.006's names, see `ico`) and falls back to the
+//! full evaluation when the code has another shape; the cache folder's
+//! `shim.txt` says which. `EXANET_ICO_SKIP=0` turns the skip off at load
+//! time (for before/after measurements).
 
 mod build;
 mod ico;
