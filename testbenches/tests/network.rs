@@ -40,6 +40,32 @@ fn torus_4x2x2_matches_the_golden_network() {
     assert!(c.busy_cycles > 1_000, "{c:?}");
 }
 
+/// The larger network: a 4x4x4 torus of 64 default routers with 1-cycle
+/// links, a short run. Behind `#[ignore]` for its cost: building the
+/// 64-router model alone exceeds the suite's budget for a new test
+/// (BENCHMARKS.md, "Router co-simulation speed: input region once a
+/// cycle", gives the measured CPU time); `cargo test -p exanet-tb --test
+/// network -- --ignored torus_4x4x4`.
+#[test]
+#[ignore]
+fn torus_4x4x4_matches_the_golden_network() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, lat) = parse_point("dims=4x4x4,link_latency=1").unwrap();
+    assert!(p.topology.wrap.iter().all(|&w| w) && p.topology.num_nodes() == 64);
+    let mut bench = NetworkBench::new(p, lat).unwrap();
+    let cycles = 5_000;
+    let r = run(&mut bench, &test_options(cycles, 0x444, tmp.path())).unwrap();
+    let c = bench.coverage();
+    println!("{}\n{}", r.summary(), c.summary());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    assert_eq!(r.cycles, cycles);
+    assert!(c.delivered > 1_000, "{c:?}");
+    assert!(c.busy_cycles > 100, "{c:?}");
+}
+
 /// A small mesh for the fault tests (each distinct Verilog is one Verilator
 /// build; the larger mesh point of the matrix runs under `exanet cosim
 /// network`): 2x2 routers, two local ports, 128-bit flits, direct links.

@@ -1,5 +1,6 @@
 //! Verilate, compile and cache one design as a shared library.
 
+use super::ico::IcoPlan;
 use super::port::{PortDir, PortInfo};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -9,7 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bumped whenever the generated shim or the build recipe changes, so cached
 /// libraries built by an older harness are not reused.
-const RECIPE_VERSION: u32 = 6;
+const RECIPE_VERSION: u32 = 8;
+
+/// The recipe of Verilator's runtime objects (shared by every design):
+/// unchanged by a new shim.
+const RUNTIME_RECIPE: u32 = 6;
 
 /// How to build a model.
 #[derive(Clone, Debug)]
@@ -216,23 +221,29 @@ fn design_lock(dir: &Path) -> std::sync::Arc<std::sync::Mutex<()>> {
 
 /// Speed of a pure C++ Verilator loop on the same model: no Rust, no golden
 /// model, no FFI. Every input but `clock` gets fresh random bits each cycle
-/// (`reset` is held low after the first cycle), `m->eval()` is called twice a
-/// cycle, and outputs are folded into a sink so nothing is optimised away.
+/// (`reset` is held low after the first cycle), the model is evaluated twice
+/// a cycle, and outputs are folded into a sink so nothing is optimised away.
+/// `through_shim`: evaluate through the harness shim's `exanet_eval` (which
+/// skips the input region when it may, see `ico`) instead of `m->eval()`.
 /// Returns cycles per second of process CPU time (not wall time, so other
-/// jobs sharing the cores do not skew the comparison).
+/// jobs sharing the cores do not skew the comparison) and the outputs'
+/// fold (equal for equal `cycles` and `seed` whichever way the model is
+/// evaluated).
 pub fn cpp_loop_speed(
     sources: &[(String, String)],
     top: &str,
     opts: &BuildOptions,
     cycles: u64,
     seed: u64,
-) -> Result<f64> {
+    through_shim: bool,
+) -> Result<(f64, u64)> {
     let mut opts = opts.clone();
     opts.trace = false;
     let built = build(sources, top, &opts)?;
     let dir = built.dir();
-    // `cpp_loop2`: timed by process CPU time (`cpp_loop` was wall time).
-    let exe = dir.join("cpp_loop2");
+    // `cpp_loop3`: linked with the shim (`cpp_loop2` was not; `cpp_loop`
+    // was timed by wall time).
+    let exe = dir.join("cpp_loop3");
     if !exe.exists() {
         let main = dir.join("obj").join("exanet_cpp_loop.cpp");
         std::fs::write(&main, cpp_loop(top, &built.ports))?;
@@ -240,12 +251,6 @@ pub fn cpp_loop_speed(
         let mut objs: Vec<PathBuf> = std::fs::read_dir(dir.join("obj"))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "o"))
-            .filter(|p| {
-                !p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("exanet_shim")
-            })
             .collect();
         objs.sort();
         let tmp_exe = dir.join(format!("cpp_loop.{}", std::process::id()));
@@ -279,13 +284,21 @@ pub fn cpp_loop_speed(
     let out = Command::new(&exe)
         .arg(cycles.to_string())
         .arg(seed.to_string())
+        .arg(if through_shim { "shim" } else { "eval" })
         .output()
         .with_context(|| format!("running {}", exe.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| l.strip_prefix("cycles_per_sec="))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .ok_or_else(|| anyhow::anyhow!("C++ reference loop printed no speed: {text}"))
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+    };
+    let speed = field("cycles_per_sec=").and_then(|v| v.parse::<f64>().ok());
+    let sink = field("sink=").and_then(|v| v.parse::<u64>().ok());
+    match (speed, sink) {
+        (Some(v), Some(k)) => Ok((v, k)),
+        _ => bail!("C++ reference loop printed no speed and sink: {text}"),
+    }
 }
 
 fn cpp_loop(top: &str, ports: &[PortInfo]) -> String {
@@ -324,24 +337,29 @@ fn cpp_loop(top: &str, ports: &[PortInfo]) -> String {
         .any(|p| p.name == "reset" && p.dir == PortDir::In);
     let reset_on = if has_reset { "  m->reset = 1;\n" } else { "" };
     format!(
-        "#include \"V{top}.h\"\n#include \"verilated.h\"\n#include <ctime>\n#include <cstdio>\n#include <cstdlib>\n#include <cstdint>\n\
+        "#include \"V{top}.h\"\n#include \"verilated.h\"\n#include <ctime>\n#include <cstdio>\n#include <cstdlib>\n#include <cstdint>\n#include <cstring>\n\
+extern \"C\" {{ void* exanet_new(); void exanet_eval(void*); void* exanet_model(void*); void exanet_delete(void*); }}\n\
 static uint64_t s[4];\n\
 static inline uint64_t rotl(uint64_t x, int k) {{ return (x << k) | (x >> (64 - k)); }}\n\
 static inline uint64_t rnd() {{ uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17; s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45); return r; }}\n\
+template <bool SHIM> static uint64_t run(V{top}* m, void* h, uint64_t cycles) {{\n\
+  uint64_t sink = 0;\n\
+  for (uint64_t c = 0; c < cycles; c++) {{\n\
+    m->clock = 0;\n{drive}    if (SHIM) exanet_eval(h); else m->eval();\n{sink}    m->clock = 1;\n    if (SHIM) exanet_eval(h); else m->eval();\n  }}\n\
+  return sink;\n}}\n\
 int main(int argc, char** argv) {{\n\
   uint64_t cycles = argc > 1 ? strtoull(argv[1], 0, 10) : 1000000;\n\
   uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 10) : 1;\n\
+  bool shim = argc > 3 && !strcmp(argv[3], \"shim\");\n\
   for (int i = 0; i < 4; i++) {{ seed += 0x9E3779B97F4A7C15ULL; uint64_t z = seed; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL; z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL; s[i] = z ^ (z >> 31); }}\n\
-  VerilatedContext* ctx = new VerilatedContext;\n\
-  V{top}* m = new V{top}(ctx, \"TOP\");\n\
-{reset_on}  m->clock = 0; m->eval(); m->clock = 1; m->eval();\n\
-  uint64_t sink = 0;\n\
+  void* h = exanet_new();\n\
+  V{top}* m = (V{top}*)exanet_model(h);\n\
+{reset_on}  m->clock = 0; exanet_eval(h); m->clock = 1; exanet_eval(h);\n\
   timespec a, b;\n  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);\n\
-  for (uint64_t c = 0; c < cycles; c++) {{\n\
-    m->clock = 0;\n{drive}    m->eval();\n{sink}    m->clock = 1;\n    m->eval();\n  }}\n\
+  uint64_t sink = shim ? run<true>(m, h, cycles) : run<false>(m, h, cycles);\n\
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);\n  double secs = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);\n\
   printf(\"cycles_per_sec=%.1f\\nsink=%llu\\n\", cycles / secs, (unsigned long long)sink);\n\
-  m->final(); delete m; delete ctx;\n  return 0;\n}}\n"
+  exanet_delete(h);\n  return 0;\n}}\n"
     )
 }
 
@@ -461,7 +479,7 @@ fn build_into(
     let runtime_dir = {
         let mut h = Sha256::new();
         h.update(format!(
-            "runtime {RECIPE_VERSION}\n{}\n{}\n{}\n",
+            "runtime {RUNTIME_RECIPE}\n{}\n{}\n{}\n",
             verilator_version()?,
             cflags.join(" "),
             defs.join(" ")
@@ -521,12 +539,42 @@ fn build_into(
     if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
         return Err(e);
     }
-    // The shim: first with the fast eval (see `shim`), which relies on
-    // Verilator 5's generated names; if that does not compile, the plain one.
+    // The shim: first with the input region skipped when it may be (see
+    // `ico`), then with the fast eval (see `shim`), both relying on
+    // Verilator 5.006's generated names; if neither compiles and links, the
+    // plain one. `shim.txt` says which one the library has, and why not
+    // the skip.
+    let mut generated = Vec::new();
+    for e in std::fs::read_dir(&obj)? {
+        let p = e?.path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".cpp") {
+            generated.push((name, std::fs::read_to_string(&p)?));
+        }
+    }
+    let plan = super::ico::plan(top, &generated, &ports);
+    let mut modes = Vec::new();
+    if let Ok(p) = &plan {
+        modes.push(ShimMode::SkipIco(p));
+    }
+    modes.extend([ShimMode::Fast, ShimMode::Plain]);
     let shim_cpp = obj.join("exanet_shim.cpp");
     let shim_o = obj.join("exanet_shim.o");
-    for fast in [true, false] {
-        std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, fast))?;
+    let lib = tmp.join(format!("lib{top}.so"));
+    let mut notes = match &plan {
+        Ok(p) => format!(
+            "input region: skipped when these inputs are unchanged: {}\n",
+            p.watched
+                .iter()
+                .map(|&i| ports[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Err(why) => format!("input region: run on every eval ({why})\n"),
+    };
+    for (k, mode) in modes.iter().enumerate() {
+        let last = k + 1 == modes.len();
+        std::fs::write(&shim_cpp, shim(top, &ports, opts.trace, *mode))?;
         let mut cmd = Command::new("g++");
         cmd.args(cflags)
             .args(&inc)
@@ -535,27 +583,31 @@ fn build_into(
             .arg(&shim_cpp)
             .arg("-o")
             .arg(&shim_o);
-        match run(
+        let mut link = Command::new("g++");
+        // -Bsymbolic: calls inside the model bind directly, not through the PLT.
+        link.arg("-shared")
+            .arg("-Wl,-Bsymbolic")
+            .arg("-o")
+            .arg(&lib)
+            .args(&objs)
+            .arg(&shim_o)
+            .arg("-pthread");
+        let r = run(
             &mut cmd,
             "g++ exanet_shim.cpp",
             &obj.join("exanet_shim.log"),
-        ) {
-            Ok(()) => break,
-            Err(e) if !fast => return Err(e),
-            Err(_) => {}
+        )
+        .and_then(|()| run(&mut link, "linking the model", &tmp.join("link.log")));
+        match r {
+            Ok(()) => {
+                notes.push_str(&format!("shim: {}\n", mode.name()));
+                break;
+            }
+            Err(e) if last => return Err(e),
+            Err(e) => notes.push_str(&format!("shim {} failed: {e:#}\n", mode.name())),
         }
     }
-    let lib = tmp.join(format!("lib{top}.so"));
-    let mut link = Command::new("g++");
-    // -Bsymbolic: calls inside the model bind directly, not through the PLT.
-    link.arg("-shared")
-        .arg("-Wl,-Bsymbolic")
-        .arg("-o")
-        .arg(&lib)
-        .args(&objs)
-        .arg(&shim_o)
-        .arg("-pthread");
-    run(&mut link, "linking the model", &tmp.join("link.log"))?;
+    std::fs::write(tmp.join("shim.txt"), notes)?;
     Ok(())
 }
 
@@ -722,17 +774,68 @@ fn read_ports(text: &str) -> Result<Vec<PortInfo>> {
         .collect()
 }
 
-/// The C shim the Rust side loads. With `fast`, `exanet_eval` calls the
-/// model's root evaluation directly after the first `eval()`: the model's
-/// `eval_step` also writes and reads Verilator thread-locals (multithreading
-/// bookkeeping: `mtaskId`, end-of-eval message queues) that a single-threaded
-/// model without `$display` does not need, and in a `dlopen`ed library each
-/// such access is a `__tls_get_addr` call. Reaching the root needs the
-/// model's private `vlSymsp`, hence the `private` redefinition around that
-/// one header.
-fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
+/// Which evaluation entry the shim gets.
+#[derive(Clone, Copy, Debug)]
+enum ShimMode<'a> {
+    /// Fast, and skipping the input region when no input it reads changed
+    /// (see [`super::ico`]).
+    SkipIco(&'a IcoPlan),
+    /// The model's root evaluation called directly (after the first `eval`).
+    Fast,
+    /// `eval()` as Verilator documents it.
+    Plain,
+}
+
+impl ShimMode<'_> {
+    /// As `shim.txt` names it.
+    fn name(&self) -> &'static str {
+        match self {
+            ShimMode::SkipIco(_) => "skip-ico",
+            ShimMode::Fast => "fast",
+            ShimMode::Plain => "plain",
+        }
+    }
+
+    /// The value `exanet_eval_mode` returns.
+    fn code(&self) -> u32 {
+        match self {
+            ShimMode::SkipIco(_) => 2,
+            ShimMode::Fast => 1,
+            ShimMode::Plain => 0,
+        }
+    }
+}
+
+/// Bytes Verilator stores a port of `width` bits in (see `port.rs`).
+fn storage_bytes(width: u32) -> u32 {
+    match width {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        33..=64 => 8,
+        w => 4 * w.div_ceil(32),
+    }
+}
+
+/// The C shim the Rust side loads. With [`ShimMode::Fast`], `exanet_eval`
+/// calls the model's root evaluation directly after the first `eval()`: the
+/// model's `eval_step` also writes and reads Verilator thread-locals
+/// (multithreading bookkeeping: `mtaskId`, end-of-eval message queues) that
+/// a single-threaded model without `$display` does not need, and in a
+/// `dlopen`ed library each such access is a `__tls_get_addr` call. Reaching
+/// the root needs the model's private `vlSymsp`, hence the `private`
+/// redefinition around that one header.
+///
+/// With [`ShimMode::SkipIco`], `exanet_eval` also keeps a copy of the input
+/// ports the input region reads, and when none of them changed since that
+/// region last ran it runs the root evaluation without the region (the
+/// plan's body): on the clock-high `eval` of a cycle, typically, where only
+/// the clock was written. `exanet_eval_full` always runs the whole root
+/// evaluation (`EXANET_ICO_SKIP=0`); `exanet_ico_skips` counts the skips.
+fn shim(top: &str, ports: &[PortInfo], trace: bool, mode: ShimMode) -> String {
+    let fast = !matches!(mode, ShimMode::Plain);
     let mut s = String::new();
-    s.push_str("#include \"verilated.h\"\n");
+    s.push_str("#include \"verilated.h\"\n#include <cstring>\n");
     if trace {
         s.push_str("#include \"verilated_vcd_c.h\"\n");
     }
@@ -745,9 +848,49 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
     } else {
         s.push_str(&format!("#include \"V{top}.h\"\n"));
     }
+    // The watched inputs' copy: one byte array, each port at its offset.
+    let mut watched: Vec<(&str, u32, u32)> = Vec::new();
+    if let ShimMode::SkipIco(plan) = mode {
+        let mut off = 0;
+        for &i in &plan.watched {
+            let n = storage_bytes(ports[i].width);
+            watched.push((&ports[i].name, off, n));
+            off += n;
+        }
+        for c in &plan.calls {
+            s.push_str(&format!(
+                "void V{top}___024root___{c}(V{top}___024root* vlSelf);\n"
+            ));
+        }
+        s.push_str(&format!(
+            "static void exanet_eval_no_ico(V{top}___024root* vlSelf) {{\n{}\n}}\n",
+            plan.body
+        ));
+        for (name, _, n) in &watched {
+            s.push_str(&format!(
+                "static_assert(sizeof(((V{top}*)nullptr)->{name}) == {n}, \"storage of port {name}\");\n"
+            ));
+        }
+    }
+    let copy_bytes = watched.iter().map(|w| w.1 + w.2).max().unwrap_or(0).max(1);
     s.push_str(&format!(
-        "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; }};\n\
-         #pragma GCC visibility push(default)\n\
+        "struct ExanetCtx {{ VerilatedContext* ctx; V{top}* m; void* tfp; unsigned long long skips; unsigned char in[{copy_bytes}]; }};\n"
+    ));
+    if let ShimMode::SkipIco(_) = mode {
+        // 1 when a watched input differs from its copy; the copy is then
+        // brought up to date (the input region is about to run on it).
+        s.push_str(
+            "static inline bool exanet_inputs_changed(ExanetCtx* c) {\n  bool changed = false;\n",
+        );
+        for (name, off, n) in &watched {
+            s.push_str(&format!(
+                "  if (memcmp(c->in + {off}, &c->m->{name}, {n})) {{ memcpy(c->in + {off}, &c->m->{name}, {n}); changed = true; }}\n"
+            ));
+        }
+        s.push_str("  return changed;\n}\n");
+    }
+    s.push_str(&format!(
+        "#pragma GCC visibility push(default)\n\
          extern \"C\" {{\n\
          void* exanet_new() {{\n\
            ExanetCtx* c = new ExanetCtx;\n\
@@ -755,9 +898,15 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
            c->ctx->traceEverOn({t});\n\
            c->m = new V{top}(c->ctx, \"TOP\");\n\
            c->tfp = nullptr;\n\
+           c->skips = 0;\n\
+           memset(c->in, 0, sizeof c->in);\n\
            return c;\n\
-         }}\n",
-        t = if trace { "true" } else { "false" }
+         }}\n\
+         unsigned exanet_eval_mode() {{ return {code}; }}\n\
+         unsigned long long exanet_ico_skips(void* p) {{ return ((ExanetCtx*)p)->skips; }}\n\
+         void* exanet_model(void* p) {{ return ((ExanetCtx*)p)->m; }}\n",
+        t = if trace { "true" } else { "false" },
+        code = mode.code()
     ));
     s.push_str("void exanet_trace_close(void* p);\n");
     s.push_str(
@@ -780,16 +929,44 @@ fn shim(top: &str, ports: &[PortInfo], trace: bool, fast: bool) -> String {
         } else {
             ""
         };
+        let (first, root) = match mode {
+            // The first `eval()` runs the input region too: take the copy.
+            ShimMode::SkipIco(_) => (
+                "{ exanet_inputs_changed(c); c->m->eval(); }",
+                format!(
+                    "if (exanet_inputs_changed(c)) V{top}___024root___eval(&syms->TOP);\n\
+                     else {{ c->skips++; exanet_eval_no_ico(&syms->TOP); }}"
+                ),
+            ),
+            _ => (
+                "c->m->eval();",
+                format!("V{top}___024root___eval(&syms->TOP);"),
+            ),
+        };
+        let full_root = if let ShimMode::SkipIco(_) = mode {
+            format!("exanet_inputs_changed(c); V{top}___024root___eval(&syms->TOP);")
+        } else {
+            format!("V{top}___024root___eval(&syms->TOP);")
+        };
         s.push_str(&format!(
             "void exanet_eval(void* p) {{\n\
                ExanetCtx* c = (ExanetCtx*)p;\n\
                V{top}__Syms* syms = c->m->vlSymsp;\n\
-               if (VL_UNLIKELY(!syms->__Vm_didInit)) c->m->eval();\n\
-               else {{ V{top}___024root___eval(&syms->TOP); {activity}}}\n\
+               if (VL_UNLIKELY(!syms->__Vm_didInit)) {first}\n\
+               else {{ {root} {activity}}}\n\
+             }}\n\
+             void exanet_eval_full(void* p) {{\n\
+               ExanetCtx* c = (ExanetCtx*)p;\n\
+               V{top}__Syms* syms = c->m->vlSymsp;\n\
+               if (VL_UNLIKELY(!syms->__Vm_didInit)) {first}\n\
+               else {{ {full_root} {activity}}}\n\
              }}\n"
         ));
     } else {
-        s.push_str("void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n");
+        s.push_str(
+            "void exanet_eval(void* p) { ((ExanetCtx*)p)->m->eval(); }\n\
+             void exanet_eval_full(void* p) { ((ExanetCtx*)p)->m->eval(); }\n",
+        );
     }
     s.push_str(
         "\

@@ -15,8 +15,19 @@
 //! Compilation: the file lists come from `V<top>_classes.mk` (they differ
 //! between Verilator 4 and 5); every file is compiled with `-O2 -fPIC
 //! -fno-semantic-interposition`, in parallel, and linked with `-shared`.
+//!
+//! Evaluation: the shim calls the model's root evaluation directly, and
+//! skips Verilator's input region on an `eval` where none of the inputs that
+//! region reads changed since it last ran (the clock-high `eval` of a
+//! lockstep cycle): exact, since the region would recompute the values it
+//! left. The build finds the region and the inputs it reads in the
+//! generated C++ (Verilator 5.006's names, see `ico`) and falls back to the
+//! full evaluation when the code has another shape; the cache folder's
+//! `shim.txt` says which. `EXANET_ICO_SKIP=0` turns the skip off at load
+//! time (for before/after measurements).
 
 mod build;
+mod ico;
 mod port;
 
 pub use build::{cpp_loop_speed, verilator_version, BuildOptions};
@@ -36,6 +47,22 @@ type PortsFn = unsafe extern "C" fn(*mut c_void, *mut *mut c_void);
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> i32;
 type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
+type ModeFn = unsafe extern "C" fn() -> u32;
+type SkipsFn = unsafe extern "C" fn(*mut c_void) -> u64;
+
+/// Whether `Sim::eval` may skip the input region (`EXANET_ICO_SKIP`: `1`,
+/// the default, or `0` to run the whole evaluation every time, for
+/// measuring the difference).
+fn ico_skip_wanted() -> Result<bool> {
+    match std::env::var("EXANET_ICO_SKIP") {
+        Err(_) => Ok(true),
+        Ok(v) => match v.trim() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => bail!("EXANET_ICO_SKIP = `{v}`: expected 0 or 1"),
+        },
+    }
+}
 
 /// The C++ model object and the library it lives in, freed together when
 /// the [`Sim`] is dropped.
@@ -60,6 +87,8 @@ pub struct Sim {
     trace_open_fn: TraceOpenFn,
     trace_dump_fn: TraceDumpFn,
     trace_close_fn: TraceCloseFn,
+    skips_fn: SkipsFn,
+    eval_mode: u32,
     ports: Vec<PortInfo>,
     ptrs: HashMap<String, Port>,
     top: String,
@@ -125,7 +154,18 @@ impl Sim {
         unsafe {
             let new_fn: NewFn = *lib.get::<NewFn>(b"exanet_new\0")?;
             let del_fn: DelFn = *lib.get::<DelFn>(b"exanet_delete\0")?;
-            let eval_fn: EvalFn = *lib.get::<EvalFn>(b"exanet_eval\0")?;
+            // `exanet_eval` skips the input region when it may (the shim
+            // decides; see `ico`), `exanet_eval_full` never does.
+            let skip = ico_skip_wanted()?;
+            let eval_name: &[u8] = if skip {
+                b"exanet_eval\0"
+            } else {
+                b"exanet_eval_full\0"
+            };
+            let eval_fn: EvalFn = *lib.get::<EvalFn>(eval_name)?;
+            let mode_fn: ModeFn = *lib.get::<ModeFn>(b"exanet_eval_mode\0")?;
+            let skips_fn: SkipsFn = *lib.get::<SkipsFn>(b"exanet_ico_skips\0")?;
+            let eval_mode = if skip { mode_fn() } else { mode_fn().min(1) };
             let ports_fn: PortsFn = *lib.get::<PortsFn>(b"exanet_ports\0")?;
             let trace_open_fn: TraceOpenFn = *lib.get::<TraceOpenFn>(b"exanet_trace_open\0")?;
             let trace_dump_fn: TraceDumpFn = *lib.get::<TraceDumpFn>(b"exanet_trace_dump\0")?;
@@ -151,6 +191,8 @@ impl Sim {
                 trace_open_fn,
                 trace_dump_fn,
                 trace_close_fn,
+                skips_fn,
+                eval_mode,
                 ports,
                 ptrs,
                 top: top.to_string(),
@@ -194,6 +236,22 @@ impl Sim {
             );
         }
         Ok(p)
+    }
+
+    /// Whether [`Sim::eval`] skips the model's input region (Verilator's
+    /// "ico": the logic fed by top-level inputs) when none of the inputs it
+    /// reads changed since it last ran — on the clock-high `eval` of a
+    /// lockstep cycle, typically. False when the build found the model's
+    /// generated code not in the shape the skip relies on (Verilator 5.006's;
+    /// the cache folder's `shim.txt` says why), or with `EXANET_ICO_SKIP=0`.
+    pub fn skips_input_region(&self) -> bool {
+        self.eval_mode == 2
+    }
+
+    /// How many `eval`s so far skipped the input region.
+    pub fn input_region_skips(&self) -> u64 {
+        // SAFETY: live handle of this library.
+        unsafe { (self.skips_fn)(self.handle) }
     }
 
     /// Evaluate the model (settle combinational logic, fire edges).
@@ -247,5 +305,145 @@ impl Drop for Sim {
     fn drop(&mut self) {
         // The model itself is freed with `_model`, after this.
         self.trace_close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use exanet_sim::rng::Rng;
+
+    fn sim_of(name: &str, text: &str) -> Sim {
+        let opts = BuildOptions {
+            jobs: 1,
+            ..BuildOptions::default()
+        };
+        Sim::from_sources(&[(format!("{name}.v"), text.to_string())], name, &opts).unwrap()
+    }
+
+    /// Logic fed by inputs only, by inputs and registers, and registers: a
+    /// lockstep run where the clock-high `eval` skips the input region is
+    /// checked every half cycle against a model of the design, and an input
+    /// written just before the rising edge is seen at once (no skip then).
+    #[test]
+    fn input_region_skip_is_exact_and_taken_once_a_cycle() {
+        if crate::cosim::skip_without_verilator() {
+            return;
+        }
+        let mut sim = sim_of(
+            "ico_mix",
+            "module ico_mix(input clock, input [7:0] a, input [99:0] b, output [7:0] y,\n\
+             output [99:0] z, output reg [7:0] r);\n\
+             initial r = 8'd0;\n\
+             always @(posedge clock) r <= r + a;\n\
+             assign y = a ^ r;\n\
+             assign z = b + 100'd3;\n\
+             endmodule\n",
+        );
+        assert!(sim.skips_input_region());
+        let (clock, a, b) = (
+            sim.port("clock").unwrap(),
+            sim.port("a").unwrap(),
+            sim.port("b").unwrap(),
+        );
+        let (y, z, r) = (
+            sim.port("y").unwrap(),
+            sim.port("z").unwrap(),
+            sim.port("r").unwrap(),
+        );
+        let mut rng = Rng::new(5);
+        let mut reg = 0u8;
+        let mut late = 0;
+        clock.set(0);
+        sim.eval();
+        let skips0 = sim.input_region_skips();
+        for cycle in 0..2000u64 {
+            clock.set(0);
+            let (av, bv) = (rng.next_u64() as u8, rng.next_u128() >> 28);
+            a.set(av as u64);
+            b.set_u128(bv);
+            sim.eval();
+            assert_eq!(y.get() as u8, av ^ reg, "cycle {cycle} y");
+            assert_eq!(z.get_u128(), bv + 3, "cycle {cycle} z");
+            let mut bv = bv;
+            if cycle % 3 == 0 {
+                // Written with the clock: the high eval must run the region.
+                bv ^= 1 << 70;
+                b.set_u128(bv);
+                late += 1;
+            }
+            clock.set(1);
+            sim.eval();
+            reg = reg.wrapping_add(av);
+            assert_eq!(r.get() as u8, reg, "cycle {cycle} r");
+            assert_eq!(y.get() as u8, av ^ reg, "cycle {cycle} y after the edge");
+            assert_eq!(z.get_u128(), bv + 3, "cycle {cycle} z after the edge");
+        }
+        assert_eq!(sim.input_region_skips() - skips0, 2000 - late);
+    }
+
+    /// A design whose input region reads the clock: the clock is watched
+    /// like any input, so its edge never skips the region.
+    #[test]
+    fn a_clock_read_by_the_input_region_is_watched() {
+        if crate::cosim::skip_without_verilator() {
+            return;
+        }
+        let mut sim = sim_of(
+            "ico_clk",
+            "module ico_clk(input clock, input [7:0] a, output [7:0] y, output reg [7:0] q);\n\
+             initial q = 8'd0;\n\
+             always @(posedge clock) q <= a;\n\
+             assign y = clock ? a : ~a;\n\
+             endmodule\n",
+        );
+        assert!(sim.skips_input_region());
+        let (clock, a, y, q) = (
+            sim.port("clock").unwrap(),
+            sim.port("a").unwrap(),
+            sim.port("y").unwrap(),
+            sim.port("q").unwrap(),
+        );
+        for v in 0..200u64 {
+            clock.set(0);
+            a.set(v);
+            sim.eval();
+            assert_eq!(y.get(), !v & 0xff);
+            clock.set(1);
+            sim.eval();
+            assert_eq!((y.get(), q.get()), (v & 0xff, v & 0xff));
+        }
+        assert_eq!(sim.input_region_skips(), 0);
+    }
+
+    /// A design with no logic fed by its inputs has no input region: the
+    /// plan is refused at build time and `eval` is the plain fast one.
+    #[test]
+    fn a_model_without_an_input_region_falls_back_to_the_full_eval() {
+        if crate::cosim::skip_without_verilator() {
+            return;
+        }
+        let mut sim = sim_of(
+            "ico_none",
+            "module ico_none(input clock, input [7:0] a, output reg [7:0] q);\n\
+             initial q = 8'd0;\n\
+             always @(posedge clock) q <= a + 8'd1;\n\
+             endmodule\n",
+        );
+        assert!(!sim.skips_input_region());
+        let (clock, a, q) = (
+            sim.port("clock").unwrap(),
+            sim.port("a").unwrap(),
+            sim.port("q").unwrap(),
+        );
+        for v in 0..100u64 {
+            clock.set(0);
+            a.set(v);
+            sim.eval();
+            clock.set(1);
+            sim.eval();
+            assert_eq!(q.get(), (v + 1) & 0xff);
+        }
+        assert_eq!(sim.input_region_skips(), 0);
     }
 }
