@@ -421,6 +421,7 @@ impl NodeBench {
         };
         let pair = NodePairBench::with_fault(pair_params, pf)?
             .without_mid_resets()
+            .without_status_polls()
             .with_phase_cap(PHASE_CAP);
         let gp = params.golden()?;
         let t = &params.router.topology;

@@ -252,7 +252,8 @@ impl NodePairBench {
                     _ => self.nodes[n].poll(),
                 }
             }
-            Phase::Drain => self.nodes[n].drain_poll(),
+            Phase::Drain if self.status_polls => self.nodes[n].drain_poll(),
+            Phase::Drain => self.nodes[n].poll(),
         }
     }
 
