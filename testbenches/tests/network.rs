@@ -4,6 +4,7 @@
 //! the bench fails on a wrong golden network and on a miswired RTL.
 
 use exanet_sim::rng::Rng;
+use exanet_sim::router::Allocator;
 use exanet_tb::blocks::network::{
     info, matrix_points, parse, parse_point, NetworkBench, NetworkCoverage,
 };
@@ -68,8 +69,10 @@ fn torus_4x4x4_matches_the_golden_network() {
 
 /// A small mesh for the fault tests (each distinct Verilog is one Verilator
 /// build; the larger mesh point of the matrix runs under `exanet cosim
-/// network`): 2x2 routers, two local ports, 128-bit flits, direct links.
-const SMALL_MESH: &str = "dims=2x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=18,flit_bits=128,max_packet_flits=18,link_latency=0";
+/// network`): 2x2 routers, two local ports, 128-bit flits, direct links, the
+/// wavefront allocator (so the suite runs a network of a non-default
+/// allocator; the matrix runs islip too).
+const SMALL_MESH: &str = "dims=2x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=18,flit_bits=128,max_packet_flits=18,link_latency=0,allocator=wavefront";
 
 /// The small mesh matches; a golden network whose links are one cycle
 /// longer than the RTL's is caught on a terminal's output, with its cycle.
@@ -84,6 +87,7 @@ fn mesh_matches_and_a_golden_network_with_longer_links_is_caught() {
     let tmp = tempfile::tempdir().unwrap();
     let (p, lat) = parse_point(SMALL_MESH).unwrap();
     assert!(p.topology.wrap.iter().all(|&w| !w) && p.topology.local_ports == 2 && lat == 0);
+    assert_eq!(p.allocator, Allocator::Wavefront);
     let mut bench = NetworkBench::new(p.clone(), lat).unwrap();
     let r = run(&mut bench, &test_options(30_000, 0x3e5, tmp.path())).unwrap();
     let c = bench.coverage();

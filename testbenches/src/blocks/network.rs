@@ -107,13 +107,15 @@ pub fn info() -> BlockInfo {
     }
 }
 
-/// The default matrix: the CI torus, a mesh with two local ports and 64-bit
-/// flits on direct links, a mixed torus/mesh with 256-bit flits and longer links.
+/// The default matrix: the CI torus (default router: separable allocator), a
+/// mesh with two local ports and 64-bit flits on direct links (wavefront
+/// allocator), a mixed torus/mesh with 256-bit flits and longer links (iSLIP,
+/// 2 rounds): every `router.allocator` runs whole networks.
 pub fn matrix_points() -> Vec<String> {
     vec![
         "dims=4x2x2,link_latency=1".into(),
-        "dims=3x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=20,flit_bits=64,max_packet_flits=20,link_latency=0".into(),
-        "dims=3x2x2,wrap=tmt,classes=2,vcs_per_class=2,buffer_flits=16,flit_bits=256,max_packet_flits=10,link_latency=2".into(),
+        "dims=3x2x1,wrap=mmm,local_ports=2,classes=1,vcs_per_class=2,buffer_flits=20,flit_bits=64,max_packet_flits=20,link_latency=0,allocator=wavefront".into(),
+        "dims=3x2x2,wrap=tmt,classes=2,vcs_per_class=2,buffer_flits=16,flit_bits=256,max_packet_flits=10,link_latency=2,allocator=islip,alloc_iterations=2".into(),
     ]
 }
 
