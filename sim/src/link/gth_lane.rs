@@ -348,6 +348,36 @@ mod tests {
         assert_eq!(&sent[first..first + got.len()], &got[..]);
     }
 
+    /// A bad-header episode flips the first header bit of every `every`-th
+    /// block taken, for `blocks` blocks, and nothing else.
+    #[test]
+    fn a_bad_header_episode_flips_every_nth_header() {
+        use crate::link::pcs::HDR_DATA;
+        let mut g = Gearbox::new(5, 0.0, 0).unwrap();
+        g.tx(0, HDR_DATA, 1);
+        g.bad_header_episode(16, 4);
+        let mut seen = Vec::new();
+        for k in 1..=24u32 {
+            g.tx(k, HDR_DATA, k as u64);
+            seen.extend(g.rx());
+        }
+        for _ in 0..40 {
+            seen.extend(g.rx());
+        }
+        assert_eq!(seen.len(), 25, "{seen:?}");
+        assert_eq!(g.header_flips(), 4);
+        let bad: Vec<u64> = seen
+            .iter()
+            .filter(|(h, _)| *h != HDR_DATA)
+            .map(|x| x.1)
+            .collect();
+        assert_eq!(bad, [4, 8, 12, 16], "{seen:?}");
+        assert!(
+            seen.iter().all(|(h, _)| *h == HDR_DATA || *h == 0),
+            "{seen:?}"
+        );
+    }
+
     /// Without the one-cycle delay of TXSEQUENCE, the pause value meets a
     /// real block: the gearbox drops node words.
     #[test]

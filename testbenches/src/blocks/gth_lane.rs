@@ -504,7 +504,10 @@ mod tests {
 
     #[test]
     fn points_parse_and_reject_bad_values() {
-        assert_eq!(point("").unwrap().point(), "offset=23,ber=0,reset_every=0");
+        assert_eq!(
+            point("").unwrap().point(),
+            "offset=23,ber=0,reset_every=0,lock_errors=0"
+        );
         for (t, want) in [
             ("offset=66", "gth_lane.offset = 66"),
             ("ber=0.5", "gth_lane.ber = 0.5"),
