@@ -178,6 +178,29 @@ const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
     ("link_rx", 3, 50_000, 7),
 ];
 
+/// The whole-block benches `link` (both ends of a cable) and `allreduce`
+/// (the NI with the engine) kill their samples: no survivor, every mutant
+/// built. One mutant each (a model build is about 9 CPU-s for the link
+/// pair and 14 for the NI with the engine at `-O0`): link seed 7 (a
+/// prefix of its 2-mutant sample, both killed: a `qwr_n` wrap in
+/// `link_tx`, a CRC mask bit in `link_rx`), allreduce seed 3 (a prefix of
+/// its 12-mutant campaign, BENCHMARKS.md "Mutation analysis of the link and
+/// the allreduce NI").
+#[test]
+fn link_and_allreduce_benches_kill_a_fixed_sample_of_mutants() {
+    if skip_without_verilator() {
+        return;
+    }
+    for (block, count, cycles, seed) in WHOLE_BLOCK_SAMPLE {
+        let r = mutate_seeded(block, None, count, cycles, seed);
+        assert_every_mutant_killed(block, &r, count);
+    }
+}
+
+/// (block, mutants, cycles, seed) of the link and allreduce CI sample.
+const WHOLE_BLOCK_SAMPLE: [(&str, usize, u64, u64); 2] =
+    [("link", 1, 20_000, 7), ("allreduce", 1, 10_000, 3)];
+
 /// The allreduce engine's sequencer and register/check benches kill their
 /// samples: no survivor, every mutant built. Prefixes of the seed-3
 /// campaigns in BENCHMARKS.md ("Allreduce engine: the partner's digits and

@@ -53,6 +53,7 @@ fn seeds_and_bers_with_link_downs_deliver_everything() {
                 ("flits", c.delivered / 1000),
                 ("link downs", c.link_downs),
                 ("training cycles", c.state_cycles[1]),
+                ("stray credits counted (bad_acks)", c.bad_acks),
             ],
             1,
         );

@@ -186,6 +186,13 @@ pub struct Gearbox {
     sequence_errors: u64,
     taken: u64,
     dropped_at_pause: u64,
+    /// Blocks left in the current bad-header episode.
+    episode_left: u64,
+    /// One block in this many of an episode gets a bad header.
+    episode_every: u64,
+    /// Blocks taken since the episode started.
+    episode_pos: u64,
+    header_flips: u64,
 }
 
 impl Gearbox {
@@ -199,7 +206,29 @@ impl Gearbox {
             sequence_errors: 0,
             taken: 0,
             dropped_at_pause: 0,
+            episode_left: 0,
+            episode_every: 0,
+            episode_pos: 0,
+            header_flips: 0,
         })
+    }
+
+    /// Start an episode of bad headers: of the next `blocks` blocks the
+    /// TX gearbox takes, the `every`-th, `2 * every`-th, … reach the
+    /// receiver with their first header bit flipped (`01` ↔ `00`, `10` ↔
+    /// `11`: always an invalid header), on top of the line's `ber`. A
+    /// bench starts one when the receiver gains block lock, to put a
+    /// moderate density of bad headers across its first locked windows.
+    /// `every` = 0 ends any episode.
+    pub fn bad_header_episode(&mut self, blocks: u64, every: u64) {
+        self.episode_left = if every == 0 { 0 } else { blocks };
+        self.episode_every = every;
+        self.episode_pos = 0;
+    }
+
+    /// Headers flipped by bad-header episodes so far.
+    pub fn header_flips(&self) -> u64 {
+        self.header_flips
     }
 
     /// TX gearbox at a TXUSRCLK2 edge: TXSEQUENCE `seq`, `TXHEADER[1:0]`
@@ -216,7 +245,17 @@ impl Gearbox {
             self.dropped_at_pause += (header & 3 != 0) as u64;
             return false;
         }
-        self.line.send(header & 3, data);
+        let mut flips = 0;
+        if self.episode_left > 0 {
+            self.episode_left -= 1;
+            self.episode_pos += 1;
+            if self.episode_pos.is_multiple_of(self.episode_every) {
+                flips = 1;
+                self.header_flips += 1;
+            }
+        }
+        let ber = self.line.ber();
+        self.line.send_flipped(header & 3, data, ber, flips);
         self.taken += 1;
         true
     }
@@ -307,6 +346,36 @@ mod tests {
         // what A sent.
         let first = sent.iter().position(|w| *w == got[0]).unwrap();
         assert_eq!(&sent[first..first + got.len()], &got[..]);
+    }
+
+    /// A bad-header episode flips the first header bit of every `every`-th
+    /// block taken, for `blocks` blocks, and nothing else.
+    #[test]
+    fn a_bad_header_episode_flips_every_nth_header() {
+        use crate::link::pcs::HDR_DATA;
+        let mut g = Gearbox::new(5, 0.0, 0).unwrap();
+        g.tx(0, HDR_DATA, 1);
+        g.bad_header_episode(16, 4);
+        let mut seen = Vec::new();
+        for k in 1..=24u32 {
+            g.tx(k, HDR_DATA, k as u64);
+            seen.extend(g.rx());
+        }
+        for _ in 0..40 {
+            seen.extend(g.rx());
+        }
+        assert_eq!(seen.len(), 25, "{seen:?}");
+        assert_eq!(g.header_flips(), 4);
+        let bad: Vec<u64> = seen
+            .iter()
+            .filter(|(h, _)| *h != HDR_DATA)
+            .map(|x| x.1)
+            .collect();
+        assert_eq!(bad, [4, 8, 12, 16], "{seen:?}");
+        assert!(
+            seen.iter().all(|(h, _)| *h == HDR_DATA || *h == 0),
+            "{seen:?}"
+        );
     }
 
     /// Without the one-cycle delay of TXSEQUENCE, the pause value meets a

@@ -6,7 +6,8 @@
 //! sent whole (no interleaving on a VC), flits of different VCs interleave,
 //! and a flit is sent only with a credit of `link_tx`'s buffer. The sinks
 //! behave like a router input port that drains each VC's buffer with a
-//! given probability per cycle, returning a credit per flit.
+//! given probability per cycle, returning a credit per flit (and, when
+//! asked, now and then a stray credit for a flit never received).
 
 use super::link_rx::{LinkRx, RxInputs};
 use super::link_tx::{LinkTx, TxInputs, TxOutputs};
@@ -40,6 +41,11 @@ pub struct PairOptions {
     /// VCs with a freed flit), as a router input port does and as the RTL
     /// `link_rx` takes them; otherwise one per VC per cycle.
     pub one_credit: bool,
+    /// Probability per cycle that a sink returning no credit returns one
+    /// for a flit it never got (a broken router: a VC it holds no flit of,
+    /// whose credits are all back at `link_rx`, which must ignore it and
+    /// count it in `bad_acks`). Only with `one_credit`.
+    pub stray_credit: f64,
     /// Seed of the traffic.
     pub seed: u64,
 }
@@ -54,6 +60,7 @@ impl Default for PairOptions {
             drain: 1.0,
             malformed: 0.0,
             one_credit: false,
+            stray_credit: 0.0,
             seed: 1,
         }
     }
@@ -154,6 +161,7 @@ impl LinkPair {
             ("rate", o.rate),
             ("drain", o.drain),
             ("malformed", o.malformed),
+            ("stray_credit", o.stray_credit),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 bail!("link traffic: {key} = {v}: must be 0..=1");
@@ -324,6 +332,13 @@ impl LinkPair {
                     if self.rng.chance(self.o.drain) {
                         k.held[v] -= 1;
                         k.rr = (v + 1) % n;
+                        credit = 1 << v;
+                    }
+                }
+                if credit == 0 && self.o.stray_credit > 0.0 && self.rng.chance(self.o.stray_credit)
+                {
+                    let v = self.rng.below(n as u64) as usize;
+                    if self.sink[e].held[v] == 0 {
                         credit = 1 << v;
                     }
                 }

@@ -407,6 +407,11 @@ impl SerialChannel {
         self.sent
     }
 
+    /// The line's bit error rate.
+    pub fn ber(&self) -> f64 {
+        self.ber
+    }
+
     /// Send one block.
     pub fn send(&mut self, header: u8, payload: u64) {
         self.send_at(header, payload, self.ber);
@@ -415,6 +420,14 @@ impl SerialChannel {
     /// Send one block through a line at `ber` for this block only (a
     /// noise burst: 0.5 makes every bit random).
     pub fn send_at(&mut self, header: u8, payload: u64, ber: f64) {
+        self.send_flipped(header, payload, ber, 0);
+    }
+
+    /// Send one block through a line at `ber` with, on top, the header
+    /// bits set in `header_flips` flipped (bit 0 = first header bit): a
+    /// chosen bad header, recorded in [`SerialChannel::errors_of`] like a
+    /// random one.
+    pub fn send_flipped(&mut self, header: u8, payload: u64, ber: f64, header_flips: u8) {
         let mut e = BlockErrors::default();
         let start = self.sent * 66;
         for b in 0..66u32 {
@@ -423,7 +436,7 @@ impl SerialChannel {
             } else {
                 payload >> (b - 2) & 1 == 1
             };
-            let flip = ber > 0.0 && self.rng.chance(ber);
+            let flip = (ber > 0.0 && self.rng.chance(ber)) || (b < 2 && header_flips >> b & 1 == 1);
             if flip {
                 self.bit_errors += 1;
                 if b < 2 {

@@ -18,7 +18,15 @@
 //! Stimulus: random node words (25 % control, sometimes the idle block's
 //! payload as a data word), `tx_tvalid` at random; the wizard's reset-done
 //! low at the start and, when `reset_every` is set, for a few cycles now
-//! and then (both adapters restart and relock).
+//! and then (both adapters restart and relock). With `lock_errors` set,
+//! each block-lock acquisition starts a bad-header episode on the line
+//! into the adapter that locked ([`Gearbox::bad_header_episode`]: one
+//! block in `lock_errors` with an invalid header over the next four lock
+//! windows), so the first locked windows carry a moderate density of bad
+//! headers, below the loss threshold per window but above it over two
+//! (a first window of the wrong length loses lock); the scoreboard then
+//! lets a receiver lose, while in sync, at most as many words as the
+//! episodes flipped headers.
 
 use super::BlockInfo;
 use crate::cosim::{cmp, Bench, Mismatch};
@@ -27,7 +35,7 @@ use anyhow::{bail, Result};
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::transceiver::{emit_gth_lane_pair, GT_HEADER_BITS, GT_VALID_BITS};
 use exanet_sim::link::gth_lane::{Gearbox, GthLane, LaneInputs, LaneOutputs};
-use exanet_sim::link::pcs::{PcsParams, GEARBOX_SEQ_BITS, IDLE_WORD};
+use exanet_sim::link::pcs::{PcsParams, GEARBOX_SEQ_BITS, IDLE_WORD, LOCK_HEADERS};
 use exanet_sim::link::PhyWord;
 use exanet_sim::point;
 use exanet_sim::rng::Rng;
@@ -45,12 +53,14 @@ pub fn info() -> BlockInfo {
 }
 
 /// Default matrix: clean lines with different bit offsets (one with
-/// resets), and a noisy line.
+/// resets), a noisy line, and bad-header episodes at each lock (with
+/// resets, so each adapter locks several times).
 pub fn matrix_points() -> Vec<&'static str> {
     vec![
         "offset=23,ber=0,reset_every=0",
         "offset=61,ber=0,reset_every=7000",
         "offset=5,ber=0.0001,reset_every=0",
+        "offset=23,ber=0,reset_every=7000,lock_errors=7",
     ]
 }
 
@@ -73,6 +83,10 @@ pub struct GthLanePoint {
     /// Every this many cycles, the wizard's reset-done drops for 5 cycles
     /// (0 = only at the start; else >= 2000, time to relock).
     pub reset_every: u64,
+    /// At each block-lock acquisition, the line into that adapter gives
+    /// one bad header in this many blocks over the next four lock windows
+    /// (0 = none; else 2..=64).
+    pub lock_errors: u64,
 }
 
 impl Default for GthLanePoint {
@@ -81,6 +95,7 @@ impl Default for GthLanePoint {
             offset: 23,
             ber: 0.0,
             reset_every: 0,
+            lock_errors: 0,
         }
     }
 }
@@ -100,6 +115,12 @@ pub struct GthLaneCoverage {
     pub slips: u64,
     /// Times a receiver started a gap-free run (after reset or lock).
     pub resyncs: u64,
+    /// Bad-header episodes started (one per lock with `lock_errors`).
+    pub episodes: u64,
+    /// Headers the episodes flipped.
+    pub episode_flips: u64,
+    /// Words the scoreboard saw lost in sync (each under a flipped header).
+    pub episode_losses: u64,
 }
 
 #[derive(Clone)]
@@ -144,6 +165,9 @@ struct Side {
     was_locked: bool,
     /// This side has delivered a word since its channel came up.
     synced: bool,
+    /// Words this side lost while in sync (allowed up to the headers the
+    /// episodes flipped on the line into it).
+    lost_in_sync: u64,
 }
 
 /// The bench.
@@ -170,6 +194,12 @@ impl GthLaneBench {
                 pt.reset_every
             );
         }
+        if pt.lock_errors == 1 || pt.lock_errors > 64 {
+            bail!(
+                "gth_lane.lock_errors = {}: must be 0 (none) or 2..=64",
+                pt.lock_errors
+            );
+        }
         let p = PcsParams::default();
         let side = |name, seed| -> Result<Side> {
             Ok(Side {
@@ -182,6 +212,7 @@ impl GthLaneBench {
                 sent: VecDeque::new(),
                 was_locked: false,
                 synced: false,
+                lost_in_sync: 0,
             })
         };
         Ok(GthLaneBench {
@@ -383,10 +414,18 @@ impl Bench for GthLaneBench {
             let x = self.sides[s].name;
             let up = p.channel_up.get() == 1;
             let lock = p.block_lock.get() == 1;
-            let side = &mut self.sides[s];
-            if lock && !side.was_locked {
+            if lock && !self.sides[s].was_locked {
                 self.cov.locks += 1;
+                if self.pt.lock_errors != 0 {
+                    // The line into this side: the other side's TX line.
+                    let windows = 4 * LOCK_HEADERS as u64;
+                    self.sides[1 - s]
+                        .tx_line
+                        .bad_header_episode(windows, self.pt.lock_errors);
+                    self.cov.episodes += 1;
+                }
             }
+            let side = &mut self.sides[s];
             side.was_locked = lock;
             if !up {
                 side.synced = false;
@@ -418,7 +457,14 @@ impl Bench for GthLaneBench {
                     format!("{got:x?}"),
                 );
             };
-            if synced && k != 0 {
+            // Words under a header an episode flipped are dropped by the
+            // receiver: at most that many losses in sync.
+            let flips = self.sides[1 - s].tx_line.header_flips();
+            if synced && k != 0 && self.sides[s].lost_in_sync + k as u64 <= flips {
+                self.sides[s].lost_in_sync += k as u64;
+                self.cov.episode_losses += k as u64;
+            } else if synced && k != 0 {
+                let q = &self.sides[1 - s].sent;
                 return Self::bad(
                     cycle,
                     format!("scoreboard: {x}_rx_tdata ({k} words lost before it)"),
@@ -426,11 +472,14 @@ impl Bench for GthLaneBench {
                     format!("{got:x?}"),
                 );
             }
+            let q = &mut self.sides[1 - s].sent;
             q.drain(..=k);
             self.cov.resyncs += !synced as u64;
             self.sides[s].synced = true;
             self.cov.scoreboard_words += 1;
         }
+        self.cov.episode_flips =
+            self.sides[0].tx_line.header_flips() + self.sides[1].tx_line.header_flips();
         None
     }
 
@@ -455,11 +504,16 @@ mod tests {
 
     #[test]
     fn points_parse_and_reject_bad_values() {
-        assert_eq!(point("").unwrap().point(), "offset=23,ber=0,reset_every=0");
+        assert_eq!(
+            point("").unwrap().point(),
+            "offset=23,ber=0,reset_every=0,lock_errors=0"
+        );
         for (t, want) in [
             ("offset=66", "gth_lane.offset = 66"),
             ("ber=0.5", "gth_lane.ber = 0.5"),
             ("reset_every=10", "gth_lane.reset_every = 10"),
+            ("lock_errors=1", "gth_lane.lock_errors = 1"),
+            ("lock_errors=65", "gth_lane.lock_errors = 65"),
         ] {
             let e = format!("{:#}", point(t).err().unwrap());
             assert!(e.contains(want), "{t}: {e}");

@@ -16,7 +16,9 @@
 //!
 //! Stimulus: the pair's router-like sources (random packets on random VCs,
 //! sent under the credits of `link_tx`'s buffers, sometimes malformed
-//! sideband) and sinks (random drain, one credit per cycle); the RTL gets
+//! sideband) and sinks (random drain, one credit per cycle, now and then a
+//! stray credit for a flit never received, which `link_rx` must ignore
+//! and count in `bad_acks`); the RTL gets
 //! exactly the inputs the golden ends got. Every cycle every RTL output of
 //! both ends is compared with the golden: the PHY word (valid, data,
 //! ctrl), the credit to the router, the flit to the router (valid, data,
@@ -53,6 +55,11 @@ use exanet_sim::rng::Rng;
 use exanet_sim::router::flit::Flit;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Probability per cycle that a sink returning no credit returns a stray
+/// one (`PairOptions::stray_credit`): a few dozen per 30,000 cycles, each
+/// ignored and counted by `link_rx` (`bad_acks`).
+const STRAY_CREDIT: f64 = 0.002;
 
 /// Registry entry for `exanet cosim link`.
 pub fn info() -> BlockInfo {
@@ -213,6 +220,9 @@ pub struct LinkCoverage {
     pub retransmissions: u64,
     /// Replays by timeout, both ends.
     pub timeouts: u64,
+    /// Bad acks and stray router credits (`link_rx`: a credit for a flit
+    /// never passed on, from the sinks' `stray_credit`), both ends.
+    pub bad_acks: u64,
     /// Up → down transitions, both ends.
     pub link_downs: u64,
     /// Words the PHYs dropped or corrupted (bit errors + bursts + sync drops).
@@ -366,6 +376,7 @@ impl LinkBench {
             drain: pct(self.pt.drain_pct, drain),
             malformed: [0.0, 0.0, 0.02][rng.below(3) as usize],
             one_credit: true,
+            stray_credit: STRAY_CREDIT,
             seed: rng.next_u64(),
         };
         self.sched = PhySchedule { down };
@@ -673,6 +684,7 @@ impl Bench for LinkBench {
         self.cov.crc_errors = both.crc_errors;
         self.cov.retransmissions = both.retransmissions;
         self.cov.timeouts = both.timeouts;
+        self.cov.bad_acks = both.bad_acks;
         self.cov.link_downs = both.link_downs;
         m
     }

@@ -350,6 +350,7 @@ impl LinkTxBench {
             drain: [0.3, 0.9, 1.0][rng.below(3) as usize],
             malformed: [0.0, 0.0, 0.02][rng.below(3) as usize],
             one_credit: false,
+            stray_credit: 0.0,
             seed: rng.next_u64(),
         };
         let pair = LinkPair::new(p, &phy, PhySchedule { down }, o)?;
