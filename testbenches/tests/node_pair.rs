@@ -136,6 +136,14 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     // golden model; and a reset pulse in the middle of traffic.
     assert!(c.cq_holds >= 1 && c.busy_checks > 0, "{c:?}");
     assert!(c.mid_resets >= 1 && c.drains_after_reset >= 1, "{c:?}");
+    // After the reset, every configured register read back (reset values).
+    assert!(c.reset_readbacks >= 100, "{c:?}");
+    // RDMA writes to an absent endpoint (an fpga no router has): each
+    // packet dropped by the router of its coordinates, counted there.
+    assert!(
+        c.absent_writes >= 2 && c.absent_packets >= c.absent_writes,
+        "{c:?}"
+    );
     assert!(c.refused_full > 0 && c.refused > 0, "{c:?}");
     // Reads refused by a full read queue (Nack READ_BUSY): software saw
     // READ_DONE / REMOTE_DENIED / READ_BUSY and posted them again (each
