@@ -37,10 +37,10 @@
 //!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
 //!   MB_DATA\[..\], MB_POP), in drains also STATUS every 8th poll (its
 //!   `irq` compared at the NI's next clock edge, as after every read), and
-//!   now and then (2 % of traffic actions) a one-packet RDMA write to an
-//!   absent endpoint: another node's coordinates with an fpga its router
-//!   has no local port for (nothing completes; that router drops the
-//!   packet). After a reset pulse software first reads back every register
+//!   now and then (2 % of traffic actions; not on allreduce points, see
+//!   BENCHMARKS.md, session 41) a one-packet RDMA write to an absent
+//!   endpoint: another node's coordinates with an fpga its router has no
+//!   local port for (nothing completes; that router drops the packet). After a reset pulse software first reads back every register
 //!   it configures (reset values); the set-up also fills the windows it
 //!   does not use (disabled), so a register the reset missed shows. In the second of every three traffic phases one node's
 //!   software leaves its completion queue alone (up to 8000 cycles, or
