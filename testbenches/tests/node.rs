@@ -37,6 +37,9 @@ fn clean(point: &str, cycles: u64) -> exanet_tb::blocks::node::NodeCoverage {
     assert!(c.frames > 100 && c.phy_words > 1000, "{c:?}");
     assert!(c.pair.drains >= 1, "a drain (memories compared): {c:?}");
     assert!(c.pair.rdma_writes > 5 && c.pair.delivered > 50, "{c:?}");
+    // Node-pair software's drains read STATUS (and `irq` is compared the
+    // PL edge after every read).
+    assert!(c.pair.drains >= 1, "{c:?}");
     // The link status read over AXI4-Lite during the run and at its end:
     // every register of every link, on every node, more than once.
     let p = parse_point(point).unwrap();
@@ -57,7 +60,11 @@ fn two_nodes_match_golden_and_wrong_goldens_are_caught() {
         return;
     }
     assert_eq!((info().matrix)().len(), matrix_points().len());
-    clean(matrix_points()[0], 40_000);
+    let c = clean(matrix_points()[0], 40_000);
+    // A whole-node reset pulse in the middle of traffic (node-pair
+    // software's), and every configured register read back after it.
+    assert!(c.pair.mid_resets >= 1, "{c:?}");
+    assert!(c.pair.reset_readbacks >= 100, "{c:?}");
 
     let tmp = tempfile::tempdir().unwrap();
     let p = parse_point(matrix_points()[0]).unwrap();
@@ -78,15 +85,38 @@ fn two_nodes_match_golden_and_wrong_goldens_are_caught() {
     println!("caught: {m}");
     assert!(m.port.contains("n1 memory byte"), "{m}");
     // The golden link_status with two counters swapped, or with links 0
-    // and 1 swapped: the first status sweep's read-back differs, named.
+    // and 1 swapped: a status sweep's read-back differs, named. (Not
+    // always the first: a reset pulse in the middle of traffic before it,
+    // at cycle 2,406 with this seed, leaves every counter 0 there.)
     for f in [Fault::GoldenStatusOrder, Fault::GoldenStatusLink] {
         let mut bench = NodeBench::with_fault(p.clone(), f).unwrap();
         let r = run(&mut bench, &opts(40_000, tmp.path())).unwrap();
         let m = r.first.expect("the status decode mutation is caught");
         println!("caught ({f:?}): {m}");
         assert!(m.port.contains("_s_axil_rdata"), "{m}");
-        assert!(m.cycle < 15_000, "caught in the first sweep: {m}");
+        assert!(m.cycle < 30_000, "caught in a sweep: {m}");
     }
+}
+
+/// A short sample of the bit-error point below, in the default suite (the
+/// same model build): at 1e-4 the links detect CRC errors and retransmit
+/// within 15,000 cycles, every PHY word, link counter and packet as the
+/// golden side's. (Too short for the drains and sweeps `clean` asks for.)
+#[test]
+fn two_nodes_with_bit_errors_short_sample() {
+    if skip_without_verilator() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = parse_point("dims=2x1x1,phy_latency=4,cc_period=97,ber=0.0001").unwrap();
+    let mut bench = NodeBench::new(p).unwrap();
+    let r = run(&mut bench, &opts(15_000, tmp.path())).unwrap();
+    println!("{}", r.summary());
+    assert_eq!(r.mismatches, 0, "{:?}", r.first);
+    let c = bench.coverage();
+    println!("  {c:?}");
+    assert!(c.crc_errors > 20 && c.retransmissions > 20, "{c:?}");
+    assert!(c.pair.delivered > 100 && c.status_reads > 0, "{c:?}");
 }
 
 /// Bit errors on every PHY direction: the links retransmit, RTL and golden

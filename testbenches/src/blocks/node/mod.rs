@@ -73,11 +73,16 @@
 //!   `counter_values`, the RX crossing's overflows as the golden PL
 //!   domain sees them) as sampled when `link_status` took the read.
 //!
-//! Traffic: the node-pair software (RDMA writes and reads, packetizer
-//! messages, completion and mailbox consumption, a completion queue held
-//! for a while) in phases of at most [`PHASE_CAP`] cycles with drains, without the node-pair bench's reset
-//! pulses in the middle of traffic (the node's reset passes through
-//! synchronizers: the bench holds each node's `rst` itself at the start).
+//! Traffic: the node-pair software unchanged (RDMA writes and reads,
+//! packetizer messages, completion and mailbox consumption with a STATUS
+//! read every 8th poll of a drain, a completion queue held for a while) in
+//! phases of at most [`PHASE_CAP`] cycles with drains. Its reset pulses in
+//! the middle of traffic are whole-node resets here: the bench holds every
+//! node's `rst` for [`RESET_CYCLES`] of that node's PL cycles from its next
+//! edge (through the node's synchronizers, routers and link ends reset
+//! too, golden and RTL alike), as it does at the start; software then
+//! reads every register it configures back (reset values, against the
+//! fresh golden NIs) before its set-up.
 
 mod ports;
 
@@ -367,6 +372,13 @@ pub struct NodeBench {
     cable_rise: Vec<bool>,
     time: u64,
     rst: Vec<bool>,
+    /// Node `n`'s PL cycle from which its `rst` is low.
+    rst_end: Vec<u64>,
+    /// A mid-run reset pulse asked for by node-pair software, not yet
+    /// started on node `n` (it starts at `n`'s next PL edge).
+    rst_due: Vec<bool>,
+    /// The golden link counters' sums before the last mid-run reset.
+    links_before: LinkCounters,
     channel_up: Vec<Vec<bool>>,
     user_in: Vec<Vec<Option<UserInputs>>>,
     pl_in: Vec<NodePlInputs>,
@@ -419,10 +431,7 @@ impl NodeBench {
             Fault::GoldenMemByte => node_pair::Fault::GoldenMemByte,
             _ => node_pair::Fault::None,
         };
-        let pair = NodePairBench::with_fault(pair_params, pf)?
-            .without_mid_resets()
-            .without_status_polls()
-            .with_phase_cap(PHASE_CAP);
+        let pair = NodePairBench::with_fault(pair_params, pf)?.with_phase_cap(PHASE_CAP);
         let gp = params.golden()?;
         let t = &params.router.topology;
         let n = t.num_nodes();
@@ -476,6 +485,9 @@ impl NodeBench {
             cables,
             time: 0,
             rst: vec![true; n],
+            rst_end: vec![RESET_CYCLES; n],
+            rst_due: vec![false; n],
+            links_before: LinkCounters::default(),
             channel_up: vec![vec![false; links]; n],
             user_in: vec![vec![None; links]; n],
             pl_in: vec![NodePlInputs::default(); n],
@@ -579,6 +591,15 @@ impl NodeBench {
     pub fn coverage(&self) -> NodeCoverage {
         let mut c = self.cov.clone();
         c.pair = self.pair.coverage();
+        let l = self.links_before.merged(&self.link_totals());
+        c.frames = l.frames_received;
+        c.retransmissions = l.retransmissions;
+        c.crc_errors = l.crc_errors;
+        c
+    }
+
+    /// Every golden link end's counters, summed (since the last reset).
+    fn link_totals(&self) -> LinkCounters {
         let mut l = LinkCounters::default();
         for g in &self.golden {
             for i in 0..g.num_links() {
@@ -587,10 +608,7 @@ impl NodeBench {
                     .merged(g.link(i).link_rx().counters());
             }
         }
-        c.frames = l.frames_received;
-        c.retransmissions = l.retransmissions;
-        c.crc_errors = l.crc_errors;
-        c
+        l
     }
 
     /// The PL cycle of node 0 (the bench's cycle count).
@@ -1172,7 +1190,10 @@ impl Bench for NodeBench {
         // the new `rst`.
         for n in 0..self.rst.len() {
             if self.pl_rise[n] {
-                self.rst[n] = self.pl_cycles[n] < RESET_CYCLES;
+                if std::mem::take(&mut self.rst_due[n]) {
+                    self.rst_end[n] = self.pl_cycles[n] + RESET_CYCLES;
+                }
+                self.rst[n] = self.pl_cycles[n] < self.rst_end[n];
                 self.rtl[n].rst.set(self.rst[n] as u64);
             }
         }
@@ -1187,13 +1208,34 @@ impl Bench for NodeBench {
         if any_pl {
             if self.in_reset
                 && !self.rst.iter().any(|&r| r)
+                && !self.rst_due.iter().any(|&r| r)
                 && self.golden.iter().all(|g| !g.pl_rst())
             {
                 self.in_reset = false;
             }
             self.pair.set_in_reset(self.in_reset);
             let cycle = self.cycle();
-            self.pair.drive_global(rng, cycle);
+            if self.pair.drive_global(rng, cycle) && !self.in_reset {
+                // Node-pair software's reset pulse in the middle of
+                // traffic: every node's `rst` from its next PL edge, for
+                // RESET_CYCLES of its cycles; the NIs idle and unchecked
+                // until every `pl_rst` is low again.
+                self.in_reset = true;
+                self.rst_due.fill(true);
+                // (The counters restart at 0: the coverage keeps their sum.)
+                self.links_before = self.links_before.merged(&self.link_totals());
+                // A link-status sweep cut short (its read lost in the
+                // reset) starts again after it.
+                for st in &mut self.status {
+                    if !st.todo.is_empty() || st.cur.is_some() || st.wait.is_some() {
+                        st.next -= 1;
+                    }
+                    *st = StatusReader {
+                        next: st.next,
+                        ..StatusReader::default()
+                    };
+                }
+            }
             for n in 0..self.golden.len() {
                 if self.pl_rise[n] {
                     self.pair.drive_node(n, rng, cycle);

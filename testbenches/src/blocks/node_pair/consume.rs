@@ -74,7 +74,7 @@ impl NodePairBench {
             if let Some(m) = &mut node.mb {
                 m.1 = v;
             }
-        } else if addr >= mbp + regs::MB_DATA {
+        } else if (mbp + regs::MB_DATA..mbp + regs::PAGE).contains(&addr) {
             return self.message_word(i, v, cycle);
         }
         None

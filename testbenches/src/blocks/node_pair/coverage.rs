@@ -56,6 +56,14 @@ pub struct NodePairCoverage {
     /// after one (memories compared after the reset).
     pub mid_resets: u64,
     pub drains_after_reset: u64,
+    /// RDMA writes accepted to an absent endpoint (the coordinates of a
+    /// node, an fpga beyond its router's local ports), and their packets
+    /// picked (each dropped by that node's router, counted).
+    pub absent_writes: u64,
+    pub absent_packets: u64,
+    /// Registers read back right after a mid-run reset pulse (each
+    /// against the golden model's reset value).
+    pub reset_readbacks: u64,
     /// Allreduce (NIs with the engine): collectives created; parts posted
     /// (DOORBELL accepted) and refused (posted again); completions read,
     /// each with its destination checked against the reference result

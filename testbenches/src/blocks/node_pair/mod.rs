@@ -35,7 +35,14 @@
 //!   (4 .. `mailbox_msg_bytes` bytes, a unique id in the first word), and
 //!   consumption of the completion queue (CQ_W0; when non-empty CQ_W1,
 //!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
-//!   MB_DATA\[..\], MB_POP). In the second of every three traffic phases one node's
+//!   MB_DATA\[..\], MB_POP), in drains also STATUS every 8th poll (its
+//!   `irq` compared at the NI's next clock edge, as after every read), and
+//!   now and then (2 % of traffic actions; not on allreduce points, see
+//!   BENCHMARKS.md, session 41) a one-packet RDMA write to an absent
+//!   endpoint: another node's coordinates with an fpga its router has no
+//!   local port for (nothing completes; that router drops the packet). After a reset pulse software first reads back every register
+//!   it configures (reset values); the set-up also fills the windows it
+//!   does not use (disabled), so a register the reset missed shows. In the second of every three traffic phases one node's
 //!   software leaves its completion queue alone (up to 8000 cycles, or
 //!   until its receive path has been Busy 500 cycles): the queue fills,
 //!   packets wait in the network.
@@ -59,8 +66,10 @@
 //! appear on AXI4 as one burst each with exactly the strobed bytes; every
 //! completion and mailbox message software reads was expected (a doorbell
 //! or send the golden model accepted, with matching kind, peer, txid, PDID,
-//! source and bytes) and is seen exactly once; no router drops a packet or
-//! counts an error; the ejection adapters count no protocol error; a
+//! source and bytes) and is seen exactly once; no router counts an error
+//! or drops a packet, but for those to an absent endpoint: each router's
+//! `dropped_packets` (over its ports) never exceeds the packets sent to an
+//! absent endpoint of its coordinates, and equals it at every drain's end; the ejection adapters count no protocol error; a
 //! watchdog fails a run in which nothing moves (no flit, no decision, no
 //! accepted AXI4-Lite write, no memory write: polling reads and refused doorbells do not
 //! count) for [`WATCHDOG`] cycles.
@@ -200,8 +209,6 @@ pub struct NodePairBench {
     /// Reset pulses in the middle of traffic (off where the bench drives
     /// the reset itself: `exanet cosim node`).
     mid_resets: bool,
-    /// Drains read STATUS every `STATUS_POLL`th poll.
-    status_polls: bool,
     /// Longest traffic phase, cycles (a short run still reaches drains).
     phase_cap: u64,
     /// A directed measurement instead of random traffic.
@@ -264,7 +271,6 @@ impl NodePairBench {
             reset_at: None,
             hold: None,
             mid_resets: true,
-            status_polls: true,
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
             mem_latency: None,
@@ -278,18 +284,6 @@ impl NodePairBench {
     /// first of every three traffic phases runs to its end).
     pub fn without_mid_resets(mut self) -> Self {
         self.mid_resets = false;
-        self
-    }
-
-    /// The same bench without the STATUS reads of its drains (every
-    /// `STATUS_POLL`th poll). The whole-node bench runs this way: with them,
-    /// `two_nodes_match_golden_and_wrong_goldens_are_caught` (seed 7) sees
-    /// node 1's `irq` at 1 the cycle after a STATUS read where the golden
-    /// NI says 0 (cycle 15,064); not root-caused yet (the same reads pass
-    /// in the node-pair bench), see BENCHMARKS "Mailbox pop in the event
-    /// trace; node-pair and node mutation campaigns".
-    pub fn without_status_polls(mut self) -> Self {
-        self.status_polls = false;
         self
     }
 

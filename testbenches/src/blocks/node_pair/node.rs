@@ -8,7 +8,7 @@ pub(super) use crate::blocks::ni::agents::{AxiReadSlave, AxiWriteSlave};
 use crate::verilator::Port;
 use anyhow::Result;
 use exanet_hdl::node_pair::NodePairParams;
-use exanet_sim::ni::{regs, Ni, Packet, SparseMemory};
+use exanet_sim::ni::{regs, trace, Ni, NiParams, Packet, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -29,6 +29,10 @@ pub(super) enum Meta {
         id: u32,
         bytes: Vec<u8>,
     },
+    /// The doorbell of an RDMA write to an absent endpoint (an fpga of a
+    /// node's coordinates beyond its router's local ports): nothing
+    /// completes, that router drops its packet.
+    Absent,
     /// An RDMA read's doorbell; `repost`: a read its server refused
     /// (read queue full), posted again (its completions are expected
     /// already).
@@ -69,8 +73,20 @@ pub(crate) struct NodePorts {
     pub(crate) rx_head: Port,
     pub(crate) rx_tail: Port,
     pub(crate) rx_vc: Port,
-    /// Error counters that must stay 0: name, port.
+    /// Error counters that must stay 0 (`dropped_packets`: but for
+    /// packets to an absent endpoint): name, port.
     pub(crate) errors: Vec<(String, Port)>,
+}
+
+impl NodePorts {
+    /// The router's `dropped_packets`, summed over its ports.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.errors
+            .iter()
+            .filter(|(name, _)| name.contains("dropped_packets"))
+            .map(|(_, q)| q.get())
+            .sum()
+    }
 }
 
 /// One node: golden NI, memory, software and memory agents.
@@ -108,6 +124,9 @@ pub(super) struct Node {
     pub(super) hold_cq: bool,
     /// Drain polls so far (every [`STATUS_POLL`]th also reads STATUS).
     pub(super) polls: u64,
+    /// Packets sent to an absent endpoint of this node's coordinates (an
+    /// fpga beyond its router's local ports): its router drops each.
+    pub(super) drops_due: u64,
 }
 
 /// Every this many polls of a drain, software also reads STATUS
@@ -116,6 +135,15 @@ pub(super) struct Node {
 /// traffic change its timing enough to lose the rarest fixed-seed
 /// coverage (reads refused by a full read queue).
 const STATUS_POLL: u64 = 8;
+
+/// A window's five registers.
+const WIN_FIELDS: [u32; 5] = [
+    regs::WIN_BASE_LO,
+    regs::WIN_BASE_HI,
+    regs::WIN_SIZE_LO,
+    regs::WIN_SIZE_HI,
+    regs::WIN_CTRL,
+];
 
 impl Node {
     pub(super) fn new(
@@ -165,6 +193,7 @@ impl Node {
             landing: VecDeque::new(),
             hold_cq: false,
             polls: 0,
+            drops_due: 0,
         })
     }
 
@@ -259,6 +288,58 @@ impl Node {
             prot,
             meta,
         });
+    }
+
+    /// Right after a reset pulse (before the set-up's writes), read back,
+    /// privileged, the state software configures: every window's five
+    /// registers, the channel PDIDs, CONTROL, MBOX_CTRL, IRQ_ENABLE,
+    /// TRACE_CTRL, and every channel page's registers (CH_PDID, CH_ERR,
+    /// the staged descriptor, PKT_DEST, the packetizer window). Each read
+    /// is compared with the golden model's (fresh after the reset: reset
+    /// values), so a register the reset missed shows while it still holds
+    /// what software wrote before (the set-up fills the windows it does
+    /// not use, [`Node::fill_windows`]). Returns the reads queued.
+    pub(super) fn reset_readback(&mut self, ni: &NiParams) -> u64 {
+        let mut addrs = Vec::new();
+        for w in 0..ni.windows {
+            addrs.extend(WIN_FIELDS.map(|f| regs::win_reg(w, f)));
+        }
+        addrs.extend((0..ni.channels as u32).map(|c| regs::CH_PDID_BASE + 4 * c));
+        addrs.extend([regs::CONTROL, regs::MBOX_CTRL, regs::IRQ_ENABLE]);
+        if ni.trace_depth > 0 {
+            addrs.push(trace::TRACE_CTRL);
+        }
+        for c in 0..ni.channels {
+            let page = regs::ch_page(c);
+            addrs.extend([regs::CH_PDID, regs::CH_ERR].map(|a| page + a));
+            addrs.extend(
+                (regs::DESC_LADDR_LO..=regs::DESC_CTRL)
+                    .step_by(4)
+                    .map(|a| page + a),
+            );
+            addrs.push(page + regs::PKT_DEST);
+            addrs.extend(
+                (0..ni.mailbox_msg_bytes as u32 / 4).map(|i| page + regs::PKT_DATA + 4 * i),
+            );
+        }
+        let k = addrs.len() as u64;
+        for addr in addrs {
+            self.sw.push_back(Op::Read { addr, prot: true });
+        }
+        k
+    }
+
+    /// The set-up's writes to the windows software does not use (2 and
+    /// up): non-zero base, size and PDID, disabled (they accept nothing),
+    /// so that each holds a value a reset must clear
+    /// ([`Node::reset_readback`]).
+    pub(super) fn fill_windows(&mut self, ni: &NiParams, pdid: u32) {
+        for w in 2..ni.windows {
+            let v = 0x1000 * (w as u32 + 1);
+            for (f, d) in WIN_FIELDS.into_iter().zip([v, 1, v, 1, pdid ^ w as u32]) {
+                self.write(regs::win_reg(w, f), d, true, Meta::None);
+            }
+        }
     }
 
     /// A poll of a drain: now and then STATUS too.

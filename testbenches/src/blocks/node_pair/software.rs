@@ -7,17 +7,26 @@ use super::node::{Meta, ReadDesc};
 use super::{NodePairBench, Phase, GUARD, LAND, REGION, SOURCES};
 use anyhow::Result;
 use exanet_sim::ni::{regs, trace};
+use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 
 impl NodePairBench {
-    /// Privileged set-up of every node: windows 0 (landing) and 1 (the
-    /// first source region), channel PDIDs, mailbox open, TX_ENABLE.
+    /// Privileged set-up of every node: after a reset pulse in the middle
+    /// of a run, first the read-back of the registers it must have cleared
+    /// ([`super::node::Node::reset_readback`]); windows 0 (landing) and 1
+    /// (the first source region), the others filled but disabled, channel
+    /// PDIDs, mailbox open, TX_ENABLE.
     pub(super) fn setup(&mut self, rng: &mut Rng) {
         self.pdid = 1 + rng.below(0xFFFE) as u16;
         let pdid = self.pdid as u32;
         let channels = self.params.ni.ni.channels;
         let land_size = self.land_size();
+        let readback = self.cov.mid_resets > 0;
         for node in &mut self.nodes {
+            if readback {
+                self.cov.reset_readbacks += node.reset_readback(&self.params.ni.ni);
+            }
+            node.fill_windows(&self.params.ni.ni, pdid);
             let w = |f| regs::win_reg(0, f);
             node.write(w(regs::WIN_BASE_LO), LAND as u32, true, Meta::None);
             node.write(w(regs::WIN_BASE_HI), (LAND >> 32) as u32, true, Meta::None);
@@ -92,6 +101,57 @@ impl NodePairBench {
                 len,
             },
         );
+    }
+
+    /// An fpga number no router answers for, at random (`local_ports..4`
+    /// of the 2-bit field), if any.
+    fn absent_fpga(&self, rng: &mut Rng) -> Option<u8> {
+        let l = self.params.router.topology.local_ports as u64;
+        (l < 4).then(|| (l + rng.below(4 - l)) as u8)
+    }
+
+    /// The node whose router drops a packet for `dest`: one with `dest`'s
+    /// coordinates and an fpga its router has no local port for.
+    pub(super) fn absent_endpoint_of(&self, dest: Coords) -> Option<usize> {
+        if (dest.fpga() as usize) < self.params.router.topology.local_ports {
+            return None;
+        }
+        let c = Coords::new(dest.x(), dest.y(), dest.z(), 0).ok()?;
+        self.index.get(&c.to_bits()).copied()
+    }
+
+    /// Queue an RDMA write from node `n` (1..=64 bytes, one packet, no
+    /// notify) to an absent endpoint of node `d`'s coordinates: the NI
+    /// sends it like any, `d`'s router drops it (counted there); no
+    /// completion anywhere. Nothing if every fpga has a local port.
+    fn absent_write(&mut self, rng: &mut Rng, n: usize, d: usize) {
+        let Some(fpga) = self.absent_fpga(rng) else {
+            return;
+        };
+        let me = self.nodes[d].me;
+        let Ok(dest) = Coords::new(me.x(), me.y(), me.z(), fpga) else {
+            return;
+        };
+        let len = 1 + rng.below(64);
+        let c = rng.below(self.params.ni.ni.channels as u64) as usize;
+        let src = SOURCES[rng.below(SOURCES.len() as u64) as usize] + rng.below(REGION - len + 1);
+        let dst = LAND + rng.below(REGION - GUARD - len + 1);
+        let node = &mut self.nodes[n];
+        let txid = node.txid_next;
+        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let page = regs::ch_page(c);
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, src as u32),
+            (regs::DESC_LADDR_HI, (src >> 32) as u32),
+            (regs::DESC_RADDR_LO, dst as u32),
+            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
+            (regs::DESC_LEN, len as u32),
+            (regs::DESC_DEST, dest.to_bits()),
+            (regs::DESC_CTRL, (txid as u32) << 16),
+        ] {
+            node.write(page + off, v, false, Meta::None);
+        }
+        node.write(page + regs::DOORBELL, 1, false, Meta::Absent);
     }
 
     /// Queue an RDMA read by node `n` of `len` bytes of `server`'s first
@@ -241,6 +301,7 @@ impl NodePairBench {
                         let len = 4 + rng.below(m - 3) as usize;
                         self.send(rng, n, dest, len);
                     }
+                    70..=71 if !self.ar_on() => self.absent_write(rng, n, dest),
                     60..=69 if self.params.ni.ni.windows > 1 => {
                         let len = match rng.below(4) {
                             0..=1 => 1 + rng.below(256),
@@ -252,8 +313,7 @@ impl NodePairBench {
                     _ => self.nodes[n].poll(),
                 }
             }
-            Phase::Drain if self.status_polls => self.nodes[n].drain_poll(),
-            Phase::Drain => self.nodes[n].poll(),
+            Phase::Drain => self.nodes[n].drain_poll(),
         }
     }
 
