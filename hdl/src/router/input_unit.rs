@@ -394,7 +394,9 @@ impl<const W: usize, const A: usize, const C: usize, const M: usize> InputUnit<W
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic for InputUnit<W, A, C, M> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic
+    for InputUnit<W, A, C, M>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, credit_valid, credit_vc, dropped, errors);

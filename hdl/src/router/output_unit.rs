@@ -202,7 +202,9 @@ impl<const W: usize, const A: usize, const C: usize, const M: usize> OutputUnit<
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic for OutputUnit<W, A, C, M> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic
+    for OutputUnit<W, A, C, M>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, busy, valid_reg, data_reg, head_reg, tail_reg, vc_reg, errors);
@@ -215,7 +217,8 @@ impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic for O
         self.arb.reset.next = self.reset.val();
         self.req_unused_above_16.next = self.req_mat.val() >> self.request_base.val();
         self.req1_unused_above_16.next = self.req_mat1.val() >> self.request_base.val();
-        self.arb.req1.next = self.req1_unused_above_16.val().get_bits::<16>(0) & self.in_ports.val();
+        self.arb.req1.next =
+            self.req1_unused_above_16.val().get_bits::<16>(0) & self.in_ports.val();
         self.arb.req0.next = self.req_unused_above_16.val().get_bits::<16>(0)
             & !self.req1_unused_above_16.val().get_bits::<16>(0)
             & self.in_ports.val();
