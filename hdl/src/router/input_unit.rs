@@ -13,11 +13,12 @@
 //!   flit arriving from upstream; discarded and counted in `flit_errors` when
 //!   `in_vc >= N` or that VC's buffer holds `buffer_flits` flits;
 //! - `node_x`, `node_y`, `node_z` (to route compute); `has_credit`,
-//!   `can_start` (to the VCs);
+//!   `can_start` (M b, to the VCs; bit `SV*port + vc`, `top::status_bit`);
 //! - `grants` (16 b): bit p set when some output arbiter granted input port p;
-//! - `req_mat`, `req_mat1` (256 b): the forward request of this port, as bit
-//!   `16*out_port + this_port` (all requests / class-1 requests), so the
-//!   router ORs every port's vector and each output slices its 16 bits;
+//! - `req_mat`, `req_mat1` (M b): the forward request of this port, as bit
+//!   `SP*out_port + this_port` (all requests / class-1 requests; `SP` the
+//!   ports rounded up to a power of two, `top::request_bit`), so the router
+//!   ORs every port's vector and each output slices its `SP` bits;
 //! - `flit` (W b), `head`, `tail`, `out_vc` (4 b): the chosen VC's front flit
 //!   and its output VC (to the crossbar);
 //! - `credit_out_valid`, `credit_out_vc` (4 b): registered, one credit upstream
@@ -56,7 +57,7 @@ use rust_hdl::prelude::*;
 
 /// One input port: VCs, input arbitration, credit return, counters.
 #[derive(LogicBlock)]
-pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
+pub struct InputUnit<const W: usize, const A: usize, const C: usize, const M: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset.
@@ -77,18 +78,18 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     pub node_y: Signal<In, Bits<4>>,
     /// This router's z coordinate.
     pub node_z: Signal<In, Bits<4>>,
-    /// Output VCs with a credit (bit `16*port + vc`).
-    pub has_credit: Signal<In, Bits<256>>,
+    /// Output VCs with a credit (bit `SV*port + vc`).
+    pub has_credit: Signal<In, Bits<M>>,
     /// Output VCs a head may take.
-    pub can_start: Signal<In, Bits<256>>,
+    pub can_start: Signal<In, Bits<M>>,
     /// Separable allocator: the input ports granted by some output (bit
     /// `in_port`). Matching allocators: the output this port is matched to
     /// (bit `out_port`).
     pub grants: Signal<In, Bits<16>>,
-    /// Forward request, bit `16*out_port + in_port`.
-    pub req_mat: Signal<Out, Bits<256>>,
+    /// Forward request, bit `SP*out_port + in_port`.
+    pub req_mat: Signal<Out, Bits<M>>,
     /// The same when the request is class 1.
-    pub req_mat1: Signal<Out, Bits<256>>,
+    pub req_mat1: Signal<Out, Bits<M>>,
     /// The chosen VC's front flit data.
     pub flit: Signal<Out, Bits<W>>,
     /// It is a head.
@@ -105,7 +106,7 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     pub dropped_packets: Signal<Out, Bits<32>>,
     /// Flits discarded on arrival.
     pub flit_errors: Signal<Out, Bits<32>>,
-    vcs: Vec<InputVc<W, A, C>>,
+    vcs: Vec<InputVc<W, A, C, M>>,
     /// The granted VC's front flit: a binary mux tree on the arbiter's
     /// `grant_index` (a one-hot if-chain maps to ~4 LUTs a bit, this to 1 for
     /// 4 VCs). Elements `0..L` are the leaves (VC fronts, zero from N on),
@@ -138,11 +139,11 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     requests: Vec<Signal<Local, Bits<16>>>,
     /// Matching allocators, prefix chains over the VCs: drop requests, forward
     /// requests to the matched output, and every forward request as bit
-    /// `16*out_port + this_port` (all, class 1).
+    /// `SP*out_port + this_port` (all, class 1).
     drops: Vec<Signal<Local, Bits<16>>>,
     hits: Vec<Signal<Local, Bits<16>>>,
-    rows: Vec<Signal<Local, Bits<256>>>,
-    rows1: Vec<Signal<Local, Bits<256>>>,
+    rows: Vec<Signal<Local, Bits<M>>>,
+    rows1: Vec<Signal<Local, Bits<M>>>,
     /// (one per matching allocator: none when separable, so lint sees no unused signal)
     drop_mode: Vec<Signal<Local, bool>>,
     chosen_fwd: Signal<Local, bool>,
@@ -175,8 +176,10 @@ pub struct InputUnit<const W: usize, const A: usize, const C: usize> {
     /// Bit v set for VC numbers `v >= N` (a table: a comparison is constant when N = 16).
     vc_invalid: Constant<Bits<16>>,
     port_field: Constant<Bits<8>>,
-    one256: Constant<Bits<256>>,
-    zero256: Constant<Bits<256>>,
+    /// `4 - log2 SP`: a port field (bits 7:4) shifted right by it is `SP*port`.
+    request_shift: Constant<Bits<8>>,
+    one_m: Constant<Bits<M>>,
+    zero_m: Constant<Bits<M>>,
     zero16: Constant<Bits<16>>,
     zero8: Constant<Bits<8>>,
     zero4: Constant<Bits<4>>,
@@ -252,7 +255,7 @@ fn wide<const W: usize>(v: u128) -> Bits<W> {
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> InputUnit<W, A, C, M> {
     /// Input port `port` of a router with parameters `p` (valid).
     pub fn new(p: &RouterParams, port: usize) -> Self {
         let n = p.num_vcs();
@@ -367,8 +370,11 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
             port_num8: Constant::new(bits(port as u64)),
             vc_invalid: Constant::new(bits((n..16).fold(0, |m, v| m | 1 << v))),
             port_field: Constant::new(bits(0xf0)),
-            one256: Constant::new(bits(1)),
-            zero256: Constant::new(bits(0)),
+            request_shift: Constant::new(bits(
+                4 - super::top::port_stride(p).trailing_zeros() as u64,
+            )),
+            one_m: Constant::new(bits(1)),
+            zero_m: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
             zero8: Constant::new(bits(0)),
             zero4: Constant::new(bits(0)),
@@ -388,7 +394,9 @@ impl<const W: usize, const A: usize, const C: usize> InputUnit<W, A, C> {
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic
+    for InputUnit<W, A, C, M>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, credit_valid, credit_vc, dropped, errors);
@@ -416,8 +424,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.drop_mode[m].next = false;
             self.drops[0].next = self.zero16.val();
             self.hits[0].next = self.zero16.val();
-            self.rows[0].next = self.zero256.val();
-            self.rows1[0].next = self.zero256.val();
+            self.rows[0].next = self.zero_m.val();
+            self.rows1[0].next = self.zero_m.val();
             for v in 0..self._vcs {
                 if self.vcs[v].req_drop.val() {
                     self.drops[v + 1].next = self.drops[v].val() | self.vc_bit[v].val();
@@ -436,16 +444,18 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
                 }
                 if self.vcs[v].req_fwd.val() {
                     self.rows[v + 1].next = self.rows[v].val()
-                        | (self.one256.val()
-                            << ((self.vcs[v].ovc.val() & self.port_field.val())
+                        | (self.one_m.val()
+                            << (((self.vcs[v].ovc.val() & self.port_field.val())
+                                >> self.request_shift.val())
                                 | self.port_num8.val()));
                 } else {
                     self.rows[v + 1].next = self.rows[v].val();
                 }
                 if self.vcs[v].req_fwd.val() & self.class1_vcs.val().get_bit(v) {
                     self.rows1[v + 1].next = self.rows1[v].val()
-                        | (self.one256.val()
-                            << ((self.vcs[v].ovc.val() & self.port_field.val())
+                        | (self.one_m.val()
+                            << (((self.vcs[v].ovc.val() & self.port_field.val())
+                                >> self.request_shift.val())
                                 | self.port_num8.val()));
                 } else {
                     self.rows1[v + 1].next = self.rows1[v].val();
@@ -520,8 +530,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
             self.fwd.next = self.arb.grant.val().any() & self.chosen_fwd.val();
         }
         self.drop.next = self.arb.grant_valid.val() & !self.chosen_fwd.val();
-        self.req_mat.next = self.zero256.val();
-        self.req_mat1.next = self.zero256.val();
+        self.req_mat.next = self.zero_m.val();
+        self.req_mat1.next = self.zero_m.val();
         for m in 0..self._matching {
             for k in self._vcs..(self._vcs + 1) {
                 if !self.drop_mode[m].val() {
@@ -532,11 +542,15 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputUnit<W, A, C
         }
         for _s in 0..self._separable {
             if self.fwd.val() {
-                self.req_mat.next = self.one256.val()
-                    << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+                self.req_mat.next = self.one_m.val()
+                    << (((self.chosen_ovc.val() & self.port_field.val())
+                        >> self.request_shift.val())
+                        | self.port_num8.val());
                 if (self.arb.grant.val() & self.class1_vcs.val()).any() {
-                    self.req_mat1.next = self.one256.val()
-                        << ((self.chosen_ovc.val() & self.port_field.val()) | self.port_num8.val());
+                    self.req_mat1.next = self.one_m.val()
+                        << (((self.chosen_ovc.val() & self.port_field.val())
+                            >> self.request_shift.val())
+                            | self.port_num8.val());
                 }
             }
         }

@@ -15,8 +15,10 @@
 //!   `din_check`: the header this flit completes passes the SECDED check (see
 //!   `input_unit`);
 //! - `pop`: the front flit leaves (forwarded or dropped) at this edge;
-//! - `has_credit`, `can_start` (256 b): bit `16*port + vc` tells whether output
-//!   VC (port, vc) has a credit, resp. is free with `max_packet_flits` credits;
+//! - `has_credit`, `can_start` (M b, the router's status layout
+//!   `top::status_bit`): bit `SV*port + vc` tells whether output VC (port, vc)
+//!   has a credit, resp. is free with `max_packet_flits` credits (`SV` the
+//!   VCs per link rounded up to a power of two);
 //! - `req_fwd`: forward request to `ovc` (port 7:4, VC 3:0); a head asks
 //!   for the lowest-numbered VC of its route's set (decoded here from the
 //!   stored `rsel` and this VC's class: the golden model's route mask) that
@@ -67,7 +69,7 @@ const DROPPING: u64 = 2;
 
 /// One input VC: buffer, state, route, request.
 #[derive(LogicBlock)]
-pub struct InputVc<const W: usize, const A: usize, const C: usize> {
+pub struct InputVc<const W: usize, const A: usize, const C: usize, const M: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset.
@@ -82,10 +84,10 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     pub din_check: Signal<In, bool>,
     /// The front flit leaves at this edge.
     pub pop: Signal<In, bool>,
-    /// Per output VC (bit `16*port + vc`): credits > 0.
-    pub has_credit: Signal<In, Bits<256>>,
+    /// Per output VC (bit `SV*port + vc`): credits > 0.
+    pub has_credit: Signal<In, Bits<M>>,
     /// Per output VC: not busy and credits >= `max_packet_flits`.
-    pub can_start: Signal<In, Bits<256>>,
+    pub can_start: Signal<In, Bits<M>>,
     /// Forward request to output VC `ovc`.
     pub req_fwd: Signal<Out, bool>,
     /// Drop request.
@@ -120,13 +122,20 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     class_hi: Constant<Bits<16>>,
     vset_all: Constant<Bits<4>>,
     vset_upper: Constant<Bits<4>>,
-    /// The route's output port in bits 7:4.
-    start_port: Signal<Local, Bits<8>>,
-    /// Per VC w: the `can_start` bit of (route's port, w).
-    start_index: Vec<Signal<Local, Bits<8>>>,
-    /// Prefix chain: bit w set when (route's port, w) may start a packet;
-    /// element N is the whole vector.
-    start: Vec<Signal<Local, Bits<16>>>,
+    /// The route's output port's first bit in the status vectors (`SV*port`).
+    start_base: Signal<Local, Bits<8>>,
+    /// `can_start` from that bit on (bits 15:0 read).
+    start_unused_above_16: Signal<Local, Bits<M>>,
+    /// Bit w set when (route's port, w) may start a packet.
+    start: Signal<Local, Bits<16>>,
+    /// The active packet's output VC's bit in the status vectors.
+    credit_index: Signal<Local, Bits<8>>,
+    /// `has_credit` from that bit on (bit 0 read).
+    credit_unused_above_1: Signal<Local, Bits<M>>,
+    /// `4 - log2 SV`: a port field (bits 7:4) shifted right by it is `SV*port`.
+    status_shift: Constant<Bits<8>>,
+    /// The VCs of a link (bits `0..N`).
+    all_vcs: Constant<Bits<16>>,
     cand: Signal<Local, Bits<16>>,
     lowest: Signal<Local, Bits<16>>,
     pick: Signal<Local, Bits<8>>,
@@ -134,14 +143,10 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     head_ovc: Signal<Local, Bits<8>>,
     head_ok: Signal<Local, bool>,
     vc_num8: Vec<Constant<Bits<8>>>,
-    vc_bit16: Vec<Constant<Bits<16>>>,
     port_field: Constant<Bits<8>>,
     /// The route's VC in bits 3:0.
     vc_field: Constant<Bits<8>>,
     one16: Constant<Bits<16>>,
-    zero16: Constant<Bits<16>>,
-    /// VCs per link.
-    _vcs: usize,
     rd: DFF<Bits<A>>,
     wr: DFF<Bits<A>>,
     count: DFF<Bits<C>>,
@@ -169,7 +174,7 @@ pub struct InputVc<const W: usize, const A: usize, const C: usize> {
     check_fail: Constant<Bits<1>>,
 }
 
-impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> InputVc<W, A, C, M> {
     /// Input VC `in_vc` of a port (params valid; `2^A >= buffer_flits`, `C = A + 1`).
     pub fn new(p: &RouterParams, in_vc: usize) -> Self {
         assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
@@ -208,23 +213,22 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
             class_hi: range(base + lower, base + vpc),
             vset_all: Constant::new(bits(VSET_ALL)),
             vset_upper: Constant::new(bits(VSET_UPPER)),
-            start_port: Default::default(),
-            start_index: (0..p.num_vcs()).map(|_| Default::default()).collect(),
-            start: (0..=p.num_vcs()).map(|_| Default::default()).collect(),
+            start_base: Default::default(),
+            start_unused_above_16: Default::default(),
+            start: Default::default(),
+            credit_index: Default::default(),
+            credit_unused_above_1: Default::default(),
+            status_shift: Constant::new(bits(4 - super::top::vc_stride(p).trailing_zeros() as u64)),
+            all_vcs: range(0, p.num_vcs()),
             cand: Default::default(),
             lowest: Default::default(),
             pick: Default::default(),
             head_ovc: Default::default(),
             head_ok: Default::default(),
             vc_num8: (0..16).map(|v| Constant::new(bits(v))).collect(),
-            vc_bit16: (0..p.num_vcs())
-                .map(|v| Constant::new(bits(1 << v)))
-                .collect(),
             port_field: Constant::new(bits(0xf0)),
             vc_field: Constant::new(bits(0x0f)),
             one16: Constant::new(bits(1)),
-            zero16: Constant::new(bits(0)),
-            _vcs: p.num_vcs(),
             rd: Default::default(),
             wr: Default::default(),
             count: Default::default(),
@@ -254,7 +258,7 @@ impl<const W: usize, const A: usize, const C: usize> InputVc<W, A, C> {
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic for InputVc<W, A, C, M> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rd, wr, count, state, active_ovc);
@@ -309,23 +313,10 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         // The VC an idle head asks for: the lowest of its route's set that may
         // start a packet (`x & -x` isolates it); with `vc_select = flow` the
         // set is the one per-flow VC.
-        self.start_port.next = self.rsel.val() & self.port_field.val();
-        self.start[0].next = self.zero16.val();
-        for w in 0..self._vcs {
-            self.start_index[w].next = self.start_port.val() | self.vc_num8[w].val();
-            if self
-                .can_start
-                .val()
-                .get_bit(self.start_index[w].val().index())
-            {
-                self.start[w + 1].next = self.start[w].val() | self.vc_bit16[w].val();
-            } else {
-                self.start[w + 1].next = self.start[w].val();
-            }
-        }
-        for k in self._vcs..(self._vcs + 1) {
-            self.cand.next = self.start[k].val() & self.vmask.val();
-        }
+        self.start_base.next = (self.rsel.val() & self.port_field.val()) >> self.status_shift.val();
+        self.start_unused_above_16.next = self.can_start.val() >> self.start_base.val();
+        self.start.next = self.start_unused_above_16.val().get_bits::<16>(0) & self.all_vcs.val();
+        self.cand.next = self.start.val() & self.vmask.val();
         self.lowest.next = self.cand.val() & (!self.cand.val() + self.one16.val());
         self.pick.next = self.zero8.val();
         for v in 0..16 {
@@ -338,13 +329,15 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         // the decode, the lowest-bit isolate (a carry chain) and the encode,
         // which synthesis cannot see are trivial (about 10 LUTs per VC).
         if !self.free.val() {
-            for k in self._vcs..(self._vcs + 1) {
-                self.head_ok.next = self.start[k].val().get_bit(self.vset.val().index());
-            }
+            self.head_ok.next = self.start.val().get_bit(self.vset.val().index());
             self.pick.next = self.rsel.val() & self.vc_field.val();
         }
         self.head_ovc.next = (self.rsel.val() & self.port_field.val()) | self.pick.val();
         // Request, from registered state only.
+        self.credit_index.next = ((self.active_ovc.q.val() & self.port_field.val())
+            >> self.status_shift.val())
+            | (self.active_ovc.q.val() & self.vc_field.val());
+        self.credit_unused_above_1.next = self.has_credit.val() >> self.credit_index.val();
         self.nonempty.next = self.count.q.val() != self.zero_c.val();
         self.header_incomplete.next =
             self.two_flit_header.val() & (self.count.q.val() < self.two_c.val());
@@ -357,10 +350,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for InputVc<W, A, C> 
         if self.nonempty.val() {
             if self.state.q.val() == self.st_active.val() {
                 self.ovc.next = self.active_ovc.q.val();
-                self.req_fwd.next = self
-                    .has_credit
-                    .val()
-                    .get_bit(self.active_ovc.q.val().index());
+                self.req_fwd.next = self.credit_unused_above_1.val().get_bit(0);
             } else if self.state.q.val() == self.st_dropping.val() {
                 self.req_drop.next = true;
             } else if self.malformed.val() {

@@ -7,8 +7,9 @@
 //!
 //! Ports:
 //! - `clock`; `reset` (synchronous: every VC free with full credits);
-//! - `req_mat`, `req_mat1` (256 b): every input port's forward request as bit
-//!   `16*out_port + in_port` (all / class 1); this port uses its 16 bits
+//! - `req_mat`, `req_mat1` (M b): every input port's forward request as bit
+//!   `SP*out_port + in_port` (all / class 1; `top::request_bit`); this port
+//!   uses its `SP` bits
 //!   (with a matching allocator, `router.allocator = "islip"` or
 //!   `"wavefront"`: the match, one input per output, and no class 1);
 //! - `grant` (16 b, one-hot), `grant_index` (4 b): the input port granted this
@@ -18,8 +19,9 @@
 //! - `credit_in_valid`, `credit_in_vc` (4 b): a credit from downstream; ignored
 //!   and counted in `credit_errors` when the VC is `>= N` or its counter would
 //!   exceed `buffer_flits`;
-//! - `has_credit`, `can_start` (256 b): this port's 16 bits at `16*port`: VC v
-//!   has a credit; VC v is free and has `max_packet_flits` credits;
+//! - `has_credit`, `can_start` (M b): this port's bits at `SV*port + v`
+//!   (`top::status_bit`): VC v has a credit; VC v is free and has
+//!   `max_packet_flits` credits;
 //! - `out_valid`, `out_data`, `out_head`, `out_tail`, `out_vc`: registered flit
 //!   (valid for exactly one cycle per send);
 //! - `credit_errors` (32 b): counter of `router.counter_bits` bits, wrapping
@@ -42,15 +44,15 @@ use rust_hdl::prelude::*;
 
 /// One output port: arbitration, credits, busy bits, output register.
 #[derive(LogicBlock)]
-pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
+pub struct OutputUnit<const W: usize, const A: usize, const C: usize, const M: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset.
     pub reset: Signal<In, bool>,
-    /// Forward requests of every input (bit `16*out_port + in_port`).
-    pub req_mat: Signal<In, Bits<256>>,
+    /// Forward requests of every input (bit `SP*out_port + in_port`).
+    pub req_mat: Signal<In, Bits<M>>,
     /// The class-1 subset.
-    pub req_mat1: Signal<In, Bits<256>>,
+    pub req_mat1: Signal<In, Bits<M>>,
     /// Granted flit data (crossbar).
     pub xin_data: Signal<In, Bits<W>>,
     /// Granted flit is a head.
@@ -67,10 +69,10 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     pub grant: Signal<Out, Bits<16>>,
     /// Index of the granted input port.
     pub grant_index: Signal<Out, Bits<4>>,
-    /// VCs of this port with a credit (at bits `16*port + vc`).
-    pub has_credit: Signal<Out, Bits<256>>,
+    /// VCs of this port with a credit (at bits `SV*port + vc`).
+    pub has_credit: Signal<Out, Bits<M>>,
     /// VCs of this port a head may take.
-    pub can_start: Signal<Out, Bits<256>>,
+    pub can_start: Signal<Out, Bits<M>>,
     /// A flit leaves this cycle.
     pub out_valid: Signal<Out, bool>,
     /// Its data.
@@ -92,21 +94,22 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     tail_reg: DFF<bool>,
     vc_reg: DFF<Bits<4>>,
     errors: DFF<Bits<32>>,
-    /// Prefix chains over the input ports; element P is this port's requests.
-    requests: Vec<Signal<Local, Bits<16>>>,
-    requests1: Vec<Signal<Local, Bits<16>>>,
+    /// The request vectors from this port's first bit on (bits 15:0 read).
+    req_unused_above_16: Signal<Local, Bits<M>>,
+    req1_unused_above_16: Signal<Local, Bits<M>>,
     send: Signal<Local, bool>,
     send_vc: Signal<Local, Bits<16>>,
     dec: Vec<Signal<Local, bool>>,
     ret: Vec<Signal<Local, bool>>,
     saturated: Signal<Local, bool>,
     credit_error: Signal<Local, bool>,
-    credit_row: Vec<Signal<Local, Bits<256>>>,
-    start_row: Vec<Signal<Local, Bits<256>>>,
-    /// Bit `16*port + in_port` of the request vectors.
-    request_bit: Vec<Constant<Bits<8>>>,
-    in_port_bit: Vec<Constant<Bits<16>>>,
-    row_bit: Vec<Constant<Bits<256>>>,
+    credit_row: Vec<Signal<Local, Bits<M>>>,
+    start_row: Vec<Signal<Local, Bits<M>>>,
+    /// Bit `SP*port` of the request vectors: this port's first.
+    request_base: Constant<Bits<8>>,
+    /// The input ports (bits `0..P`).
+    in_ports: Constant<Bits<16>>,
+    row_bit: Vec<Constant<Bits<M>>>,
     vc_num: Vec<Constant<Bits<4>>>,
     /// Bit v set for VC numbers `v >= N`.
     vc_invalid: Constant<Bits<16>>,
@@ -116,20 +119,19 @@ pub struct OutputUnit<const W: usize, const A: usize, const C: usize> {
     one_c: Constant<Bits<C>>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
-    zero256: Constant<Bits<256>>,
+    zero_m: Constant<Bits<M>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     /// The counter's `router.counter_bits` low bits.
     counter_mask: Constant<Bits<32>>,
     _vcs: usize,
-    _ports: usize,
     /// 1 with `router.allocator = "separable"`, else 0.
     _separable: usize,
     /// 1 with a matching allocator (`islip`, `wavefront`), else 0.
     _matching: usize,
 }
 
-impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> OutputUnit<W, A, C, M> {
     /// Output port `port` of a router with parameters `p` (valid).
     pub fn new(p: &RouterParams, port: usize) -> Self {
         assert!(C == A + 1 && p.buffer_flits <= 1 << A && W == p.flit_bits);
@@ -166,8 +168,8 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             tail_reg: Default::default(),
             vc_reg: Default::default(),
             errors: Default::default(),
-            requests: (0..=ports).map(|_| Default::default()).collect(),
-            requests1: (0..=ports).map(|_| Default::default()).collect(),
+            req_unused_above_16: Default::default(),
+            req1_unused_above_16: Default::default(),
             send: Default::default(),
             send_vc: Default::default(),
             dec: (0..n).map(|_| Default::default()).collect(),
@@ -176,12 +178,10 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             credit_error: Default::default(),
             credit_row: (0..=n).map(|_| Default::default()).collect(),
             start_row: (0..=n).map(|_| Default::default()).collect(),
-            request_bit: (0..ports)
-                .map(|i| Constant::new(bits((16 * port + i) as u64)))
-                .collect(),
-            in_port_bit: (0..ports).map(|i| Constant::new(bits(1 << i))).collect(),
+            request_base: Constant::new(bits(super::top::request_bit(p, port, 0) as u64)),
+            in_ports: Constant::new(bits((1 << ports) - 1)),
             row_bit: (0..n)
-                .map(|v| Constant::new(bits::<256>(1) << (16 * port + v) as u64))
+                .map(|v| Constant::new(bits::<M>(1) << super::top::status_bit(p, port, v) as u64))
                 .collect(),
             vc_num: (0..n).map(|v| Constant::new(bits(v as u64))).collect(),
             vc_invalid: Constant::new(bits((n..16).fold(0, |m, v| m | 1 << v))),
@@ -191,19 +191,20 @@ impl<const W: usize, const A: usize, const C: usize> OutputUnit<W, A, C> {
             one_c: Constant::new(bits(1)),
             one16: Constant::new(bits(1)),
             zero16: Constant::new(bits(0)),
-            zero256: Constant::new(bits(0)),
+            zero_m: Constant::new(bits(0)),
             zero32: Constant::new(bits(0)),
             one32: Constant::new(bits(1)),
             counter_mask: Constant::new(bits(p.counter_mask())),
             _vcs: n,
-            _ports: ports,
             _separable: 1 - matching,
             _matching: matching,
         }
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic
+    for OutputUnit<W, A, C, M>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, busy, valid_reg, data_reg, head_reg, tail_reg, vc_reg, errors);
@@ -214,32 +215,13 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
         // Output arbitration among the input ports that request this port.
         self.arb.clock.next = self.clock.val();
         self.arb.reset.next = self.reset.val();
-        self.requests[0].next = self.zero16.val();
-        self.requests1[0].next = self.zero16.val();
-        for i in 0..self._ports {
-            if self
-                .req_mat
-                .val()
-                .get_bit(self.request_bit[i].val().index())
-            {
-                self.requests[i + 1].next = self.requests[i].val() | self.in_port_bit[i].val();
-            } else {
-                self.requests[i + 1].next = self.requests[i].val();
-            }
-            if self
-                .req_mat1
-                .val()
-                .get_bit(self.request_bit[i].val().index())
-            {
-                self.requests1[i + 1].next = self.requests1[i].val() | self.in_port_bit[i].val();
-            } else {
-                self.requests1[i + 1].next = self.requests1[i].val();
-            }
-        }
-        for k in self._ports..(self._ports + 1) {
-            self.arb.req1.next = self.requests1[k].val();
-            self.arb.req0.next = self.requests[k].val() & !self.requests1[k].val();
-        }
+        self.req_unused_above_16.next = self.req_mat.val() >> self.request_base.val();
+        self.req1_unused_above_16.next = self.req_mat1.val() >> self.request_base.val();
+        self.arb.req1.next =
+            self.req1_unused_above_16.val().get_bits::<16>(0) & self.in_ports.val();
+        self.arb.req0.next = self.req_unused_above_16.val().get_bits::<16>(0)
+            & !self.req1_unused_above_16.val().get_bits::<16>(0)
+            & self.in_ports.val();
         self.send.next = self.arb.grant_valid.val();
         for _s in 0..self._separable {
             self.arb.accept.next = self.send.val();
@@ -307,8 +289,8 @@ impl<const W: usize, const A: usize, const C: usize> Logic for OutputUnit<W, A, 
             self.errors.d.next = self.zero32.val();
         }
         // Status of this port's VCs for the input VCs' requests.
-        self.credit_row[0].next = self.zero256.val();
-        self.start_row[0].next = self.zero256.val();
+        self.credit_row[0].next = self.zero_m.val();
+        self.start_row[0].next = self.zero_m.val();
         for v in 0..self._vcs {
             if self.used[v].q.val() != self.depth.val() {
                 self.credit_row[v + 1].next = self.credit_row[v].val() | self.row_bit[v].val();

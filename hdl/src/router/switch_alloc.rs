@@ -6,12 +6,12 @@
 //!
 //! Ports:
 //! - `clock`; `reset` (synchronous: every pointer, or the diagonal, to 0);
-//! - `req`, `req1` (256 b): bit `16*out + in`: input `in` wants output `out`
-//!   (`req1`: with a class-1 VC);
-//! - `grant_mat` (256 b): bit `16*out + in`: output `out` is matched to input
+//! - `req`, `req1` (M b): bit `SP*out + in` (`top::request_bit`): input
+//!   `in` wants output `out` (`req1`: with a class-1 VC);
+//! - `grant_mat` (M b): bit `SP*out + in`: output `out` is matched to input
 //!   `in` (the layout of `req`, so each output unit arbitrates over its one
 //!   matched input with its own request path);
-//! - `match_rows` (256 b): the same matrix by input, bit `16*in + out`.
+//! - `match_rows` (M b): the same matrix by input, bit `SP*in + out`.
 //!
 //! Latency: combinational; the pointers (iSLIP: per output and class over the
 //! inputs, per input over the outputs; wavefront: the first diagonal) move at
@@ -38,27 +38,30 @@ struct SwitchAllocText {
     ports: usize,
     iterations: usize,
     all: String,
+    /// `SP`, the stride of the request layout, and `M`, the vectors' width.
+    sp: usize,
+    m: usize,
 }
 
 /// The matching switch allocator (the template's text is fixed at construction).
 #[derive(LogicBlock)]
-pub struct SwitchAlloc {
+pub struct SwitchAlloc<const M: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset.
     pub reset: Signal<In, bool>,
-    /// Requests, bit `16*out + in`.
-    pub req: Signal<In, Bits<256>>,
+    /// Requests, bit `SP*out + in`.
+    pub req: Signal<In, Bits<M>>,
     /// The class-1 requests.
-    pub req1: Signal<In, Bits<256>>,
-    /// The match, bit `16*out + in`.
-    pub grant_mat: Signal<Out, Bits<256>>,
-    /// The match, bit `16*in + out`.
-    pub match_rows: Signal<Out, Bits<256>>,
+    pub req1: Signal<In, Bits<M>>,
+    /// The match, bit `SP*out + in`.
+    pub grant_mat: Signal<Out, Bits<M>>,
+    /// The match, bit `SP*in + out`.
+    pub match_rows: Signal<Out, Bits<M>>,
     _body: String,
 }
 
-impl SwitchAlloc {
+impl<const M: usize> SwitchAlloc<M> {
     /// The allocator of `p` (`p.allocator` is `islip` or `wavefront`).
     pub fn new(p: &RouterParams) -> Result<Self> {
         let ports = p.num_ports();
@@ -78,6 +81,8 @@ impl SwitchAlloc {
             ports,
             iterations: p.alloc_iterations,
             all: format!("{:04x}", (1u32 << ports) - 1),
+            sp: super::top::port_stride(p),
+            m: M,
         };
         let body = t
             .render()
@@ -94,7 +99,7 @@ impl SwitchAlloc {
     }
 }
 
-impl Logic for SwitchAlloc {
+impl<const M: usize> Logic for SwitchAlloc<M> {
     /// Simulated with Verilator only (the router is co-simulated against its golden model).
     fn update(&mut self) {}
 

@@ -28,10 +28,14 @@
 //! Structure: per input port an `input_unit` (VC buffers, route compute,
 //! VC state, input arbitration), per output port an `output_unit` (output
 //! arbitration, credits, busy bits, output register). The router ORs the
-//! input units' request vectors (bit `16*out + in`) and the output units'
-//! status vectors (bit `16*out + vc`) and grants (bit `in`), and muxes the
-//! granted input's flit into each output unit (the crossbar). Ports and VCs
-//! are indexed with 4-bit fields, so at most 16 of each.
+//! input units' request vectors (bit `SP*out + in`, [`request_bit`]) and the
+//! output units' status vectors (bit `SV*out + vc`, [`status_bit`]) and
+//! grants (bit `in`), and muxes the granted input's flit into each output
+//! unit (the crossbar). `SP` and `SV` are the ports and the VCs per link
+//! rounded up to a power of two, and the vectors are `M` = [`matrix_bits`]
+//! wide: 64 when both layouts fit (the default point: 56 and 28 bits live),
+//! else 256, so that Verilator keeps them in one machine word where it can.
+//! Ports and VCs are indexed with 4-bit fields, so at most 16 of each.
 //!
 //! Parameters ([`RouterParams`]): topology (ports, ring sizes, torus/mesh),
 //! `dim_order`, `classes`, `vcs_per_class`, `buffer_flits` (buffers take the
@@ -49,7 +53,7 @@ use rust_hdl::prelude::*;
 
 /// The router top.
 #[derive(LogicBlock)]
-pub struct Router<const W: usize, const A: usize, const C: usize> {
+pub struct Router<const W: usize, const A: usize, const C: usize, const M: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset.
@@ -94,20 +98,20 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     pub flit_errors: Vec<Signal<Out, Bits<32>>>,
     /// Per output port: credits ignored.
     pub credit_errors: Vec<Signal<Out, Bits<32>>>,
-    inputs: Vec<InputUnit<W, A, C>>,
-    outputs: Vec<OutputUnit<W, A, C>>,
+    inputs: Vec<InputUnit<W, A, C, M>>,
+    outputs: Vec<OutputUnit<W, A, C, M>>,
     /// The matching switch allocator (`islip`, `wavefront`); none when separable.
-    alloc: Vec<SwitchAlloc>,
-    /// `16 * port`: the port's row in the allocator's `match_rows`.
-    field16: Vec<Constant<Bits<8>>>,
+    alloc: Vec<SwitchAlloc<M>>,
+    /// `SP * port`: the port's row in the allocator's `match_rows`.
+    row_base: Vec<Constant<Bits<8>>>,
     /// Matching allocators, per input port: `match_rows` shifted to its row
     /// (bits 15:0; the name tells Verilator's lint the rest is unused).
-    row_unused_above_16: Vec<Signal<Local, Bits<256>>>,
+    row_unused_above_16: Vec<Signal<Local, Bits<M>>>,
     /// Prefix chains over the ports; element P is the OR of all.
-    requests: Vec<Signal<Local, Bits<256>>>,
-    requests1: Vec<Signal<Local, Bits<256>>>,
-    credit_rows: Vec<Signal<Local, Bits<256>>>,
-    start_rows: Vec<Signal<Local, Bits<256>>>,
+    requests: Vec<Signal<Local, Bits<M>>>,
+    requests1: Vec<Signal<Local, Bits<M>>>,
+    credit_rows: Vec<Signal<Local, Bits<M>>>,
+    start_rows: Vec<Signal<Local, Bits<M>>>,
     grants: Vec<Signal<Local, Bits<16>>>,
     /// Crossbar data path, per output `o` a binary mux tree on its
     /// `grant_index` at `xbar[o * T ..]` (`T = 2L - 1` elements, laid out as
@@ -122,7 +126,7 @@ pub struct Router<const W: usize, const A: usize, const C: usize> {
     xvc: Vec<Signal<Local, Bits<4>>>,
     /// Per inner node: the `grant_index` bit choosing between its children.
     xbar_sel: Vec<Constant<Bits<4>>>,
-    zero256: Constant<Bits<256>>,
+    zero_m: Constant<Bits<M>>,
     zero16: Constant<Bits<16>>,
     _ports: usize,
     /// Crossbar tree: leaves (`L`), inner nodes, elements per output (`T`).
@@ -137,10 +141,11 @@ fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
     (0..n).map(|_| Default::default()).collect()
 }
 
-impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
-    /// The router of parameters `p` (valid; `W = flit_bits`, `2^A >= buffer_flits`, `C = A + 1`);
-    /// an error only when the switch allocator's template fails to render.
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Router<W, A, C, M> {
+    /// The router of parameters `p` (valid; `W = flit_bits`, `2^A >= buffer_flits`, `C = A + 1`,
+    /// `M = matrix_bits(p)`); an error only when the switch allocator's template fails to render.
     pub fn new(p: &RouterParams) -> Result<Self> {
+        assert_eq!(M, matrix_bits(p));
         let n = p.num_ports();
         let alloc = match p.allocator {
             Allocator::Separable => Vec::new(),
@@ -177,7 +182,7 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
             credit_rows: signals(n + 1),
             start_rows: signals(n + 1),
             grants: signals(n + 1),
-            zero256: Constant::new(bits(0)),
+            zero_m: Constant::new(bits(0)),
             zero16: Constant::new(bits(0)),
             _ports: n,
             _leaves: tree_leaves(n),
@@ -193,22 +198,22 @@ impl<const W: usize, const A: usize, const C: usize> Router<W, A, C> {
                 .collect(),
             _matching: alloc.len(),
             alloc,
-            field16: (0..n * matching)
-                .map(|i| Constant::new(bits(16 * i as u64)))
+            row_base: (0..n * matching)
+                .map(|i| Constant::new(bits(request_bit(p, i, 0) as u64)))
                 .collect(),
             row_unused_above_16: signals(n * matching),
         })
     }
 }
 
-impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
+impl<const W: usize, const A: usize, const C: usize, const M: usize> Logic for Router<W, A, C, M> {
     #[hdl_gen]
     fn update(&mut self) {
-        // Gather: requests (bit 16*out + in), output VC status (bit 16*out + vc), grants (bit in).
-        self.requests[0].next = self.zero256.val();
-        self.requests1[0].next = self.zero256.val();
-        self.credit_rows[0].next = self.zero256.val();
-        self.start_rows[0].next = self.zero256.val();
+        // Gather: requests (bit SP*out + in), output VC status (bit SV*out + vc), grants (bit in).
+        self.requests[0].next = self.zero_m.val();
+        self.requests1[0].next = self.zero_m.val();
+        self.credit_rows[0].next = self.zero_m.val();
+        self.start_rows[0].next = self.zero_m.val();
         self.grants[0].next = self.zero16.val();
         for p in 0..self._ports {
             self.requests[p + 1].next = self.requests[p].val() | self.inputs[p].req_mat.val();
@@ -247,7 +252,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             // Matching allocators: the outputs matched to this input (its row).
             for a in 0..self._matching {
                 self.row_unused_above_16[p].next =
-                    self.alloc[a].match_rows.val() >> self.field16[p].val();
+                    self.alloc[a].match_rows.val() >> self.row_base[p].val();
                 self.inputs[p].grants.next = self.row_unused_above_16[p].val().get_bits::<16>(0);
             }
             self.credit_out_valid[p].next = self.inputs[p].credit_out_valid.val();
@@ -265,7 +270,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for Router<W, A, C> {
             // Matching allocators: the match, one input per output.
             for a in 0..self._matching {
                 self.outputs[o].req_mat.next = self.alloc[a].grant_mat.val();
-                self.outputs[o].req_mat1.next = self.zero256.val();
+                self.outputs[o].req_mat1.next = self.zero_m.val();
             }
             self.outputs[o].credit_in_valid.next = self.credit_in_valid[o].val();
             self.outputs[o].credit_in_vc.next = self.credit_in_vc[o].val();
@@ -376,8 +381,45 @@ pub fn buffer_address_bits(buffer_flits: usize) -> usize {
 /// Most ports and VCs per link the 4-bit port and VC fields index.
 pub const MAX_FIELD: usize = 16;
 
-fn build<const W: usize, const A: usize, const C: usize>(p: &RouterParams) -> Result<Emitted> {
-    let mut uut = Router::<W, A, C>::new(p)?;
+/// Bits per output port in the request vectors (`SP`): the ports rounded up
+/// to a power of two.
+pub fn port_stride(p: &RouterParams) -> usize {
+    p.num_ports().next_power_of_two()
+}
+
+/// Bits per output port in the status vectors (`SV`): the VCs per link
+/// rounded up to a power of two.
+pub fn vc_stride(p: &RouterParams) -> usize {
+    p.num_vcs().next_power_of_two()
+}
+
+/// The bit of "input `inp` requests output `out`" in the request vectors
+/// (`req_mat`, the matching allocator's `req` and `grant_mat`; its
+/// `match_rows` has `out` and `inp` swapped).
+pub fn request_bit(p: &RouterParams, out: usize, inp: usize) -> usize {
+    port_stride(p) * out + inp
+}
+
+/// The bit of output VC (`port`, `vc`) in the status vectors (`has_credit`, `can_start`).
+pub fn status_bit(p: &RouterParams, port: usize, vc: usize) -> usize {
+    vc_stride(p) * port + vc
+}
+
+/// Width `M` of the request and status vectors: 64 when both layouts fit
+/// (one machine word in Verilator's model), else 256 (16 ports of 16).
+pub fn matrix_bits(p: &RouterParams) -> usize {
+    let ports = p.num_ports();
+    if port_stride(p) * ports <= 64 && vc_stride(p) * ports <= 64 {
+        64
+    } else {
+        256
+    }
+}
+
+fn build<const W: usize, const A: usize, const C: usize, const M: usize>(
+    p: &RouterParams,
+) -> Result<Emitted> {
+    let mut uut = Router::<W, A, C, M>::new(p)?;
     let mut e = emit(&mut uut, &router_top_name(p))?;
     for (_, text) in e.modules.iter_mut() {
         *text = isolate_child_inputs(text);
@@ -444,14 +486,24 @@ pub fn isolate_child_inputs(module: &str) -> String {
 /// every flit width): buffers of 9..=256 flits.
 pub const SUPPORTED_BUFFER_ADDRESS_BITS: std::ops::RangeInclusive<usize> = 4..=8;
 
+macro_rules! by_matrix {
+    ($w:literal, $a:literal, $c:literal, $p:expr) => {
+        if matrix_bits($p) == 64 {
+            build::<$w, $a, $c, 64>($p)
+        } else {
+            build::<$w, $a, $c, 256>($p)
+        }
+    };
+}
+
 macro_rules! by_depth {
     ($w:literal, $p:expr) => {
         match buffer_address_bits($p.buffer_flits) {
-            4 => build::<$w, 4, 5>($p),
-            5 => build::<$w, 5, 6>($p),
-            6 => build::<$w, 6, 7>($p),
-            7 => build::<$w, 7, 8>($p),
-            8 => build::<$w, 8, 9>($p),
+            4 => by_matrix!($w, 4, 5, $p),
+            5 => by_matrix!($w, 5, 6, $p),
+            6 => by_matrix!($w, 6, 7, $p),
+            7 => by_matrix!($w, 7, 8, $p),
+            8 => by_matrix!($w, 8, 9, $p),
             _ => bail!(
                 "router.buffer_flits = {}: not supported by the RTL; supported: 9..=256 (buffers of 16, 32, 64, 128 or 256 slots)",
                 $p.buffer_flits

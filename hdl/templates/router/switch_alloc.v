@@ -1,8 +1,8 @@
 // Switch allocator "{{ name }}" of {{ ports }} ports (rendered from
 // hdl/templates/router/switch_alloc.v; the contract is the golden model,
 // exanet_sim::router::model::Router::{{ name }}).
-// req[16*o + p]: input p wants output o; req1: and the pair is class 1.
-// grant_mat[16*o + p] = match_rows[16*p + o]: input p is matched to output o.
+// req[{{ sp }}*o + p]: input p wants output o; req1: and the pair is class 1.
+// grant_mat[{{ sp }}*o + p] = match_rows[{{ sp }}*p + o]: input p is matched to output o.
 wire unused_req_bits = ^{req, req1};
 
 // The requester granted round-robin: {valid, index} of the lowest set bit
@@ -62,8 +62,8 @@ always @(*) begin
     aptr_d = aptr;
     free_in = 16'h{{ all }};
     free_out = 16'h{{ all }};
-    grant_mat = 256'd0;
-    match_rows = 256'd0;
+    grant_mat = {{ m }}'d0;
+    match_rows = {{ m }}'d0;
     got = 256'd0;
     got1 = 256'd0;
     r = 16'd0;
@@ -80,8 +80,8 @@ always @(*) begin
             r = 16'd0;
             r1 = 16'd0;
             for (p = 0; p < {{ ports }}; p = p + 1) begin
-                r[p] = req[16 * o + p] & free_in[p] & free_out[o];
-                r1[p] = req1[16 * o + p] & free_in[p] & free_out[o];
+                r[p] = req[{{ sp }} * o + p] & free_in[p] & free_out[o];
+                r1[p] = req1[{{ sp }} * o + p] & free_in[p] & free_out[o];
             end
             use1 = r1 != 16'd0;
             if (use1)
@@ -111,10 +111,10 @@ always @(*) begin
                 for (o = 0; o < {{ ports }}; o = o + 1)
                     if (pk[3:0] == o[3:0]) begin
                         free_out[o] = 1'b0;
-                        grant_mat[16 * o + p] = 1'b1;
-                        match_rows[16 * p + o] = 1'b1;
+                        grant_mat[{{ sp }} * o + p] = 1'b1;
+                        match_rows[{{ sp }} * p + o] = 1'b1;
                         if (it == 0) begin
-                            if (req1[16 * o + p])
+                            if (req1[{{ sp }} * o + p])
                                 gptr1_d[4 * o +: 4] = rr_next(p[3:0]);
                             else
                                 gptr0_d[4 * o +: 4] = rr_next(p[3:0]);
@@ -158,8 +158,8 @@ always @(*) begin
         if (diag == dg[3:0])
             for (o = 0; o < {{ ports }}; o = o + 1)
                 for (p = 0; p < {{ ports }}; p = p + 1) begin
-                    rq[{{ ports }} * p + o] = req[16 * ((o + dg) % {{ ports }}) + p];
-                    rq1[{{ ports }} * p + o] = req1[16 * ((o + dg) % {{ ports }}) + p];
+                    rq[{{ ports }} * p + o] = req[{{ sp }} * ((o + dg) % {{ ports }}) + p];
+                    rq1[{{ ports }} * p + o] = req1[{{ sp }} * ((o + dg) % {{ ports }}) + p];
                 end
     // class-1 pairs first, then every pair, diagonal by diagonal
     free_in = 16'h{{ all }};
@@ -175,14 +175,14 @@ always @(*) begin
                     free_out[(t + {{ ports }} - p) % {{ ports }}] = 1'b0;
                     gr[{{ ports }} * p + ((t + {{ ports }} - p) % {{ ports }})] = 1'b1;
                 end
-    grant_mat = 256'd0;
-    match_rows = 256'd0;
+    grant_mat = {{ m }}'d0;
+    match_rows = {{ m }}'d0;
     for (dg = 0; dg < {{ ports }}; dg = dg + 1)
         if (diag == dg[3:0])
             for (o = 0; o < {{ ports }}; o = o + 1)
                 for (p = 0; p < {{ ports }}; p = p + 1) begin
-                    grant_mat[16 * ((o + dg) % {{ ports }}) + p] = gr[{{ ports }} * p + o];
-                    match_rows[16 * p + ((o + dg) % {{ ports }})] = gr[{{ ports }} * p + o];
+                    grant_mat[{{ sp }} * ((o + dg) % {{ ports }}) + p] = gr[{{ ports }} * p + o];
+                    match_rows[{{ sp }} * p + ((o + dg) % {{ ports }})] = gr[{{ ports }} * p + o];
                 end
 end
 always @(posedge clock) begin
