@@ -42,11 +42,10 @@ fn torus_4x2x2_matches_the_golden_network() {
 }
 
 /// The larger network: a 4x4x4 torus of 64 default routers with 1-cycle
-/// links, a short run. Behind `#[ignore]` for its cost: building the
-/// 64-router model alone exceeds the suite's budget for a new test
-/// (BENCHMARKS.md, "Router co-simulation speed: input region once a
-/// cycle", gives the measured CPU time); `cargo test -p exanet-tb --test
-/// network -- --ignored torus_4x4x4`.
+/// links, a short run. Behind `#[ignore]` for its cost: about 180 CPU-s
+/// (the 64-router model build; session 41, BENCHMARKS.md "Issue 16: goals
+/// against the latest figures"), six times the suite's budget for a new
+/// test; `cargo test -p exanet-tb --test network -- --ignored torus_4x4x4`.
 #[test]
 #[ignore]
 fn torus_4x4x4_matches_the_golden_network() {
@@ -63,8 +62,11 @@ fn torus_4x4x4_matches_the_golden_network() {
     println!("{}\n{}", r.summary(), c.summary());
     assert_eq!(r.mismatches, 0, "{:?}", r.first);
     assert_eq!(r.cycles, cycles);
+    // 5,000 cycles end inside the first traffic phase: deliveries and
+    // drops of bad packets, no drain or saturation phase yet (session 41's
+    // run: 1,545 delivered, 30 dropped, 0 mismatches).
     assert!(c.delivered > 1_000, "{c:?}");
-    assert!(c.busy_cycles > 100, "{c:?}");
+    assert!(c.bad_sent > 0 && c.dropped == c.bad_sent, "{c:?}");
 }
 
 /// A small mesh for the fault tests (each distinct Verilog is one Verilator
