@@ -281,6 +281,34 @@ impl Node {
         v.join(", ")
     }
 
+    /// Queue the descriptor registers of an RDMA write on channel `c`
+    /// (`ctrl` without the txid field: notify etc.), with the next txid;
+    /// returns the channel's register page and the txid, for the caller's
+    /// doorbell.
+    pub(super) fn write_descriptor(
+        &mut self,
+        c: usize,
+        (src, dst, len): (u64, u64, u64),
+        dest_bits: u32,
+        ctrl: u32,
+    ) -> (u32, u16) {
+        let txid = self.txid_next;
+        self.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let page = regs::ch_page(c);
+        for (off, v) in [
+            (regs::DESC_LADDR_LO, src as u32),
+            (regs::DESC_LADDR_HI, (src >> 32) as u32),
+            (regs::DESC_RADDR_LO, dst as u32),
+            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
+            (regs::DESC_LEN, len as u32),
+            (regs::DESC_DEST, dest_bits),
+            (regs::DESC_CTRL, ctrl | (txid as u32) << 16),
+        ] {
+            self.write(page + off, v, false, Meta::None);
+        }
+        (page, txid)
+    }
+
     pub(super) fn write(&mut self, addr: u32, data: u32, prot: bool, meta: Meta) {
         self.sw.push_back(Op::Write {
             addr,

@@ -135,20 +135,7 @@ impl NodePairBench {
         let (src, dst) = (SOURCES[0], LAND);
         let dest_bits = self.nodes[dest].me.to_bits();
         let node = &mut self.nodes[0];
-        let txid = node.txid_next;
-        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
-        let page = regs::ch_page(0);
-        for (off, v) in [
-            (regs::DESC_LADDR_LO, src as u32),
-            (regs::DESC_LADDR_HI, (src >> 32) as u32),
-            (regs::DESC_RADDR_LO, dst as u32),
-            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
-            (regs::DESC_LEN, len as u32),
-            (regs::DESC_DEST, dest_bits),
-            (regs::DESC_CTRL, (txid as u32) << 16),
-        ] {
-            node.write(page + off, v, false, Meta::None);
-        }
+        let (page, txid) = node.write_descriptor(0, (src, dst, len), dest_bits, 0);
         node.write(
             page + regs::DOORBELL,
             1,

@@ -73,23 +73,10 @@ impl NodePairBench {
         };
         let dst = LAND + off;
         let notify = align.is_none() && rng.chance(0.5);
-        let node = &mut self.nodes[n];
-        let txid = node.txid_next;
-        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
-        let page = regs::ch_page(c);
         let dest_bits = self.nodes[dest].me.to_bits();
         let node = &mut self.nodes[n];
-        for (off, v) in [
-            (regs::DESC_LADDR_LO, src as u32),
-            (regs::DESC_LADDR_HI, (src >> 32) as u32),
-            (regs::DESC_RADDR_LO, dst as u32),
-            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
-            (regs::DESC_LEN, len as u32),
-            (regs::DESC_DEST, dest_bits),
-            (regs::DESC_CTRL, (notify as u32) << 4 | (txid as u32) << 16),
-        ] {
-            node.write(page + off, v, false, Meta::None);
-        }
+        let (page, txid) =
+            node.write_descriptor(c, (src, dst, len), dest_bits, (notify as u32) << 4);
         node.write(
             page + regs::DOORBELL,
             1,
@@ -137,20 +124,7 @@ impl NodePairBench {
         let src = SOURCES[rng.below(SOURCES.len() as u64) as usize] + rng.below(REGION - len + 1);
         let dst = LAND + rng.below(REGION - GUARD - len + 1);
         let node = &mut self.nodes[n];
-        let txid = node.txid_next;
-        node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
-        let page = regs::ch_page(c);
-        for (off, v) in [
-            (regs::DESC_LADDR_LO, src as u32),
-            (regs::DESC_LADDR_HI, (src >> 32) as u32),
-            (regs::DESC_RADDR_LO, dst as u32),
-            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
-            (regs::DESC_LEN, len as u32),
-            (regs::DESC_DEST, dest.to_bits()),
-            (regs::DESC_CTRL, (txid as u32) << 16),
-        ] {
-            node.write(page + off, v, false, Meta::None);
-        }
+        let (page, _) = node.write_descriptor(c, (src, dst, len), dest.to_bits(), 0);
         node.write(page + regs::DOORBELL, 1, false, Meta::Absent);
     }
 
