@@ -110,16 +110,7 @@ pub fn post_allreduce(ni: &mut Ni, c: usize, a: &Allreduce) -> AxilResp {
 pub fn post(ni: &mut Ni, c: usize, d: &Descriptor) -> AxilResp {
     let page = regs::ch_page(c);
     for (f, v) in d.staging_writes() {
-        let off = match f {
-            regs::DescField::LaddrLo => regs::DESC_LADDR_LO,
-            regs::DescField::LaddrHi => regs::DESC_LADDR_HI,
-            regs::DescField::RaddrLo => regs::DESC_RADDR_LO,
-            regs::DescField::RaddrHi => regs::DESC_RADDR_HI,
-            regs::DescField::Len => regs::DESC_LEN,
-            regs::DescField::Dest => regs::DESC_DEST,
-            regs::DescField::Ctrl => regs::DESC_CTRL,
-        };
-        ni.axil_write(page + off, v);
+        ni.axil_write(page + f.offset(), v);
     }
     ni.axil_write(page + regs::DOORBELL, 1)
 }

@@ -434,6 +434,33 @@ pub enum DescField {
     Ctrl,
 }
 
+impl DescField {
+    /// Every field, in register order (`decode` is the inverse of
+    /// [`DescField::offset`]; its unit test holds the two together).
+    pub const ALL: [DescField; 7] = [
+        DescField::LaddrLo,
+        DescField::LaddrHi,
+        DescField::RaddrLo,
+        DescField::RaddrHi,
+        DescField::Len,
+        DescField::Dest,
+        DescField::Ctrl,
+    ];
+
+    /// The field's register offset in a channel page.
+    pub const fn offset(self) -> u32 {
+        match self {
+            DescField::LaddrLo => DESC_LADDR_LO,
+            DescField::LaddrHi => DESC_LADDR_HI,
+            DescField::RaddrLo => DESC_RADDR_LO,
+            DescField::RaddrHi => DESC_RADDR_HI,
+            DescField::Len => DESC_LEN,
+            DescField::Dest => DESC_DEST,
+            DescField::Ctrl => DESC_CTRL,
+        }
+    }
+}
+
 /// A decoded register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reg {
@@ -709,6 +736,10 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(decode(ID, &p), Some(Reg::Id));
+        for (i, d) in DescField::ALL.into_iter().enumerate() {
+            assert_eq!(d.offset(), DESC_LADDR_LO + 4 * i as u32);
+            assert_eq!(decode(ch_page(1) + d.offset(), &p), Some(Reg::Desc(1, d)));
+        }
         assert_eq!(decode(PARAMS4, &p), Some(Reg::Params(4)));
         assert_eq!(decode(CNT_BASE + 4 * 9, &p), Some(Reg::Counter(9)));
         // The AXI4 error counters (RD/WR SLVERR/DECERR) are the last four.

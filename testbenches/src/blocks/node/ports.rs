@@ -245,6 +245,7 @@ impl NodeRtl {
         let p = |s: &str, w: u32| sim.port_w(&format!("n{n}_{s}"), w);
         let o = |s: &str, w: u32| sim.port_w(&format!("n{n}_obs_{s}"), w);
         let mut router = Vec::new();
+        let mut dropped = Vec::new();
         let mut errors = vec![(
             "obs_unused_eject_errors".to_string(),
             o("unused_eject_errors", 32)?,
@@ -254,10 +255,8 @@ impl NodeRtl {
                 .map(|c| o(&format!("unused_{c}_{q}"), 32));
             let [a, b, c] = c;
             let c = [a?, b?, c?];
-            for (name, port) in ["dropped_packets", "flit_errors", "credit_errors"]
-                .iter()
-                .zip(&c)
-            {
+            dropped.push(c[0]);
+            for (name, port) in ["flit_errors", "credit_errors"].iter().zip(&c[1..]) {
                 errors.push((format!("obs_unused_{name}_{q}"), *port));
             }
             router.push(c);
@@ -315,6 +314,7 @@ impl NodeRtl {
                 rx_tail: ni_in.tail,
                 rx_vc: ni_in.vc,
                 errors,
+                dropped,
             },
             s_axil,
             ni_s,

@@ -30,7 +30,7 @@ fn moves(addr: u32) -> bool {
 /// ([`NodePairBench::drained`]).
 fn check_error_counters(p: &NodePorts, drops_due: u64, rep: Report) -> Result<(), Mismatch> {
     for (name, q) in &p.errors {
-        if q.get() != 0 && !name.contains("dropped_packets") {
+        if q.get() != 0 {
             return rep.bad(name, "0".into(), format!("{}", q.get()));
         }
     }

@@ -20,32 +20,33 @@
 //! (explicit events, `exanet_sim::ni` module doc).
 //!
 //! Agents per node, all random (seeded):
-//! - **Software** (AXI4-Lite master, one access at a time, as a core doing
-//!   uncached loads and stores): privileged set-up (receive window 0 = the
-//!   node's landing area with the job's PDID, every channel's PDID, mailbox
-//!   open, TX_ENABLE); then RDMA writes from the node's source regions to
-//!   another node's landing area (lengths 1 B .. 16 KiB, any alignment,
-//!   multi-packet, notify on or off, any channel; a doorbell refused when
-//!   the queue is full is compared like any access), RDMA reads of another
-//!   node's first source region (its window 1) into the node's landing
-//!   area (1 B .. 8 KiB, notify on or off: READ_DONE here, NOTIFY at the
-//!   server; a read the server refused because its read queue was full,
-//!   READ_DONE / REMOTE_DENIED with reason READ_BUSY, is posted again
-//!   until it is served), packetizer sends
-//!   (4 .. `mailbox_msg_bytes` bytes, a unique id in the first word), and
-//!   consumption of the completion queue (CQ_W0; when non-empty CQ_W1,
-//!   CQ_W2, CQ_POP) and of the mailbox (MB_LEN; when non-empty MB_SRC,
-//!   MB_DATA\[..\], MB_POP), in drains also STATUS every 8th poll (its
-//!   `irq` compared at the NI's next clock edge, as after every read), and
-//!   now and then (2 % of traffic actions; not on allreduce points, see
-//!   BENCHMARKS.md, session 41) a one-packet RDMA write to an absent
-//!   endpoint: another node's coordinates with an fpga its router has no
-//!   local port for (nothing completes; that router drops the packet). After a reset pulse software first reads back every register
-//!   it configures (reset values); the set-up also fills the windows it
-//!   does not use (disabled), so a register the reset missed shows. In the second of every three traffic phases one node's
-//!   software leaves its completion queue alone (up to 8000 cycles, or
-//!   until its receive path has been Busy 500 cycles): the queue fills,
-//!   packets wait in the network.
+//! - **Software** (AXI4-Lite master, one access at a time, as a core
+//!   doing uncached loads and stores): privileged set-up (receive window 0
+//!   = the node's landing area with the job's PDID, every channel's PDID,
+//!   mailbox open, TX_ENABLE); then RDMA writes from the node's source
+//!   regions to another node's landing area (lengths 1 B .. 16 KiB, any
+//!   alignment, multi-packet, notify on or off, any channel; a doorbell
+//!   refused when the queue is full is compared like any access), RDMA
+//!   reads of another node's first source region (its window 1) into the
+//!   node's landing area (1 B .. 8 KiB, notify on or off: READ_DONE here,
+//!   NOTIFY at the server; a read the server refused because its read queue
+//!   was full, READ_DONE / REMOTE_DENIED with reason READ_BUSY, is posted
+//!   again until it is served), packetizer sends (4 .. `mailbox_msg_bytes`
+//!   bytes, a unique id in the first word), and consumption of the
+//!   completion queue (CQ_W0; when non-empty CQ_W1, CQ_W2, CQ_POP) and of
+//!   the mailbox (MB_LEN; when non-empty MB_SRC, MB_DATA\[..\], MB_POP), in
+//!   drains also STATUS every 8th poll (its `irq` compared at the NI's next
+//!   clock edge, as after every read), and now and then (2 % of traffic
+//!   actions; not on allreduce points, see BENCHMARKS.md, session 41) a
+//!   one-packet RDMA write to an absent endpoint: another node's
+//!   coordinates with an fpga its router has no local port for (nothing
+//!   completes; that router drops the packet). After a reset pulse software
+//!   first reads back every register it configures (reset values); the
+//!   set-up also fills the windows it does not use (disabled), so a
+//!   register the reset missed shows. In the second of every three traffic
+//!   phases one node's software leaves its completion queue alone (up to
+//!   8000 cycles, or until its receive path has been Busy 500 cycles): the
+//!   queue fills, packets wait in the network.
 //! - **Memory** (AXI4 slave, read and write): random AR/AW/W backpressure,
 //!   random read latency and beat gaps, random B latency; a sparse memory
 //!   holding the same bytes as the golden model's.
@@ -55,24 +56,23 @@
 //! model's; at `rsp_pick` the golden model has a response
 //! (`emit_response`), at `tx_pick` a request (`emit_request`), and every
 //! flit the NI sends equals the oldest packet picked for its VC (data,
-//! head, tail; requests on `vc`, responses on `resp_vc`, each packet
-//! whole on its VC, the two VCs possibly interleaved); AR shape and
-//! ARUSER = PDID;
-//! every delivered packet is the head of its flow and class, all its flits
-//! on one VC; at `rx_commit` the golden
-//! outcome is Accepted or Refused (mailbox full, or a read request with
-//! the read queue full; the bench sends nothing
-//! that must be rejected), at `rx_busy` Busy; the golden memory writes
-//! appear on AXI4 as one burst each with exactly the strobed bytes; every
-//! completion and mailbox message software reads was expected (a doorbell
-//! or send the golden model accepted, with matching kind, peer, txid, PDID,
-//! source and bytes) and is seen exactly once; no router counts an error
-//! or drops a packet, but for those to an absent endpoint: each router's
-//! `dropped_packets` (over its ports) never exceeds the packets sent to an
-//! absent endpoint of its coordinates, and equals it at every drain's end; the ejection adapters count no protocol error; a
+//! head, tail; requests on `vc`, responses on `resp_vc`, each packet whole
+//! on its VC, the two VCs possibly interleaved); AR shape and ARUSER =
+//! PDID; every delivered packet is the head of its flow and class, all its
+//! flits on one VC; at `rx_commit` the golden outcome is Accepted or
+//! Refused (mailbox full, or a read request with the read queue full; the
+//! bench sends nothing that must be rejected), at `rx_busy` Busy; the
+//! golden memory writes appear on AXI4 as one burst each with exactly the
+//! strobed bytes; every completion and mailbox message software reads was
+//! expected (a doorbell or send the golden model accepted, with matching
+//! kind, peer, txid, PDID, source and bytes) and is seen exactly once; no
+//! router counts an error or drops a packet, but for those to an absent
+//! endpoint: each router's `dropped_packets` (over its ports) never exceeds
+//! the packets sent to an absent endpoint of its coordinates, and equals it
+//! at every drain's end; the ejection adapters count no protocol error; a
 //! watchdog fails a run in which nothing moves (no flit, no decision, no
-//! accepted AXI4-Lite write, no memory write: polling reads and refused doorbells do not
-//! count) for [`WATCHDOG`] cycles.
+//! accepted AXI4-Lite write, no memory write: polling reads and refused
+//! doorbells do not count) for [`WATCHDOG`] cycles.
 //!
 //! **Allreduce** (a point with `ar_communicators > 0`: every NI carries
 //! the engine, its torus the network's): communicators set by the
@@ -482,12 +482,15 @@ impl Bench for NodePairBench {
         for (n, node) in self.nodes.iter_mut().enumerate() {
             let p = |s: &str, w: u32| sim.port_w(&format!("n{n}_{s}"), w);
             let mut errors = vec![("eject_errors".to_string(), p("eject_errors", 32)?)];
-            for c in ["dropped_packets", "flit_errors", "credit_errors"] {
+            for c in ["flit_errors", "credit_errors"] {
                 for q in 0..nports {
                     let name = format!("{c}_{q}");
                     errors.push((name.clone(), p(&name, 32)?));
                 }
             }
+            let dropped = (0..nports)
+                .map(|q| p(&format!("dropped_packets_{q}"), 32))
+                .collect::<Result<_>>()?;
             node.p = Some(NodePorts {
                 ni: NiPorts::bind(sim, &format!("n{n}_"), "tx")?,
                 rx_valid: p("rx_valid", 1)?,
@@ -496,6 +499,7 @@ impl Bench for NodePairBench {
                 rx_tail: p("rx_tail", 1)?,
                 rx_vc: p("rx_vc", 4)?,
                 errors,
+                dropped,
             });
         }
         self.reset_port = Some(sim.port_w("reset", 1)?);

@@ -8,7 +8,7 @@ pub(super) use crate::blocks::ni::agents::{AxiReadSlave, AxiWriteSlave};
 use crate::verilator::Port;
 use anyhow::Result;
 use exanet_hdl::node_pair::NodePairParams;
-use exanet_sim::ni::{regs, trace, Ni, NiParams, Packet, SparseMemory};
+use exanet_sim::ni::{regs, trace, Descriptor, Ni, NiParams, Packet, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -73,19 +73,17 @@ pub(crate) struct NodePorts {
     pub(crate) rx_head: Port,
     pub(crate) rx_tail: Port,
     pub(crate) rx_vc: Port,
-    /// Error counters that must stay 0 (`dropped_packets`: but for
-    /// packets to an absent endpoint): name, port.
+    /// Error counters that must stay 0: name, port.
     pub(crate) errors: Vec<(String, Port)>,
+    /// The router's `dropped_packets` per port (0 but for packets to an
+    /// absent endpoint).
+    pub(crate) dropped: Vec<Port>,
 }
 
 impl NodePorts {
     /// The router's `dropped_packets`, summed over its ports.
     pub(crate) fn dropped(&self) -> u64 {
-        self.errors
-            .iter()
-            .filter(|(name, _)| name.contains("dropped_packets"))
-            .map(|(_, q)| q.get())
-            .sum()
+        self.dropped.iter().map(|q| q.get()).sum()
     }
 }
 
@@ -281,30 +279,31 @@ impl Node {
         v.join(", ")
     }
 
-    /// Queue the descriptor registers of an RDMA write on channel `c`
-    /// (`ctrl` without the txid field: notify etc.), with the next txid;
-    /// returns the channel's register page and the txid, for the caller's
-    /// doorbell.
+    /// Queue the staging writes of an RDMA write of `len` bytes from
+    /// `laddr` to `dest`'s `raddr` on channel `c`, with the next txid
+    /// ([`Descriptor::staging_writes`]); returns the channel's register
+    /// page and the txid, for the caller's doorbell.
     pub(super) fn write_descriptor(
         &mut self,
         c: usize,
-        (src, dst, len): (u64, u64, u64),
-        dest_bits: u32,
-        ctrl: u32,
+        (laddr, raddr, len): (u64, u64, u64),
+        dest: Coords,
+        notify: bool,
     ) -> (u32, u16) {
         let txid = self.txid_next;
         self.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+        let d = Descriptor {
+            op: exanet_sim::ni::Op::Write,
+            laddr,
+            raddr,
+            len: len as u32,
+            dest,
+            notify,
+            txid,
+        };
         let page = regs::ch_page(c);
-        for (off, v) in [
-            (regs::DESC_LADDR_LO, src as u32),
-            (regs::DESC_LADDR_HI, (src >> 32) as u32),
-            (regs::DESC_RADDR_LO, dst as u32),
-            (regs::DESC_RADDR_HI, (dst >> 32) as u32),
-            (regs::DESC_LEN, len as u32),
-            (regs::DESC_DEST, dest_bits),
-            (regs::DESC_CTRL, ctrl | (txid as u32) << 16),
-        ] {
-            self.write(page + off, v, false, Meta::None);
+        for (f, v) in d.staging_writes() {
+            self.write(page + f.offset(), v, false, Meta::None);
         }
         (page, txid)
     }

@@ -133,9 +133,9 @@ impl NodePairBench {
     /// notify).
     fn plan_write(&mut self, dest: usize, len: u64) {
         let (src, dst) = (SOURCES[0], LAND);
-        let dest_bits = self.nodes[dest].me.to_bits();
+        let to = self.nodes[dest].me;
         let node = &mut self.nodes[0];
-        let (page, txid) = node.write_descriptor(0, (src, dst, len), dest_bits, 0);
+        let (page, txid) = node.write_descriptor(0, (src, dst, len), to, false);
         node.write(
             page + regs::DOORBELL,
             1,

@@ -73,10 +73,9 @@ impl NodePairBench {
         };
         let dst = LAND + off;
         let notify = align.is_none() && rng.chance(0.5);
-        let dest_bits = self.nodes[dest].me.to_bits();
+        let to = self.nodes[dest].me;
         let node = &mut self.nodes[n];
-        let (page, txid) =
-            node.write_descriptor(c, (src, dst, len), dest_bits, (notify as u32) << 4);
+        let (page, txid) = node.write_descriptor(c, (src, dst, len), to, notify);
         node.write(
             page + regs::DOORBELL,
             1,
@@ -124,7 +123,7 @@ impl NodePairBench {
         let src = SOURCES[rng.below(SOURCES.len() as u64) as usize] + rng.below(REGION - len + 1);
         let dst = LAND + rng.below(REGION - GUARD - len + 1);
         let node = &mut self.nodes[n];
-        let (page, _) = node.write_descriptor(c, (src, dst, len), dest.to_bits(), 0);
+        let (page, _) = node.write_descriptor(c, (src, dst, len), dest, false);
         node.write(page + regs::DOORBELL, 1, false, Meta::Absent);
     }
 
