@@ -55,20 +55,34 @@ impl NiBench {
         // Before a reset pulse, software writes every register the
         // read-back after it reads (random values), so a register the
         // reset leaves alone shows.
-        // (Not at an engine point: its fixed-seed coverage asserts hold on
-        // the stimulus without them.)
-        if (self.phases + 1).is_multiple_of(2) && !self.reset_fill && !self.has_engine() {
+        // (At an engine point only with `reset_readback=1`: the
+        // `allreduce_*` tests' fixed-seed coverage floors hold on the
+        // stimulus without them.)
+        if self.phase_ends_with_reset(self.phases + 1)
+            && !self.reset_fill
+            && self.reads_back_resets()
+        {
             self.reset_fill = true;
             self.queue_reset_fill(&mut Rng::new(self.cov.flits ^ self.phases));
             return;
         }
         self.phases += 1;
-        if self.phases.is_multiple_of(2) {
+        if self.phase_ends_with_reset(self.phases) {
             self.reset_now = true;
         } else {
             self.cov.phases_no_reset += 1;
             self.start_phase();
         }
+    }
+
+    /// The `n`-th phase (from 1) ends with a reset pulse: every second
+    /// one; with `reset_readback=1` at an engine point the odd ones, from
+    /// the first (its phases are long, and a campaign's 30,000 cycles hold
+    /// two or three: the first reset, and its read-back, then comes within
+    /// the first 10,000 or so).
+    fn phase_ends_with_reset(&self, n: u64) -> bool {
+        let first = self.has_engine() && self.ar_stim.reset_readback != 0;
+        (n + first as u64).is_multiple_of(2)
     }
 
     /// A new phase: length, loads, privileged set-up.

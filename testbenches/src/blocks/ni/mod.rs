@@ -121,7 +121,10 @@ mod rx_packet;
 mod software;
 
 pub use coverage::NiCoverage;
-pub use points::{allreduce_info, allreduce_points, info, matrix_points, parse_point, point_text};
+pub use points::{
+    allreduce_info, allreduce_points, info, matrix_points, parse_allreduce_point, parse_point,
+    point_text, ArStimulus,
+};
 
 use crate::cosim::{Bench, Mismatch};
 use crate::verilator::{Port, Sim};
@@ -222,6 +225,9 @@ pub struct NiBench {
     ar_copies: bool,
     /// The action being generated posts a good collective descriptor.
     ar_collective: bool,
+    /// The allreduce bench's own stimulus keys ([`ArStimulus`]): the
+    /// header walk and the read-back after resets at an engine point.
+    ar_stim: ArStimulus,
     /// The partners' fragments of slot 0's running collective (its
     /// communicator and sequence number, and the fragments not yet sent
     /// in: `NiBench::ar_fragment`).
@@ -338,6 +344,7 @@ impl NiBench {
             ar_ok_at: None,
             ar_copies: false,
             ar_collective: false,
+            ar_stim: ArStimulus::default(),
             ar_partner: None,
             phases: 0,
             trace_t: 0,
@@ -403,6 +410,26 @@ impl NiBench {
         self.ar_copies = on;
     }
 
+    /// The allreduce bench's stimulus keys (the point's `header_walk`,
+    /// `reset_readback`): off by default at an engine point, where
+    /// `allreduce_*` tests' coverage floors were measured without them.
+    /// Without the engine the `ni` bench always has both.
+    pub fn set_ar_stimulus(&mut self, s: ArStimulus) {
+        self.ar_stim = s;
+    }
+
+    /// Single header errors walk over all 128 bits, and other packets
+    /// get walked upsets on top ([`ArStimulus::header_walk`]).
+    fn walks_headers(&self) -> bool {
+        !self.has_engine() || self.ar_stim.header_walk != 0
+    }
+
+    /// Registers are filled before a mid-run reset and read back after it
+    /// ([`ArStimulus::reset_readback`]).
+    fn reads_back_resets(&self) -> bool {
+        !self.has_engine() || self.ar_stim.reset_readback != 0
+    }
+
     /// Keep IRQ_ENABLE at `mask` (every software write of it writes
     /// `mask`); random by default.
     pub fn set_irq_enable(&mut self, mask: u32) {
@@ -447,11 +474,22 @@ impl NiBench {
 
 impl Bench for NiBench {
     fn block(&self) -> &str {
-        "ni"
+        // The engine's point keys are the `allreduce` bench's (its
+        // summaries and rerun lines name that bench).
+        if self.has_engine() {
+            "allreduce"
+        } else {
+            "ni"
+        }
     }
 
     fn point(&self) -> String {
-        point_text(&self.params)
+        let s = self.ar_stim.text();
+        if s.is_empty() {
+            point_text(&self.params)
+        } else {
+            format!("{},{s}", point_text(&self.params))
+        }
     }
 
     fn emit(&self) -> Result<Emitted> {
@@ -484,6 +522,7 @@ impl Bench for NiBench {
         fresh.ports = self.ports.take();
         fresh.only_bad = self.only_bad;
         fresh.ar_copies = self.ar_copies;
+        fresh.ar_stim = self.ar_stim;
         fresh.irq_enable = self.irq_enable;
         fresh.axi_faults = self.axi_faults;
         if let Some(b) = &self.burst {
@@ -521,7 +560,7 @@ impl Bench for NiBench {
             self.rx.sending_msgs.clear();
             self.rx.early = None;
             self.cov.resets += 1;
-            if self.cov.resets > 1 && self.burst.is_none() && !self.has_engine() {
+            if self.cov.resets > 1 && self.burst.is_none() && self.reads_back_resets() {
                 // A reset in the middle of the run: what it reset is read
                 // back before the set-up writes it again.
                 self.queue_reset_readback();

@@ -72,8 +72,8 @@ impl NiBench {
     /// values into the registers [`NiBench::queue_reset_readback`] reads
     /// that software can write (every channel's staged descriptor,
     /// PKT_DEST and packetizer window words; every window but window 0,
-    /// which the set-up writes), so each holds a non-zero value when the
-    /// reset comes. No DOORBELL or PKT_SEND: nothing starts.
+    /// which the set-up writes, each enabled), so each holds a non-zero
+    /// value when the reset comes. No DOORBELL or PKT_SEND: nothing starts.
     pub(super) fn queue_reset_fill(&mut self, rng: &mut Rng) {
         let n = self.params.ni.clone();
         for c in 0..n.channels {
@@ -94,7 +94,14 @@ impl NiBench {
                 regs::WIN_SIZE_HI,
                 regs::WIN_CTRL,
             ] {
-                self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32);
+                // WIN_CTRL with ENABLE set: every window's enable must be
+                // cleared by the reset.
+                let en = if f == regs::WIN_CTRL {
+                    1 << regs::WIN_CTRL_ENABLE.offset
+                } else {
+                    0
+                };
+                self.priv_write(regs::win_reg(w, f), rng.next_u64() as u32 | en);
             }
         }
     }
