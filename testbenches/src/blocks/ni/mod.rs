@@ -96,7 +96,22 @@
 //! Phases end with a drain (no new accesses or packets until both sides
 //! are idle; meanwhile the receive agent acknowledges every message of the
 //! NI still awaiting an acknowledgement); every second phase ends with a
-//! reset pulse, the others go on with the same state.
+//! reset pulse, the others go on with the same state. Before such a reset
+//! software fills the registers it can write with random values (every
+//! window but window 0 enabled), and right after it reads them back with
+//! the rest of the configuration, each read compared with a fresh golden
+//! model's (`software::queue_reset_readback`). Single header errors walk
+//! over all 128 header bits, and a third of the other packets get one more
+//! walked upset on top (each must be corrected).
+//!
+//! **Engine points** (`ni.ar_communicators > 0`, `exanet cosim allreduce`,
+//! [`allreduce_info`]): the allreduce stimulus joins (`allreduce`), and
+//! the header walk and the reset fill and read-back are off unless the
+//! point asks for them ([`ArStimulus`]: `header_walk=1`, then seven in
+//! ten of the other packets get a walked upset; `reset_readback=1`, then the first
+//! phase and every second after it end with a reset), because the
+//! `allreduce_*` tests' fixed-seed coverage floors were measured without
+//! them. The `allreduce` matrix's first point has both on.
 //!
 //! **Event trace** (`ni.trace_depth > 0`, `exanet_sim::ni::trace`): each
 //! phase's set-up writes TRACE_CTRL (mostly enable, sometimes enable and
