@@ -423,12 +423,17 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
         regs::AR_CNT_BASE,
         regs::AR_CNT_COUNT
     );
-    let awa = clog2(n.ar_queue_depth);
+    // Completions waiting for CQ room: a DOORBELL is accepted while the
+    // queued descriptors and these are fewer than ar_queue_depth (golden
+    // `Engine::post`), and the running collective's completion comes on
+    // top: up to ar_queue_depth + 1 wait (a collective ending on a full
+    // CQ, then the descriptor queued behind it failing its check at once).
+    let awa = clog2(n.ar_queue_depth + 1);
     let aw = Queue {
         name: "aw",
         width: r.cq.width(),
         abits: awa,
-        depth: n.ar_queue_depth,
+        depth: n.ar_queue_depth + 1,
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;

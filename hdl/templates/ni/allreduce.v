@@ -120,15 +120,17 @@ always @(*) begin
     ar_pdid_in = ar$0$d_pdid;
     ar_hold_s = ar$0$busy || ar$0$done || ar_drn || (cp_st != 4'd0) || ar_prep || cb_wait || aq_wt;
     ar_hold = ar_hold_s || (lh_count != {{ lhw }}'d0);
-    // A landing B is taken while held only during a step's wait.
-    lh_push = lp_cq && ar_hold;
+    // A landing B is taken while held only during a step's wait, and in
+    // the cycles from the pick that made a step ready to its hold
+    // (`ar_rdy`: the golden model posts after the step).
+    lh_push = lp_cq && (ar_hold || ar_rdy);
     // They drain once the NI would no longer hold; or, when the collective
     // has timed out meanwhile (it ends TIMEOUT once the step is written),
     // those landed before the golden model's timeout (`lh_nb`, the oldest)
     // drain first, ahead of the TIMEOUT (which waits for them: cb_due).
     // Decisions, CQ_POP and landings wait for ar_hold meanwhile.
     lh_early = (lh_nb != {{ lhw }}'d0) && rn_tmo && (rn_st != 2'd0) && !aq_wt && !rn_undec && !rn_ok && !cb_wait && (cp_st == 4'd0) && !ar$0$busy && !ar$0$done && !ar_drn;
-    lh_pop = (lh_count != {{ lhw }}'d0) && (!ar_hold_s || lh_early);
+    lh_pop = (lh_count != {{ lhw }}'d0) && ((!ar_hold_s && !ar_rdy) || lh_early);
     // The checked descriptor's completion entry.
     ae_pdid = ar_pdid;
     ae_peer = node;

@@ -60,6 +60,7 @@ reg        cb_drn;
 reg        cb_go;
 reg        cb_due;
 reg        rn_undec;
+reg        ar_rdy;
 reg [41:0] cb_from;
 reg [41:0] cb_mine;
 reg [41:0] cb_to;
@@ -93,6 +94,14 @@ always @(*) begin
     // AXI4-Lite access at the pick and the LOAD) waits too. Then OK wins
     // when the steps are over (`rn_ok`), else the collective ends TIMEOUT.
     rn_undec = (rn_st == 2'd1) && !ar$0$st_valid && !ar$0$st_done;
+    // The step became ready at this pick (its last fragment, the receive
+    // closed or empty) or at an earlier one whose LOAD is still due: the
+    // golden model did the step (and, after the last one, posted the
+    // collective's completion) at the pick, before a landing B of that
+    // cycle or of the LOAD's, so such a B's completion is held
+    // (`lh_push`, allreduce.v) until the NI holds as for the step.
+    ar_rdy = (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && (fr_rempty || cb_closed))
+             || ((rn_st == 2'd2) && (fr_rem != 32'd0) && cb_sent && (fr_rempty || cb_closed));
     cb_due = cb_trig_rx || cb_wait || (cp_step && (cp_st != 4'd0)) || lh_pop || rn_undec
              || ((rn_st == 2'd2) && ((fr_rem == 32'd0) || cb_sent) && (fr_rempty || cb_closed))
              || (pick_now && pick_ar && (fr_rem <= 32'd{{ p }}) && (fr_rempty || cb_closed));

@@ -506,9 +506,13 @@ impl Engine {
         self.timeout
     }
 
-    /// Queue a descriptor; `Err` when the queue is full (software retries).
-    /// Queued descriptors plus completions not yet popped are at most
-    /// `queue_depth`, so the engine never holds more than that.
+    /// Queue a descriptor; `Err` when the queue is full (software retries):
+    /// queued descriptors plus completions not yet popped are fewer than
+    /// `queue_depth` when one is accepted. The running collective's
+    /// completion comes on top, so up to `queue_depth + 1` completions can
+    /// wait (one ending while the completion queue is full, then each
+    /// queued descriptor failing its check at once): the RTL sizes its
+    /// waiting-completion FIFO so.
     pub fn post(&mut self, d: ArDescriptor) -> std::result::Result<(), ArDescriptor> {
         if self.queue.len() + self.done.len() >= self.p.queue_depth {
             return Err(d);

@@ -37,8 +37,7 @@
 //!   the mailbox (MB_LEN; when non-empty MB_SRC, MB_DATA\[..\], MB_POP), in
 //!   drains also STATUS every 8th poll (its `irq` compared at the NI's next
 //!   clock edge, as after every read), and now and then (2 % of traffic
-//!   actions; not on allreduce points, see BENCHMARKS.md, session 41) a
-//!   one-packet RDMA write to an absent endpoint: another node's
+//!   actions) a one-packet RDMA write to an absent endpoint: another node's
 //!   coordinates with an fpga its router has no local port for (nothing
 //!   completes; that router drops the packet). After a reset pulse software
 //!   first reads back every register it configures (reset values); the

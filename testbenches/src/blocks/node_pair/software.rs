@@ -274,7 +274,7 @@ impl NodePairBench {
                         let len = 4 + rng.below(m - 3) as usize;
                         self.send(rng, n, dest, len);
                     }
-                    70..=71 if !self.ar_on() => self.absent_write(rng, n, dest),
+                    70..=71 => self.absent_write(rng, n, dest),
                     60..=69 if self.params.ni.ni.windows > 1 => {
                         let len = match rng.below(4) {
                             0..=1 => 1 + rng.below(256),
