@@ -183,9 +183,10 @@ const LINK_SAMPLE: [(&str, usize, u64, u64); 4] = [
 /// built. One mutant each (a model build is about 9 CPU-s for the link
 /// pair and 14 for the NI with the engine at `-O0`): link seed 7 (a
 /// prefix of its 2-mutant sample, both killed: a `qwr_n` wrap in
-/// `link_tx`, a CRC mask bit in `link_rx`), allreduce seed 3 (a prefix of
-/// its 12-mutant campaign, BENCHMARKS.md "Mutation analysis of the link and
-/// the allreduce NI").
+/// `link_tx`, a CRC mask bit in `link_rx`), allreduce seed 3 over 30,000
+/// cycles (the first mutant of the seed-3 draw; RTL edits redraw it: since
+/// session 42 a header-without-payload state constant in `rdma_tx`, which
+/// needs more than 10,000 cycles; a run is about 0.2 s of the cost).
 #[test]
 fn link_and_allreduce_benches_kill_a_fixed_sample_of_mutants() {
     if skip_without_verilator() {
@@ -199,7 +200,7 @@ fn link_and_allreduce_benches_kill_a_fixed_sample_of_mutants() {
 
 /// (block, mutants, cycles, seed) of the link and allreduce CI sample.
 const WHOLE_BLOCK_SAMPLE: [(&str, usize, u64, u64); 2] =
-    [("link", 1, 20_000, 7), ("allreduce", 1, 10_000, 3)];
+    [("link", 1, 20_000, 7), ("allreduce", 1, 30_000, 3)];
 
 /// The allreduce engine's sequencer and register/check benches kill their
 /// samples: no survivor, every mutant built. Prefixes of the seed-3
