@@ -120,6 +120,7 @@ use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
+use exanet_sim::ni::RejectReason;
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use node::Node;
@@ -179,6 +180,9 @@ pub struct NodePairBench {
     flows: HashMap<(usize, usize, usize), VecDeque<Vec<u128>>>,
     /// Expected completions: (node, W0, W1, W2) -> count.
     exp_cq: HashMap<(usize, u32, u32, u32), u32>,
+    /// Packets sent to be rejected, not yet decided: (receiving node,
+    /// source coordinates, txid) -> the reason its NI must give.
+    exp_reject: HashMap<(usize, u32, u16), RejectReason>,
     /// Expected mailbox messages: (node, id) -> (source coordinates, bytes).
     exp_mb: HashMap<(usize, u32), (u32, Vec<u8>)>,
     /// Doorbell accept cycle per (dest, src bits, txid), and whether isolated.
@@ -206,6 +210,10 @@ pub struct NodePairBench {
     /// A node's completion queue left alone until this cycle (or until it
     /// was Busy for a while): node, end, Busy cycles seen.
     hold: Option<(usize, u64, u64)>,
+    /// Receiver-stall episodes still to run (at the start of traffic), and
+    /// the one running.
+    stalls_left: usize,
+    stall: Option<software::Stall>,
     /// Reset pulses in the middle of traffic (off where the bench drives
     /// the reset itself: `exanet cosim node`).
     mid_resets: bool,
@@ -243,6 +251,13 @@ impl NodePairBench {
             index.insert(me.to_bits(), n);
             nodes.push(Node::new(&params, me, n, fault)?);
         }
+        // Not on allreduce points (their traffic is the collectives'; see
+        // the absent-endpoint writes).
+        let stalls_left = if params.ni.ni.ar_communicators == 0 {
+            software::STALLS
+        } else {
+            0
+        };
         Ok(NodePairBench {
             params,
             fault,
@@ -251,6 +266,7 @@ impl NodePairBench {
             pdid: 0,
             flows: HashMap::new(),
             exp_cq: HashMap::new(),
+            exp_reject: HashMap::new(),
             exp_mb: HashMap::new(),
             t_door: HashMap::new(),
             t_send: HashMap::new(),
@@ -270,6 +286,8 @@ impl NodePairBench {
             traffic_phases: 0,
             reset_at: None,
             hold: None,
+            stalls_left,
+            stall: None,
             mid_resets: true,
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
@@ -349,6 +367,7 @@ impl NodePairBench {
                 self.end_hold();
             }
         }
+        self.stall_turn_global();
         let reset = self.reset_now;
         if let Some(port) = &self.reset_port {
             port.set(reset as u64);

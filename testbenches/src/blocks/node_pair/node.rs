@@ -8,7 +8,7 @@ pub(super) use crate::blocks::ni::agents::{AxiReadSlave, AxiWriteSlave};
 use crate::verilator::Port;
 use anyhow::Result;
 use exanet_hdl::node_pair::NodePairParams;
-use exanet_sim::ni::{regs, trace, Descriptor, Ni, NiParams, Packet, SparseMemory};
+use exanet_sim::ni::{regs, trace, Descriptor, Ni, NiParams, Packet, RejectReason, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -33,6 +33,17 @@ pub(super) enum Meta {
     /// node's coordinates beyond its router's local ports): nothing
     /// completes, that router drops its packet.
     Absent,
+    /// The doorbell of an access node `dest`'s NI must reject (`reason`):
+    /// a one-packet RDMA write (`read: false`) or an RDMA read request
+    /// (`read: true`, answered Nack: READ_DONE / REMOTE_DENIED with the
+    /// reason at the requester) to an address no window of `dest` opens to
+    /// the job's PDID.
+    Reject {
+        dest: usize,
+        txid: u16,
+        reason: RejectReason,
+        read: bool,
+    },
     /// An RDMA read's doorbell; `repost`: a read its server refused
     /// (read queue full), posted again (its completions are expected
     /// already).
@@ -125,6 +136,11 @@ pub(super) struct Node {
     /// Packets sent to an absent endpoint of this node's coordinates (an
     /// fpga beyond its router's local ports): its router drops each.
     pub(super) drops_due: u64,
+    /// Error-queue entries (ERRQ_W0..W4) of the packets this NI rejected,
+    /// oldest first, that software has not read yet; the words of the
+    /// entry being read.
+    pub(super) errq_due: VecDeque<[u32; 5]>,
+    pub(super) errq_words: Vec<u32>,
 }
 
 /// Every this many polls of a drain, software also reads STATUS
@@ -133,6 +149,18 @@ pub(super) struct Node {
 /// traffic change its timing enough to lose the rarest fixed-seed
 /// coverage (reads refused by a full read queue).
 const STATUS_POLL: u64 = 8;
+
+/// The window the set-up enables with another PDID than the job's
+/// ([`Node::fill_windows`]): the job's accesses to its range are rejected
+/// `Pdid` (every other address outside windows 0 and 1 `Window`).
+pub(super) const PDID_WINDOW: usize = 2;
+
+/// Base address of [`PDID_WINDOW`] (as [`Node::fill_windows`] sets it).
+pub(super) const PDID_WINDOW_BASE: u64 = 1 << 32 | 0x1000 * (PDID_WINDOW as u64 + 1);
+
+/// An address range no window opens (above every window the set-up
+/// writes, below the NI's 40 address bits).
+pub(super) const NO_WINDOW: u64 = 0x3_0000_0000;
 
 /// A window's five registers.
 const WIN_FIELDS: [u32; 5] = [
@@ -192,6 +220,8 @@ impl Node {
             hold_cq: false,
             polls: 0,
             drops_due: 0,
+            errq_due: VecDeque::new(),
+            errq_words: Vec::new(),
         })
     }
 
@@ -357,13 +387,16 @@ impl Node {
     }
 
     /// The set-up's writes to the windows software does not use (2 and
-    /// up): non-zero base, size and PDID, disabled (they accept nothing),
-    /// so that each holds a value a reset must clear
-    /// ([`Node::reset_readback`]).
+    /// up): non-zero base, size and PDID (`0x1_0000_0000 + 0x1000 (w + 1)`,
+    /// the same size, PDID `pdid ^ w`), so that each holds a value a reset
+    /// must clear ([`Node::reset_readback`]). Window 2 is enabled with its
+    /// other PDID: a job's access to its range is rejected `Pdid`
+    /// ([`PDID_WINDOW`]); the others are disabled (they accept nothing).
     pub(super) fn fill_windows(&mut self, ni: &NiParams, pdid: u32) {
         for w in 2..ni.windows {
             let v = 0x1000 * (w as u32 + 1);
-            for (f, d) in WIN_FIELDS.into_iter().zip([v, 1, v, 1, pdid ^ w as u32]) {
+            let ctrl = pdid ^ w as u32 | ((w == PDID_WINDOW) as u32) << 31;
+            for (f, d) in WIN_FIELDS.into_iter().zip([v, 1, v, 1, ctrl]) {
                 self.write(regs::win_reg(w, f), d, true, Meta::None);
             }
         }
@@ -381,7 +414,16 @@ impl Node {
         self.poll();
     }
 
+    /// A poll: the completion queue (unless held), the mailbox, and the
+    /// error queue (ERRQ_COUNT, privileged) while a rejected packet's entry
+    /// is due.
     pub(super) fn poll(&mut self) {
+        if !self.errq_due.is_empty() {
+            self.sw.push_back(Op::Read {
+                addr: regs::ERRQ_COUNT,
+                prot: true,
+            });
+        }
         if !self.hold_cq {
             self.sw.push_back(Op::Read {
                 addr: regs::CQ_PAGE + regs::CQ_W0,

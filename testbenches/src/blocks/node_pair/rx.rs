@@ -8,6 +8,7 @@ use super::node::NodePorts;
 use super::NodePairBench;
 use crate::blocks::ni::agents::Report;
 use crate::cosim::Mismatch;
+use exanet_sim::ni::errors::ErrorEntry;
 use exanet_sim::ni::{Packet, RxOutcome};
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
@@ -133,8 +134,9 @@ impl NodePairBench {
     }
 
     /// `rx_commit`: golden `i` receives the oldest packet delivered on a VC
-    /// of `class` (Accepted or Refused: every packet sent is valid); its
-    /// memory writes are then due on AXI4.
+    /// of `class` (Accepted or Refused; Rejected, for its reason, only a
+    /// packet software sent to be rejected); its memory writes are then
+    /// due on AXI4.
     fn rx_commit(&mut self, i: usize, class: usize, rep: Report) -> Result<(), Mismatch> {
         self.last_progress = rep.cycle;
         let node = &mut self.nodes[i];
@@ -216,11 +218,37 @@ impl NodePairBench {
             }
             // A message finding the mailbox full (MailboxNack: resent).
             RxOutcome::Refused => self.cov.refused_full += 1,
-            other => {
+            // Rejected: only a packet software sent to be rejected, for
+            // its reason; its error-queue entry is due.
+            RxOutcome::Rejected(why) => {
+                let key = (i, f.src().to_bits(), f.txid());
+                match self.exp_reject.remove(&key) {
+                    Some(r) if r == why => {}
+                    r => return rep.bad(
+                        "rx_commit",
+                        match r {
+                            Some(r) => format!("golden outcome Rejected({r:?})"),
+                            None => {
+                                "golden outcome Accepted or Refused (a packet sent to be accepted)"
+                                    .into()
+                            }
+                        },
+                        format!("golden outcome {outcome:?}"),
+                    ),
+                }
+                self.cov.rejected += 1;
+                let e = ErrorEntry {
+                    reason: why,
+                    header: Some(*h),
+                    footer: Some(f),
+                };
+                self.nodes[i].errq_due.push_back(e.words());
+            }
+            RxOutcome::Busy => {
                 return rep.bad(
                     "rx_commit",
-                    "golden outcome Accepted or Refused (every packet sent is valid)".into(),
-                    format!("golden outcome {other:?}"),
+                    "golden outcome Accepted, Refused or Rejected".into(),
+                    "golden outcome Busy".into(),
                 )
             }
         }
