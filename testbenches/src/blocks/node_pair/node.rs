@@ -156,7 +156,7 @@ const STATUS_POLL: u64 = 8;
 pub(super) const PDID_WINDOW: usize = 2;
 
 /// Base address of [`PDID_WINDOW`] (as [`Node::fill_windows`] sets it).
-pub(super) const PDID_WINDOW_BASE: u64 = 1 << 32 | 0x1000 * (PDID_WINDOW as u64 + 1);
+pub(super) const PDID_WINDOW_BASE: u64 = (1 << 32) | (0x1000 * (PDID_WINDOW as u64 + 1));
 
 /// An address range no window opens (above every window the set-up
 /// writes, below the NI's 40 address bits).
