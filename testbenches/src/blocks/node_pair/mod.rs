@@ -40,13 +40,25 @@
 //!   actions; not on allreduce points, see BENCHMARKS.md, session 41) a
 //!   one-packet RDMA write to an absent endpoint: another node's
 //!   coordinates with an fpga its router has no local port for (nothing
-//!   completes; that router drops the packet). After a reset pulse software
+//!   completes; that router drops the packet), and as often (same points)
+//!   an access the destination's NI must reject: a one-packet RDMA write
+//!   or an RDMA read to an address in no window (`Window`) or in the
+//!   window the set-up enabled with another PDID (`Pdid`); while a
+//!   rejected packet's entry is due, polls read ERRQ_COUNT and, when
+//!   non-empty, ERRQ_W0..W4 and ERRQ_POP (privileged). After a reset pulse software
 //!   first reads back every register it configures (reset values); the
 //!   set-up also fills the windows it does not use (disabled), so a
 //!   register the reset missed shows. In the second of every three traffic
 //!   phases one node's software leaves its completion queue alone (up to
 //!   8000 cycles, or until its receive path has been Busy 500 cycles): the
-//!   queue fills, packets wait in the network.
+//!   queue fills, packets wait in the network. Traffic starts (two nodes
+//!   or more, no allreduce) with two **receiver stalls**
+//!   (`software::Stall`, 2,500 cycles each, then a drain): node 0, then
+//!   node 1, leaves its completion queue alone while the other sends it
+//!   one-packet writes of 14 and 18 flits in turn and it sends the other
+//!   16-byte writes with notify, so that both of its receive classes go
+//!   Busy and every VC buffer on the way to it fills (32 flits of a
+//!   class-0 VC; the class-1 NOTIFY responses up to its ejection port).
 //! - **Memory** (AXI4 slave, read and write): random AR/AW/W backpressure,
 //!   random read latency and beat gaps, random B latency; a sparse memory
 //!   holding the same bytes as the golden model's.
@@ -60,8 +72,11 @@
 //! on its VC, the two VCs possibly interleaved); AR shape and ARUSER =
 //! PDID; every delivered packet is the head of its flow and class, all its
 //! flits on one VC; at `rx_commit` the golden outcome is Accepted or
-//! Refused (mailbox full, or a read request with the read queue full; the
-//! bench sends nothing that must be rejected), at `rx_busy` Busy; the
+//! Refused (mailbox full, or a read request with the read queue full), or
+//! Rejected for its reason if software sent the packet to be rejected (its
+//! error-queue entry then due: the five words software reads must be that
+//! entry, oldest first; a rejected read's READ_DONE / REMOTE_DENIED with
+//! the reason is an expected completion), at `rx_busy` Busy; the
 //! golden memory writes appear on AXI4 as one burst each with exactly the
 //! strobed bytes; every completion and mailbox message software reads was
 //! expected (a doorbell or send the golden model accepted, with matching

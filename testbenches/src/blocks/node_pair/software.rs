@@ -1,7 +1,8 @@
 //! The software of the `node-pair` bench's nodes: the privileged set-up,
-//! RDMA writes and reads, packetizer sends, polls, by phase (the latency
-//! measurement, traffic, drain); and the phase changes: traffic phases,
-//! completion-queue holds, the reset pulse in the middle of traffic.
+//! RDMA writes and reads, packetizer sends, accesses to be rejected,
+//! polls, by phase (the latency measurement, traffic, drain); and the
+//! phase changes: receiver stalls, traffic phases, completion-queue holds,
+//! the reset pulse in the middle of traffic.
 
 use super::node::{Meta, ReadDesc, NO_WINDOW, PDID_WINDOW, PDID_WINDOW_BASE};
 use super::{NodePairBench, Phase, GUARD, LAND, REGION, SOURCES};
