@@ -402,16 +402,42 @@ impl Node {
         }
     }
 
-    /// A poll of a drain: now and then STATUS too.
-    pub(super) fn drain_poll(&mut self) {
+    /// A poll of a drain: now and then STATUS too, and the next register of
+    /// [`Node::drain_regs`]'s round: a counter or a rejection counter
+    /// (privileged), or a channel's CH_ERR (user) read and then cleared.
+    pub(super) fn drain_poll(&mut self, ni: &NiParams) {
         self.polls += 1;
         if self.polls.is_multiple_of(STATUS_POLL) {
             self.sw.push_back(Op::Read {
                 addr: regs::STATUS,
                 prot: true,
             });
+            let round = Self::drain_regs(ni);
+            let (addr, prot) = round[(self.polls / STATUS_POLL) as usize % round.len()];
+            self.sw.push_back(Op::Read { addr, prot });
+            if !prot {
+                // CH_ERR: any write clears it (the error of a refused
+                // doorbell or send, read just before).
+                self.write(addr, 0, false, Meta::None);
+            }
         }
         self.poll();
+    }
+
+    /// The registers drains read in turn (address, privileged): every
+    /// counter (CNT_BASE..), every rejection counter (REJ_BASE + 4 r), every
+    /// channel's CH_ERR (user; cleared after the read).
+    fn drain_regs(ni: &NiParams) -> Vec<(u32, bool)> {
+        let mut v: Vec<(u32, bool)> = (0..regs::cnt::COUNT as u32)
+            .map(|i| (regs::CNT_BASE + 4 * i, true))
+            .collect();
+        v.extend(
+            RejectReason::ALL
+                .iter()
+                .map(|r| (regs::REJ_BASE + 4 * r.code() as u32, true)),
+        );
+        v.extend((0..ni.channels).map(|c| (regs::ch_page(c) + regs::CH_ERR, false)));
+        v
     }
 
     /// A poll: the completion queue (unless held), the mailbox, and the

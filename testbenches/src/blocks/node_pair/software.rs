@@ -376,7 +376,7 @@ impl NodePairBench {
                     _ => self.nodes[n].poll(),
                 }
             }
-            Phase::Drain => self.nodes[n].drain_poll(),
+            Phase::Drain => self.nodes[n].drain_poll(&self.params.ni.ni),
         }
     }
 
