@@ -289,6 +289,9 @@ impl NodePairBench {
                 read,
             } if r == AxilResp::Okay => {
                 self.exp_reject.insert((dest, me, txid), reason);
+                if let Some((_, _, k)) = self.burst.as_mut().filter(|b| b.0 == i) {
+                    *k = k.saturating_sub(1);
+                }
                 if read {
                     self.cov.reject_reads += 1;
                     let server = self.nodes[dest].me;

@@ -72,6 +72,11 @@ pub struct NodePairCoverage {
     pub rejected: u64,
     pub errq_entries: u64,
     pub read_denied: u64,
+    /// Error-queue overflows: bursts of more rejections at one node than
+    /// its queue holds, software reading none until all were decided (then
+    /// STATUS, with ERRQ_OVERFLOW, and a write clearing it); entries lost.
+    pub errq_bursts: u64,
+    pub errq_lost: u64,
     /// Receiver-stall episodes run (a node leaves its completion queue
     /// alone while the other fills the buffers towards it), and the most
     /// packets in flight towards the stalled node, per class (picked at

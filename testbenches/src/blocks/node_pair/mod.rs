@@ -229,6 +229,9 @@ pub struct NodePairBench {
     /// the one running.
     stalls_left: usize,
     stall: Option<software::Stall>,
+    /// An error-queue overflow burst: (sender, receiver, rejections still
+    /// to be accepted).
+    burst: Option<(usize, usize, usize)>,
     /// Reset pulses in the middle of traffic (off where the bench drives
     /// the reset itself: `exanet cosim node`).
     mid_resets: bool,
@@ -303,6 +306,7 @@ impl NodePairBench {
             hold: None,
             stalls_left,
             stall: None,
+            burst: None,
             mid_resets: true,
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
@@ -383,6 +387,7 @@ impl NodePairBench {
             }
         }
         self.stall_turn_global();
+        self.burst_turn_global();
         let reset = self.reset_now;
         if let Some(port) = &self.reset_port {
             port.set(reset as u64);

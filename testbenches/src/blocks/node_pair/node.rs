@@ -141,6 +141,8 @@ pub(super) struct Node {
     /// entry being read.
     pub(super) errq_due: VecDeque<[u32; 5]>,
     pub(super) errq_words: Vec<u32>,
+    /// Software leaves the error queue alone (an overflow burst).
+    pub(super) hold_errq: bool,
 }
 
 /// Every this many polls of a drain, software also reads STATUS
@@ -222,6 +224,7 @@ impl Node {
             drops_due: 0,
             errq_due: VecDeque::new(),
             errq_words: Vec::new(),
+            hold_errq: false,
         })
     }
 
@@ -444,7 +447,7 @@ impl Node {
     /// error queue (ERRQ_COUNT, privileged) while a rejected packet's entry
     /// is due.
     pub(super) fn poll(&mut self) {
-        if !self.errq_due.is_empty() {
+        if !self.errq_due.is_empty() && !self.hold_errq {
             self.sw.push_back(Op::Read {
                 addr: regs::ERRQ_COUNT,
                 prot: true,

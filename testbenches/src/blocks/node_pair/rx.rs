@@ -9,7 +9,7 @@ use super::NodePairBench;
 use crate::blocks::ni::agents::Report;
 use crate::cosim::Mismatch;
 use exanet_sim::ni::errors::ErrorEntry;
-use exanet_sim::ni::{Packet, RxOutcome};
+use exanet_sim::ni::{regs, Packet, RxOutcome};
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
 
@@ -146,10 +146,14 @@ impl NodePairBench {
         if class == 1 && !node.arrived[0].is_empty() {
             self.cov.class1_first += 1;
         }
+        let errq_before = node.golden.axil_read_priv(regs::ERRQ_COUNT);
         let outcome = node.golden.receive_packet_on(&pkt, class);
         node.golden_dirty = true;
+        // A rejection that found the error queue full is counted, its
+        // entry lost (STATUS.ERRQ_OVERFLOW).
+        let errq_lost = node.golden.axil_read_priv(regs::ERRQ_COUNT) == errq_before;
         let h = Header::from_bits(pkt.header_word()).expect("delivered intact");
-        let mut fig_t = self.count_outcome(i, &pkt, &h, outcome, rep)?;
+        let mut fig_t = self.count_outcome(i, &pkt, &h, (outcome, errq_lost), rep)?;
         let node = &mut self.nodes[i];
         let mut writes = node.golden.take_writes();
         if h.ptype() == PacketType::AllreduceFragment {
@@ -181,7 +185,7 @@ impl NodePairBench {
         i: usize,
         pkt: &Packet,
         h: &Header,
-        outcome: RxOutcome,
+        (outcome, errq_lost): (RxOutcome, bool),
         rep: Report,
     ) -> Result<Option<(u64, bool)>, Mismatch> {
         let mut fig_t = None;
@@ -237,12 +241,16 @@ impl NodePairBench {
                     ),
                 }
                 self.cov.rejected += 1;
-                let e = ErrorEntry {
-                    reason: why,
-                    header: Some(*h),
-                    footer: Some(f),
-                };
-                self.nodes[i].errq_due.push_back(e.words());
+                if errq_lost {
+                    self.cov.errq_lost += 1;
+                } else {
+                    let e = ErrorEntry {
+                        reason: why,
+                        header: Some(*h),
+                        footer: Some(f),
+                    };
+                    self.nodes[i].errq_due.push_back(e.words());
+                }
             }
             RxOutcome::Busy => {
                 return rep.bad(

@@ -162,12 +162,28 @@ impl NodePairBench {
     /// (`Window`). Nothing while `d` has as many rejections outstanding as
     /// its error queue holds (an entry lost to an overflow is not
     /// compared).
+    ///
+    /// The first of these in a run (and then 1 in 10) starts an overflow
+    /// burst instead: `n` sends `d` errq_depth + 2 of them in a row, `d`'s
+    /// software reads no error-queue entry until every one was decided
+    /// (the last two lost, STATUS.ERRQ_OVERFLOW set), then STATUS and a
+    /// write clearing that bit.
     fn reject_access(&mut self, rng: &mut Rng, n: usize, d: usize) {
         let ni = &self.params.ni.ni;
         let due = self.exp_reject.keys().filter(|k| k.0 == d).count();
-        if due + self.nodes[d].errq_due.len() >= ni.errq_depth {
-            self.nodes[n].poll();
-            return;
+        let in_burst = self.burst.is_some_and(|b| b.0 == n && b.1 == d);
+        if !in_burst {
+            let quiet = due + self.nodes[d].errq_due.len() == 0;
+            if self.burst.is_none() && quiet && (self.cov.errq_bursts == 0 || rng.chance(0.1)) {
+                self.burst = Some((n, d, ni.errq_depth + 2));
+                self.nodes[d].hold_errq = true;
+                self.cov.errq_bursts += 1;
+            } else if due + self.nodes[d].errq_due.len() >= ni.errq_depth
+                || self.burst.is_some_and(|b| b.1 == d)
+            {
+                self.nodes[n].poll();
+                return;
+            }
         }
         let (base, reason) = if ni.windows > PDID_WINDOW && rng.chance(0.5) {
             (PDID_WINDOW_BASE, RejectReason::Pdid)
@@ -343,6 +359,10 @@ impl NodePairBench {
                 }
             }
             Phase::Traffic if self.stall.is_some() => self.stall_action(rng, n),
+            Phase::Traffic if self.burst.is_some_and(|b| b.0 == n && b.2 > 0) => {
+                let d = self.burst.map_or(0, |b| b.1);
+                self.reject_access(rng, n, d);
+            }
             Phase::Traffic => {
                 if !rng.chance(self.load) {
                     return;
@@ -448,6 +468,31 @@ impl NodePairBench {
         }
     }
 
+    /// Every cycle: an overflow burst's end, once its rejections were all
+    /// accepted and decided (or its traffic phase ended): the receiver's
+    /// software reads STATUS (ERRQ_OVERFLOW), clears that bit and reads its
+    /// error queue again.
+    pub(super) fn burst_turn_global(&mut self) {
+        let Some((_, d, left)) = self.burst else {
+            return;
+        };
+        let undecided = self.exp_reject.keys().any(|k| k.0 == d);
+        if (left == 0 || self.phase != Phase::Traffic) && !undecided {
+            self.burst = None;
+            let node = &mut self.nodes[d];
+            node.hold_errq = false;
+            node.sw.push_back(super::node::Op::Read {
+                addr: regs::STATUS,
+                prot: true,
+            });
+            node.write(regs::STATUS, regs::ST_ERRQ_OVERFLOW, true, Meta::None);
+            node.sw.push_back(super::node::Op::Read {
+                addr: regs::STATUS,
+                prot: true,
+            });
+        }
+    }
+
     /// Node `n`'s software in a receiver-stall episode: the sender's
     /// 192- and 256-byte writes in turn, the stalled node's 16-byte
     /// writes with notify; each followed by a poll (the stalled node's
@@ -515,6 +560,7 @@ impl NodePairBench {
         self.ar = Default::default();
         self.exp_cq.clear();
         self.exp_reject.clear();
+        self.burst = None;
         self.exp_mb.clear();
         self.t_door.clear();
         self.t_send.clear();
