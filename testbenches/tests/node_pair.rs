@@ -23,9 +23,10 @@ const SEED: u64 = 7;
 /// reads refused by a full read queue, which seed 7 stopped drawing when
 /// the NIs' set-up gained the trace and allreduce register writes, and
 /// seed 2 when software gained the writes to absent endpoints and the
-/// read-back after resets (seeds 1..=12 at 60,000 cycles: 0 to 12 refused
-/// reads; seed 8: 12, re-posted and completed).
-const PAIR_SEED: u64 = 8;
+/// read-back after resets, seed 8 when it gained the accesses to be
+/// rejected and the receiver stalls (seeds 1..=12 at 60,000 cycles: 0 to
+/// 7 refused reads; seed 9: 7, re-posted and completed).
+const PAIR_SEED: u64 = 9;
 
 /// The options of a run: no traced rebuild on a mismatch (only the
 /// mismatch matters here).
@@ -144,6 +145,21 @@ fn node_pair_matches_golden_and_faults_are_caught() {
     // packet dropped by the router of its coordinates, counted there.
     assert!(c.absent_writes >= 2 && c.absent_packets >= 2, "{c:?}");
     assert!(c.refused_full > 0 && c.refused > 0, "{c:?}");
+    // Writes and reads the receiving NI must reject (no window, or a
+    // window of another PDID): rejected for their reason, each error-queue
+    // entry read whole (compared with the golden model's registers and
+    // with the packet sent), READ_DONE / REMOTE_DENIED at the requester.
+    assert!(c.reject_writes >= 2 && c.reject_reads >= 2, "{c:?}");
+    assert!(c.rejected >= 4 && c.errq_entries >= 4, "{c:?}");
+    assert!(c.read_denied >= 1, "{c:?}");
+    // Both receiver stalls: the buffers towards the stalled node filled
+    // (class 1: more NOTIFY responses in flight than the ejection
+    // adapter's VC buffer and the NI's class-1 ring hold, 16 + 8).
+    assert_eq!(c.stalls, 2, "{c:?}");
+    assert!(
+        c.stall_class0_peak >= 8 && c.stall_class1_peak >= 25,
+        "{c:?}"
+    );
     // Reads refused by a full read queue (Nack READ_BUSY): software saw
     // READ_DONE / REMOTE_DENIED / READ_BUSY and posted them again (each
     // then completed, or was lost to a reset); class-1 packets decided

@@ -8,7 +8,7 @@ use super::node::{Meta, NodePorts, ReadDesc};
 use super::{Fault, NodePairBench, Phase, DRAIN_MAX, WATCHDOG};
 use crate::blocks::ni::agents::{check_picks, Report};
 use crate::cosim::Mismatch;
-use exanet_sim::ni::{regs, AxilResp, Packet, Prot};
+use exanet_sim::ni::{regs, AxilResp, CqEntry, Packet, Prot};
 use exanet_sim::packet::header::{Header, PacketType};
 use exanet_sim::rng::Rng;
 
@@ -238,6 +238,9 @@ impl NodePairBench {
                 notify,
                 len,
             } if r == AxilResp::Okay => {
+                if let Some(st) = self.stall.as_mut().filter(|st| st.s == i) {
+                    st.sent += 1;
+                }
                 self.cov.rdma_writes += 1;
                 self.cov.rdma_bytes += len;
                 let pm = self.params.ni.ni.max_payload_bytes as u64;
@@ -277,6 +280,27 @@ impl NodePairBench {
             Meta::Read { desc, repost: true } => self.nodes[i].repost.push_back(desc),
             Meta::Allreduce { post } => self.ar_doorbell_answered(i, post, r == AxilResp::Okay),
             Meta::Absent if r == AxilResp::Okay => self.cov.absent_writes += 1,
+            // An access `dest` must reject: its reason there; a read's
+            // Nack posts READ_DONE / REMOTE_DENIED with that reason here.
+            Meta::Reject {
+                dest,
+                txid,
+                reason,
+                read,
+            } if r == AxilResp::Okay => {
+                self.exp_reject.insert((dest, me, txid), reason);
+                if let Some((_, _, k)) = self.burst.as_mut().filter(|b| b.0 == i) {
+                    *k = k.saturating_sub(1);
+                }
+                if read {
+                    self.cov.reject_reads += 1;
+                    let server = self.nodes[dest].me;
+                    let w = CqEntry::denied(txid, server, self.pdid, reason).words();
+                    self.expect_completion((i, w[0], w[1], w[2]));
+                } else {
+                    self.cov.reject_writes += 1;
+                }
+            }
             Meta::Send { dest, id, bytes } if r == AxilResp::Okay => {
                 self.cov.sends += 1;
                 self.exp_mb.insert((dest, id), (me, bytes));
@@ -355,6 +379,8 @@ impl NodePairBench {
         let ar = self.ar_on();
         self.exp_cq.is_empty()
             && self.exp_mb.is_empty()
+            && self.exp_reject.is_empty()
+            && self.nodes.iter().all(|n| n.errq_due.is_empty())
             && self.flows.values().all(|q| q.is_empty())
             && self
                 .nodes

@@ -2,7 +2,9 @@
 //! completion (CQ_W0..W2, CQ_POP) and the head mailbox message (MB_LEN,
 //! MB_SRC, MB_DATA, MB_POP), each checked against what the accepted
 //! doorbells and sends made due, and seen exactly once; a read refused by
-//! its server (READ_BUSY) is posted again.
+//! its server (READ_BUSY) is posted again; the head error-queue entry
+//! (ERRQ_COUNT; when non-empty ERRQ_W0..W4, ERRQ_POP) of a packet the NI
+//! rejected, each the entry due next.
 
 use super::node::{Meta, Node, Op};
 use super::NodePairBench;
@@ -34,6 +36,24 @@ impl Node {
         self.sw.push_front(user_pop(cq + regs::CQ_POP));
         self.sw.push_front(user_read(cq + regs::CQ_W0 + 8));
         self.sw.push_front(user_read(cq + regs::CQ_W0 + 4));
+    }
+
+    /// An entry at the head of the error queue (ERRQ_COUNT = `count`,
+    /// non-zero): read its five words next (privileged), then pop it.
+    fn read_error_entry(&mut self) {
+        self.errq_words.clear();
+        self.sw.push_front(Op::Write {
+            addr: regs::ERRQ_POP,
+            data: 1,
+            prot: true,
+            meta: Meta::None,
+        });
+        for k in (0..5).rev() {
+            self.sw.push_front(Op::Read {
+                addr: regs::ERRQ_W0 + 4 * k,
+                prot: true,
+            });
+        }
     }
 
     /// A message at the head of the mailbox (MB_LEN = `len`, non-zero):
@@ -76,8 +96,40 @@ impl NodePairBench {
             }
         } else if (mbp + regs::MB_DATA..mbp + regs::PAGE).contains(&addr) {
             return self.message_word(i, v, cycle);
+        } else if addr == regs::ERRQ_COUNT {
+            if v != 0 {
+                node.read_error_entry();
+            }
+        } else if (regs::ERRQ_W0..regs::ERRQ_W0 + 20).contains(&addr) {
+            node.errq_words.push(v);
+            if node.errq_words.len() == 5 {
+                return self.error_entry_read(i, cycle);
+            }
         }
         None
+    }
+
+    /// An error-queue entry read whole (ERRQ_W0..W4) on node `i`: it must
+    /// be the oldest entry due (a packet rejected there, as the bench sent
+    /// it), seen once.
+    fn error_entry_read(&mut self, i: usize, cycle: u64) -> Option<Mismatch> {
+        let node = &mut self.nodes[i];
+        let w = std::mem::take(&mut node.errq_words);
+        match node.errq_due.pop_front() {
+            Some(e) if e[..] == w[..] => {
+                self.cov.errq_entries += 1;
+                None
+            }
+            e => Some(Mismatch {
+                cycle,
+                port: format!("n{i} error queue entry read (ERRQ_W0..W4)"),
+                expected: match e {
+                    Some(e) => format!("{e:08x?} (the oldest rejected packet's)"),
+                    None => "no entry due".into(),
+                },
+                actual: format!("{w:08x?}"),
+            }),
+        }
     }
 
     /// A completion `w` (CQ_W0..W2) read whole on node `i`: a READ_BUSY
@@ -101,6 +153,10 @@ impl NodePairBench {
                 match w[0] & 15 {
                     1 => self.cov.write_in += 1,
                     4 => return self.ar_completed(i, txid, cycle),
+                    // READ_DONE / REMOTE_DENIED: a read its server rejected.
+                    2 if w[0] >> 4 & 0xF != 0 => {
+                        self.cov.read_denied += 1;
+                    }
                     2 => {
                         self.cov.read_done += 1;
                         self.nodes[i].reads.remove(&txid);

@@ -61,6 +61,29 @@ pub struct NodePairCoverage {
     /// picked (each dropped by that node's router, counted).
     pub absent_writes: u64,
     pub absent_packets: u64,
+    /// Accesses sent to be rejected (doorbell accepted): one-packet RDMA
+    /// writes and RDMA reads to an address no window of the destination
+    /// opens to the job (reason `Window` or `Pdid`); packets the golden
+    /// NI rejected at `rx_commit` (each one of those, for its reason);
+    /// error-queue entries software read (ERRQ_W0..W4, each the oldest
+    /// due); READ_DONE / REMOTE_DENIED completions of the rejected reads.
+    pub reject_writes: u64,
+    pub reject_reads: u64,
+    pub rejected: u64,
+    pub errq_entries: u64,
+    pub read_denied: u64,
+    /// Error-queue overflows: bursts of more rejections at one node than
+    /// its queue holds, software reading none until all were decided (then
+    /// STATUS, with ERRQ_OVERFLOW, and a write clearing it); entries lost.
+    pub errq_bursts: u64,
+    pub errq_lost: u64,
+    /// Receiver-stall episodes run (a node leaves its completion queue
+    /// alone while the other fills the buffers towards it), and the most
+    /// packets in flight towards the stalled node, per class (picked at
+    /// the sender, not yet delivered).
+    pub stalls: u64,
+    pub stall_class0_peak: u64,
+    pub stall_class1_peak: u64,
     /// Registers read back right after a mid-run reset pulse (each
     /// against the golden model's reset value).
     pub reset_readbacks: u64,

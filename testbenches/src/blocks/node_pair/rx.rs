@@ -8,7 +8,8 @@ use super::node::NodePorts;
 use super::NodePairBench;
 use crate::blocks::ni::agents::Report;
 use crate::cosim::Mismatch;
-use exanet_sim::ni::{Packet, RxOutcome};
+use exanet_sim::ni::errors::ErrorEntry;
+use exanet_sim::ni::{regs, Packet, RxOutcome};
 use exanet_sim::packet::footer::Footer;
 use exanet_sim::packet::header::{Header, PacketType};
 
@@ -133,8 +134,9 @@ impl NodePairBench {
     }
 
     /// `rx_commit`: golden `i` receives the oldest packet delivered on a VC
-    /// of `class` (Accepted or Refused: every packet sent is valid); its
-    /// memory writes are then due on AXI4.
+    /// of `class` (Accepted or Refused; Rejected, for its reason, only a
+    /// packet software sent to be rejected); its memory writes are then
+    /// due on AXI4.
     fn rx_commit(&mut self, i: usize, class: usize, rep: Report) -> Result<(), Mismatch> {
         self.last_progress = rep.cycle;
         let node = &mut self.nodes[i];
@@ -144,10 +146,14 @@ impl NodePairBench {
         if class == 1 && !node.arrived[0].is_empty() {
             self.cov.class1_first += 1;
         }
+        let errq_before = node.golden.axil_read_priv(regs::ERRQ_COUNT);
         let outcome = node.golden.receive_packet_on(&pkt, class);
         node.golden_dirty = true;
+        // A rejection that found the error queue full is counted, its
+        // entry lost (STATUS.ERRQ_OVERFLOW).
+        let errq_lost = node.golden.axil_read_priv(regs::ERRQ_COUNT) == errq_before;
         let h = Header::from_bits(pkt.header_word()).expect("delivered intact");
-        let mut fig_t = self.count_outcome(i, &pkt, &h, outcome, rep)?;
+        let mut fig_t = self.count_outcome(i, &pkt, &h, (outcome, errq_lost), rep)?;
         let node = &mut self.nodes[i];
         let mut writes = node.golden.take_writes();
         if h.ptype() == PacketType::AllreduceFragment {
@@ -179,7 +185,7 @@ impl NodePairBench {
         i: usize,
         pkt: &Packet,
         h: &Header,
-        outcome: RxOutcome,
+        (outcome, errq_lost): (RxOutcome, bool),
         rep: Report,
     ) -> Result<Option<(u64, bool)>, Mismatch> {
         let mut fig_t = None;
@@ -216,11 +222,41 @@ impl NodePairBench {
             }
             // A message finding the mailbox full (MailboxNack: resent).
             RxOutcome::Refused => self.cov.refused_full += 1,
-            other => {
+            // Rejected: only a packet software sent to be rejected, for
+            // its reason; its error-queue entry is due.
+            RxOutcome::Rejected(why) => {
+                let key = (i, f.src().to_bits(), f.txid());
+                match self.exp_reject.remove(&key) {
+                    Some(r) if r == why => {}
+                    r => return rep.bad(
+                        "rx_commit",
+                        match r {
+                            Some(r) => format!("golden outcome Rejected({r:?})"),
+                            None => {
+                                "golden outcome Accepted or Refused (a packet sent to be accepted)"
+                                    .into()
+                            }
+                        },
+                        format!("golden outcome {outcome:?}"),
+                    ),
+                }
+                self.cov.rejected += 1;
+                if errq_lost {
+                    self.cov.errq_lost += 1;
+                } else {
+                    let e = ErrorEntry {
+                        reason: why,
+                        header: Some(*h),
+                        footer: Some(f),
+                    };
+                    self.nodes[i].errq_due.push_back(e.words());
+                }
+            }
+            RxOutcome::Busy => {
                 return rep.bad(
                     "rx_commit",
-                    "golden outcome Accepted or Refused (every packet sent is valid)".into(),
-                    format!("golden outcome {other:?}"),
+                    "golden outcome Accepted, Refused or Rejected".into(),
+                    "golden outcome Busy".into(),
                 )
             }
         }

@@ -1,14 +1,42 @@
 //! The software of the `node-pair` bench's nodes: the privileged set-up,
-//! RDMA writes and reads, packetizer sends, polls, by phase (the latency
-//! measurement, traffic, drain); and the phase changes: traffic phases,
-//! completion-queue holds, the reset pulse in the middle of traffic.
+//! RDMA writes and reads, packetizer sends, accesses to be rejected,
+//! polls, by phase (the latency measurement, traffic, drain); and the
+//! phase changes: receiver stalls, traffic phases, completion-queue holds,
+//! the reset pulse in the middle of traffic.
 
-use super::node::{Meta, ReadDesc};
+use super::node::{Meta, ReadDesc, NO_WINDOW, PDID_WINDOW, PDID_WINDOW_BASE};
 use super::{NodePairBench, Phase, GUARD, LAND, REGION, SOURCES};
 use anyhow::Result;
-use exanet_sim::ni::{regs, trace};
+use exanet_sim::ni::{regs, trace, RejectReason};
 use exanet_sim::packet::coords::Coords;
 use exanet_sim::rng::Rng;
+
+/// Receiver-stall episodes at the start of traffic (two nodes or more, no
+/// allreduce): node 0 stalled, then node 1 ([`Stall`]).
+pub(super) const STALLS: usize = 2;
+
+/// Cycles of a receiver-stall episode (then a drain).
+const STALL_CYCLES: u64 = 2_500;
+
+/// A receiver-stall episode: node `r`'s software leaves its completion
+/// queue alone for [`STALL_CYCLES`] (not ended by Busy, unlike the hold
+/// of a traffic phase), while node `s` sends it one-packet RDMA writes of
+/// 192 and 256 bytes in turn (14 and 18 flits, one channel, so in that
+/// order on the wire) and `r` sends `s` 16-byte writes with notify. Once
+/// `r`'s queue is full both of its receive classes are Busy: the writes
+/// of `s` (class 0) fill every buffer on their path to `r` (14 + 18 = 32
+/// flits of a VC buffer, all it holds, as a VC is started only with 18
+/// credits free), and the NOTIFY responses of `s` (class 1) queue in the
+/// class-1 buffers up to `r`'s ejection port (BENCHMARKS.md, session 42).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stall {
+    r: usize,
+    pub(super) s: usize,
+    end: u64,
+    /// Writes of `s` accepted (doorbell) in this episode: the next one is
+    /// 192 bytes when even, 256 when odd.
+    pub(super) sent: u64,
+}
 
 impl NodePairBench {
     /// Privileged set-up of every node: after a reset pulse in the middle
@@ -127,6 +155,81 @@ impl NodePairBench {
         node.write(page + regs::DOORBELL, 1, false, Meta::Absent);
     }
 
+    /// Queue an access of node `n` that `d`'s NI must reject (2 % of
+    /// traffic actions, not on allreduce points): a one-packet RDMA write
+    /// or an RDMA read of 1..=64 bytes, at an address of `d` in the window
+    /// the set-up enabled with another PDID (reason `Pdid`) or in no window
+    /// (`Window`). Nothing while `d` has as many rejections outstanding as
+    /// its error queue holds (an entry lost to an overflow is not
+    /// compared).
+    ///
+    /// The first of these in a run (and then 1 in 10) starts an overflow
+    /// burst instead: `n` sends `d` errq_depth + 2 of them in a row, `d`'s
+    /// software reads no error-queue entry until every one was decided
+    /// (the last two lost, STATUS.ERRQ_OVERFLOW set), then STATUS and a
+    /// write clearing that bit.
+    fn reject_access(&mut self, rng: &mut Rng, n: usize, d: usize) {
+        let ni = &self.params.ni.ni;
+        let due = self.exp_reject.keys().filter(|k| k.0 == d).count();
+        let in_burst = self.burst.is_some_and(|b| b.0 == n && b.1 == d);
+        if !in_burst {
+            let quiet = due + self.nodes[d].errq_due.len() == 0;
+            if self.burst.is_none() && quiet && (self.cov.errq_bursts == 0 || rng.chance(0.1)) {
+                self.burst = Some((n, d, ni.errq_depth + 2));
+                self.nodes[d].hold_errq = true;
+                self.cov.errq_bursts += 1;
+            } else if due + self.nodes[d].errq_due.len() >= ni.errq_depth
+                || self.burst.is_some_and(|b| b.1 == d)
+            {
+                self.nodes[n].poll();
+                return;
+            }
+        }
+        let (base, reason) = if ni.windows > PDID_WINDOW && rng.chance(0.5) {
+            (PDID_WINDOW_BASE, RejectReason::Pdid)
+        } else {
+            (NO_WINDOW, RejectReason::Window)
+        };
+        let len = 1 + rng.below(64);
+        // Within one 256-byte block: one packet (max_payload_bytes >= 64).
+        let remote = base + 256 * rng.below(REGION / 256) + rng.below(256 - len + 1);
+        let c = rng.below(ni.channels as u64) as usize;
+        let local = LAND + rng.below(REGION - GUARD - len + 1);
+        if rng.chance(0.5) {
+            let to = self.nodes[d].me;
+            let node = &mut self.nodes[n];
+            let src = SOURCES[0] + (local - LAND);
+            let (page, txid) = node.write_descriptor(c, (src, remote, len), to, false);
+            let meta = Meta::Reject {
+                dest: d,
+                txid,
+                reason,
+                read: false,
+            };
+            node.write(page + regs::DOORBELL, 1, false, meta);
+        } else {
+            let node = &mut self.nodes[n];
+            let txid = node.txid_next;
+            node.txid_next = if txid == 0x3FFF { 1 } else { txid + 1 };
+            let desc = ReadDesc {
+                server: d,
+                channel: c,
+                src: remote,
+                dst: local,
+                len,
+                notify: false,
+                txid,
+            };
+            let meta = Meta::Reject {
+                dest: d,
+                txid,
+                reason,
+                read: true,
+            };
+            self.stage_read(n, &desc, meta);
+        }
+    }
+
     /// Queue an RDMA read by node `n` of `len` bytes of `server`'s first
     /// source region into `n`'s landing region.
     fn rdma_read(&mut self, rng: &mut Rng, n: usize, server: usize, len: u64) {
@@ -153,6 +256,12 @@ impl NodePairBench {
     /// (`repost`: the server refused it before, its completions are
     /// expected already).
     fn post_read(&mut self, n: usize, d: ReadDesc, repost: bool) {
+        self.stage_read(n, &d, Meta::Read { desc: d, repost });
+    }
+
+    /// Queue the descriptor writes of read `d` by node `n`, and its
+    /// doorbell with `meta`.
+    fn stage_read(&mut self, n: usize, d: &ReadDesc, meta: Meta) {
         let server_bits = self.nodes[d.server].me.to_bits();
         let node = &mut self.nodes[n];
         let page = regs::ch_page(d.channel);
@@ -170,12 +279,7 @@ impl NodePairBench {
         ] {
             node.write(page + off, v, false, Meta::None);
         }
-        node.write(
-            page + regs::DOORBELL,
-            1,
-            false,
-            Meta::Read { desc: d, repost },
-        );
+        node.write(page + regs::DOORBELL, 1, false, meta);
     }
 
     /// Queue a packetizer send of `len` bytes from node `n` to `dest`.
@@ -254,6 +358,11 @@ impl NodePairBench {
                     self.nodes[1].poll();
                 }
             }
+            Phase::Traffic if self.stall.is_some() => self.stall_action(rng, n),
+            Phase::Traffic if self.burst.is_some_and(|b| b.0 == n && b.2 > 0) => {
+                let d = self.burst.map_or(0, |b| b.1);
+                self.reject_access(rng, n, d);
+            }
             Phase::Traffic => {
                 if !rng.chance(self.load) {
                     return;
@@ -275,6 +384,7 @@ impl NodePairBench {
                         self.send(rng, n, dest, len);
                     }
                     70..=71 => self.absent_write(rng, n, dest),
+                    72..=73 if !self.ar_on() => self.reject_access(rng, n, dest),
                     60..=69 if self.params.ni.ni.windows > 1 => {
                         let len = match rng.below(4) {
                             0..=1 => 1 + rng.below(256),
@@ -286,13 +396,17 @@ impl NodePairBench {
                     _ => self.nodes[n].poll(),
                 }
             }
-            Phase::Drain => self.nodes[n].drain_poll(),
+            Phase::Drain => self.nodes[n].drain_poll(&self.params.ni.ni),
         }
     }
 
     /// A traffic phase: length, load; the first of every three ends with a
     /// reset pulse, in the second one node holds its completion queue.
     pub(super) fn start_traffic(&mut self, rng: &mut Rng) {
+        if self.stalls_left > 0 && self.nodes.len() >= 2 {
+            self.start_stall();
+            return;
+        }
         self.phase = Phase::Traffic;
         self.phase_start = self.cycle;
         self.phase_len = 2_000 + rng.below(20_000);
@@ -316,6 +430,115 @@ impl NodePairBench {
             .then(|| self.cycle + (self.phase_len / 2).min(3_000));
     }
 
+    /// A receiver-stall episode ([`Stall`]) as a traffic phase: node 0
+    /// stalled first, then node 1.
+    fn start_stall(&mut self) {
+        let k = STALLS - self.stalls_left;
+        self.stalls_left -= 1;
+        let r = k % 2;
+        let s = 1 - r;
+        self.phase = Phase::Traffic;
+        self.phase_start = self.cycle;
+        self.phase_len = STALL_CYCLES;
+        self.nodes[r].hold_cq = true;
+        self.stall = Some(Stall {
+            r,
+            s,
+            end: self.cycle + STALL_CYCLES,
+            sent: 0,
+        });
+        self.cov.stalls += 1;
+    }
+
+    /// Every cycle: the packets in flight to a stalled node (coverage
+    /// peaks); the episode's end with its traffic phase.
+    pub(super) fn stall_turn_global(&mut self) {
+        let Some(st) = self.stall else { return };
+        let inflight = |c| {
+            self.flows
+                .get(&(st.s, st.r, c))
+                .map_or(0, |q| q.len() as u64)
+        };
+        let (c0, c1) = (inflight(0), inflight(1));
+        self.cov.stall_class0_peak = self.cov.stall_class0_peak.max(c0);
+        self.cov.stall_class1_peak = self.cov.stall_class1_peak.max(c1);
+        if self.cycle >= st.end || self.phase != Phase::Traffic {
+            self.nodes[st.r].hold_cq = false;
+            self.stall = None;
+        }
+    }
+
+    /// Every cycle: an overflow burst's end, once its rejections were all
+    /// accepted and decided (or its traffic phase ended): the receiver's
+    /// software reads STATUS (ERRQ_OVERFLOW), clears that bit and reads its
+    /// error queue again.
+    pub(super) fn burst_turn_global(&mut self) {
+        let Some((_, d, left)) = self.burst else {
+            return;
+        };
+        let undecided = self.exp_reject.keys().any(|k| k.0 == d);
+        if (left == 0 || self.phase != Phase::Traffic) && !undecided {
+            self.burst = None;
+            let node = &mut self.nodes[d];
+            node.hold_errq = false;
+            node.sw.push_back(super::node::Op::Read {
+                addr: regs::STATUS,
+                prot: true,
+            });
+            node.write(regs::STATUS, regs::ST_ERRQ_OVERFLOW, true, Meta::None);
+            node.sw.push_back(super::node::Op::Read {
+                addr: regs::STATUS,
+                prot: true,
+            });
+        }
+    }
+
+    /// Node `n`'s software in a receiver-stall episode: the sender's
+    /// 192- and 256-byte writes in turn, the stalled node's 16-byte
+    /// writes with notify; each followed by a poll (the stalled node's
+    /// leaves the completion queue alone).
+    fn stall_action(&mut self, rng: &mut Rng, n: usize) {
+        let Some(st) = self.stall else { return };
+        let channels = self.params.ni.ni.channels;
+        if n == st.s && rng.chance(0.8) {
+            let len = if st.sent.is_multiple_of(2) { 192 } else { 256 };
+            self.aligned_write(rng, n, st.r, len, 0, false);
+        } else if n == st.r && rng.chance(0.8) {
+            self.aligned_write(rng, n, st.s, 16, 1 % channels, true);
+        }
+        self.nodes[n].poll();
+    }
+
+    /// Queue an RDMA write of `len` bytes (at most 256) from node `n` to
+    /// `dest` on channel `c`, both addresses 256-byte aligned (one packet
+    /// when `len <= max_payload_bytes`).
+    fn aligned_write(
+        &mut self,
+        rng: &mut Rng,
+        n: usize,
+        dest: usize,
+        len: u64,
+        c: usize,
+        notify: bool,
+    ) {
+        let src = SOURCES[1] + 256 * rng.below(REGION / 256);
+        let dst = LAND + 256 * rng.below((REGION - GUARD) / 256);
+        let to = self.nodes[dest].me;
+        let node = &mut self.nodes[n];
+        let (page, txid) = node.write_descriptor(c, (src, dst, len), to, notify);
+        node.write(
+            page + regs::DOORBELL,
+            1,
+            false,
+            Meta::Doorbell {
+                dest,
+                txid,
+                notify,
+                len,
+            },
+        );
+    }
+
     /// The end of a hold: software of that node consumes again.
     pub(super) fn end_hold(&mut self) {
         if let Some((n, _, _)) = self.hold.take() {
@@ -336,6 +559,8 @@ impl NodePairBench {
         self.cov.ar_lost += self.ar_outstanding();
         self.ar = Default::default();
         self.exp_cq.clear();
+        self.exp_reject.clear();
+        self.burst = None;
         self.exp_mb.clear();
         self.t_door.clear();
         self.t_send.clear();
