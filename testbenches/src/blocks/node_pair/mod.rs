@@ -39,10 +39,7 @@
 //!   clock edge, as after every read), and now and then (2 % of traffic
 //!   actions) a one-packet RDMA write to an absent endpoint: another node's
 //!   coordinates with an fpga its router has no local port for (nothing
-//!   completes; that router drops the packet), and as often (not on
-//!   allreduce points: turned on there, the four-node test saw a packet
-//!   rejected that the bench had not recorded as sent to be rejected,
-//!   cycle 1,711; not analysed yet) an access the destination's NI must reject: a one-packet RDMA write
+//!   completes; that router drops the packet), and as often an access the destination's NI must reject: a one-packet RDMA write
 //!   or an RDMA read to an address in no window (`Window`) or in the
 //!   window the set-up enabled with another PDID (`Pdid`); while a
 //!   rejected packet's entry is due, polls read ERRQ_COUNT and, when

@@ -156,8 +156,10 @@ impl NodePairBench {
     }
 
     /// Queue an access of node `n` that `d`'s NI must reject (2 % of
-    /// traffic actions, not on allreduce points): a one-packet RDMA write
-    /// or an RDMA read of 1..=64 bytes, at an address of `d` in the window
+    /// traffic actions): a one-packet RDMA write or an RDMA read of
+    /// 1..=min(64, P) bytes inside one aligned P-byte block (P =
+    /// `max_payload_bytes`: a write is cut at each P boundary of its
+    /// destination), at an address of `d` in the window
     /// the set-up enabled with another PDID (reason `Pdid`) or in no window
     /// (`Window`). Nothing while `d` has as many rejections outstanding as
     /// its error queue holds (an entry lost to an overflow is not
@@ -190,9 +192,11 @@ impl NodePairBench {
         } else {
             (NO_WINDOW, RejectReason::Window)
         };
-        let len = 1 + rng.below(64);
-        // Within one 256-byte block: one packet (max_payload_bytes >= 64).
-        let remote = base + 256 * rng.below(REGION / 256) + rng.below(256 - len + 1);
+        // Within one aligned max_payload_bytes block: one packet (a write
+        // is cut at every P boundary of the destination address).
+        let blk = ni.max_payload_bytes as u64;
+        let len = 1 + rng.below(blk.min(64));
+        let remote = base + blk * rng.below(REGION / blk) + rng.below(blk - len + 1);
         let c = rng.below(ni.channels as u64) as usize;
         let local = LAND + rng.below(REGION - GUARD - len + 1);
         if rng.chance(0.5) {
@@ -384,7 +388,7 @@ impl NodePairBench {
                         self.send(rng, n, dest, len);
                     }
                     70..=71 => self.absent_write(rng, n, dest),
-                    72..=73 if !self.ar_on() => self.reject_access(rng, n, dest),
+                    72..=73 => self.reject_access(rng, n, dest),
                     60..=69 if self.params.ni.ni.windows > 1 => {
                         let len = match rng.below(4) {
                             0..=1 => 1 + rng.below(256),
