@@ -6,9 +6,7 @@
 //! the doorbell accepted, the last packet's `rx_commit`, its memory write's
 //! B (the completion is visible the cycle after).
 
-use super::node::Meta;
 use super::{NodePairBench, Phase, LAND, REGION, SOURCES};
-use exanet_sim::ni::regs;
 use serde::{Deserialize, Serialize};
 
 /// What to measure: `samples` isolated RDMA writes of each size in `sizes`
@@ -132,21 +130,7 @@ impl NodePairBench {
     /// region to the start of `dest`'s landing window (channel 0, no
     /// notify).
     fn plan_write(&mut self, dest: usize, len: u64) {
-        let (src, dst) = (SOURCES[0], LAND);
-        let to = self.nodes[dest].me;
-        let node = &mut self.nodes[0];
-        let (page, txid) = node.write_descriptor(0, (src, dst, len), to, false);
-        node.write(
-            page + regs::DOORBELL,
-            1,
-            false,
-            Meta::Doorbell {
-                dest,
-                txid,
-                notify: false,
-                len,
-            },
-        );
+        self.doorbell_write(0, 0, dest, (SOURCES[0], LAND, len), false);
     }
 
     /// A doorbell of `len` bytes accepted at `cycle` (measurement phase).

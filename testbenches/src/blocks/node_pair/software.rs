@@ -101,6 +101,20 @@ impl NodePairBench {
         };
         let dst = LAND + off;
         let notify = align.is_none() && rng.chance(0.5);
+        self.doorbell_write(n, c, dest, (src, dst, len), notify);
+    }
+
+    /// Stage on node `n`'s channel `c` the RDMA write of `len` bytes from
+    /// `src` to `dst` at node `dest` (NOTIFY when `notify`) and ring its
+    /// DOORBELL; its answer and completions are expected (`Meta::Doorbell`).
+    pub(super) fn doorbell_write(
+        &mut self,
+        n: usize,
+        c: usize,
+        dest: usize,
+        (src, dst, len): (u64, u64, u64),
+        notify: bool,
+    ) {
         let to = self.nodes[dest].me;
         let node = &mut self.nodes[n];
         let (page, txid) = node.write_descriptor(c, (src, dst, len), to, notify);
@@ -527,20 +541,7 @@ impl NodePairBench {
     ) {
         let src = SOURCES[1] + 256 * rng.below(REGION / 256);
         let dst = LAND + 256 * rng.below((REGION - GUARD) / 256);
-        let to = self.nodes[dest].me;
-        let node = &mut self.nodes[n];
-        let (page, txid) = node.write_descriptor(c, (src, dst, len), to, notify);
-        node.write(
-            page + regs::DOORBELL,
-            1,
-            false,
-            Meta::Doorbell {
-                dest,
-                txid,
-                notify,
-                len,
-            },
-        );
+        self.doorbell_write(n, c, dest, (src, dst, len), notify);
     }
 
     /// The end of a hold: software of that node consumes again.
