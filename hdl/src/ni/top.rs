@@ -507,6 +507,40 @@ mod tests {
         assert!(!e.text().contains("ar_0_chk") && !e.top.contains("_ar"));
     }
 
+    /// The allreduce completions waiting for CQ room (`aw`) hold one more
+    /// than `ni.ar_queue_depth` (golden `Engine::post`'s bound: the running
+    /// collective's completion on top of the queued descriptors'), with
+    /// the pointers wrapping at that count; the descriptor queue (`aq`)
+    /// keeps `ar_queue_depth`.
+    #[test]
+    fn waiting_completions_hold_one_more_than_the_queue() {
+        for depth in [1usize, 3, 8] {
+            let mut p = small();
+            p.ni.ar_communicators = 1;
+            p.ni.ar_queue_depth = depth;
+            p.ni.torus_dims = [3, 1, 2];
+            let e = emit_ni(&p).unwrap();
+            let top = &e.modules.last().unwrap().1;
+            let n = depth + 1;
+            let a = crate::ni::geometry::clog2(n);
+            assert!(
+                top.contains(&format!("aw_mem [0:{}]", (1usize << a) - 1)),
+                "depth {depth}"
+            );
+            if n != 1 << a {
+                let wrap = format!("(aw_tail == {a}'d{depth}) ? {a}'d0");
+                assert!(top.contains(&wrap), "depth {depth}: {wrap}");
+            } else {
+                assert!(!top.contains("(aw_tail == "), "depth {depth}: no wrap");
+            }
+            let aq_wrap = format!("(aq_tail == {a}'d{}) ? {a}'d0", depth - 1);
+            assert!(
+                top.contains(&aq_wrap) || depth == 1 << a,
+                "depth {depth}: {aq_wrap}"
+            );
+        }
+    }
+
     #[test]
     fn unsupported_parameters_are_errors_naming_key() {
         let p = NiRtlParams {

@@ -1685,6 +1685,56 @@ mod tests {
         );
     }
 
+    /// The bound the NI RTL sizes its waiting-completion FIFO to
+    /// (`ar_queue_depth + 1`): with a queue of one, a collective that ends
+    /// while nothing pops and the descriptor queued behind it, failing its
+    /// check at once, leave two completions waiting, and DOORBELLs are
+    /// refused meanwhile.
+    #[test]
+    fn completions_waiting_can_exceed_the_queue_depth_by_one() {
+        let mut net = Net::new([2, 1, 1], 21);
+        let p = EngineParams {
+            queue_depth: 1,
+            ..net.p.clone()
+        };
+        net.nodes[0].0 = Engine::new(&p, Coords::new(0, 0, 0, 0).unwrap()).unwrap();
+        let members = net.set_comm(0, CommBox::whole([2, 1, 1]), 2);
+        assert_eq!(members, vec![0, 1]);
+        let d = ArDescriptor {
+            op: ReduceOp::Sum.code(),
+            dtype: ReduceDtype::I32.code(),
+            count: 8,
+            src: SRC,
+            dst: DST,
+            comm: 0,
+            txid: 1,
+            pdid: 2,
+        };
+        let bad = ArDescriptor {
+            comm: 9,
+            txid: 2,
+            ..d
+        };
+        for &n in &members {
+            let (e, m) = &mut net.nodes[n];
+            e.post(d).unwrap();
+            e.advance(0, m);
+        }
+        // Node 0: the collective runs, one more fits the queue, then none.
+        let (e0, _) = &mut net.nodes[0];
+        assert!(e0.post(bad).is_ok());
+        assert!(e0.post(ArDescriptor { txid: 3, ..bad }).is_err());
+        net.run();
+        let (e0, _) = &mut net.nodes[0];
+        assert!(e0.idle());
+        assert!(e0.post(ArDescriptor { txid: 4, ..bad }).is_err());
+        let first = e0.pop_completion().unwrap();
+        let second = e0.pop_completion().unwrap();
+        assert_eq!((first.txid, first.status), (1, ArStatus::Ok));
+        assert_eq!((second.txid, second.status), (2, ArStatus::BadComm));
+        assert!(e0.pop_completion().is_none());
+    }
+
     #[test]
     fn a_partner_one_collective_ahead_is_buffered_not_refused() {
         let mut net = Net::new([2, 1, 1], 17);
