@@ -293,6 +293,8 @@ struct Allreduce<'a> {
     aw_update: String,
     /// Its count bits, its depth, and the count widened to compare.
     aww: usize,
+    /// Width of the descriptor queue's count (`aq_count`).
+    aqcw: usize,
     /// The held landing completions' queue (as deep as the landing queue):
     /// storage, resets, updates, count bits.
     lh_storage: String,
@@ -437,10 +439,11 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
     };
     // ar_queue_depth is at most 64: compare on 8 bits.
     let aww = awa + 1;
+    let aqa = clog2(n.ar_queue_depth);
     let aq = Queue {
         name: "aq",
         width: AQ_BITS + r.cq.at("txid").width + r.cq.at("pdid").width,
-        abits: awa,
+        abits: aqa,
         depth: n.ar_queue_depth,
     };
     let lh = Queue {
@@ -502,7 +505,8 @@ pub fn verilog(g: &Geometry, c: &Codes, r: &Records) -> Result<String> {
             aq_storage: block(aq.decl_mem() + &aq.decl_ptrs()),
             aq_reset: block(aq.reset()),
             aq_update: block(aq.update()),
-            aq_count_wide: format!("{{{}aq_count}}", pad(8 - aww)),
+            aq_count_wide: format!("{{{}aq_count}}", pad(8 - (aqa + 1))),
+            aqcw: aqa + 1,
             aqw: aq.width,
             st_pad: pad(r.cq.at("reason").width - STATUS_BITS),
             st_ok,

@@ -533,9 +533,14 @@ mod tests {
             } else {
                 assert!(!top.contains("(aw_tail == "), "depth {depth}: no wrap");
             }
-            let aq_wrap = format!("(aq_tail == {a}'d{}) ? {a}'d0", depth - 1);
+            let qa = crate::ni::geometry::clog2(depth);
             assert!(
-                top.contains(&aq_wrap) || depth == 1 << a,
+                top.contains(&format!("aq_mem [0:{}]", (1usize << qa) - 1)),
+                "depth {depth}: the descriptor queue keeps its size"
+            );
+            let aq_wrap = format!("(aq_tail == {qa}'d{}) ? {qa}'d0", depth - 1);
+            assert!(
+                top.contains(&aq_wrap) || depth == 1 << qa,
                 "depth {depth}: {aq_wrap}"
             );
         }

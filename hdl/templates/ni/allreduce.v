@@ -199,7 +199,7 @@ always @(posedge clock) begin
         // (a DOORBELL queued in that same cycle counts: the golden model
         // takes the AXI4-Lite write before the cycle's time step).
         if (aq_start) aq_wt <= 1'b0;
-        else if (ar_done && ((aq_count != {{ aww }}'d0) || aq_push)) aq_wt <= 1'b1;
+        else if (ar_done && ((aq_count != {{ aqcw }}'d0) || aq_push)) aq_wt <= 1'b1;
         // A landing in the cycle the timeout falls posts first (golden
         // order), so it counts as landed before it.
         rn_tmo_q <= rn_tmo;
